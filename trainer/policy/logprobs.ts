@@ -5,6 +5,7 @@
 import * as tf from "@tensorflow/tfjs";
 import type { DecoderLM } from "./model";
 import { pickColumns } from "./ops";
+import { fusedOpsAvailable, fusedTokenLogProbs } from "./fused";
 
 export interface TokenBatch {
   /** [B, T] row-major, right-padded. */
@@ -25,13 +26,16 @@ export function tokenLogProbs(model: DecoderLM, batch: TokenBatch, withEntropy =
     }
   }
   const { logits } = model.forward(inputs, B, T - 1);
-  const logSm = tf.logSoftmax(logits);
-  const picked = tf.reshape(pickColumns(logSm as tf.Tensor2D, targets), [B, T - 1]);
   const pad = tf.zeros([B, 1]);
-  const logp = tf.concat([pad, picked], 1) as tf.Tensor2D;
+  const alignRows = (x: tf.Tensor) => tf.concat([pad, tf.reshape(x, [B, T - 1])], 1) as tf.Tensor2D;
+  if (fusedOpsAvailable()) {
+    const { logp, entropy } = fusedTokenLogProbs(logits, targets);
+    return withEntropy ? { logp: alignRows(logp), entropy: alignRows(entropy) } : { logp: alignRows(logp) };
+  }
+  const logSm = tf.logSoftmax(logits);
+  const logp = alignRows(pickColumns(logSm as tf.Tensor2D, targets));
   if (!withEntropy) return { logp };
-  const ent = tf.neg(tf.sum(tf.mul(tf.exp(logSm), logSm), -1));
-  return { logp, entropy: tf.concat([pad, tf.reshape(ent, [B, T - 1])], 1) as tf.Tensor2D };
+  return { logp, entropy: alignRows(tf.neg(tf.sum(tf.mul(tf.exp(logSm), logSm), -1))) };
 }
 
 /** Right-pads sequences into one batch (pad id 0: padded positions are always masked out of losses). */

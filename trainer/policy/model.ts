@@ -10,12 +10,17 @@ import { applyRope, lookupRows, mm, rmsNorm, ropeTables, rotateHalfMatrix } from
 import { Rng } from "./rng";
 import { LoraAdapters, type LoraConfig } from "./lora";
 import { attendBatched, attendLoop2d, pickAttentionMode, type AttentionMode } from "./attention";
+import { fusedAttention, fusedOpsAvailable, fusedRmsNorm, fusedRope, fusedSwiGlu } from "./fused";
 
-/** Per-layer keys/values after rotary, [B, kvHeads, T, headDim], for incremental decoding. */
+/**
+ * Per-layer keys/values after rotary, for incremental decoding. Layout depends on the path that built it: the
+ * fused kernels keep projection rows, [B, T, kvHeads*headDim]; the stock ops keep [B, kvHeads, T, headDim].
+ */
 export interface KvCache {
-  k: tf.Tensor4D[];
-  v: tf.Tensor4D[];
+  k: tf.Tensor[];
+  v: tf.Tensor[];
   length: number;
+  fused: boolean;
 }
 
 export interface ForwardOptions {
@@ -96,7 +101,6 @@ export class DecoderLM {
   /** Logits for token ids [B, T] (row-major in `ids`), continuing `opts.cache` when given. */
   forward(ids: Int32Array, B: number, T: number, opts: ForwardOptions = {}): ForwardResult {
     const c = this.config;
-    const hd = headDim(c);
     const past = opts.cache?.length ?? 0;
     if (past + T > c.maxPositions) {
       throw new Error(`sequence of ${past + T} tokens exceeds maxPositions ${c.maxPositions}`);
@@ -104,49 +108,86 @@ export class DecoderLM {
     for (const id of ids) {
       if (id < 0 || id >= c.vocabSize) throw new Error(`token id ${id} outside vocabulary of ${c.vocabSize}`);
     }
+    const fused = fusedOpsAvailable();
+    if (opts.cache && opts.cache.fused !== fused) {
+      throw new Error("the KV cache was built with native kernels switched the other way; finish a generation on one setting");
+    }
     const pos = new Int32Array(B * T);
     for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) pos[b * T + t] = past + t;
+    let h = lookupRows(this.p("model.embed_tokens.weight") as tf.Tensor2D, ids);
+    const newCache: KvCache | undefined = opts.returnCache || opts.cache ? { k: [], v: [], length: past + T, fused } : undefined;
     const posT = tf.tensor1d(pos, "int32");
+    const layer = fused ? this.fusedLayer(posT, B, T, opts, newCache) : this.stockLayer(posT, B, T, opts, newCache);
+    for (let i = 0; i < c.numLayers; i++) h = layer(h, i);
+    posT.dispose();
+    const hf = this.norm(h, "model.norm.weight", fused);
+    const head = c.tieEmbeddings
+      ? (tf.transpose(this.p("model.embed_tokens.weight")) as tf.Tensor2D)
+      : (this.p("lm_head.weight") as tf.Tensor2D);
+    return { logits: mm(hf, head), cache: newCache };
+  }
+
+  private norm(x: tf.Tensor2D, weight: string, fused: boolean): tf.Tensor2D {
+    const w = this.p(weight) as tf.Tensor1D;
+    return fused ? fusedRmsNorm(x, w, this.config.rmsNormEps) : rmsNorm(x, w, this.config.rmsNormEps);
+  }
+
+  /** One decoder block on the native fused kernels (trainer/policy/fused.ts). */
+  private fusedLayer(posT: tf.Tensor1D, B: number, T: number, opts: ForwardOptions, newCache?: KvCache) {
+    const c = this.config;
+    const hd = headDim(c);
+    const past = opts.cache?.length ?? 0;
+    const rows = (x: tf.Tensor2D) => tf.reshape(x, [B, T, c.numKvHeads * hd]);
+    return (h: tf.Tensor2D, i: number): tf.Tensor2D => {
+      const xn = this.norm(h, `model.layers.${i}.input_layernorm.weight`, true);
+      const q = fusedRope(this.proj(xn, i, "self_attn", "q_proj"), c.numHeads, posT, this.cosTable, this.sinTable);
+      const k = fusedRope(this.proj(xn, i, "self_attn", "k_proj"), c.numKvHeads, posT, this.cosTable, this.sinTable);
+      const v = this.proj(xn, i, "self_attn", "v_proj");
+      const kAll = opts.cache ? tf.concat([opts.cache.k[i], rows(k)], 1) : rows(k);
+      const vAll = opts.cache ? tf.concat([opts.cache.v[i], rows(v)], 1) : rows(v);
+      newCache?.k.push(kAll);
+      newCache?.v.push(vAll);
+      const flat = (x: tf.Tensor) => tf.reshape(x, [B * (past + T), c.numKvHeads * hd]) as tf.Tensor2D;
+      const shape = { B, T, heads: c.numHeads, kvHeads: c.numKvHeads, headDim: hd, past };
+      const attn = fusedAttention(q, flat(kAll), flat(vAll), shape, opts.keyMask);
+      const h2 = tf.add(h, this.proj(attn, i, "self_attn", "o_proj")) as tf.Tensor2D;
+      const hn = this.norm(h2, `model.layers.${i}.post_attention_layernorm.weight`, true);
+      const mlp = fusedSwiGlu(this.proj(hn, i, "mlp", "gate_proj"), this.proj(hn, i, "mlp", "up_proj"));
+      return tf.add(h2, this.proj(mlp, i, "mlp", "down_proj")) as tf.Tensor2D;
+    };
+  }
+
+  /** One decoder block from stock TF.js ops (any backend). */
+  private stockLayer(posT: tf.Tensor1D, B: number, T: number, opts: ForwardOptions, newCache?: KvCache) {
+    const c = this.config;
+    const hd = headDim(c);
     const cosRows = tf.gather(this.cosTable, posT) as tf.Tensor2D;
     const sinRows = tf.gather(this.sinTable, posT) as tf.Tensor2D;
-    posT.dispose();
-
-    let h = lookupRows(this.p("model.embed_tokens.weight") as tf.Tensor2D, ids);
-    const newCache: KvCache | undefined = opts.returnCache || opts.cache ? { k: [], v: [], length: past + T } : undefined;
-    for (let i = 0; i < c.numLayers; i++) {
-      const pre = `model.layers.${i}`;
-      const xn = rmsNorm(h, this.p(`${pre}.input_layernorm.weight`) as tf.Tensor1D, c.rmsNormEps);
+    return (h: tf.Tensor2D, i: number): tf.Tensor2D => {
+      const xn = this.norm(h, `model.layers.${i}.input_layernorm.weight`, false);
       const q = applyRope(this.proj(xn, i, "self_attn", "q_proj"), c.numHeads, hd, cosRows, sinRows, this.rot);
       const k = applyRope(this.proj(xn, i, "self_attn", "k_proj"), c.numKvHeads, hd, cosRows, sinRows, this.rot);
       const v = this.proj(xn, i, "self_attn", "v_proj");
       const shape = { B, T, heads: c.numHeads, kvHeads: c.numKvHeads, headDim: hd };
       let attn: tf.Tensor2D;
       if (opts.cache || this.attentionMode === "batched") {
-        const r = attendBatched(q, k, v, shape, opts.cache ? { k: opts.cache.k[i], v: opts.cache.v[i] } : undefined, opts.keyMask);
+        const cached = opts.cache && { k: opts.cache.k[i] as tf.Tensor4D, v: opts.cache.v[i] as tf.Tensor4D };
+        const r = attendBatched(q, k, v, shape, cached, opts.keyMask);
         attn = r.out;
-        if (newCache) {
-          newCache.k.push(r.k);
-          newCache.v.push(r.v);
-        }
+        newCache?.k.push(r.k);
+        newCache?.v.push(r.v);
       } else {
         attn = attendLoop2d(q, k, v, shape, opts.keyMask);
-        if (newCache) {
-          newCache.k.push(tf.transpose(tf.reshape(k, [B, T, c.numKvHeads, hd]), [0, 2, 1, 3]) as tf.Tensor4D);
-          newCache.v.push(tf.transpose(tf.reshape(v, [B, T, c.numKvHeads, hd]), [0, 2, 1, 3]) as tf.Tensor4D);
-        }
+        newCache?.k.push(tf.transpose(tf.reshape(k, [B, T, c.numKvHeads, hd]), [0, 2, 1, 3]));
+        newCache?.v.push(tf.transpose(tf.reshape(v, [B, T, c.numKvHeads, hd]), [0, 2, 1, 3]));
       }
-      h = tf.add(h, this.proj(attn, i, "self_attn", "o_proj"));
-      const hn = rmsNorm(h, this.p(`${pre}.post_attention_layernorm.weight`) as tf.Tensor1D, c.rmsNormEps);
+      const h2 = tf.add(h, this.proj(attn, i, "self_attn", "o_proj")) as tf.Tensor2D;
+      const hn = this.norm(h2, `model.layers.${i}.post_attention_layernorm.weight`, false);
       const gate = this.proj(hn, i, "mlp", "gate_proj");
       const up = this.proj(hn, i, "mlp", "up_proj");
       // SwiGLU (Shazeer 2020): down(silu(gate) * up)
-      h = tf.add(h, this.proj(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), i, "mlp", "down_proj"));
-    }
-    const hf = rmsNorm(h, this.p("model.norm.weight") as tf.Tensor1D, c.rmsNormEps);
-    const head = c.tieEmbeddings
-      ? (tf.transpose(this.p("model.embed_tokens.weight")) as tf.Tensor2D)
-      : (this.p("lm_head.weight") as tf.Tensor2D);
-    return { logits: mm(hf, head), cache: newCache };
+      return tf.add(h2, this.proj(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), i, "mlp", "down_proj")) as tf.Tensor2D;
+    };
   }
 
   /** Copies every base weight from `other` (same config), e.g. to refresh a frozen reference policy. */

@@ -6,7 +6,11 @@
  */
 import * as tf from "@tensorflow/tfjs";
 
-/** x[M,K] @ w[K,N] with a backward pass made of untransposed 2-D matMuls. */
+/**
+ * x[M,K] @ w[K,N] with a backward pass made of untransposed 2-D matMuls. Explicit transposes pay even with the
+ * native OpenBLAS kernels: sgemm with a transposed [2032,128] operand and K = 2032 ran 4-5x slower than a copy
+ * plus the untransposed product (bench/matmul.ts shapes, measured).
+ */
 export function mm(x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D {
   const f = tf.customGrad((a, b, save) => {
     const [xa, wb] = [a as tf.Tensor2D, b as tf.Tensor2D];

@@ -4,6 +4,7 @@
  * cannot be saved into a checkpoint by name.
  */
 import * as tf from "@tensorflow/tfjs";
+import { fusedAdamW, fusedOpsAvailable, fusedSumOfSquares } from "./fused";
 
 export type LrSchedule =
   | { kind: "constant"; warmupSteps?: number }
@@ -34,6 +35,8 @@ export function lrAt(cfg: AdamWConfig, step: number): number {
 
 /** Global L2 norm of a gradient map (syncs one scalar). NaN/Inf in any gradient makes it non-finite. */
 export function globalGradNorm(grads: tf.NamedTensorMap): number {
+  const native = fusedSumOfSquares(Object.values(grads));
+  if (native !== null) return Math.sqrt(native);
   const sq = tf.tidy(() => tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g)))));
   const v = sq.dataSync()[0];
   sq.dispose();
@@ -74,11 +77,20 @@ export class AdamW {
     const t = this.step + 1;
     const bc1 = 1 - Math.pow(b1, t);
     const bc2 = 1 - Math.pow(b2, t);
+    const fused = fusedOpsAvailable();
     tf.tidy(() => {
       for (const [name, g0] of Object.entries(grads)) {
         const p = this.byName.get(name);
         const mom = this.moments.get(name);
         if (!p || !mom) throw new Error(`gradient for unknown variable ${name}`);
+        if (fused) {
+          // one native pass per variable instead of ~13 element-wise ops (same arithmetic, fused.test.ts)
+          const [p2, m2, v2] = fusedAdamW(p, mom.m, mom.v, g0, { lr, b1, b2, eps, wd: p.rank >= 2 ? wd : 0, bc1, bc2, clip });
+          mom.m.assign(m2);
+          mom.v.assign(v2);
+          p.assign(p2);
+          continue;
+        }
         const g = clip === 1 ? g0 : tf.mul(g0, clip);
         const m = tf.add(tf.mul(mom.m, b1), tf.mul(g, 1 - b1));
         const v = tf.add(tf.mul(mom.v, b2), tf.mul(tf.square(g), 1 - b2));

@@ -94,16 +94,18 @@ export function generate(model: DecoderLM, prompts: number[][], opts: SampleOpti
   let stepLen = L;
   for (let step = 0; step < budget; step++) {
     const prev = cache;
-    const res = tf.tidy(() => {
+    let built: KvCache | undefined;
+    const last = tf.tidy(() => {
       const keyMask = padded ? tf.tensor2d(mask.flat(), [B, mask[0].length]) : undefined;
       const r = model.forward(stepIds, B, stepLen, { cache: prev, returnCache: true, keyMask });
-      const c = r.cache as KvCache;
-      return { last: lastRows(r.logits, B, stepLen), k: c.k, v: c.v };
+      built = r.cache as KvCache;
+      for (const t of [...built.k, ...built.v]) tf.keep(t);
+      return lastRows(r.logits, B, stepLen);
     });
     disposeCache(prev);
-    cache = { k: res.k, v: res.v, length: (prev?.length ?? 0) + stepLen };
-    const logits = res.last.dataSync() as Float32Array;
-    res.last.dispose();
+    cache = built;
+    const logits = last.dataSync() as Float32Array;
+    last.dispose();
     const V = model.config.vocabSize;
     const next = new Int32Array(B);
     for (let b = 0; b < B; b++) {

@@ -9,6 +9,7 @@
  *   sumRows(x, xOff, rows, cols, out, outOff)             out[c] = sum_r x[r, c]
  *   unary(op, x, xOff, out, outOff, n)                     op 0 = exp
  *   threads() -> number, setThreads(n), config() -> string (OpenBLAS build description)
+ * plus the fused decoder kernels listed in fused_napi.c.
  */
 #include <node_api.h>
 #include <stdint.h>
@@ -16,6 +17,9 @@
 
 #include "gemm.h"
 #include "layout.h"
+
+/* fused_napi.c: the fused decoder kernels' exports. */
+napi_status fused_register(napi_env env, napi_value exports);
 
 #define CHECK(env, call)                                              \
   do {                                                                \
@@ -266,6 +270,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"config", NULL, js_config, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
+  CHECK(env, fused_register(env, exports));
   return exports;
 }
 

@@ -34,7 +34,25 @@ export interface BlasAddon {
   threads(): number;
   setThreads(n: number): void;
   config(): string;
+  // Fused decoder kernels (native/blas/src/fused_napi.c): dimensions first, then (array, offset) per buffer.
+  rmsnormFwd(R: number, D: number, eps: number, ...bufs: Buf[]): void;
+  rmsnormBwd(R: number, D: number, eps: number, ...bufs: Buf[]): void;
+  /** false: a position outside [0, maxPos). */
+  ropeApply(R: number, heads: number, hd: number, maxPos: number, sign: number, ...bufs: Buf[]): boolean;
+  swigluFwd(n: number, ...bufs: Buf[]): void;
+  swigluBwd(n: number, ...bufs: Buf[]): void;
+  /** keyMask may be (null, 0). */
+  attnFwd(B: number, T: number, Tk: number, H: number, KV: number, hd: number, past: number, scale: number, ...bufs: (Buf | null)[]): void;
+  attnBwd(B: number, T: number, Tk: number, H: number, KV: number, hd: number, scale: number, ...bufs: Buf[]): void;
+  /** false: a target outside the vocabulary. */
+  logprobFwd(N: number, V: number, ...bufs: Buf[]): boolean;
+  logprobBwd(N: number, V: number, ...bufs: Buf[]): void;
+  adamw(n: number, lr: number, b1: number, b2: number, eps: number, wd: number, bc1: number, bc2: number, clip: number, ...bufs: Buf[]): void;
+  sumSquares(n: number, x: Float32Array, xOff: number): number;
 }
+
+/** A buffer argument is two arguments: the typed array and an element offset into it. */
+type Buf = Float32Array | Int32Array | number;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Repository root is three levels above trainer/backend/native. */

@@ -7,6 +7,7 @@ import * as tf from "@tensorflow/tfjs";
 import { loadBlasAddon, type BlasAddon } from "./addon";
 import { makeCpuBatchMatMul, makeWasmBatchMatMul } from "./batch-matmul";
 import { makeWasmCast, makeWasmExp, makeWasmGather, makeWasmIdentity, makeWasmSum, makeWasmTranspose } from "./wasm-layout-kernels";
+import { registerFusedKernels, unregisterFusedKernels } from "./fused-kernels";
 
 export { nativeThreadCount } from "./addon";
 export { planBatchMatMul } from "./batch-matmul";
@@ -76,10 +77,16 @@ export async function tryEnableNativeKernels(backendName: string): Promise<Nativ
     return { enabled: false, reason: `the ${backendName} backend has no kernels to replace`, kernels: [] };
   }
   replaced.set(backendName, originals);
+  const fused = registerFusedKernels(addon, backendName);
+  const fusedNote = fused.length
+    ? `, ${fused.length} fused decoder kernels added`
+    : backendName === "wasm"
+      ? "; fused decoder kernels missing from this addon build (rebuild with node native/build.mjs)"
+      : "";
   return {
     enabled: true,
-    reason: `${reason}; ${originals.length} ${backendName} kernels replaced`,
-    kernels: originals.map((k) => k.kernelName),
+    reason: `${reason}; ${originals.length} ${backendName} kernels replaced${fusedNote}`,
+    kernels: [...originals.map((k) => k.kernelName), ...fused],
   };
 }
 
@@ -88,6 +95,7 @@ export function disableNativeKernels(backendName: string): void {
   const originals = replaced.get(backendName);
   if (!originals) return;
   for (const k of originals) swapKernel(k);
+  unregisterFusedKernels(backendName);
   replaced.delete(backendName);
 }
 

@@ -1,0 +1,273 @@
+/*
+ * N-API surface of the fused kernels (fused.h), added to the addon's exports by fused_register().
+ * Every call takes its dimensions first, then (array, offset) pairs: offsets count 4-byte elements, so the wasm
+ * backend passes its whole heap with each tensor's memoryOffset / 4 and nothing is copied; the cpu backend passes
+ * each tensor's own array with offset 0. Each extent is bounds-checked from the dimensions before any pointer is
+ * used, because a wrong offset would otherwise write into unrelated memory.
+ *
+ *   rmsnormFwd(R, D, eps, x, w, y)                 rmsnormBwd(R, D, eps, dy, x, w, dx, dw)
+ *   ropeApply(R, heads, hd, maxPos, sign, x, pos, cos, sin, y) -> false on a position outside the tables
+ *   swigluFwd(n, g, u, y)                          swigluBwd(n, dy, g, u, dg, du)
+ *   attnFwd(B, T, Tk, H, KV, hd, past, scale, q, k, v, keyMask | null, out, p)
+ *   attnBwd(B, T, Tk, H, KV, hd, scale, dout, q, k, v, p, dq, dk, dv)
+ *   logprobFwd(N, V, logits, target, out) -> false on a target outside the vocabulary
+ *   logprobBwd(N, V, logits, target, dout, dlogits)
+ *   adamw(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, m, v, g, p2, m2, v2)
+ *   sumSquares(n, x) -> number
+ * where each buffer argument above stands for two: the typed array and the offset.
+ */
+#include <node_api.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fused.h"
+
+#define MAX_ARGS 40
+
+typedef struct {
+  napi_env env;
+  napi_value argv[MAX_ARGS];
+  size_t argc, i;
+  int ok;
+  const char *fn;
+} cursor_t;
+
+static void fail(cursor_t *c, const char *what) {
+  if (!c->ok) return;
+  char msg[160];
+  snprintf(msg, sizeof msg, "%s: argument %zu %s", c->fn, c->i, what);
+  napi_throw_range_error(c->env, "FUSED_ARG", msg);
+  c->ok = 0;
+}
+
+static int open_cursor(cursor_t *c, napi_env env, napi_callback_info info, const char *fn, size_t expected) {
+  c->env = env;
+  c->argc = MAX_ARGS;
+  c->i = 0;
+  c->ok = 1;
+  c->fn = fn;
+  if (napi_get_cb_info(env, info, &c->argc, c->argv, NULL, NULL) != napi_ok || c->argc != expected) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s expects %zu arguments", fn, expected);
+    napi_throw_type_error(env, "FUSED_ARG", msg);
+    return 0;
+  }
+  return 1;
+}
+
+static int64_t next_int(cursor_t *c) {
+  int64_t v = 0;
+  if (!c->ok) return 0;
+  if (napi_get_value_int64(c->env, c->argv[c->i], &v) != napi_ok || v < 0) fail(c, "must be a non-negative integer");
+  c->i++;
+  return v;
+}
+
+static double next_num(cursor_t *c) {
+  double v = 0;
+  if (!c->ok) return 0;
+  if (napi_get_value_double(c->env, c->argv[c->i], &v) != napi_ok) fail(c, "must be a number");
+  c->i++;
+  return v;
+}
+
+/* A typed array of 4-byte elements and an offset; `count` elements from there must lie inside it. */
+static void *next_buf(cursor_t *c, int64_t count, int nullable) {
+  if (!c->ok) return NULL;
+  napi_valuetype vt;
+  napi_typeof(c->env, c->argv[c->i], &vt);
+  if (nullable && (vt == napi_null || vt == napi_undefined)) {
+    c->i += 2;
+    return NULL;
+  }
+  bool is_ta = false;
+  napi_typedarray_type type;
+  size_t len = 0;
+  void *raw = NULL;
+  if (napi_is_typedarray(c->env, c->argv[c->i], &is_ta) != napi_ok || !is_ta ||
+      napi_get_typedarray_info(c->env, c->argv[c->i], &type, &len, &raw, NULL, NULL) != napi_ok ||
+      (type != napi_float32_array && type != napi_int32_array)) {
+    fail(c, "must be a Float32Array or Int32Array");
+    return NULL;
+  }
+  c->i++;
+  const int64_t off = next_int(c);
+  if (c->ok && off + count > (int64_t)len) {
+    c->i -= 2;
+    fail(c, "extends past the end of its array");
+    return NULL;
+  }
+  return (uint32_t *)raw + off;
+}
+#define F32(c, n) ((float *)next_buf((c), (n), 0))
+#define I32(c, n) ((int32_t *)next_buf((c), (n), 0))
+
+static napi_value boolean(napi_env env, int v) {
+  napi_value r;
+  napi_get_boolean(env, v != 0, &r);
+  return r;
+}
+
+static napi_value js_rmsnorm_fwd(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "rmsnormFwd", 9)) return NULL;
+  const int64_t R = next_int(&c), D = next_int(&c);
+  const float eps = (float)next_num(&c);
+  const float *x = F32(&c, R * D), *w = F32(&c, D);
+  float *y = F32(&c, R * D);
+  if (c.ok) rmsnorm_fwd(x, w, R, D, eps, y);
+  return NULL;
+}
+
+static napi_value js_rmsnorm_bwd(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "rmsnormBwd", 13)) return NULL;
+  const int64_t R = next_int(&c), D = next_int(&c);
+  const float eps = (float)next_num(&c);
+  const float *dy = F32(&c, R * D), *x = F32(&c, R * D), *w = F32(&c, D);
+  float *dx = F32(&c, R * D), *dw = F32(&c, D);
+  if (c.ok) rmsnorm_bwd(dy, x, w, R, D, eps, dx, dw);
+  return NULL;
+}
+
+static napi_value js_rope_apply(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "ropeApply", 15)) return NULL;
+  const int64_t R = next_int(&c), heads = next_int(&c), hd = next_int(&c), maxPos = next_int(&c);
+  const int sign = next_num(&c) < 0 ? -1 : 1;
+  const float *x = F32(&c, R * heads * hd);
+  const int32_t *pos = I32(&c, R);
+  const float *cs = F32(&c, maxPos * hd), *sn = F32(&c, maxPos * hd);
+  float *y = F32(&c, R * heads * hd);
+  if (!c.ok) return NULL;
+  if (hd % 2) {
+    napi_throw_range_error(env, "FUSED_ARG", "ropeApply: head size must be even");
+    return NULL;
+  }
+  return boolean(env, rope_apply(x, pos, cs, sn, maxPos, R, heads, hd, sign, y));
+}
+
+static napi_value js_swiglu_fwd(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "swigluFwd", 7)) return NULL;
+  const int64_t n = next_int(&c);
+  const float *g = F32(&c, n), *u = F32(&c, n);
+  float *y = F32(&c, n);
+  if (c.ok) swiglu_fwd(g, u, n, y);
+  return NULL;
+}
+
+static napi_value js_swiglu_bwd(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "swigluBwd", 11)) return NULL;
+  const int64_t n = next_int(&c);
+  const float *dy = F32(&c, n), *g = F32(&c, n), *u = F32(&c, n);
+  float *dg = F32(&c, n), *du = F32(&c, n);
+  if (c.ok) swiglu_bwd(dy, g, u, n, dg, du);
+  return NULL;
+}
+
+static int check_heads(napi_env env, int64_t H, int64_t KV, int64_t Tk, int64_t T, int64_t past) {
+  if (KV == 0 || H % KV != 0 || past + T != Tk) {
+    napi_throw_range_error(env, "FUSED_ARG", "attention: heads must be a multiple of kv heads and Tk = past + T");
+    return 0;
+  }
+  return 1;
+}
+
+static napi_value js_attn_fwd(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "attnFwd", 20)) return NULL;
+  const int64_t B = next_int(&c), T = next_int(&c), Tk = next_int(&c), H = next_int(&c), KV = next_int(&c),
+                hd = next_int(&c), past = next_int(&c);
+  const float scale = (float)next_num(&c);
+  const float *q = F32(&c, B * T * H * hd), *k = F32(&c, B * Tk * KV * hd), *v = F32(&c, B * Tk * KV * hd);
+  const float *mask = (const float *)next_buf(&c, B * Tk, 1);
+  float *out = F32(&c, B * T * H * hd), *p = F32(&c, B * H * T * Tk);
+  if (c.ok && check_heads(env, H, KV, Tk, T, past)) attn_fwd(q, k, v, mask, B, T, Tk, H, KV, hd, past, scale, out, p);
+  return NULL;
+}
+
+static napi_value js_attn_bwd(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "attnBwd", 23)) return NULL;
+  const int64_t B = next_int(&c), T = next_int(&c), Tk = next_int(&c), H = next_int(&c), KV = next_int(&c),
+                hd = next_int(&c);
+  const float scale = (float)next_num(&c);
+  const int64_t nq = B * T * H * hd, nk = B * Tk * KV * hd;
+  const float *dout = F32(&c, nq), *q = F32(&c, nq), *k = F32(&c, nk), *v = F32(&c, nk), *p = F32(&c, B * H * T * Tk);
+  float *dq = F32(&c, nq), *dk = F32(&c, nk), *dv = F32(&c, nk);
+  if (c.ok && check_heads(env, H, KV, Tk, T, Tk - T)) attn_bwd(dout, q, k, v, p, B, T, Tk, H, KV, hd, scale, dq, dk, dv);
+  return NULL;
+}
+
+static napi_value js_logprob_fwd(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "logprobFwd", 8)) return NULL;
+  const int64_t N = next_int(&c), V = next_int(&c);
+  const float *z = F32(&c, N * V);
+  const int32_t *t = I32(&c, N);
+  float *out = F32(&c, 2 * N);
+  if (!c.ok) return NULL;
+  return boolean(env, logprob_fwd(z, t, N, V, out));
+}
+
+static napi_value js_logprob_bwd(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "logprobBwd", 10)) return NULL;
+  const int64_t N = next_int(&c), V = next_int(&c);
+  const float *z = F32(&c, N * V);
+  const int32_t *t = I32(&c, N);
+  const float *dout = F32(&c, 2 * N);
+  float *dz = F32(&c, N * V);
+  if (!c.ok) return NULL;
+  for (int64_t r = 0; r < N; r++) {
+    if (t[r] < 0 || t[r] >= V) {
+      napi_throw_range_error(env, "FUSED_ARG", "logprobBwd: target outside the vocabulary");
+      return NULL;
+    }
+  }
+  logprob_bwd(z, t, dout, N, V, dz);
+  return NULL;
+}
+
+static napi_value js_adamw(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "adamw", 23)) return NULL;
+  const int64_t n = next_int(&c);
+  adamw_params hp;
+  float *fields[] = {&hp.lr, &hp.b1, &hp.b2, &hp.eps, &hp.wd, &hp.bc1, &hp.bc2, &hp.clip};
+  for (int f = 0; f < 8; f++) *fields[f] = (float)next_num(&c);
+  const float *p = F32(&c, n), *m = F32(&c, n), *v = F32(&c, n), *g = F32(&c, n);
+  float *p2 = F32(&c, n), *m2 = F32(&c, n), *v2 = F32(&c, n);
+  if (c.ok) adamw_step(p, m, v, g, n, &hp, p2, m2, v2);
+  return NULL;
+}
+
+static napi_value js_sum_squares(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "sumSquares", 3)) return NULL;
+  const int64_t n = next_int(&c);
+  const float *x = F32(&c, n);
+  if (!c.ok) return NULL;
+  napi_value r;
+  napi_create_double(env, sum_squares(x, n), &r);
+  return r;
+}
+
+napi_status fused_register(napi_env env, napi_value exports) {
+  napi_property_descriptor props[] = {
+      {"rmsnormFwd", NULL, js_rmsnorm_fwd, NULL, NULL, NULL, napi_default, NULL},
+      {"rmsnormBwd", NULL, js_rmsnorm_bwd, NULL, NULL, NULL, napi_default, NULL},
+      {"ropeApply", NULL, js_rope_apply, NULL, NULL, NULL, napi_default, NULL},
+      {"swigluFwd", NULL, js_swiglu_fwd, NULL, NULL, NULL, napi_default, NULL},
+      {"swigluBwd", NULL, js_swiglu_bwd, NULL, NULL, NULL, napi_default, NULL},
+      {"attnFwd", NULL, js_attn_fwd, NULL, NULL, NULL, napi_default, NULL},
+      {"attnBwd", NULL, js_attn_bwd, NULL, NULL, NULL, napi_default, NULL},
+      {"logprobFwd", NULL, js_logprob_fwd, NULL, NULL, NULL, napi_default, NULL},
+      {"logprobBwd", NULL, js_logprob_bwd, NULL, NULL, NULL, napi_default, NULL},
+      {"adamw", NULL, js_adamw, NULL, NULL, NULL, napi_default, NULL},
+      {"sumSquares", NULL, js_sum_squares, NULL, NULL, NULL, napi_default, NULL},
+  };
+  return napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+}

@@ -1,0 +1,200 @@
+/**
+ * TF.js kernels of our own (not replacements of stock ones) for the wasm backend, each one fused decoder piece run
+ * by the native addon on the wasm heap in place: RMSNorm, rotary positions, SwiGLU, causal grouped-query attention,
+ * per-token log-prob + entropy, and their gradients, plus AdamW. trainer/policy/fused.ts calls them through
+ * `tf.engine().runKernel` when they are registered and falls back to compositions of stock ops otherwise, so the
+ * names below are the whole contract between the two folders.
+ */
+import * as tf from "@tensorflow/tfjs";
+import type { BlasAddon } from "./addon";
+
+export const FUSED = {
+  rmsNorm: "RolloutLabRmsNorm",
+  rmsNormGrad: "RolloutLabRmsNormGrad",
+  rope: "RolloutLabRope",
+  swiGlu: "RolloutLabSwiGlu",
+  swiGluGrad: "RolloutLabSwiGluGrad",
+  attention: "RolloutLabAttention",
+  attentionGrad: "RolloutLabAttentionGrad",
+  tokenLogProb: "RolloutLabTokenLogProb",
+  tokenLogProbGrad: "RolloutLabTokenLogProbGrad",
+  adamW: "RolloutLabAdamW",
+} as const;
+
+type DataId = object;
+interface WasmBackend {
+  dataIdMap: { get(id: DataId): { memoryOffset: number } | undefined };
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  disposeData(id: DataId): void;
+  wasm: { HEAPF32: Float32Array };
+}
+type Params = Parameters<tf.KernelFunc>[0];
+type Inputs = Record<string, tf.TensorInfo | undefined>;
+
+export interface AttentionAttrs {
+  B: number;
+  T: number;
+  Tk: number;
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+  past: number;
+  scale: number;
+}
+
+/**
+ * Runs `body` with the inputs' heap offsets and freshly allocated float32 outputs. Offsets are read, and the heap
+ * view taken, only after every output is allocated: an allocation may grow wasm memory and detach older views.
+ */
+function onHeap(
+  params: Params,
+  inputNames: string[],
+  outShapes: number[][],
+  body: (heap: Float32Array, at: (t: tf.TensorInfo) => number, ins: tf.TensorInfo[], outs: tf.TensorInfo[]) => boolean | void,
+  failure?: string,
+): tf.TensorInfo | tf.TensorInfo[] {
+  const backend = params.backend as WasmBackend;
+  const ins = inputNames.map((n) => {
+    const t = (params.inputs as Inputs)[n];
+    if (!t) throw new Error(`fused kernel input ${n} is missing`);
+    return t;
+  });
+  const outs = outShapes.map((s) => backend.makeOutput(s, "float32"));
+  const at = (t: tf.TensorInfo) => {
+    const entry = backend.dataIdMap.get(t.dataId);
+    if (!entry) throw new Error("fused kernel: tensor data is not on the wasm heap");
+    return entry.memoryOffset / 4;
+  };
+  if (body(backend.wasm.HEAPF32, at, ins, outs) === false) {
+    for (const o of outs) backend.disposeData(o.dataId);
+    throw new Error(failure ?? "fused kernel rejected its input");
+  }
+  return outs.length === 1 ? outs[0] : outs;
+}
+
+const attrsOf = <T>(params: Params) => params.attrs as unknown as T;
+
+function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
+  return {
+    [FUSED.rmsNorm]: (p) => {
+      const [R, D] = (p.inputs as Inputs).x!.shape;
+      const { eps } = attrsOf<{ eps: number }>(p);
+      return onHeap(p, ["x", "w"], [[R, D]], (h, at, [x, w], [y]) => addon.rmsnormFwd(R, D, eps, h, at(x), h, at(w), h, at(y)));
+    },
+    [FUSED.rmsNormGrad]: (p) => {
+      const [R, D] = (p.inputs as Inputs).x!.shape;
+      const { eps } = attrsOf<{ eps: number }>(p);
+      return onHeap(p, ["dy", "x", "w"], [[R, D], [D]], (h, at, [dy, x, w], [dx, dw]) =>
+        addon.rmsnormBwd(R, D, eps, h, at(dy), h, at(x), h, at(w), h, at(dx), h, at(dw)),
+      );
+    },
+    [FUSED.rope]: (p) => {
+      const x = (p.inputs as Inputs).x!;
+      const cos = (p.inputs as Inputs).cos!;
+      const { heads, sign } = attrsOf<{ heads: number; sign: number }>(p);
+      const [R, width] = x.shape;
+      const [maxPos, hd] = cos.shape;
+      if (width !== heads * hd) throw new Error(`rope: row width ${width} is not ${heads} heads x ${hd}`);
+      return onHeap(
+        p, ["x", "pos", "cos", "sin"], [[R, width]],
+        (h, at, [xi, pos, c, s], [y]) => addon.ropeApply(R, heads, hd, maxPos, sign, h, at(xi), h, at(pos), h, at(c), h, at(s), h, at(y)),
+        `rotary position outside the table of ${maxPos} positions`,
+      );
+    },
+    [FUSED.swiGlu]: (p) => {
+      const shape = (p.inputs as Inputs).gate!.shape;
+      const n = shape.reduce((a, b) => a * b, 1);
+      return onHeap(p, ["gate", "up"], [shape], (h, at, [g, u], [y]) => addon.swigluFwd(n, h, at(g), h, at(u), h, at(y)));
+    },
+    [FUSED.swiGluGrad]: (p) => {
+      const shape = (p.inputs as Inputs).gate!.shape;
+      const n = shape.reduce((a, b) => a * b, 1);
+      return onHeap(p, ["dy", "gate", "up"], [shape, shape], (h, at, [dy, g, u], [dg, du]) =>
+        addon.swigluBwd(n, h, at(dy), h, at(g), h, at(u), h, at(dg), h, at(du)),
+      );
+    },
+    [FUSED.attention]: (p) => {
+      const a = attrsOf<AttentionAttrs>(p);
+      const withMask = (p.inputs as Inputs).keyMask !== undefined;
+      const names = withMask ? ["q", "k", "v", "keyMask"] : ["q", "k", "v"];
+      return onHeap(p, names, [[a.B * a.T, a.heads * a.headDim], [a.B * a.heads * a.T * a.Tk]], (h, at, ins, [out, probs]) => {
+        const [q, k, v, mask] = ins;
+        addon.attnFwd(
+          a.B, a.T, a.Tk, a.heads, a.kvHeads, a.headDim, a.past, a.scale,
+          h, at(q), h, at(k), h, at(v), mask ? h : null, mask ? at(mask) : 0, h, at(out), h, at(probs),
+        );
+      });
+    },
+    [FUSED.attentionGrad]: (p) => {
+      const a = attrsOf<AttentionAttrs>(p);
+      const kShape = (p.inputs as Inputs).k!.shape;
+      return onHeap(p, ["dy", "q", "k", "v", "probs"], [[a.B * a.T, a.heads * a.headDim], kShape, kShape], (h, at, ins, outs) => {
+        const [dy, q, k, v, probs] = ins;
+        const [dq, dk, dv] = outs;
+        addon.attnBwd(
+          a.B, a.T, a.Tk, a.heads, a.kvHeads, a.headDim, a.scale,
+          h, at(dy), h, at(q), h, at(k), h, at(v), h, at(probs), h, at(dq), h, at(dk), h, at(dv),
+        );
+      });
+    },
+    [FUSED.tokenLogProb]: (p) => {
+      const [N, V] = (p.inputs as Inputs).logits!.shape;
+      return onHeap(
+        p, ["logits", "target"], [[2, N]],
+        (h, at, [z, t], [out]) => addon.logprobFwd(N, V, h, at(z), h, at(t), h, at(out)),
+        `token id outside the vocabulary of ${V}`,
+      );
+    },
+    [FUSED.tokenLogProbGrad]: (p) => {
+      const [N, V] = (p.inputs as Inputs).logits!.shape;
+      return onHeap(p, ["logits", "target", "dy"], [[N, V]], (h, at, [z, t, dy], [dz]) =>
+        addon.logprobBwd(N, V, h, at(z), h, at(t), h, at(dy), h, at(dz)),
+      );
+    },
+    [FUSED.adamW]: (p) => {
+      const shape = (p.inputs as Inputs).p!.shape;
+      const n = shape.reduce((a, b) => a * b, 1);
+      const a = attrsOf<{ lr: number; b1: number; b2: number; eps: number; wd: number; bc1: number; bc2: number; clip: number }>(p);
+      return onHeap(p, ["p", "m", "v", "g"], [shape, shape, shape], (h, at, [pi, m, v, g], [p2, m2, v2]) =>
+        addon.adamw(n, a.lr, a.b1, a.b2, a.eps, a.wd, a.bc1, a.bc2, a.clip, h, at(pi), h, at(m), h, at(v), h, at(g), h, at(p2), h, at(m2), h, at(v2)),
+      );
+    },
+  };
+}
+
+/** Whether this addon build has the fused kernels (an addon built before they existed does not). */
+export function hasFusedKernels(addon: BlasAddon): boolean {
+  return typeof addon.attnFwd === "function" && typeof addon.adamw === "function";
+}
+
+/** Registers the fused kernels on the wasm backend; returns their names. */
+export function registerFusedKernels(addon: BlasAddon, backendName: string): string[] {
+  if (backendName !== "wasm" || !hasFusedKernels(addon)) return [];
+  const kernels = makeKernels(addon);
+  for (const [kernelName, kernelFunc] of Object.entries(kernels)) {
+    if (tf.getKernel(kernelName, backendName)) tf.unregisterKernel(kernelName, backendName);
+    tf.registerKernel({ kernelName, backendName, kernelFunc });
+  }
+  return Object.keys(kernels);
+}
+
+export function unregisterFusedKernels(backendName: string): void {
+  for (const name of Object.values(FUSED)) if (tf.getKernel(name, backendName)) tf.unregisterKernel(name, backendName);
+}
+
+/**
+ * Sum of squares of float32 tensors on the wasm heap (the global gradient norm), one native pass each instead of
+ * square + sum + addN; null when the tensors are not on a wasm backend with the native addon.
+ */
+export function nativeSumSquares(addon: BlasAddon | null, tensors: tf.Tensor[]): number | null {
+  if (!addon || tf.getBackend() !== "wasm" || !hasFusedKernels(addon)) return null;
+  const backend = tf.backend() as unknown as WasmBackend;
+  const heap = backend.wasm.HEAPF32;
+  let total = 0;
+  for (const t of tensors) {
+    const entry = backend.dataIdMap.get(t.dataId);
+    if (!entry || t.dtype !== "float32") return null;
+    total += addon.sumSquares(t.size, heap, entry.memoryOffset / 4);
+  }
+  return total;
+}
