@@ -18,7 +18,11 @@ export interface SampleOptions {
   /** Stop once the decoded completion contains one of these strings (requires `decode`). */
   stopStrings?: string[];
   decode?: (ids: number[]) => string;
-  rng: Rng;
+  /**
+   * One generator for the whole batch, or one per prompt: then each row's draws depend only on its own generator
+   * and logits, so a prompt samples the same tokens whichever batch it was put in (trainer/policy/batched-sampler).
+   */
+  rng: Rng | readonly Rng[];
 }
 
 export interface Sample {
@@ -77,7 +81,12 @@ function lastRows(logits: tf.Tensor2D, B: number, T: number): tf.Tensor2D {
 export function generate(model: DecoderLM, prompts: number[][], opts: SampleOptions): Sample[] {
   const B = prompts.length;
   const L = Math.max(...prompts.map((p) => p.length));
+  const rngs = Array.isArray(opts.rng) ? (opts.rng as readonly Rng[]) : null;
+  if (rngs && rngs.length !== B) throw new Error(`generate got ${rngs.length} generators for ${B} prompts`);
   if (L === 0) throw new Error("generate needs non-empty prompts");
+  if (L >= model.config.maxPositions) {
+    throw new Error(`a prompt of ${L} tokens leaves no room to generate within maxPositions ${model.config.maxPositions}; truncate it first`);
+  }
   const budget = Math.min(opts.maxNewTokens, model.config.maxPositions - L);
   const temperature = opts.temperature ?? 1;
   const topP = opts.topP ?? 1;
@@ -109,7 +118,7 @@ export function generate(model: DecoderLM, prompts: number[][], opts: SampleOpti
     const V = model.config.vocabSize;
     const next = new Int32Array(B);
     for (let b = 0; b < B; b++) {
-      const { id, logprob } = sampleFromLogits(logits.subarray(b * V, (b + 1) * V), temperature, topP, opts.rng);
+      const { id, logprob } = sampleFromLogits(logits.subarray(b * V, (b + 1) * V), temperature, topP, rngs ? rngs[b] : (opts.rng as Rng));
       next[b] = id;
       mask[b].push(1);
       if (done[b]) continue;
