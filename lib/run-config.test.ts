@@ -27,6 +27,9 @@ test("invalid combinations say which field to change and how", () => {
   assert.match(found["grpo.groupSize"], /at least 2/);
   assert.match(found["grpo.minibatchSize"], /lower it to 2 or less/);
   assert.match(issues({ grpo: { klInReward: true } })["grpo.klCoef"], /set klCoef/);
+  assert.match(issues({ grpo: { klInReward: true, klCoef: 0.1, turnCredit: "r2g" } })["grpo.klInReward"], /multi-turn credit does not use/);
+  assert.match(issues({ dataset: { demonstrationsPath: "demos.jsonl" } })["dataset.demonstrationsPath"], /set grpo.sftWarmupSteps > 0/);
+  assert.doesNotThrow(() => parseRunConfig({ dataset: { demonstrationsPath: "demos.jsonl" }, grpo: { sftWarmupSteps: 4, klInReward: true, klCoef: 0.05 } }));
   assert.match(issues({ grpo: { steps: 10 }, curriculum: [{ name: "format", steps: 3 }] })["curriculum"], /add up to 3 steps but grpo.steps is 10/);
   assert.match(issues({ environment: "nope" })["environment"], /choose one of: simulated/);
   assert.match(issues({ grpo: { sneaky: 1 } })["grpo"], /Unrecognized key/);

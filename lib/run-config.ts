@@ -48,6 +48,13 @@ export const runConfigSchema = z
         path: z.string().optional().describe("Task file or folder on the trainer host; omit to use the environment's built-in tasks."),
         trainSplit: z.string().default("train"),
         evalSplit: z.string().default("test").describe("Held-out split used for evaluation."),
+        demonstrationsPath: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'JSONL file on the trainer host for the SFT warm-start (grpo.sftWarmupSteps), one chat per line in the OpenAI format: {"messages": [{"role": "system" | "user" | "assistant" | "tool", "content": "..."}]}. Only assistant turns are trained. Omit to use the environment\'s own gold trajectories (guess-number, sgd with a dataset path, bfcl).',
+          ),
       })
       .strict()
       .prefault({}),
@@ -72,7 +79,10 @@ export const runConfigSchema = z
         dualClip: z.number().min(1).optional().describe("Dual-clip constant c (> 1) bounding negative-advantage losses."),
         klEstimator: z.enum(KL_ESTIMATORS).default("k3"),
         klCoef: z.number().min(0).default(0).describe("KL-to-reference coefficient (0 disables the reference model)."),
-        klInReward: z.boolean().default(false).describe("Apply the KL penalty to the reward instead of the loss."),
+        klInReward: z
+          .boolean()
+          .default(false)
+          .describe("Apply the KL penalty to the reward instead of the loss (verl use_kl_in_reward): each score becomes reward − klCoef × the sample's summed token KL, before group advantages."),
         entropyCoef: z.number().min(0).default(0),
         lossAggregation: z.enum(LOSS_AGGREGATIONS).default("token-mean"),
         advantageEstimator: z.enum(ADVANTAGE_ESTIMATORS).default("grpo"),
@@ -82,7 +92,12 @@ export const runConfigSchema = z
         dynamicSampling: z.boolean().default(false).describe("Drop groups whose rewards do not vary (DAPO)."),
         ppoEpochs: positiveInt(16).default(1),
         minibatchSize: positiveInt(4096).default(16).describe("Trajectories per optimiser step."),
-        sftWarmupSteps: z.number().int().min(0).default(0).describe("Behaviour-cloning steps on demonstrations first."),
+        sftWarmupSteps: z
+          .number()
+          .int()
+          .min(0)
+          .default(0)
+          .describe("Supervised warm-start before the first GRPO step of a fresh run: this many optimizer steps of minibatchSize demonstrations (dataset.demonstrationsPath, else the environment's gold trajectories). 0 skips it."),
       })
       .strict()
       .prefault({}),
@@ -185,6 +200,20 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
   }
   if (c.grpo.klInReward && c.grpo.klCoef === 0) {
     ctx.addIssue({ code: "custom", path: ["grpo", "klCoef"], message: "klInReward needs klCoef > 0; set klCoef or turn klInReward off." });
+  }
+  if (c.grpo.klInReward && c.grpo.turnCredit !== "none") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["grpo", "klInReward"],
+      message: "klInReward penalises the outcome score, which multi-turn credit does not use; turn klInReward off (the KL loss term still applies) or set turnCredit to none.",
+    });
+  }
+  if (c.dataset.demonstrationsPath !== undefined && c.grpo.sftWarmupSteps === 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["dataset", "demonstrationsPath"],
+      message: "demonstrationsPath is only read by the SFT warm-start; set grpo.sftWarmupSteps > 0 or remove it.",
+    });
   }
   if (c.grpo.turnCredit === "none" && c.grpo.gamma !== 1) {
     ctx.addIssue({ code: "custom", path: ["grpo", "gamma"], message: "gamma only applies with multi-turn credit; choose a turnCredit method or leave gamma at 1." });

@@ -74,6 +74,21 @@ export interface Episode {
   evaluate(endReason: EpisodeEndReason): Promise<Evaluation>;
 }
 
+/** One message of a demonstration (OpenAI chat format); the assistant's messages are what the policy imitates. */
+export interface DemonstrationMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  /** false: context only, not imitated (OpenAI fine-tuning's `weight: 0`); default: trained iff role is assistant. */
+  train?: boolean;
+}
+
+/** A gold conversation for the SFT warm-start, laid out as the policy would see it in an episode of the task. */
+export interface Demonstration {
+  /** The task it solves, when it comes from one. */
+  taskId?: string;
+  messages: DemonstrationMessage[];
+}
+
 export interface Environment<TData = unknown> {
   /** Registry name used in run configs, e.g. "simulated", "tau2-retail", "bfcl", "sgd", "userrl-turtle". */
   name: string;
@@ -83,16 +98,23 @@ export interface Environment<TData = unknown> {
   /** Load tasks from a user's dataset path; throws DatasetError naming the file and record on bad input. */
   loadTasks?(path: string): Promise<Task<TData>[]>;
   createEpisode(task: Task<TData>, ctx: EpisodeContext): Episode;
+  /**
+   * Gold trajectories for `tasks`, for the SFT warm-start (grpo.sftWarmupSteps) when the run names no demonstrations
+   * file. Only for environments with real gold data (an optimal strategy, recorded dialogues, ground-truth calls);
+   * tasks without any are skipped, so the result may be empty.
+   */
+  demonstrations?(tasks: Task<TData>[]): Promise<Demonstration[]>;
 }
 
-/** Thrown by importers: names the file and the record so a user can fix the data. */
+/** Thrown by importers: names the file and the record (or line, for JSON Lines) so a user can fix the data. */
 export class DatasetError extends Error {
   constructor(
     readonly file: string,
     readonly record: string | number | null,
     detail: string,
+    unit: "record" | "line" = "record",
   ) {
-    super(`${file}${record === null ? "" : ` (record ${record})`}: ${detail}`);
+    super(`${file}${record === null ? "" : ` (${unit} ${record})`}: ${detail}`);
     this.name = "DatasetError";
   }
 }

@@ -8,6 +8,7 @@
  * | `computePolicyLoss` (`PolicyLossConfig`) | verl `compute_policy_loss_vanilla` + `agg_loss` + `dp_actor.update_policy` (KL loss, entropy bonus); DAPO clip-higher; dual clip (`clip_ratio_c`); TRL `_compute_loss` (`delta`, loss types) |
  * | `aggregateLoss` | verl `agg_loss` modes and TRL `loss_type`s |
  * | `computeKlTensor`, `computeKlValue`, `applyKlPenaltyToRewards` | verl `kl_penalty` (k1/abs/k2/k3, "+" straight-through) and `apply_kl_penalty`; TRL `per_token_kl` |
+ * | `klPenalisedScores` | verl `use_kl_in_reward` for outcome advantages: score = reward - coef * sum of the response's kl_t |
 | `updateAdaptiveKlCoef` | Ziegler et al. 2019 adaptive KL controller (verl `AdaptiveKLController`) |
  * | `filterDynamicSamplingGroups`, `decideDynamicSampling` | DAPO dynamic sampling (verl recipe/dapo) |
  * | `computeOverlongPenalty` | DAPO soft overlong punishment (verl `DAPORewardManager`) |
@@ -63,6 +64,7 @@ export {
   type AdaptiveKlOptions,
   type KlRewardPenaltyResult,
 } from "./kl";
+export { klPenalisedScores, type KlPenalisedScores } from "./kl-reward";
 export {
   shouldKeepGroup,
   filterDynamicSamplingGroups,

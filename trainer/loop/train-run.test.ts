@@ -112,3 +112,71 @@ test("DAPO dynamic sampling drops groups whose rewards are all equal and updates
   assert.equal(sink.steps.get(0)!.metrics["train/samples"], 8);
   assert.equal(sink.steps.get(0)!.metrics["reward/zero_variance_group_frac"], 1 / 3);
 });
+
+test("adjustScores shapes the scores advantages use; rewards stay the environment's and unscored samples stay unscored", async () => {
+  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1 }, evaluation: { testFreq: 0 } });
+  const deps = createFakeDeps({ checkpointDir: tmp() });
+  const real = deps.runGroup.bind(deps);
+  deps.runGroup = async (req) => {
+    const r = await real(req);
+    r.samples[3].record.reward = null;
+    return r;
+  };
+  // Penalise sample 0 of every group heavily and try to give the unscored sample a number.
+  deps.adjustScores = async (groups) => ({
+    scores: groups.map((g) => g.rewards.map((r, i) => (i === 0 ? (r ?? 0) - 10 : i === 3 ? 5 : r))),
+    metrics: { "kl/in_reward_mean": 0.25 },
+  });
+  const sink = createMemorySink();
+  await trainRun(config, deps, sink, control());
+  const step = sink.steps.get(0)!;
+  for (const g of step.groups) {
+    const [a0, a1, a2, a3] = g.trajectories.map((t) => t.advantage);
+    assert.ok((a0 as number) < 0 && (a0 as number) < (a1 as number) && (a0 as number) < (a2 as number), "the penalised sample has the lowest advantage");
+    assert.equal(a3, null, "an unscored sample gets no advantage even if the hook returned a score");
+    assert.equal(g.trajectories[3].reward, null);
+    assert.notEqual(g.trajectories[0].reward, null, "the recorded reward is the environment's, not the shaped score");
+    assert.ok((g.trajectories[0].reward as number) >= 0);
+  }
+  assert.equal(step.metrics["kl/in_reward_mean"], 0.25);
+});
+
+test("warmStart runs before the first step of a fresh run only, and its metrics and events are recorded with step 0", async () => {
+  const dir = tmp();
+  const sink = createMemorySink();
+  let calls = 0;
+  const withWarmStart = () => {
+    const deps = createFakeDeps({ checkpointDir: dir });
+    deps.warmStart = async () => {
+      calls++;
+      deps.state.skill += 100; // a warm start changes the weights the first step samples from
+      return { metrics: { "sft/loss_first": 3, "sft/loss_last": 1 }, events: [{ level: "info", message: "SFT warm-start: 2 steps" }] };
+    };
+    return deps;
+  };
+  await trainRun(parseRunConfig(base), withWarmStart(), sink, control({ steps: 3, reason: "shutdown" }, sink));
+  assert.equal(calls, 1);
+  assert.ok(sink.phases.includes("warm-start"));
+  assert.deepEqual(sink.series("sft/loss_first"), [[0, 3]]);
+  assert.deepEqual(sink.series("sft/loss_last"), [[0, 1]]);
+  assert.equal(sink.steps.get(0)!.events?.[0].message, "SFT warm-start: 2 steps");
+  assert.ok(sink.series("reward/mean")[0][1] > 0.9, "step 0 sampled from the warm-started policy");
+  await trainRun(parseRunConfig(base), withWarmStart(), sink, control());
+  assert.equal(calls, 1, "a run resumed from a checkpoint does not warm-start again");
+  assert.deepEqual([...sink.steps.keys()], [0, 1, 2, 3, 4, 5]);
+});
+
+test("DAPO dynamic sampling judges a group by its task rewards even when shaped scores differ", async () => {
+  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true }, evaluation: { testFreq: 0 } });
+  const deps = createFakeDeps({ checkpointDir: tmp() });
+  const real = deps.runGroup.bind(deps);
+  deps.runGroup = async (req) => {
+    const r = await real(req);
+    if (req.groupIndex === 0) for (const s of r.samples) s.record.reward = 1;
+    return r;
+  };
+  deps.adjustScores = async (groups) => ({ scores: groups.map((g) => g.rewards.map((r, i) => (r ?? 0) - 0.01 * i)), metrics: {} });
+  const sink = createMemorySink();
+  await trainRun(config, deps, sink, control());
+  assert.deepEqual(sink.steps.get(0)!.groups.map((g) => g.dropped), [true, false, false]);
+});

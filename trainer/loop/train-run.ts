@@ -2,9 +2,11 @@
  * The GRPO training loop for one run, top to bottom (in the spirit of nanoGPT's train.py):
  *
  *   resume from the last complete checkpoint (or start at step 0)
+ *   warm start           fresh runs only: e.g. the SFT warm-start; its metrics and events go with step 0
  *   for each step until grpo.steps, stopping at a step boundary on shutdown / cancel:
  *     sample tasks       deterministic from (seed, step): a resume reproduces the uninterrupted order
  *     rollouts           every group's episodes, groups run concurrently (capped); rewards come back scored
+ *     shape scores       optional (deps.adjustScores): e.g. reward - klCoef * KL to the reference
  *     advantages         group-relative (trainer/grpo computeGroupAdvantages; unscorable samples excluded)
  *     update             one policy update on the kept groups (DAPO dynamic sampling drops flat groups)
  *     evaluate           every testFreq steps on the eval split: eval/reward_mean, eval/pass@1, eval/pass^k
@@ -22,7 +24,7 @@ import { summariseEval, summariseStep } from "../record/summarise-step";
 import type { EventRecord, GroupRecord } from "../record/step-record";
 import { mapLimit } from "./map-limit";
 import { mixSeed, sampleTasksForStep } from "./task-order";
-import type { GroupRollout, LoopDeps, RunSink, StopControl, TrainOutcome, UpdateGroup } from "./types";
+import type { AdjustedScores, GroupRollout, LoopDeps, RunSink, StopControl, TrainOutcome, UpdateGroup, WarmStartReport } from "./types";
 
 const SPLIT_SALT = { train: 1, eval: 2 } as const;
 const seconds = (since: number) => (performance.now() - since) / 1000;
@@ -42,6 +44,15 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
     );
 
   try {
+    // --- warm start (fresh runs only) ----------------------------------------------------------------------------
+    // Recorded with step 0 rather than at once: a crash before step 0 is recorded restarts from fresh weights, and
+    // the stage runs (and is reported) again.
+    let warm: WarmStartReport | null = null;
+    if (step === 0 && deps.warmStart) {
+      await sink.setPhase("warm-start");
+      warm = await deps.warmStart(control);
+    }
+
     while (step < totalSteps) {
       const stop = control.reason();
       if (stop) {
@@ -59,8 +70,11 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       const rollouts = await rollGroups("train", selection.tasks, groupSize);
       const rolloutSeconds = seconds(t0);
 
-      // --- advantages -----------------------------------------------------------------------------------------
-      const { groups, updateGroups } = scoreGroups(config, selection.tasks, rollouts);
+      // --- shape scores, advantages ---------------------------------------------------------------------------
+      const shaped = deps.adjustScores
+        ? await deps.adjustScores(rollouts.map((r) => ({ samples: r.samples.map((s) => s.sample), rewards: r.samples.map((s) => s.record.reward) })), step)
+        : null;
+      const { groups, updateGroups } = scoreGroups(config, selection.tasks, rollouts, shaped);
       const dropped = groups.filter((g) => g.dropped).length;
       if (dropped) events.push({ level: "info", message: `Dynamic sampling dropped ${dropped} of ${groups.length} groups (all rewards equal).` });
       const unscored = groups.reduce((n, g) => n + g.trajectories.filter((t) => t.reward === null).length, 0);
@@ -107,7 +121,11 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
           },
         }),
         ...summariseEval(evalGroups),
+        ...shaped?.metrics,
+        ...warm?.metrics,
       };
+      if (warm) events.unshift(...warm.events);
+      warm = null;
       if (evalGroups.length) events.push({ level: "info", message: `Evaluation at step ${step}: pass@1 ${fmt(metrics["eval/pass@1"])}, pass^k ${fmt(metrics["eval/pass^k"])}.` });
       await sink.recordStep({ step, groups: [...groups, ...evalGroups], metrics, events, phase: completed === totalSteps ? null : "rollout" });
       step = completed;
@@ -151,11 +169,23 @@ async function resumeFromCheckpoint<S>(deps: LoopDeps<S>, sink: RunSink): Promis
   return 0;
 }
 
-/** Rewards → group-relative advantages; builds the records and the update batch. */
-function scoreGroups<S>(config: RunConfig, tasks: Task[], rollouts: GroupRollout<S>[]): { groups: GroupRecord[]; updateGroups: UpdateGroup<S>[] } {
+/**
+ * Rewards (or shaped scores) → group-relative advantages; builds the records and the update batch. DAPO's dynamic
+ * sampling still looks at the environment's rewards: a KL penalty makes scores differ inside a group whose task
+ * rewards are all equal, but that difference carries no task signal (verl's DAPO filters on the task metric too).
+ */
+function scoreGroups<S>(
+  config: RunConfig,
+  tasks: Task[],
+  rollouts: GroupRollout<S>[],
+  shaped: AdjustedScores | null,
+): { groups: GroupRecord[]; updateGroups: UpdateGroup<S>[] } {
   const rewards = rollouts.flatMap((r) => r.samples.map((s) => s.record.reward));
   const groupIds = rollouts.flatMap((r, g) => r.samples.map(() => g));
-  const adv = computeGroupAdvantages(rewards, groupIds, { estimator: config.grpo.advantageEstimator });
+  const options = { estimator: config.grpo.advantageEstimator };
+  const scores = shaped ? shapedScores(rewards, rollouts, shaped) : rewards;
+  const adv = computeGroupAdvantages(scores, groupIds, options);
+  const rewardStats = shaped ? computeGroupAdvantages(rewards, groupIds, options).groups : adv.groups;
   const groups: GroupRecord[] = [];
   const updateGroups: UpdateGroup<S>[] = [];
   let offset = 0;
@@ -164,12 +194,21 @@ function scoreGroups<S>(config: RunConfig, tasks: Task[], rollouts: GroupRollout
     const advantages = adv.advantages.slice(offset, offset + n);
     const scored = adv.scored.slice(offset, offset + n);
     offset += n;
-    const stats = adv.groups.find((s) => s.groupId === g);
+    const stats = rewardStats.find((s) => s.groupId === g);
     const dropped = config.grpo.dynamicSampling && (stats?.zeroVariance ?? false);
     groups.push(toGroupRecord("train", g, tasks[g], rollout, advantages.map((a, i) => (scored[i] ? a : null)), dropped));
     if (!dropped && scored.some(Boolean)) updateGroups.push({ samples: rollout.samples.map((s) => s.sample), advantages, scored });
   });
   return { groups, updateGroups };
+}
+
+/** Flattens shaped scores, checking their shape; an unscored sample (reward null) stays unscored whatever came back. */
+function shapedScores<S>(rewards: (number | null)[], rollouts: GroupRollout<S>[], shaped: AdjustedScores): (number | null)[] {
+  const sizes = rollouts.map((r) => r.samples.length);
+  if (shaped.scores.length !== sizes.length || shaped.scores.some((g, i) => g.length !== sizes[i])) {
+    throw new Error(`adjustScores returned ${shaped.scores.map((g) => g.length).join("/")} scores for groups of ${sizes.join("/")} samples`);
+  }
+  return shaped.scores.flat().map((s, i) => (rewards[i] === null ? null : s));
 }
 
 function toGroupRecord<S>(split: string, index: number, task: Task, rollout: GroupRollout<S>, advantages: (number | null)[] | null, dropped: boolean): GroupRecord {

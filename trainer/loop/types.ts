@@ -4,7 +4,7 @@
  */
 import type { Task } from "../envs/types";
 import type { CheckpointRow } from "../record/checkpoint-rows";
-import type { EventLevel, StepRecord, TrajectoryRecord } from "../record/step-record";
+import type { EventLevel, EventRecord, StepRecord, TrajectoryRecord } from "../record/step-record";
 
 /** One sampled episode: what gets recorded, plus the opaque policy-side data the update needs (tokens, masks…). */
 export interface RolloutSample<S> {
@@ -39,6 +39,25 @@ export interface UpdateGroup<S> {
   scored: boolean[];
 }
 
+/** One train group as reward shaping sees it: the policy-side samples and the environment's rewards. */
+export interface ScoreGroup<S> {
+  samples: S[];
+  rewards: (number | null)[];
+}
+
+export interface AdjustedScores {
+  /** Per group, per sample: the score its advantage is computed from. */
+  scores: (number | null)[][];
+  /** Recorded with the step under dashboard keys (e.g. "kl/in_reward_mean"). */
+  metrics: Record<string, number>;
+}
+
+/** What a warm-start stage did; recorded with step 0 (the first step it precedes). */
+export interface WarmStartReport {
+  metrics: Record<string, number>;
+  events: EventRecord[];
+}
+
 export interface SavedCheckpoint {
   location: string;
   sizeBytes: number;
@@ -51,6 +70,17 @@ export interface LoopDeps<S> {
   evalTasks: Task[];
   sampleTasks?: (step: number) => Task[];
   runGroup(req: GroupRequest): Promise<GroupRollout<S>>;
+  /**
+   * Optional reward shaping between scoring and advantages, e.g. KL in the reward (verl `use_kl_in_reward`).
+   * Called once per step with the train groups; the loop keeps a null reward null whatever comes back. Only the
+   * advantages see these scores: trajectories keep the environment's reward.
+   */
+  adjustScores?(groups: ScoreGroup<S>[], step: number): Promise<AdjustedScores>;
+  /**
+   * Optional stage before the first step of a fresh run, e.g. the SFT warm-start. Never called when the run resumes
+   * from a checkpoint (its weights already contain the stage). Should return early once `control.reason()` is set.
+   */
+  warmStart?(control: StopControl): Promise<WarmStartReport>;
   /** One policy update on the step's kept groups; returns metrics under dashboard keys ("loss/policy", "kl"…). */
   update(groups: UpdateGroup<S>[], step: number): Promise<{ metrics: Record<string, number> }>;
   /** Persist the policy (and optimizer) after `completedSteps` steps; resolve only once the files are complete. */

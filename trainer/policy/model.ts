@@ -70,6 +70,11 @@ export class DecoderLM {
     this.attentionMode = pickAttentionMode();
   }
 
+  /** Rotary cos / sin tables [maxPositions, headDim] (read by the native decoder). */
+  rotaryTables(): { cos: tf.Tensor2D; sin: tf.Tensor2D } {
+    return { cos: this.cosTable, sin: this.sinTable };
+  }
+
   p(name: string): tf.Variable {
     const v = this.params.get(name);
     if (!v) throw new Error(`model has no parameter ${name}`);

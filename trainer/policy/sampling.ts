@@ -5,6 +5,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import { disposeCache, type DecoderLM, type KvCache } from "./model";
+import { NativeDecoder } from "./native-decoder";
 import { Rng } from "./rng";
 
 export interface SampleOptions {
@@ -99,42 +100,68 @@ export function generate(model: DecoderLM, prompts: number[][], opts: SampleOpti
   const out: Sample[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: "length" }));
   const done = new Array<boolean>(B).fill(false);
   let cache: KvCache | undefined;
+  let decoder: NativeDecoder | null = null;
+  let past = 0;
   let stepIds = ids;
   let stepLen = L;
-  for (let step = 0; step < budget; step++) {
-    const prev = cache;
-    let built: KvCache | undefined;
-    const last = tf.tidy(() => {
-      const keyMask = padded ? tf.tensor2d(mask.flat(), [B, mask[0].length]) : undefined;
-      const r = model.forward(stepIds, B, stepLen, { cache: prev, returnCache: true, keyMask });
-      built = r.cache as KvCache;
-      for (const t of [...built.k, ...built.v]) tf.keep(t);
-      return lastRows(r.logits, B, stepLen);
-    });
-    disposeCache(prev);
-    cache = built;
-    const logits = last.dataSync() as Float32Array;
-    last.dispose();
-    const V = model.config.vocabSize;
-    const next = new Int32Array(B);
-    for (let b = 0; b < B; b++) {
-      const { id, logprob } = sampleFromLogits(logits.subarray(b * V, (b + 1) * V), temperature, topP, rngs ? rngs[b] : (opts.rng as Rng));
-      next[b] = id;
-      mask[b].push(1);
-      if (done[b]) continue;
-      out[b].tokens.push(id);
-      out[b].logprobs.push(logprob);
-      if (stops.has(id) || hitsStopString(out[b].tokens, opts)) {
-        done[b] = true;
-        out[b].finishReason = "stop";
+  try {
+    for (let step = 0; step < budget; step++) {
+      let last: tf.Tensor2D;
+      if (decoder) {
+        const d = decoder;
+        last = tf.tidy(() => d.step(stepIds, past, padded ? maskTensor(mask, d.capacity) : undefined));
+      } else {
+        const prev = cache;
+        let built: KvCache | undefined;
+        last = tf.tidy(() => {
+          const keyMask = padded ? maskTensor(mask, mask[0].length) : undefined;
+          const r = model.forward(stepIds, B, stepLen, { cache: prev, returnCache: true, keyMask });
+          built = r.cache as KvCache;
+          for (const t of [...built.k, ...built.v]) tf.keep(t);
+          return lastRows(r.logits, B, stepLen);
+        });
+        disposeCache(prev);
+        cache = built;
+        // after the prefill, decode token by token natively where the kernels allow (native-decoder.ts)
+        if (cache && budget > 1 && NativeDecoder.supports(model)) {
+          decoder = new NativeDecoder(model, cache, B, L + budget);
+          disposeCache(cache);
+          cache = undefined;
+        }
       }
+      past += stepLen;
+      const logits = last.dataSync() as Float32Array;
+      last.dispose();
+      const V = model.config.vocabSize;
+      const next = new Int32Array(B);
+      for (let b = 0; b < B; b++) {
+        const { id, logprob } = sampleFromLogits(logits.subarray(b * V, (b + 1) * V), temperature, topP, rngs ? rngs[b] : (opts.rng as Rng));
+        next[b] = id;
+        mask[b].push(1);
+        if (done[b]) continue;
+        out[b].tokens.push(id);
+        out[b].logprobs.push(logprob);
+        if (stops.has(id) || hitsStopString(out[b].tokens, opts)) {
+          done[b] = true;
+          out[b].finishReason = "stop";
+        }
+      }
+      if (done.every(Boolean)) break;
+      stepIds = next;
+      stepLen = 1;
     }
-    if (done.every(Boolean)) break;
-    stepIds = next;
-    stepLen = 1;
+  } finally {
+    disposeCache(cache);
+    decoder?.dispose();
   }
-  disposeCache(cache);
   return out;
+}
+
+/** [B, width] key mask: 1 for real tokens so far, 0 for left padding and for positions not generated yet. */
+function maskTensor(mask: number[][], width: number): tf.Tensor2D {
+  const m = new Float32Array(mask.length * width);
+  mask.forEach((row, b) => m.set(row.slice(0, width), b * width));
+  return tf.tensor2d(m, [mask.length, width]);
 }
 
 function hitsStopString(tokens: number[], opts: SampleOptions): boolean {

@@ -2,10 +2,10 @@
  * "Guess the number": a built-in multi-turn environment that needs no LLM and scores deterministically. The user
  * thinks of a number in [1, N]; each policy turn is a guess; the environment answers "higher than g", "lower than g" or "correct".
  * Reward = 1 - turnPenalty * (turns - 1) when solved, 0 otherwise, so it pays to use the feedback (binary search
- * solves N = 8 in <= 3 turns). It is the trainer's proof that GRPO learns (learns.test.ts) and a smoke-test env.
+ * solves N = 8 in <= 4 turns). It is the trainer's proof that GRPO learns (learns.test.ts) and a smoke-test env.
  */
 import type { ConversationMessage, EpisodeEndReason } from "../../lib/conversation";
-import type { Environment, Episode, EpisodeContext, Evaluation, StepResult, Task } from "../envs/types";
+import type { Demonstration, Environment, Episode, EpisodeContext, Evaluation, StepResult, Task } from "../envs/types";
 
 export interface GuessTaskData {
   secret: number;
@@ -25,6 +25,33 @@ export function guessPrompt(max: number): string {
 export function parseGuess(text: string): number | null {
   const m = /^\s*(-?\d+)\s*$/.exec(text);
   return m ? Number(m[1]) : null;
+}
+
+/** The environment's reply to a valid wrong guess (restating the guess keeps the cue local). */
+function hint(guess: number, secret: number): string {
+  return `${guess < secret ? "higher" : "lower"} than ${guess}`;
+}
+
+/**
+ * The gold trajectory: binary search, the optimal strategy (it solves 1-N in at most ceil(log2(N + 1)) turns), in
+ * exactly the messages an episode of the task shows the policy.
+ */
+export function binarySearchDemonstration(task: Task<GuessTaskData>): Demonstration {
+  const { secret, max } = task.data;
+  const messages: Demonstration["messages"] = [{ role: "user", content: guessPrompt(max) }];
+  let [lo, hi] = [1, max];
+  while (lo <= hi) {
+    const g = Math.floor((lo + hi) / 2);
+    messages.push({ role: "assistant", content: String(g) });
+    if (g === secret) {
+      messages.push({ role: "user", content: "correct" });
+      break;
+    }
+    messages.push({ role: "user", content: hint(g, secret) });
+    if (g < secret) lo = g + 1;
+    else hi = g - 1;
+  }
+  return { taskId: task.id, messages };
 }
 
 class GuessEpisode implements Episode {
@@ -52,7 +79,7 @@ class GuessEpisode implements Episode {
     } else if (g === this.data.secret) {
       this.solved = true;
       reply = "correct";
-    } else reply = `${g < this.data.secret ? "higher" : "lower"} than ${g}`; // restating the guess keeps the cue local
+    } else reply = hint(g, this.data.secret);
     const done = this.solved || this.turns >= this.ctx.maxTurns;
     return {
       observations: [{ role: "user", source: "environment", content: reply, turn: turn + 1 }],
@@ -83,5 +110,6 @@ export function createGuessEnvironment(opts: GuessEnvOptions = {}): Environment<
       return Array.from({ length: max }, (_, i) => ({ id: `guess-${i + 1}`, split: "train", tags: ["builtin"], data: { secret: i + 1, max } }));
     },
     createEpisode: (task, ctx) => new GuessEpisode(task.data, ctx, turnPenalty),
+    demonstrations: async (tasks) => tasks.map(binarySearchDemonstration),
   };
 }

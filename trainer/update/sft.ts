@@ -42,3 +42,36 @@ export function runSft(model: DecoderLM, optimizer: AdamW, demos: Demonstration[
   }
   return steps;
 }
+
+export interface SftStepsConfig {
+  /** Optimizer steps to take (TRL's max_steps). */
+  steps: number;
+  /** Demonstrations per step (at most the number there are). */
+  batchSize: number;
+  maxConsecutiveBadSteps?: number;
+  /** Checked before each step: true ends the stage early (the worker is stopping). */
+  shouldStop?: () => boolean;
+}
+
+/**
+ * `steps` optimizer steps, cycling through the demonstrations in a fresh shuffled order per pass (a batch may
+ * straddle two passes). Awaits the event loop between steps: each step is synchronous TF.js work, and a long
+ * warm-start must not starve the worker's lease heartbeats.
+ */
+export async function runSftSteps(model: DecoderLM, optimizer: AdamW, demos: Demonstration[], cfg: SftStepsConfig, rng: Rng): Promise<StepOutcome[]> {
+  if (demos.length === 0) throw new Error("runSftSteps needs at least one demonstration");
+  const stepper = new GuardedStepper(model, optimizer, cfg.maxConsecutiveBadSteps ?? 3);
+  const batchSize = Math.max(1, Math.min(cfg.batchSize, demos.length));
+  let order: number[] = [];
+  const next = (): Demonstration => {
+    if (order.length === 0) order = rng.shuffle([...demos.keys()]);
+    return demos[order.pop() as number];
+  };
+  const steps: StepOutcome[] = [];
+  for (let s = 0; s < cfg.steps && !cfg.shouldStop?.(); s++) {
+    const batch = Array.from({ length: batchSize }, next);
+    steps.push(stepper.step([{ weight: 1, loss: () => ({ loss: maskedNll(model, batch), metrics: {} }) }]));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return steps;
+}

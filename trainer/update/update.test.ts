@@ -7,7 +7,7 @@ import { AdamW } from "../policy/optimizer";
 import { Rng } from "../policy/rng";
 import { GrpoUpdater, type ScoredTrajectory } from "./grpo-update";
 import { NonFiniteUpdateError } from "./step";
-import { maskedNll, runSft } from "./sft";
+import { maskedNll, runSft, runSftSteps } from "./sft";
 
 await tf.setBackend("cpu");
 
@@ -72,6 +72,27 @@ test("SFT warm-start lowers the masked NLL of the demonstrations", () => {
   const steps = runSft(model, opt, demos, { epochs: 10, batchSize: 2 }, new Rng(0));
   assert.equal(steps.length, 10);
   assert.ok(nll() < before * 0.7, `NLL ${before} -> ${nll()}`);
+  model.dispose();
+  opt.dispose();
+});
+
+test("runSftSteps takes exactly the asked optimizer steps, cycling through fewer demonstrations than steps x batch", async () => {
+  const model = new DecoderLM(PRESETS.micro, { seed: 4 });
+  const opt = new AdamW(model.trainableVariables(), { lr: 1e-2 });
+  const demos = [
+    { tokens: [1, 2, 3, 60, 61, 62], lossMask: [0, 0, 0, 1, 1, 1] },
+    { tokens: [4, 5, 6, 70, 71], lossMask: [0, 0, 0, 1, 1] },
+    { tokens: [7, 8, 80, 81], lossMask: [0, 0, 1, 1] },
+  ];
+  const nll = () => tf.tidy(() => maskedNll(model, demos).dataSync()[0]);
+  const before = nll();
+  const steps = await runSftSteps(model, opt, demos, { steps: 7, batchSize: 2 }, new Rng(0));
+  assert.equal(steps.length, 7);
+  assert.equal(opt.step, 7);
+  assert.ok(nll() < before * 0.8, `NLL ${before} -> ${nll()}`);
+  let asked = 0;
+  const stopped = await runSftSteps(model, opt, demos, { steps: 5, batchSize: 2, shouldStop: () => ++asked > 2 }, new Rng(0));
+  assert.equal(stopped.length, 2, "stops between steps once asked to");
   model.dispose();
   opt.dispose();
 });

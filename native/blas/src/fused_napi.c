@@ -14,15 +14,19 @@
  *   logprobBwd(N, V, logits, target, dout, dlogits)
  *   adamw(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, m, v, g, p2, m2, v2)
  *   sumSquares(n, x) -> number
+ *   decodeLayer(B, D, H, KV, hd, I, past, cap, maxPos, eps, scale, hasBias,
+ *               h, ln1, wq, wk, wv, bq, bk, bv, wo, ln2, wg, wu, wd, cacheK, cacheV, keyMask | null, cos, sin, out)
+ *     -> false on out-of-range input; writes row `past` of cacheK / cacheV in place (decode.h)
  * where each buffer argument above stands for two: the typed array and the offset.
  */
 #include <node_api.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "decode.h"
 #include "fused.h"
 
-#define MAX_ARGS 40
+#define MAX_ARGS 64
 
 typedef struct {
   napi_env env;
@@ -255,6 +259,31 @@ static napi_value js_sum_squares(napi_env env, napi_callback_info info) {
   return r;
 }
 
+static napi_value js_decode_layer(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "decodeLayer", 50)) return NULL;
+  decode_dims d;
+  d.B = next_int(&c), d.D = next_int(&c), d.H = next_int(&c), d.KV = next_int(&c), d.hd = next_int(&c);
+  d.mlp = next_int(&c), d.past = next_int(&c), d.cap = next_int(&c), d.maxPos = next_int(&c);
+  d.eps = (float)next_num(&c), d.scale = (float)next_num(&c);
+  const int bias = next_int(&c) != 0;
+  const int64_t qw = d.H * d.hd, kw = d.KV * d.hd;
+  decode_weights w;
+  const float *h = F32(&c, d.B * d.D);
+  w.ln1 = F32(&c, d.D), w.wq = F32(&c, d.D * qw), w.wk = F32(&c, d.D * kw), w.wv = F32(&c, d.D * kw);
+  w.bq = (const float *)next_buf(&c, qw, !bias), w.bk = (const float *)next_buf(&c, kw, !bias);
+  w.bv = (const float *)next_buf(&c, kw, !bias);
+  if (!bias) w.bq = w.bk = w.bv = NULL;
+  w.wo = F32(&c, qw * d.D), w.ln2 = F32(&c, d.D), w.wg = F32(&c, d.D * d.mlp), w.wu = F32(&c, d.D * d.mlp);
+  w.wd = F32(&c, d.mlp * d.D);
+  float *cacheK = F32(&c, d.B * d.cap * kw), *cacheV = F32(&c, d.B * d.cap * kw);
+  const float *mask = (const float *)next_buf(&c, d.B * d.cap, 1);
+  const float *cs = F32(&c, d.maxPos * d.hd), *sn = F32(&c, d.maxPos * d.hd);
+  float *out = F32(&c, d.B * d.D);
+  if (!c.ok) return NULL;
+  return boolean(env, decode_layer(&d, &w, h, cacheK, cacheV, mask, cs, sn, out));
+}
+
 napi_status fused_register(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"rmsnormFwd", NULL, js_rmsnorm_fwd, NULL, NULL, NULL, napi_default, NULL},
@@ -268,6 +297,7 @@ napi_status fused_register(napi_env env, napi_value exports) {
       {"logprobBwd", NULL, js_logprob_bwd, NULL, NULL, NULL, napi_default, NULL},
       {"adamw", NULL, js_adamw, NULL, NULL, NULL, napi_default, NULL},
       {"sumSquares", NULL, js_sum_squares, NULL, NULL, NULL, napi_default, NULL},
+      {"decodeLayer", NULL, js_decode_layer, NULL, NULL, NULL, napi_default, NULL},
   };
   return napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
 }

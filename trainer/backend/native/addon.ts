@@ -49,6 +49,11 @@ export interface BlasAddon {
   logprobBwd(N: number, V: number, ...bufs: Buf[]): void;
   adamw(n: number, lr: number, b1: number, b2: number, eps: number, wd: number, bc1: number, bc2: number, clip: number, ...bufs: Buf[]): void;
   sumSquares(n: number, x: Float32Array, xOff: number): number;
+  /** false: position outside the cache or rotary table. Writes row `past` of the two cache buffers in place. */
+  decodeLayer(
+    B: number, D: number, H: number, KV: number, hd: number, mlp: number, past: number, cap: number, maxPos: number,
+    eps: number, scale: number, hasBias: number, ...bufs: (Buf | null)[]
+  ): boolean;
 }
 
 /** A buffer argument is two arguments: the typed array and an element offset into it. */

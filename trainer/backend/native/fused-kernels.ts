@@ -19,6 +19,7 @@ export const FUSED = {
   tokenLogProb: "RolloutLabTokenLogProb",
   tokenLogProbGrad: "RolloutLabTokenLogProbGrad",
   adamW: "RolloutLabAdamW",
+  decodeLayer: "RolloutLabDecodeLayer",
 } as const;
 
 type DataId = object;
@@ -30,6 +31,18 @@ interface WasmBackend {
 }
 type Params = Parameters<tf.KernelFunc>[0];
 type Inputs = Record<string, tf.TensorInfo | undefined>;
+
+export interface DecodeLayerAttrs {
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+  /** Tokens already in the cache: the new token's position. */
+  past: number;
+  eps: number;
+}
+
+/** Inputs of the decode-layer kernel, in the order the addon takes them (bq/bk/bv and keyMask optional). */
+const DECODE_INPUTS = ["h", "ln1", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "ln2", "wg", "wu", "wd", "cacheK", "cacheV", "keyMask", "cos", "sin"];
 
 export interface AttentionAttrs {
   B: number;
@@ -159,12 +172,36 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
         addon.adamw(n, a.lr, a.b1, a.b2, a.eps, a.wd, a.bc1, a.bc2, a.clip, h, at(pi), h, at(m), h, at(v), h, at(g), h, at(p2), h, at(m2), h, at(v2)),
       );
     },
+    // One decoder layer for one new token per row; writes row `past` of the cacheK / cacheV inputs in place, which
+    // only trainer/policy/native-decoder.ts passes (buffers it allocated and nothing else reads).
+    [FUSED.decodeLayer]: (p) => {
+      const inputs = p.inputs as Inputs;
+      const a = attrsOf<DecodeLayerAttrs>(p);
+      const [B, D] = inputs.h!.shape;
+      const cap = inputs.cacheK!.shape[1];
+      const [maxPos] = inputs.cos!.shape;
+      const mlp = inputs.wg!.shape[1];
+      const present = DECODE_INPUTS.filter((n) => inputs[n] !== undefined);
+      return onHeap(
+        p, present, [[B, D]],
+        (h, at, ins, [out]) => {
+          const buf = (name: string): [Float32Array | null, number] => {
+            const i = present.indexOf(name);
+            return i < 0 ? [null, 0] : [h, at(ins[i])];
+          };
+          const bias = inputs.bq !== undefined;
+          const args = DECODE_INPUTS.flatMap((n) => buf(n));
+          return addon.decodeLayer(B, D, a.heads, a.kvHeads, a.headDim, mlp, a.past, cap, maxPos, a.eps, 1 / Math.sqrt(a.headDim), bias ? 1 : 0, ...args, h, at(out));
+        },
+        `decode position ${a.past} is outside the cache (${cap}) or rotary table (${maxPos})`,
+      );
+    },
   };
 }
 
 /** Whether this addon build has the fused kernels (an addon built before they existed does not). */
 export function hasFusedKernels(addon: BlasAddon): boolean {
-  return typeof addon.attnFwd === "function" && typeof addon.adamw === "function";
+  return typeof addon.attnFwd === "function" && typeof addon.decodeLayer === "function";
 }
 
 /** Registers the fused kernels on the wasm backend; returns their names. */

@@ -70,7 +70,7 @@ function parseTurn(text: string, turn: number): Parsed {
   return { kind: "reply", text: reply };
 }
 
-function systemPrompt(task: BfclTaskData, style: ToolPromptStyle): string {
+export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle): string {
   return [
     "You are an expert in composing functions. You are given a question and a set of possible functions; make one or more function calls to achieve the purpose.",
     "Call functions with the format below, or write them in Python syntax, e.g. [func_name1(param=value), func_name2(param=value)].",
@@ -120,7 +120,7 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
 
   return {
     async reset() {
-      return [{ role: "system", source: "system", content: systemPrompt(task, deps.toolStyle), turn: 0 }, ...userMessages(0, 0)];
+      return [{ role: "system", source: "system", content: bfclSystemPrompt(task, deps.toolStyle), turn: 0 }, ...userMessages(0, 0)];
     },
 
     async step(policyText, turn) {

@@ -13,6 +13,7 @@ import { BFCL_API_CLASSES } from "./apis";
 import { loadBfclDataset, parseBfclEntry, type BfclTaskData } from "./bfcl-format";
 import { createBfclEpisode, runGroundTruth, type GroundTruthRun } from "./bfcl-episode";
 import { bfclTags } from "./curriculum";
+import { bfclDemonstration } from "./bfcl-demonstrations";
 
 /** The `bfcl` section of a run config. */
 export const BfclConfigSchema = z
@@ -62,6 +63,11 @@ export function createBfclEnvironment(config: BfclEnvironmentOptions | Record<st
   const { rewardMode, toolStyle } = parsed.data;
   const builtin = builtinTasks();
   const gtCache = new Map<string, GroundTruthRun>();
+  const groundTruthOf = (task: Task<BfclTaskData>): GroundTruthRun => {
+    let gt = gtCache.get(task.id);
+    if (!gt) gtCache.set(task.id, (gt = runGroundTruth(task.data)));
+    return gt;
+  };
   return {
     name: "bfcl",
     description:
@@ -73,15 +79,14 @@ export function createBfclEnvironment(config: BfclEnvironmentOptions | Record<st
       const { entries } = await loadBfclDataset(dir);
       return entries.map((data) => ({ id: `bfcl-${data.entryId}`, split: "train", tags: bfclTags(data), data }));
     },
+    async demonstrations(tasks) {
+      return tasks.flatMap((task) => bfclDemonstration(task, groundTruthOf(task), toolStyle) ?? []);
+    },
     createEpisode(task, ctx) {
       return createBfclEpisode(task.data, ctx, {
         rewardMode,
         toolStyle,
-        groundTruth: () => {
-          let gt = gtCache.get(task.id);
-          if (!gt) gtCache.set(task.id, (gt = runGroundTruth(task.data)));
-          return gt;
-        },
+        groundTruth: () => groundTruthOf(task),
       });
     },
   };

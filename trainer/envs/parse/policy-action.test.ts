@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parsePolicyAction, formatToolsPrompt, formatErrorObservation, type PolicyAction } from "./index";
+import { parsePolicyAction, formatToolCallText, formatToolsPrompt, formatErrorObservation, type PolicyAction } from "./index";
 
 function action(text: string): PolicyAction {
   const r = parsePolicyAction(text);
@@ -105,4 +105,13 @@ test("tool schemas are rendered into the system prompt in each style", () => {
   assert.match(hermes, /<tool_call>/);
   assert.match(formatToolsPrompt(tools, "bracket"), /- get_order: Look up an order\./);
   assert.match(formatToolsPrompt([], "json"), /no tools/);
+});
+
+test("a call written in each prompt style by formatToolCallText parses back to the same call", () => {
+  for (const style of ["hermes", "json", "bracket"] as const) {
+    const r = parsePolicyAction(formatToolCallText("FindRestaurants", { city: "Palo Alto", cuisine: "Italian" }, style));
+    assert.ok(r.ok, style);
+    const call = r.action.kind === "tool_calls" ? r.action.calls[0] : r.action.kind === "action" ? r.action.call : undefined;
+    assert.deepEqual({ name: call?.name, arguments: call?.arguments }, { name: "FindRestaurants", arguments: { city: "Palo Alto", cuisine: "Italian" } }, style);
+  }
 });

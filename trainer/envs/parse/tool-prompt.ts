@@ -42,3 +42,19 @@ export function formatToolsPrompt(tools: readonly ToolSchema[], style: ToolPromp
       ].join("\n");
   }
 }
+
+/**
+ * One call written the way `formatToolsPrompt(…, style)` tells the policy to write it (gold demonstrations use it);
+ * `parsePolicyAction` reads each form back as the same call.
+ */
+export function formatToolCallText(name: string, args: Record<string, unknown>, style: ToolPromptStyle = "hermes"): string {
+  const call = JSON.stringify({ name, arguments: args });
+  switch (style) {
+    case "hermes":
+      return `<tool_call>\n${call}\n</tool_call>`;
+    case "json":
+      return call;
+    case "bracket":
+      return `[action] ${name}(${JSON.stringify(args)})`;
+  }
+}

@@ -13,6 +13,7 @@ import { loadSgdCorpus, type SgdDialogue } from "./sgd-format";
 import { recordedCallsOf, tasksFromCorpus, type RecordedCall, type SgdTask, type SgdTaskData } from "./sgd-task";
 import { mergeTemplates, mineUserTemplates, type UserTemplates } from "./user-templates";
 import { createSgdEpisode } from "./sgd-episode";
+import { sgdDemonstrations } from "./sgd-demonstrations";
 
 /** The `sgd` section of a run config. */
 export const SgdConfigSchema = z
@@ -60,6 +61,10 @@ export function createSgdEnvironment(config: SgdEnvironmentOptions | Record<stri
       recordings = corpus.flatMap(recordedCallsOf);
       templates = mergeTemplates(mineUserTemplates(corpus), builtin.templates);
       return tasksFromCorpus(loaded, dir);
+    },
+    // The real dialogues' SYSTEM side, for tasks of a loaded corpus: the builtin tasks have no recorded dialogue.
+    async demonstrations(tasks) {
+      return sgdDemonstrations(tasks, corpus, opts.toolStyle as ToolPromptStyle);
     },
     createEpisode(task, ctx) {
       const services = new Set(task.data.services.map((s) => s.name));

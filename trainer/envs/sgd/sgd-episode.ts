@@ -5,7 +5,7 @@
  */
 import type { ConversationMessage } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, StepResult } from "../types";
-import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, toolCallIdPrefix, type ToolPromptStyle } from "../parse";
+import { formatErrorObservation, parsePolicyAction, toolCallIdPrefix, type ToolPromptStyle } from "../parse";
 import type { EpisodeEndReason, ToolCall } from "../../../lib/conversation";
 import type { SgdDialogue } from "./sgd-format";
 import type { RecordedCall, SgdTaskData } from "./sgd-task";
@@ -16,7 +16,7 @@ import { createOfflineUserState, offlineUserReply, openingUtterance, STOP_TOKEN 
 import { buildUserSystemPrompt, userSideMessages } from "./user-prompt";
 import { selectFewShotDialogues } from "./few-shot";
 import { judgeEpisode, type JudgeFacts } from "./sgd-judge";
-import { sgdToolSchemas } from "./sgd-tools";
+import { formatToolResults, sgdSystemPrompt } from "./sgd-tools";
 
 export interface SgdEpisodeOptions {
   /** Real dialogues for few-shot user prompts (none for builtin tasks without a loaded corpus). */
@@ -97,24 +97,13 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
   function runCall(call: ToolCall, turn: number): ConversationMessage {
     const response = mocker.call(call.name, call.arguments);
     calls.push({ call, response });
-    const content = response.ok
-      ? JSON.stringify({ count: response.results.length, results: response.results.slice(0, 5) })
-      : JSON.stringify({ error: response.error });
+    const content = response.ok ? formatToolResults(response.results) : JSON.stringify({ error: response.error });
     return { role: "tool", source: "tool", content, turn, toolCallId: call.id, name: call.name };
   }
 
   return {
     async reset() {
-      const tools = formatToolsPrompt(sgdToolSchemas(task.services), opts.toolStyle);
-      history.push({
-        role: "system",
-        source: "system",
-        turn: 0,
-        content:
-          "You are a virtual assistant that helps users through online services. Today is Friday, March 1st, 2019. " +
-          "Ask for details the user has not given, call a service to search or book (confirm bookings with the user " +
-          "first), and tell the user what you found. When the user has everything they need, say goodbye.\n\n" + tools,
-      });
+      history.push({ role: "system", source: "system", turn: 0, content: sgdSystemPrompt(task.services, opts.toolStyle) });
       history.push(await askUser(0, null));
       return [...history];
     },

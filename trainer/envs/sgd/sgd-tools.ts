@@ -3,12 +3,31 @@
  * the schema's slot descriptions (categorical slots list their allowed values). Intent names are unique within a
  * service; if two services of one task share an intent name the function is qualified as `Service.Intent`.
  */
-import type { ToolSchema } from "../parse";
+import { formatToolsPrompt, type ToolPromptStyle, type ToolSchema } from "../parse";
 import type { SgdService } from "./sgd-format";
 
+/** The function name the policy uses for `intent` of `service` among a task's services. */
+export function sgdToolName(services: SgdService[], service: string, intent: string): string {
+  const sharing = services.filter((s) => s.intents.some((i) => i.name === intent)).length;
+  return sharing > 1 ? `${service}.${intent}` : intent;
+}
+
+/** The policy's system prompt for a task: the assistant's brief and its tools. */
+export function sgdSystemPrompt(services: SgdService[], toolStyle: ToolPromptStyle): string {
+  return (
+    "You are a virtual assistant that helps users through online services. Today is Friday, March 1st, 2019. " +
+    "Ask for details the user has not given, call a service to search or book (confirm bookings with the user " +
+    "first), and tell the user what you found. When the user has everything they need, say goodbye.\n\n" +
+    formatToolsPrompt(sgdToolSchemas(services), toolStyle)
+  );
+}
+
+/** What the policy sees after a successful service call (at most 5 rows, plus how many there were). */
+export function formatToolResults(results: Record<string, string>[]): string {
+  return JSON.stringify({ count: results.length, results: results.slice(0, 5) });
+}
+
 export function sgdToolSchemas(services: SgdService[]): ToolSchema[] {
-  const counts = new Map<string, number>();
-  for (const s of services) for (const i of s.intents) counts.set(i.name, (counts.get(i.name) ?? 0) + 1);
   return services.flatMap((s) =>
     s.intents.map((intent): ToolSchema => {
       const properties: Record<string, unknown> = {};
@@ -20,7 +39,7 @@ export function sgdToolSchemas(services: SgdService[]): ToolSchema[] {
         properties[slotName] = prop;
       }
       return {
-        name: (counts.get(intent.name) ?? 0) > 1 ? `${s.name}.${intent.name}` : intent.name,
+        name: sgdToolName(services, s.name, intent.name),
         description: `${intent.description} (${s.name}: ${s.description})${intent.isTransactional ? " Makes a booking or transaction; confirm with the user first." : ""}`,
         parameters: { type: "object", properties, required: intent.requiredSlots },
       };

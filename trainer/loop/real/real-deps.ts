@@ -5,6 +5,7 @@
  *
  * Token ids for the update are the chat template rendered over the final conversation (byte tokenizer: rendering
  * is exact), keeping the last `maxPositions` tokens; old log-probs are recomputed by the updater.
+ * Optional stages: the SFT warm-start (sft-warm-start.ts) and KL in the reward (kl-in-reward.ts).
  */
 import path from "node:path";
 import { readdirSync, rmSync, statSync } from "node:fs";
@@ -26,6 +27,8 @@ import type { LoopDeps, RolloutSample } from "../types";
 import { loadPolicy } from "./load-policy";
 import { multiTurnTokenAdvantages, tokenTurnIdsOf, turnRewardsOf } from "./turn-credit";
 import { checkpointDirName, loadCheckpoint as loadSafetensorsCheckpoint, saveCheckpoint as saveSafetensorsCheckpoint } from "../../checkpoint/checkpoint";
+import { createKlInRewardScorer } from "./kl-in-reward";
+import { createSftWarmStart, referenceDirOf } from "./sft-warm-start";
 
 export interface PolicySample {
   tokens: number[];
@@ -57,9 +60,6 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   backendOnce ??= selectBackend();
   const backend = await backendOnce;
 
-  // Settings the schema accepts but this trainer cannot honour yet fail the run loudly rather than being ignored.
-  if (config.grpo.klInReward) throw new Error("grpo.klInReward is not implemented by the trainer yet; use the KL loss term (klInReward: false) instead.");
-  if (config.grpo.sftWarmupSteps > 0) throw new Error("grpo.sftWarmupSteps needs demonstration trajectories, which no environment provides yet; set it to 0.");
   const env = getEnvironment(config.environment, config.environmentOptions);
   let tasks: Task[];
   if (config.dataset.path) {
@@ -102,6 +102,12 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   const deps: LoopDeps<PolicySample> = {
     trainTasks,
     evalTasks,
+    adjustScores:
+      config.grpo.klInReward && reference ? createKlInRewardScorer(model, reference, { coef: config.grpo.klCoef, estimator: config.grpo.klEstimator }) : undefined,
+    warmStart:
+      config.grpo.sftWarmupSteps > 0
+        ? createSftWarmStart({ config, env, trainTasks, model, optimizer, tokenizer: tok, reference, checkpointDir })
+        : undefined,
     async runGroup(req) {
       const jobs = Array.from({ length: req.size }, (_, i) => {
         const rng = new Rng(req.seed + i);
@@ -183,6 +189,8 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
     },
     async loadCheckpoint(location) {
       await loadSafetensorsCheckpoint(location, model, optimizer);
+      // After a warm-start the KL reference is the warm-started policy, which no checkpoint-* folder holds.
+      if (reference && config.grpo.sftWarmupSteps > 0) await loadSafetensorsCheckpoint(referenceDirOf(checkpointDir), reference);
     },
     async deleteCheckpoint(location) {
       rmSync(location, { recursive: true, force: true });

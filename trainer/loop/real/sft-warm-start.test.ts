@@ -1,0 +1,113 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { ConversationMessage } from "../../../lib/conversation";
+import { parseRunConfig } from "../../../lib/run-config";
+import { getEnvironment } from "../../envs/registry";
+import type { Demonstration, Environment, EpisodeContext, LlmChat, Task } from "../../envs/types";
+import { ByteTokenizer } from "../../policy/tokenizer/byte";
+import { loadDemonstrations, tokeniseDemonstrations } from "./sft-warm-start";
+
+const tok = new ByteTokenizer();
+const SGD_TRAIN = path.resolve(process.cwd(), "../shared/data/sgd/train");
+const offline: LlmChat = { chat: async (req) => ({ text: req.offline ? await req.offline() : "", callId: "offline" }) };
+const ctx = (): EpisodeContext => ({ seed: 1, llm: offline, maxTurns: 100 });
+
+/** Plays a demonstration's assistant messages through a real episode of its task. */
+async function replay(env: Environment, task: Task, demo: Demonstration) {
+  const ep = env.createEpisode(task, ctx());
+  const seen: ConversationMessage[] = await ep.reset();
+  let turn = 0;
+  for (const m of demo.messages.filter((x) => x.role === "assistant")) {
+    const r = await ep.step(m.content, turn++);
+    seen.push(...r.observations);
+    if (r.done) break;
+  }
+  return { seen, evaluation: await ep.evaluate("agent_finished") };
+}
+
+/** The text of the trained tokens (assistant content and its end-of-turn marker). */
+const trainedText = (tokens: number[], mask: number[]) => tok.decode(tokens.filter((_, i) => mask[i] === 1));
+
+test("guess-number: binary-search demonstrations are what an episode shows, solve every task and train only the guesses", async () => {
+  const env = getEnvironment("guess-number");
+  const tasks = env.builtinTasks();
+  const demos = await env.demonstrations!(tasks);
+  assert.equal(demos.length, tasks.length);
+  for (const [i, demo] of demos.entries()) {
+    const { seen, evaluation } = await replay(env, tasks[i], demo);
+    assert.deepEqual(seen.map((m) => m.content), demo.messages.filter((m) => m.role === "user").map((m) => m.content), "same feedback as the environment gives");
+    assert.equal(evaluation.components.solved, 1);
+    assert.ok(evaluation.components.turns <= 4, "binary search solves 1-8 in at most 4 guesses");
+  }
+  const { examples, truncated } = tokeniseDemonstrations(tok, demos, 512);
+  assert.equal(truncated, 0);
+  const ex = examples[tasks.findIndex((t) => (t.data as { secret: number }).secret === 7)];
+  assert.ok(ex.lossMask.some((m) => m === 1));
+  assert.equal(trainedText(ex.tokens, ex.lossMask), "4<|im_end|>6<|im_end|>7<|im_end|>", "only the policy's guesses are trained");
+});
+
+test("sgd: the real dialogues' SYSTEM side becomes assistant turns whose service calls the episode answers", async () => {
+  const env = getEnvironment("sgd");
+  const tasks = (await env.loadTasks!(SGD_TRAIN)).slice(0, 20);
+  const demos = await env.demonstrations!(tasks);
+  assert.equal(demos.length, tasks.length, "every corpus task has its dialogue");
+  const d = demos.find((x) => x.taskId === "sgd-1_00000")!;
+  assert.equal(d.messages[0].role, "system");
+  assert.match(d.messages[1].content, /./, "opens with the real user's utterance");
+  const call = d.messages.find((m) => m.role === "assistant" && m.content.includes("<tool_call>"))!;
+  assert.match(call.content, /"name":"FindRestaurants"/);
+  const task = tasks.find((t) => t.id === "sgd-1_00000")!;
+  const ep = env.createEpisode(task, ctx());
+  await ep.reset();
+  const r = await ep.step(call.content, 0);
+  assert.equal(r.observations[0].role, "tool");
+  assert.ok((JSON.parse(r.observations[0].content) as { count: number }).count > 0, "the recorded call is answered from its recording");
+  const { examples } = tokeniseDemonstrations(tok, demos, 100_000);
+  assert.equal(examples.length, demos.length);
+  const text = trainedText(examples[0].tokens, examples[0].lossMask);
+  assert.ok(text.length > 0 && !text.includes("You are a virtual assistant"), "system prompt and user turns are context, not trained");
+});
+
+test("bfcl: replaying the ground-truth demonstrations through the episode earns full reward", async () => {
+  const env = getEnvironment("bfcl");
+  const tasks = env.builtinTasks();
+  const demos = await env.demonstrations!(tasks);
+  assert.equal(demos.length, tasks.length);
+  for (const [i, demo] of demos.entries()) {
+    const { evaluation } = await replay(env, tasks[i], demo);
+    assert.equal(evaluation.reward, 1, `${tasks[i].id}: ${evaluation.reasoning}`);
+  }
+});
+
+test("tokenising keeps the end of a demonstration longer than the context and drops one with no assistant token left", () => {
+  const long: Demonstration = { messages: [{ role: "user", content: "x".repeat(300) }, { role: "assistant", content: "42" }] };
+  const earlyOnly: Demonstration = { messages: [{ role: "assistant", content: "hi" }, { role: "user", content: "y".repeat(300) }] };
+  const { examples, truncated } = tokeniseDemonstrations(tok, [long, earlyOnly], 64);
+  assert.equal(truncated, 2);
+  assert.equal(examples.length, 1);
+  assert.equal(examples[0].tokens.length, 64);
+  assert.equal(trainedText(examples[0].tokens, examples[0].lossMask), "42<|im_end|>");
+});
+
+test("the demonstrations file wins over the environment; without either the run fails saying what to do", async () => {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "rl-sft-")), "demos.jsonl");
+  writeFileSync(file, `${JSON.stringify({ messages: [{ role: "user", content: "Guess 1-8" }, { role: "assistant", content: "4" }] })}\n`);
+  const guess = getEnvironment("guess-number");
+  const fromFile = await loadDemonstrations(parseRunConfig({ environment: "guess-number", dataset: { demonstrationsPath: file }, grpo: { sftWarmupSteps: 2 } }), guess, guess.builtinTasks());
+  assert.equal(fromFile.demos.length, 1);
+  assert.equal(fromFile.source, file);
+
+  const sgd = getEnvironment("sgd");
+  await assert.rejects(
+    loadDemonstrations(parseRunConfig({ environment: "sgd", grpo: { sftWarmupSteps: 2 } }), sgd, sgd.builtinTasks()),
+    /no demonstrations: environment "sgd" has no gold trajectories for its 8 training tasks\. Set dataset\.demonstrationsPath to a JSONL file .* or set grpo\.sftWarmupSteps to 0\./,
+  );
+  const userrl = getEnvironment("userrl-turtle");
+  await assert.rejects(
+    loadDemonstrations(parseRunConfig({ environment: "userrl-turtle", grpo: { sftWarmupSteps: 2 } }), userrl, userrl.builtinTasks()),
+    /environment "userrl-turtle" cannot provide gold trajectories/,
+  );
+});

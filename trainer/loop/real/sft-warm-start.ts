@@ -1,0 +1,130 @@
+/**
+ * The SFT warm-start of a real run (grpo.sftWarmupSteps): behaviour cloning on demonstrations before the first GRPO
+ * step, as verl / TRL / OpenRLHF recipes start RL from an SFT model. Runs once per fresh run (the loop never calls
+ * it on resume: the checkpoint's weights already contain it).
+ *
+ *   demonstrations   dataset.demonstrationsPath (OpenAI chat JSONL), else the environment's gold trajectories
+ *   tokens           the policy's chat template; only assistant tokens are trained; the last maxPositions kept
+ *   steps            sftWarmupSteps optimizer steps of minibatchSize demonstrations, cycling (update/sft.ts)
+ *   reference        with a KL term, the reference becomes the warm-started policy and is saved for resumes
+ */
+import path from "node:path";
+import type { RunConfig } from "../../../lib/run-config";
+import { saveCheckpoint } from "../../checkpoint/checkpoint";
+import { loadDemonstrationsJsonl } from "../../envs/demonstrations-jsonl";
+import type { Demonstration, Environment, Task } from "../../envs/types";
+import type { DecoderLM } from "../../policy/model";
+import type { AdamW } from "../../policy/optimizer";
+import { Rng } from "../../policy/rng";
+import { renderChat } from "../../policy/tokenizer/chat-template";
+import type { Tokenizer } from "../../policy/tokenizer/types";
+import { runSftSteps, type Demonstration as TokenDemonstration } from "../../update/sft";
+import type { StopControl, WarmStartReport } from "../types";
+
+/** Where the warm-started KL reference is kept (next to the run's checkpoint-* folders, never pruned). */
+export const referenceDirOf = (checkpointDir: string) => path.join(checkpointDir, "kl-reference");
+
+export interface LoadedDemonstrations {
+  demos: Demonstration[];
+  /** Where they came from, for the run's event log. */
+  source: string;
+}
+
+export async function loadDemonstrations(config: RunConfig, env: Environment, trainTasks: Task[]): Promise<LoadedDemonstrations> {
+  const file = config.dataset.demonstrationsPath;
+  if (file) return { demos: await loadDemonstrationsJsonl(file), source: file };
+  const demos = env.demonstrations ? await env.demonstrations(trainTasks) : [];
+  if (demos.length === 0) {
+    const why = env.demonstrations ? "has no gold trajectories for" : "cannot provide gold trajectories for";
+    throw new Error(
+      `grpo.sftWarmupSteps is ${config.grpo.sftWarmupSteps} but there are no demonstrations: environment "${env.name}" ${why} its ${trainTasks.length} training tasks. ` +
+        `Set dataset.demonstrationsPath to a JSONL file of chats ({"messages": [{"role": "user", "content": "..."}, {"role": "assistant", "content": "..."}]}) or set grpo.sftWarmupSteps to 0.`,
+    );
+  }
+  return { demos, source: `environment "${env.name}"` };
+}
+
+/** Chat template ids + assistant-only loss mask, keeping the end when longer than the model's context. */
+export function tokeniseDemonstrations(tok: Tokenizer, demos: Demonstration[], maxPositions: number): { examples: TokenDemonstration[]; truncated: number } {
+  let truncated = 0;
+  const examples = demos.flatMap((d) => {
+    const turns = d.messages.map((m) => ({ role: m.role, content: m.content, source: m.role === "assistant" && m.train !== false ? "policy" : "demonstration" }));
+    const r = renderChat(tok, turns);
+    if (r.ids.length > maxPositions) truncated++;
+    const example = { tokens: r.ids.slice(-maxPositions), lossMask: r.lossMask.slice(-maxPositions) };
+    return example.lossMask.some((m) => m > 0) ? [example] : [];
+  });
+  return { examples, truncated };
+}
+
+export interface SftWarmStartInput {
+  config: RunConfig;
+  env: Environment;
+  trainTasks: Task[];
+  model: DecoderLM;
+  /** The GRPO optimizer: sharing it keeps Adam's moments warm (see tasks/train-guess.ts for the measured effect). */
+  optimizer: AdamW;
+  tokenizer: Tokenizer;
+  /** The frozen KL reference, when the run has a KL term. */
+  reference?: DecoderLM;
+  checkpointDir: string;
+}
+
+export function createSftWarmStart(input: SftWarmStartInput): (control: StopControl) => Promise<WarmStartReport> {
+  const { config, model, reference } = input;
+  return async (control) => {
+    const t0 = performance.now();
+    const { demos, source } = await loadDemonstrations(config, input.env, input.trainTasks);
+    const maxPositions = model.config.maxPositions;
+    const { examples, truncated } = tokeniseDemonstrations(input.tokenizer, demos, maxPositions);
+    if (examples.length === 0) {
+      throw new Error(`None of the ${demos.length} demonstrations from ${source} has an assistant token within the model's last ${maxPositions} positions; shorten them or use a model with a longer context.`);
+    }
+    const steps = await runSftSteps(
+      model,
+      input.optimizer,
+      examples,
+      { steps: config.grpo.sftWarmupSteps, batchSize: config.grpo.minibatchSize, shouldStop: () => control.reason() !== null },
+      new Rng(config.seed * 7919 + 104_729),
+    );
+    if (reference) {
+      // verl / TRL take the reference policy to be the model RL starts from: after a warm-start, the SFT model.
+      const merged = model.frozenCopy();
+      reference.copyWeightsFrom(merged);
+      merged.dispose();
+      await saveCheckpoint(referenceDirOf(input.checkpointDir), { model: reference, state: { step: 0, rngState: 0, dataCursor: 0, role: "kl-reference" } });
+    }
+    const losses = steps.filter((s) => s.applied && Number.isFinite(s.loss)).map((s) => s.loss);
+    const seconds = (performance.now() - t0) / 1000;
+    const metrics: Record<string, number> = { "time/sft_s": seconds };
+    if (losses.length) {
+      metrics["sft/loss_first"] = losses[0];
+      metrics["sft/loss_last"] = losses[losses.length - 1];
+    }
+    const lossText = losses.length ? `loss ${losses[0].toFixed(3)} → ${losses[losses.length - 1].toFixed(3)}` : "no step applied";
+    const notes = [
+      truncated ? `${truncated} truncated to the last ${maxPositions} tokens` : "",
+      examples.length < demos.length ? `${demos.length - examples.length} skipped (no assistant token left)` : "",
+    ].filter(Boolean);
+    return {
+      metrics,
+      events: [
+        {
+          level: "info",
+          message: `SFT warm-start: ${steps.length} steps on ${examples.length} demonstrations from ${source}, ${lossText}${notes.length ? ` (${notes.join("; ")})` : ""}.`,
+          data: {
+            steps: steps.length,
+            skippedSteps: steps.filter((s) => !s.applied).length,
+            demonstrations: examples.length,
+            batchSize: Math.min(config.grpo.minibatchSize, examples.length),
+            source,
+            lossFirst: losses[0] ?? null,
+            lossLast: losses[losses.length - 1] ?? null,
+            truncated,
+            seconds,
+          },
+        },
+      ],
+    };
+  };
+}
