@@ -88,17 +88,22 @@ test("fused decoder = stock ops: log-probs, entropies and the gradient of every 
   model.dispose();
 });
 
-test("fused path: KV-cache sampling of left-padded prompts equals full recomputation, no leaked tensors", { skip: !built }, async () => {
-  await tryEnableNativeKernels("wasm");
-  const model = new DecoderLM(CONFIG, { seed: 5, initStd: 0.2 });
-  const prompts = [[10, 20, 30, 40, 50, 11, 12], [60, 7], [1, 2, 3]];
-  const before = tf.memory().numTensors;
-  const samples = generate(model, prompts, { maxNewTokens: 14, temperature: 1, rng: new Rng(3) });
-  assert.equal(tf.memory().numTensors, before, "sampling leaked tensors");
-  const full = computeLogProbs(model, prompts.map((p, i) => [...p, ...samples[i].tokens]));
-  samples.forEach((s, i) => assertClose(s.logprobs, full[i].slice(prompts[i].length), `row ${i} sampled log-probs`, 1e-4));
-  model.dispose();
-});
+for (const [label, config] of [
+  ["Llama layout", CONFIG],
+  ["Qwen2 layout (q/k/v biases, tied embeddings)", { ...CONFIG, attentionBias: true, tieEmbeddings: true }],
+] as const) {
+  test(`fused path, ${label}: native KV-cache decoding of left-padded prompts equals full recomputation, no leaks`, { skip: !built }, async () => {
+    await tryEnableNativeKernels("wasm");
+    const model = new DecoderLM(config, { seed: 5, initStd: 0.2 });
+    const prompts = [[10, 20, 30, 40, 50, 11, 12], [60, 7], [1, 2, 3]];
+    const before = tf.memory().numTensors;
+    const samples = generate(model, prompts, { maxNewTokens: 14, temperature: 1, rng: new Rng(3) });
+    assert.equal(tf.memory().numTensors, before, "sampling leaked tensors");
+    const full = computeLogProbs(model, prompts.map((p, i) => [...p, ...samples[i].tokens]));
+    samples.forEach((s, i) => assertClose(s.logprobs, full[i].slice(prompts[i].length), `row ${i} sampled log-probs`, 1e-4));
+    model.dispose();
+  });
+}
 
 test("fused AdamW with clipping and weight decay = the stock update, step after step", { skip: !built }, async () => {
   const run = () => {
