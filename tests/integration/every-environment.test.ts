@@ -49,7 +49,10 @@ for (const env of ENVIRONMENT_CATALOG) {
       assert.ok(t.status === "unscored" ? t.reward === null : typeof t.reward === "number");
       if (t.status !== "unscored" && t.status !== "error") assert.ok(Object.keys(t.rewardComponents as object).length > 0, "reward components recorded");
     }
-    const keys = await db.prisma.metricPoint.findMany({ where: { runId }, select: { key: true } });
+    const keys = await db.prisma.metricPoint.findMany({ where: { runId }, select: { key: true, value: true } });
     assert.ok(keys.some((k) => k.key === "reward/mean") || trajectories.every((t) => t.reward === null));
+    // the group's two episodes wait for the policy together, so their turns are sampled as batches of two
+    const batch = keys.find((k) => k.key === "rollout/policy_batch_mean")?.value;
+    assert.ok(batch !== undefined && batch !== null && batch > 1, `policy turns were batched (mean batch ${batch})`);
   });
 }

@@ -1,15 +1,14 @@
 /**
  * The real pieces behind the loop's seams: the run's environment (trainer/envs registry), the TF.js decoder policy
- * (trainer/policy) sampling each turn, episodes played by trainer/rollout's runEpisode (every simulator / judge call
- * recorded), the GRPO update (trainer/update GrpoUpdater) and policy checkpoints. Built once per claimed run.
+ * (trainer/policy) sampling each turn, groups played by play-group.ts (batched sampling across a group's episodes,
+ * token ids recorded as sampled, every simulator / judge call recorded), the GRPO update (trainer/update
+ * GrpoUpdater) and policy checkpoints. Built once per claimed run.
  *
- * Token ids for the update are the chat template rendered over the final conversation (byte tokenizer: rendering
- * is exact), keeping the last `maxPositions` tokens; old log-probs are recomputed by the updater.
+ * The update trains on the sampled ids (last `maxPositions` tokens); old log-probs are recomputed by the updater.
  * Optional stages: the SFT warm-start (sft-warm-start.ts) and KL in the reward (kl-in-reward.ts).
  */
 import path from "node:path";
 import { readdirSync, rmSync, statSync } from "node:fs";
-import type { ConversationMessage } from "../../../lib/conversation";
 import type { RunConfig } from "../../../lib/run-config";
 import { selectBackend, type BackendReport } from "../../backend/select";
 import { getEnvironment } from "../../envs/registry";
@@ -19,24 +18,16 @@ import type { LlmConfigInput, LlmEndpointConfig } from "../../llm/config";
 import { LlmClient } from "../../llm/client";
 import { AdamW } from "../../policy/optimizer";
 import { Rng } from "../../policy/rng";
-import { generate } from "../../policy/sampling";
-import { endOfTurnId, renderChat, type ChatTurn } from "../../policy/tokenizer/chat-template";
-import { runEpisodes } from "../../rollout/run-episode";
 import { GrpoUpdater } from "../../update/grpo-update";
-import type { LoopDeps, RolloutSample } from "../types";
+import type { LoopDeps } from "../types";
 import { loadPolicy } from "./load-policy";
-import { multiTurnTokenAdvantages, tokenTurnIdsOf, turnRewardsOf } from "./turn-credit";
+import { createGroupPlayer, type PolicySample } from "./play-group";
+import { multiTurnTokenAdvantages } from "./turn-credit";
 import { checkpointDirName, loadCheckpoint as loadSafetensorsCheckpoint, saveCheckpoint as saveSafetensorsCheckpoint } from "../../checkpoint/checkpoint";
 import { createKlInRewardScorer } from "./kl-in-reward";
 import { createSftWarmStart, referenceDirOf } from "./sft-warm-start";
 
-export interface PolicySample {
-  tokens: number[];
-  lossMask: number[];
-  /** Multi-turn credit inputs (grpo.turnCredit): per-policy-turn rewards and each token's policy turn. */
-  turnRewards: number[] | null;
-  tokenTurnIds: number[];
-}
+export type { PolicySample } from "./play-group";
 
 function toLlmConfig(config: RunConfig): LlmConfigInput {
   const ep = (e: RunConfig["llm"]["judge"]): LlmEndpointConfig | undefined =>
@@ -74,7 +65,6 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   const trainTasks = train.length ? train : tasks;
 
   const { model, tokenizer: tok } = await loadPolicy(config);
-  const eot = endOfTurnId(tok);
   const optimizer = new AdamW(model.trainableVariables(), { lr: config.grpo.learningRate, maxGradNorm: 1 });
   const reference = config.grpo.klCoef > 0 ? model.frozenCopy() : undefined;
   const updater = new GrpoUpdater(
@@ -96,8 +86,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
     reference,
   );
   const llm = new LlmClient(toLlmConfig(config));
-  const maxPositions = model.config.maxPositions;
-  const toTurns = (messages: ConversationMessage[]): ChatTurn[] => messages.map((m) => ({ role: m.role, content: m.content, source: m.source }));
+  const player = createGroupPlayer({ config, env, model, tok, llm });
 
   const deps: LoopDeps<PolicySample> = {
     trainTasks,
@@ -108,57 +97,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       config.grpo.sftWarmupSteps > 0
         ? createSftWarmStart({ config, env, trainTasks, model, optimizer, tokenizer: tok, reference, checkpointDir })
         : undefined,
-    async runGroup(req) {
-      const jobs = Array.from({ length: req.size }, (_, i) => {
-        const rng = new Rng(req.seed + i);
-        return {
-          env,
-          task: req.task,
-          maxTurns: config.rollout.maxTurns,
-          ctx: { seed: req.seed + i, llm, signal: req.signal },
-          policy: async (messages: ConversationMessage[]) => {
-            const prompt = renderChat(tok, toTurns(messages), { addGenerationPrompt: true }).ids;
-            const room = maxPositions - config.rollout.maxNewTokens - 1;
-            const [sample] = generate(model, [prompt.slice(-room)], {
-              maxNewTokens: config.rollout.maxNewTokens,
-              temperature: config.rollout.temperature,
-              topP: config.rollout.topP,
-              stopTokenIds: [eot],
-              rng,
-            });
-            return { text: tok.decode(sample.tokens.filter((t) => t !== eot)), tokens: sample.tokens.length, logProbs: sample.logprobs };
-          },
-        };
-      });
-      const episodes = await runEpisodes(jobs, req.size);
-      const samples: RolloutSample<PolicySample>[] = episodes.map((e) => {
-        const rendered = renderChat(tok, toTurns(e.messages));
-        const tokens = rendered.ids.slice(-maxPositions);
-        const lossMask = rendered.lossMask.slice(-maxPositions);
-        const tokenTurnIds = tokenTurnIdsOf(rendered.ids.length, rendered.spans).slice(-maxPositions);
-        const turnRewards = turnRewardsOf(e.messages, e.evaluation?.reward ?? null);
-        const responseTokens = e.policyOutputs.reduce((s, p) => s + (p.tokens ?? 0), 0);
-        return {
-          sample: { tokens, lossMask, turnRewards, tokenTurnIds },
-          record: {
-            reward: e.evaluation?.reward ?? null,
-            components: e.evaluation?.components ?? {},
-            reasoning: e.evaluation?.reasoning ?? null,
-            status: e.status,
-            endReason: e.endReason,
-            error: e.error,
-            numTurns: e.turns,
-            promptTokens: rendered.ids.length - responseTokens,
-            responseTokens,
-            conversation: e.messages,
-            finalState: e.evaluation?.finalState,
-            expectedState: e.evaluation?.expectedState,
-            llmCalls: e.llmCalls,
-          },
-        };
-      });
-      return { samples, rewardSeconds: episodes.reduce((s, e) => s + e.timings.evaluateMs / 1000, 0) };
-    },
+    runGroup: (req) => player.runGroup(req),
     async update(groups, step) {
       // Outcome GRPO broadcasts each sample's group-relative advantage to its tokens; multi-turn credit (UserRL)
       // gives each policy turn its own share instead.
@@ -176,6 +115,8 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       const metrics: Record<string, number> = {};
       for (const [k, v] of Object.entries(report.metrics)) metrics[POLICY_LOSS_METRIC_KEYS[k] ?? (k === "grad_norm" ? "grad/norm" : k)] = v;
       if (report.skippedSteps) metrics["update/skipped_steps"] = report.skippedSteps;
+      const batching = player.takeBatchStats();
+      if (batching) metrics["rollout/policy_batch_mean"] = batching.meanBatch;
       return { metrics };
     },
     async saveCheckpoint(completedSteps, state) {

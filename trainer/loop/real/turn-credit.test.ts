@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ConversationMessage } from "../../../lib/conversation";
 import { parseRunConfig } from "../../../lib/run-config";
-import { multiTurnTokenAdvantages, tokenTurnIdsOf, turnRewardsOf } from "./turn-credit";
+import { multiTurnTokenAdvantages, turnRewardsOf } from "./turn-credit";
 
 const policy = (turn: number, turnReward?: number): ConversationMessage => ({ role: "assistant", source: "policy", turn, content: "x", turnReward });
 const user = (turn: number): ConversationMessage => ({ role: "user", source: "user_simulator", turn, content: "y" });
@@ -11,16 +11,6 @@ test("per-turn rewards come from the environment; a final-only reward lands on t
   assert.deepEqual(turnRewardsOf([user(0), policy(0, 0.2), user(1), policy(1, 0.5)], 0.7), [0.2, 0.5]);
   assert.deepEqual(turnRewardsOf([user(0), policy(0), user(1), policy(1)], 1), [0, 1]);
   assert.equal(turnRewardsOf([user(0), policy(0, 1)], null), null);
-});
-
-test("tokens map to the policy turn that produced them; prompt tokens to -1", () => {
-  const spans = [
-    { start: 0, end: 2, trainable: false },
-    { start: 2, end: 4, trainable: true },
-    { start: 4, end: 5, trainable: false },
-    { start: 5, end: 7, trainable: true },
-  ];
-  assert.deepEqual(tokenTurnIdsOf(7, spans), [-1, -1, 0, 0, -1, 1, 1]);
 });
 
 test("with R2G credit the better trajectory's turns get positive advantages and prompt tokens none", () => {

@@ -18,18 +18,6 @@ export function turnRewardsOf(messages: ConversationMessage[], finalReward: numb
   return rewards;
 }
 
-/** Token → policy-turn index (-1 for tokens the policy did not produce), from the chat template's spans. */
-export function tokenTurnIdsOf(length: number, spans: { start: number; end: number; trainable: boolean }[]): number[] {
-  const ids = new Array<number>(length).fill(-1);
-  let turn = 0;
-  for (const span of spans) {
-    if (!span.trainable) continue;
-    for (let t = span.start; t < span.end && t < length; t++) ids[t] = turn;
-    turn++;
-  }
-  return ids;
-}
-
 export interface CreditSample {
   lossMask: number[];
   turnRewards: number[] | null;
