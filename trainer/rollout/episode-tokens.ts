@@ -18,6 +18,8 @@ export class EpisodeTokens {
   readonly lossMask: number[] = [];
   /** Policy turn of each sampled token, -1 elsewhere (multi-turn credit assignment). */
   readonly turnIds: number[] = [];
+  /** Sampling log-prob of each sampled token, 0 elsewhere (the rollout policy's log-probs, when recorded). */
+  readonly logprobs: number[] = [];
   /** Messages already in `ids`. */
   private consumed = 0;
   private readonly eot: number;
@@ -31,7 +33,7 @@ export class EpisodeTokens {
     if (messages.length < this.consumed) throw new Error("the conversation shrank between policy turns");
     const fresh = messages.slice(this.consumed).map(toTurn);
     const r = this.consumed === 0 ? renderChat(this.tok, fresh, { addGenerationPrompt: true }) : renderContinuation(this.tok, fresh);
-    this.push(r.ids, 0, -1);
+    this.push(r.ids, 0, -1, []);
     this.consumed = messages.length;
     return this.ids;
   }
@@ -40,9 +42,9 @@ export class EpisodeTokens {
    * Records the turn's sampled tokens. A turn cut off by the token budget gets the end-of-turn token so the next
    * observation renders as the template expects, masked out: the policy never chose it.
    */
-  addTurn(sampled: readonly number[], turn: number, stopped: boolean): void {
-    this.push(sampled, 1, turn);
-    if (!stopped) this.push([this.eot], 0, -1);
+  addTurn(sampled: readonly number[], turn: number, stopped: boolean, logprobs: readonly number[] = []): void {
+    this.push(sampled, 1, turn, logprobs);
+    if (!stopped) this.push([this.eot], 0, -1, []);
     this.consumed++; // the policy's own message, which runEpisode appends to the conversation
   }
 
@@ -55,11 +57,12 @@ export class EpisodeTokens {
     return this.lossMask.reduce((s, m) => s + m, 0);
   }
 
-  private push(ids: readonly number[], mask: number, turn: number): void {
-    for (const id of ids) {
+  private push(ids: readonly number[], mask: number, turn: number, logprobs: readonly number[]): void {
+    ids.forEach((id, i) => {
       this.ids.push(id);
       this.lossMask.push(mask);
       this.turnIds.push(turn);
-    }
+      this.logprobs.push(logprobs[i] ?? 0);
+    });
   }
 }

@@ -56,7 +56,7 @@ export function createGroupPlayer(deps: { config: RunConfig; env: Environment; m
         ctx: { seed: req.seed + i, llm, signal: req.signal },
         policy: async (messages, { turn }) => {
           const sample = await sampler.sample(tokens.prompt(messages).slice(-room), rng);
-          tokens.addTurn(sample.tokens, turn, sample.finishReason === "stop");
+          tokens.addTurn(sample.tokens, turn, sample.finishReason === "stop", sample.logprobs);
           return { text: tokens.text(sample.tokens), tokens: sample.tokens.length, logProbs: sample.logprobs };
         },
       });
