@@ -217,7 +217,7 @@ async function steps(): Promise<void> {
     table[label] = { "s/step": +wall.toFixed(3), "cpu s/step": +cpu.toFixed(3), "tokens/s": Math.round(tokens / wall) };
     console.log(`${label}: ${wall.toFixed(3)} s/step (${cpu.toFixed(3)} s CPU)`);
   }
-  console.log(`\nwhole training step, reference shape, median of ${STEPS} (PyTorch CPU + OpenBLAS: ~0.32 s):`);
+  console.log(`\nwhole training step, reference shape, median of ${STEPS} (npm run bench:trainer compares with PyTorch on this machine):`);
   console.table(table);
   if (native && !args.includes("--no-profile")) await profileStep("wasm", "batched");
 }
