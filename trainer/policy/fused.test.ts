@@ -12,7 +12,9 @@ import { loadBlasAddon } from "../backend/native/addon";
 import { DecoderLM } from "./model";
 import type { ModelConfig } from "./config";
 import { padBatch, tokenLogProbs } from "./logprobs";
-import { fusedOpsAvailable, fusedTokenLogProbs } from "./fused";
+import { fusedAttention, fusedOpsAvailable, fusedRope, fusedTokenLogProbs } from "./fused";
+import { attendBatched } from "./attention";
+import { FUSED } from "../backend/native/fused-kernels";
 import { generate } from "./sampling";
 import { computeLogProbs } from "./logprobs";
 import { AdamW, globalGradNorm } from "./optimizer";
@@ -131,11 +133,48 @@ test("fused AdamW with clipping and weight decay = the stock update, step after 
   fused.moments.forEach((m, i) => assertClose(m, stock.moments[i], `second moments ${i}`, 5e-4));
 });
 
-test("fused kernels reject bad input with a clear error instead of reading outside their tables", { skip: !built }, async () => {
+test("fused attention = stock attention at a training shape large enough to run on several threads", { skip: !built }, async () => {
   await tryEnableNativeKernels("wasm");
+  // B*H*T*Tk*hd well above the kernel's threading threshold (2^21), with grouped-query heads
+  const s = { B: 2, T: 128, heads: 4, kvHeads: 2, headDim: 32 };
+  const q = tf.randomNormal([s.B * s.T, s.heads * s.headDim], 0, 1, "float32", 1) as tf.Tensor2D;
+  const k = tf.randomNormal([s.B * s.T, s.kvHeads * s.headDim], 0, 1, "float32", 2) as tf.Tensor2D;
+  const v = tf.randomNormal([s.B * s.T, s.kvHeads * s.headDim], 0, 1, "float32", 3) as tf.Tensor2D;
+  const w = tf.randomNormal([s.B * s.T, s.heads * s.headDim], 0, 1, "float32", 4);
+  const gradsOf = (f: (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.Tensor) =>
+    tf.grads((a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(f(a, b, c), w)))([q, k, v]).map((g) => g.dataSync());
+  const fused = gradsOf((a, b, c) => fusedAttention(a as tf.Tensor2D, b as tf.Tensor2D, c as tf.Tensor2D, { ...s, past: 0 }));
+  const stock = gradsOf((a, b, c) => attendBatched(a as tf.Tensor2D, b as tf.Tensor2D, c as tf.Tensor2D, s).out);
+  ["dq", "dk", "dv"].forEach((name, i) => assertClose(fused[i], stock[i], name, 2e-4));
+  const out = fusedAttention(q, k, v, { ...s, past: 0 }).dataSync();
+  assertClose(out, attendBatched(q, k, v, s).out.dataSync(), "attention output");
+  tf.dispose([q, k, v, w]);
+});
+
+test("fused kernels reject bad input with a clear error, leaving nothing allocated", { skip: !built }, async () => {
+  await tryEnableNativeKernels("wasm");
+  const dataIds = () => tf.engine().backend.numDataIds();
+  const before = dataIds();
   const logits = tf.randomNormal([2, 8]) as tf.Tensor2D;
   assert.throws(() => fusedTokenLogProbs(logits, new Int32Array([1, 8])), /token id outside the vocabulary of 8/);
-  logits.dispose();
+  const x = tf.ones([3, 8]) as tf.Tensor2D;
+  const tables = { cos: tf.ones([4, 4]) as tf.Tensor2D, sin: tf.zeros([4, 4]) as tf.Tensor2D };
+  const pos = tf.tensor1d([0, 1, 4], "int32");
+  assert.throws(() => fusedRope(x, 2, pos, tables.cos, tables.sin), /rotary position outside the table of 4 positions/);
+  // attributes that claim more than the tensors hold are caught before the addon reads the heap
+  const q = tf.ones([2, 8]);
+  assert.throws(
+    () => tf.engine().runKernel(FUSED.attention, { q, k: q, v: q }, { B: 2, T: 2, Tk: 2, heads: 2, kvHeads: 2, headDim: 4, past: 0, scale: 1 } as never),
+    /RolloutLabAttention: input q is float32 \[2,8\], expected float32 with 32 elements/,
+  );
+  // grouped-query heads must divide: refused by the addon itself
+  const [q3, k2] = [tf.ones([1, 12]), tf.ones([1, 8])];
+  assert.throws(
+    () => tf.engine().runKernel(FUSED.attention, { q: q3, k: k2, v: k2 }, { B: 1, T: 1, Tk: 1, heads: 3, kvHeads: 2, headDim: 4, past: 0, scale: 1 } as never),
+    /heads must be a multiple of kv heads/,
+  );
+  tf.dispose([logits, x, tables.cos, tables.sin, pos, q, q3, k2]);
+  assert.equal(dataIds(), before, "rejected calls left buffers on the wasm heap");
   const model = new DecoderLM(CONFIG, { seed: 1 });
   assert.throws(() => model.forward(new Int32Array(33).fill(1), 1, 33), /exceeds maxPositions 32/);
   model.dispose();

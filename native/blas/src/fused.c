@@ -231,25 +231,49 @@ void attn_bwd(const float *dout, const float *q, const float *k, const float *v,
   parallel_for(B * KV, attn_threads(B * H, T, Tk, hd), attn_bwd_range, &a);
 }
 
-HOT int logprob_fwd(const float *logits, const int32_t *target, int64_t N, int64_t V, float *out) {
-  for (int64_t r = 0; r < N; r++)
-    if (target[r] < 0 || target[r] >= V) return 0;
-  for (int64_t r = 0; r < N; r++) {
-    const float *z = logits + r * V;
-    float max = z[0];
+/* Softmax statistics of one row of logits: its max, sum of exp(z - max), and sum of exp(z - max) * (z - max). */
+typedef struct {
+  float max, sum, sumZ;
+} row_stats;
+
+static inline row_stats softmax_stats(const float *z, int64_t V, float *exps) {
+  row_stats st = {z[0], 0.0f, 0.0f};
+  float max = z[0];
 #pragma omp simd reduction(max : max)
-    for (int64_t j = 1; j < V; j++) max = z[j] > max ? z[j] : max;
-    float sum = 0.0f, sumZ = 0.0f;
+  for (int64_t j = 1; j < V; j++) max = z[j] > max ? z[j] : max;
+  float sum = 0.0f, sumZ = 0.0f;
+  if (exps) { /* two copies of the loop: a conditional store would keep it from vectorising */
+#pragma omp simd reduction(+ : sum, sumZ)
+    for (int64_t j = 0; j < V; j++) {
+      const float e = exp_approx(z[j] - max);
+      exps[j] = e;
+      sum += e;
+      sumZ += e * (z[j] - max);
+    }
+  } else {
 #pragma omp simd reduction(+ : sum, sumZ)
     for (int64_t j = 0; j < V; j++) {
       const float e = exp_approx(z[j] - max);
       sum += e;
       sumZ += e * (z[j] - max);
     }
-    const float logZ = max + logf(sum);
-    out[r] = z[target[r]] - logZ;
-    /* H = -sum p (z - logZ) = logZ - sum p z, shifted by max for precision */
-    out[N + r] = (logZ - max) - sumZ / sum;
+  }
+  st.max = max;
+  st.sum = sum;
+  st.sumZ = sumZ;
+  return st;
+}
+
+HOT int logprob_fwd(const float *logits, const int32_t *target, int64_t N, int64_t V, float *out) {
+  for (int64_t r = 0; r < N; r++)
+    if (target[r] < 0 || target[r] >= V) return 0;
+  for (int64_t r = 0; r < N; r++) {
+    const float *z = logits + r * V;
+    const row_stats st = softmax_stats(z, V, NULL);
+    const float logZs = logf(st.sum); /* logZ - max */
+    out[r] = z[target[r]] - st.max - logZs;
+    /* H = -sum p (z - logZ) = logZ - sum p z, both shifted by max for precision */
+    out[N + r] = logZs - st.sumZ / st.sum;
   }
   return 1;
 }
@@ -259,39 +283,31 @@ HOT void logprob_bwd(const float *logits, const int32_t *target, const float *do
     const float *z = logits + r * V;
     float *d = dlogits + r * V;
     const float dlp = dout[r], dH = dout[N + r];
-    float max = z[0];
-#pragma omp simd reduction(max : max)
-    for (int64_t j = 1; j < V; j++) max = z[j] > max ? z[j] : max;
-    float sum = 0.0f, sumZ = 0.0f;
-#pragma omp simd reduction(+ : sum, sumZ)
-    for (int64_t j = 0; j < V; j++) {
-      const float e = exp_approx(z[j] - max);
-      d[j] = e;
-      sum += e;
-      sumZ += e * (z[j] - max);
-    }
-    const float logZs = logf(sum); /* logZ - max */
-    const float H = logZs - sumZ / sum;
-    const float inv = 1.0f / sum;
+    const row_stats st = softmax_stats(z, V, d); /* d holds exp(z - max) for now */
+    const float logZs = logf(st.sum);
+    const float H = logZs - st.sumZ / st.sum;
+    const float inv = 1.0f / st.sum;
     /* d log p_t / dz_j = [j = t] - p_j;  dH / dz_j = -p_j (log p_j + H) */
     for (int64_t j = 0; j < V; j++) {
       const float pj = d[j] * inv;
-      d[j] = -dlp * pj - dH * pj * ((z[j] - max - logZs) + H);
+      d[j] = -dlp * pj - dH * pj * ((z[j] - st.max - logZs) + H);
     }
     d[target[r]] += dlp;
   }
 }
 
-HOT void adamw_step(const float *p, const float *m, const float *v, const float *g, int64_t n, const adamw_params *hp,
-                float *p2, float *m2, float *v2) {
+HOT void adamw_step(const float *restrict p, const float *restrict m, const float *restrict v, const float *restrict g,
+                    int64_t n, const adamw_params *hp, float *restrict p2, float *restrict m2, float *restrict v2) {
+  /* copied to locals: read through hp inside the loop they could alias the outputs, which blocks vectorising */
   const float b1 = hp->b1, b2 = hp->b2, clip = hp->clip, ibc1 = 1.0f / hp->bc1, ibc2 = 1.0f / hp->bc2;
+  const float lr = hp->lr, eps = hp->eps, wd = hp->wd;
   for (int64_t i = 0; i < n; i++) {
     const float gi = g[i] * clip;
     const float mi = b1 * m[i] + (1.0f - b1) * gi;
     const float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
     m2[i] = mi;
     v2[i] = vi;
-    p2[i] = p[i] - hp->lr * (mi * ibc1 / (sqrtf(vi * ibc2) + hp->eps) + hp->wd * p[i]);
+    p2[i] = p[i] - lr * (mi * ibc1 / (sqrtf(vi * ibc2) + eps) + wd * p[i]);
   }
 }
 

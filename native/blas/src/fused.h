@@ -16,7 +16,7 @@ void rmsnorm_bwd(const float *dy, const float *x, const float *w, int64_t R, int
  * Rotary positions, transformers' rotate_half convention: for each row r (position pos[r]) and head,
  * y1 = x1 cos - sign x2 sin, y2 = x2 cos + sign x1 sin over the two halves of each head. sign -1 is the inverse
  * rotation, which is also the gradient. cos/sin tables are [maxPos, hd] (the frequency vector repeated twice).
- * Returns 0 (nothing written) when a position is outside [0, maxPos).
+ * Returns 0 (nothing written) when a position is outside [0, maxPos). x and y must not overlap.
  */
 int rope_apply(const float *x, const int32_t *pos, const float *cos_t, const float *sin_t, int64_t maxPos, int64_t R,
                int64_t heads, int64_t hd, int sign, float *y);

@@ -59,13 +59,28 @@ static int open_cursor(cursor_t *c, napi_env env, napi_callback_info info, const
   return 1;
 }
 
+/* Dimensions and offsets: non-negative and within 32 bits (cblas takes int; a wasm heap holds < 2^30 floats). */
 static int64_t next_int(cursor_t *c) {
   int64_t v = 0;
   if (!c->ok) return 0;
-  if (napi_get_value_int64(c->env, c->argv[c->i], &v) != napi_ok || v < 0) fail(c, "must be a non-negative integer");
+  if (napi_get_value_int64(c->env, c->argv[c->i], &v) != napi_ok || v < 0 || v > INT32_MAX)
+    fail(c, "must be an integer in [0, 2^31)");
   c->i++;
   return v;
 }
+
+/* Element count a * b * ..., failing the call instead of wrapping around on overflow. */
+static int64_t count(cursor_t *c, int n, const int64_t *dims) {
+  int64_t r = 1;
+  for (int k = 0; k < n; k++) {
+    if (__builtin_mul_overflow(r, dims[k], &r)) {
+      fail(c, "gives a buffer size that overflows");
+      return 0;
+    }
+  }
+  return r;
+}
+#define SIZE(...) count(&c, (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__})
 
 static double next_num(cursor_t *c) {
   double v = 0;
@@ -96,7 +111,7 @@ static void *next_buf(cursor_t *c, int64_t count, int nullable) {
   }
   c->i++;
   const int64_t off = next_int(c);
-  if (c->ok && off + count > (int64_t)len) {
+  if (c->ok && (count > (int64_t)len || off > (int64_t)len - count)) {
     c->i -= 2;
     fail(c, "extends past the end of its array");
     return NULL;
@@ -117,8 +132,8 @@ static napi_value js_rmsnorm_fwd(napi_env env, napi_callback_info info) {
   if (!open_cursor(&c, env, info, "rmsnormFwd", 9)) return NULL;
   const int64_t R = next_int(&c), D = next_int(&c);
   const float eps = (float)next_num(&c);
-  const float *x = F32(&c, R * D), *w = F32(&c, D);
-  float *y = F32(&c, R * D);
+  const float *x = F32(&c, SIZE(R, D)), *w = F32(&c, D);
+  float *y = F32(&c, SIZE(R, D));
   if (c.ok) rmsnorm_fwd(x, w, R, D, eps, y);
   return NULL;
 }
@@ -128,8 +143,8 @@ static napi_value js_rmsnorm_bwd(napi_env env, napi_callback_info info) {
   if (!open_cursor(&c, env, info, "rmsnormBwd", 13)) return NULL;
   const int64_t R = next_int(&c), D = next_int(&c);
   const float eps = (float)next_num(&c);
-  const float *dy = F32(&c, R * D), *x = F32(&c, R * D), *w = F32(&c, D);
-  float *dx = F32(&c, R * D), *dw = F32(&c, D);
+  const float *dy = F32(&c, SIZE(R, D)), *x = F32(&c, SIZE(R, D)), *w = F32(&c, D);
+  float *dx = F32(&c, SIZE(R, D)), *dw = F32(&c, D);
   if (c.ok) rmsnorm_bwd(dy, x, w, R, D, eps, dx, dw);
   return NULL;
 }
@@ -139,13 +154,17 @@ static napi_value js_rope_apply(napi_env env, napi_callback_info info) {
   if (!open_cursor(&c, env, info, "ropeApply", 15)) return NULL;
   const int64_t R = next_int(&c), heads = next_int(&c), hd = next_int(&c), maxPos = next_int(&c);
   const int sign = next_num(&c) < 0 ? -1 : 1;
-  const float *x = F32(&c, R * heads * hd);
+  const float *x = F32(&c, SIZE(R, heads, hd));
   const int32_t *pos = I32(&c, R);
-  const float *cs = F32(&c, maxPos * hd), *sn = F32(&c, maxPos * hd);
-  float *y = F32(&c, R * heads * hd);
+  const float *cs = F32(&c, SIZE(maxPos, hd)), *sn = F32(&c, SIZE(maxPos, hd));
+  float *y = F32(&c, SIZE(R, heads, hd));
   if (!c.ok) return NULL;
   if (hd % 2) {
     napi_throw_range_error(env, "FUSED_ARG", "ropeApply: head size must be even");
+    return NULL;
+  }
+  if (x == y) { /* the second half reads what the first half would have overwritten */
+    napi_throw_range_error(env, "FUSED_ARG", "ropeApply: input and output must be different buffers");
     return NULL;
   }
   return boolean(env, rope_apply(x, pos, cs, sn, maxPos, R, heads, hd, sign, y));
@@ -172,7 +191,7 @@ static napi_value js_swiglu_bwd(napi_env env, napi_callback_info info) {
 }
 
 static int check_heads(napi_env env, int64_t H, int64_t KV, int64_t Tk, int64_t T, int64_t past) {
-  if (KV == 0 || H % KV != 0 || past + T != Tk) {
+  if (KV == 0 || H % KV != 0 || past < 0 || past + T != Tk) {
     napi_throw_range_error(env, "FUSED_ARG", "attention: heads must be a multiple of kv heads and Tk = past + T");
     return 0;
   }
@@ -185,9 +204,9 @@ static napi_value js_attn_fwd(napi_env env, napi_callback_info info) {
   const int64_t B = next_int(&c), T = next_int(&c), Tk = next_int(&c), H = next_int(&c), KV = next_int(&c),
                 hd = next_int(&c), past = next_int(&c);
   const float scale = (float)next_num(&c);
-  const float *q = F32(&c, B * T * H * hd), *k = F32(&c, B * Tk * KV * hd), *v = F32(&c, B * Tk * KV * hd);
-  const float *mask = (const float *)next_buf(&c, B * Tk, 1);
-  float *out = F32(&c, B * T * H * hd), *p = F32(&c, B * H * T * Tk);
+  const float *q = F32(&c, SIZE(B, T, H, hd)), *k = F32(&c, SIZE(B, Tk, KV, hd)), *v = F32(&c, SIZE(B, Tk, KV, hd));
+  const float *mask = (const float *)next_buf(&c, SIZE(B, Tk), 1);
+  float *out = F32(&c, SIZE(B, T, H, hd)), *p = F32(&c, SIZE(B, H, T, Tk));
   if (c.ok && check_heads(env, H, KV, Tk, T, past)) attn_fwd(q, k, v, mask, B, T, Tk, H, KV, hd, past, scale, out, p);
   return NULL;
 }
@@ -198,8 +217,8 @@ static napi_value js_attn_bwd(napi_env env, napi_callback_info info) {
   const int64_t B = next_int(&c), T = next_int(&c), Tk = next_int(&c), H = next_int(&c), KV = next_int(&c),
                 hd = next_int(&c);
   const float scale = (float)next_num(&c);
-  const int64_t nq = B * T * H * hd, nk = B * Tk * KV * hd;
-  const float *dout = F32(&c, nq), *q = F32(&c, nq), *k = F32(&c, nk), *v = F32(&c, nk), *p = F32(&c, B * H * T * Tk);
+  const int64_t nq = SIZE(B, T, H, hd), nk = SIZE(B, Tk, KV, hd);
+  const float *dout = F32(&c, nq), *q = F32(&c, nq), *k = F32(&c, nk), *v = F32(&c, nk), *p = F32(&c, SIZE(B, H, T, Tk));
   float *dq = F32(&c, nq), *dk = F32(&c, nk), *dv = F32(&c, nk);
   if (c.ok && check_heads(env, H, KV, Tk, T, Tk - T)) attn_bwd(dout, q, k, v, p, B, T, Tk, H, KV, hd, scale, dq, dk, dv);
   return NULL;
@@ -209,9 +228,9 @@ static napi_value js_logprob_fwd(napi_env env, napi_callback_info info) {
   cursor_t c;
   if (!open_cursor(&c, env, info, "logprobFwd", 8)) return NULL;
   const int64_t N = next_int(&c), V = next_int(&c);
-  const float *z = F32(&c, N * V);
+  const float *z = F32(&c, SIZE(N, V));
   const int32_t *t = I32(&c, N);
-  float *out = F32(&c, 2 * N);
+  float *out = F32(&c, SIZE(2, N));
   if (!c.ok) return NULL;
   return boolean(env, logprob_fwd(z, t, N, V, out));
 }
@@ -220,10 +239,10 @@ static napi_value js_logprob_bwd(napi_env env, napi_callback_info info) {
   cursor_t c;
   if (!open_cursor(&c, env, info, "logprobBwd", 10)) return NULL;
   const int64_t N = next_int(&c), V = next_int(&c);
-  const float *z = F32(&c, N * V);
+  const float *z = F32(&c, SIZE(N, V));
   const int32_t *t = I32(&c, N);
-  const float *dout = F32(&c, 2 * N);
-  float *dz = F32(&c, N * V);
+  const float *dout = F32(&c, SIZE(2, N));
+  float *dz = F32(&c, SIZE(N, V));
   if (!c.ok) return NULL;
   for (int64_t r = 0; r < N; r++) {
     if (t[r] < 0 || t[r] >= V) {
@@ -269,18 +288,22 @@ static napi_value js_decode_layer(napi_env env, napi_callback_info info) {
   const int bias = next_int(&c) != 0;
   const int64_t qw = d.H * d.hd, kw = d.KV * d.hd;
   decode_weights w;
-  const float *h = F32(&c, d.B * d.D);
-  w.ln1 = F32(&c, d.D), w.wq = F32(&c, d.D * qw), w.wk = F32(&c, d.D * kw), w.wv = F32(&c, d.D * kw);
+  const float *h = F32(&c, SIZE(d.B, d.D));
+  w.ln1 = F32(&c, d.D), w.wq = F32(&c, SIZE(d.D, qw)), w.wk = F32(&c, SIZE(d.D, kw)), w.wv = F32(&c, SIZE(d.D, kw));
   w.bq = (const float *)next_buf(&c, qw, !bias), w.bk = (const float *)next_buf(&c, kw, !bias);
   w.bv = (const float *)next_buf(&c, kw, !bias);
   if (!bias) w.bq = w.bk = w.bv = NULL;
-  w.wo = F32(&c, qw * d.D), w.ln2 = F32(&c, d.D), w.wg = F32(&c, d.D * d.mlp), w.wu = F32(&c, d.D * d.mlp);
-  w.wd = F32(&c, d.mlp * d.D);
-  float *cacheK = F32(&c, d.B * d.cap * kw), *cacheV = F32(&c, d.B * d.cap * kw);
-  const float *mask = (const float *)next_buf(&c, d.B * d.cap, 1);
-  const float *cs = F32(&c, d.maxPos * d.hd), *sn = F32(&c, d.maxPos * d.hd);
-  float *out = F32(&c, d.B * d.D);
+  w.wo = F32(&c, SIZE(qw, d.D)), w.ln2 = F32(&c, d.D), w.wg = F32(&c, SIZE(d.D, d.mlp)), w.wu = F32(&c, SIZE(d.D, d.mlp));
+  w.wd = F32(&c, SIZE(d.mlp, d.D));
+  float *cacheK = F32(&c, SIZE(d.B, d.cap, kw)), *cacheV = F32(&c, SIZE(d.B, d.cap, kw));
+  const float *mask = (const float *)next_buf(&c, SIZE(d.B, d.cap), 1);
+  const float *cs = F32(&c, SIZE(d.maxPos, d.hd)), *sn = F32(&c, SIZE(d.maxPos, d.hd));
+  float *out = F32(&c, SIZE(d.B, d.D));
   if (!c.ok) return NULL;
+  if (d.KV == 0 || d.H % d.KV != 0 || d.hd % 2 != 0) {
+    napi_throw_range_error(env, "FUSED_ARG", "decodeLayer: heads must be a multiple of kv heads and the head size even");
+    return NULL;
+  }
   return boolean(env, decode_layer(&d, &w, h, cacheK, cacheV, mask, cs, sn, out));
 }
 
