@@ -83,6 +83,7 @@ export type EpisodeEndReason =
   | "max_turns"
   | "max_sim_steps"
   | "env_terminal" // environment reached a terminal state (e.g. transfer to human)
+  | "context_full" // the policy's context window has no room for another turn
   | "error"; // unrecoverable environment error (recorded)
 
 export type TrajectoryStatus = "ok" | "truncated" | "unscored" | "error";

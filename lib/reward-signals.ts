@@ -187,6 +187,7 @@ export function nearIdenticalGroups(trajs: SignalTrajectory[], share = 0.75, sim
 export function abnormalEnding(t: Pick<SignalTrajectory, "status" | "endReason" | "numTurns">): string | null {
   if (t.status === "error" || t.endReason === "error") return "environment error";
   if (t.endReason === "max_sim_steps") return "simulator step budget exhausted";
+  if (t.endReason === "context_full") return "the policy's context window filled up";
   if (t.endReason === "user_done" && t.numTurns <= 1) return "the simulated user ended after at most one agent turn";
   return null;
 }

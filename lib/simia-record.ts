@@ -60,6 +60,7 @@ export function simiaTerminationReason(endReason: string): string {
       return "gpt_decision";
     case "max_turns":
     case "max_sim_steps":
+    case "context_full":
       return "max_steps";
     default:
       return endReason;

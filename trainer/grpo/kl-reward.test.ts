@@ -28,7 +28,16 @@ describe("KL-in-reward scores (verl use_kl_in_reward)", () => {
 
   it("keeps the reward of a sample with no policy tokens and rejects misaligned rows", () => {
     const r = klPenalisedScores([0.5], [[0, -1]], [[0, -4]], [[0, 0]], { coef: 1, estimator: "k3" });
-    assert.deepEqual(r, { scores: [0.5], klSums: [0] });
+    assert.deepEqual(r.scores, [0.5]);
+    assert.deepEqual(r.klSums, [0]);
+    assert.equal(r.nonFinite, 0);
     assert.throws(() => klPenalisedScores([0.5, 1], [[0, -1]], [[0, -4]], [[0, 0]], { coef: 1, estimator: "k3" }), /2 rewards but 1/);
+  });
+
+  it("a non-finite KL (a -inf log-prob) leaves the reward unpenalised and is counted, not turned into NaN", () => {
+    const r = klPenalisedScores([0.7, 0.4], [[0, -1], [0, -1]], [[0, -Infinity], [0, -1.5]], [[0, 1], [0, 1]], { coef: 0.1, estimator: "k1" });
+    assert.equal(r.scores[0], 0.7);
+    assert.ok(Number.isFinite(r.scores[1] as number) && (r.scores[1] as number) < 0.4);
+    assert.equal(r.nonFinite, 1);
   });
 });

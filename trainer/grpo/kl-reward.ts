@@ -16,6 +16,10 @@ export interface KlPenalisedScores {
   scores: (number | null)[];
   /** Sum of kl_t over each sample's masked tokens, before the coefficient [B]. */
   klSums: number[];
+  /** Mean of kl_t over each sample's masked tokens [B] (verl's per-sequence reward KL). */
+  klMeans: number[];
+  /** Samples whose KL was not finite (a -inf log-prob): they keep their reward unpenalised, and are counted here. */
+  nonFinite: number;
 }
 
 export function klPenalisedScores(
@@ -37,10 +41,15 @@ export function klPenalisedScores(
   });
   const { tokenRewards, klPerSequence } = applyKlPenaltyToRewards(tokenScores, logProbs, refLogProbs, mask, opts);
   const klSums = klPerSequence.map((meanKl, b) => meanKl * mask[b].filter((m) => m !== 0).length);
+  let nonFinite = 0;
   const scores = rewards.map((r, b) => {
     if (r === null || !Number.isFinite(r)) return null;
     // A sample without policy tokens (all truncated away) has nothing to penalise: its score is its reward.
-    return mask[b].some((m) => m !== 0) ? tokenRewards[b].reduce((s, v) => s + v, 0) : r;
+    if (!mask[b].some((m) => m !== 0)) return r;
+    const penalised = tokenRewards[b].reduce((s, v) => s + v, 0);
+    if (Number.isFinite(penalised)) return penalised;
+    nonFinite++;
+    return r;
   });
-  return { scores, klSums };
+  return { scores, klSums, klMeans: klPerSequence, nonFinite };
 }

@@ -180,3 +180,20 @@ test("DAPO dynamic sampling judges a group by its task rewards even when shaped 
   await trainRun(config, deps, sink, control());
   assert.deepEqual(sink.steps.get(0)!.groups.map((g) => g.dropped), [true, false, false]);
 });
+
+test("rollout metrics a group reports are recorded as their mean over the step's train groups", async () => {
+  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1 }, evaluation: { testFreq: 1, samplesPerTask: 2, maxTasks: 1 } });
+  const deps = createFakeDeps({ checkpointDir: tmp() });
+  const real = deps.runGroup.bind(deps);
+  deps.runGroup = async (req) => {
+    const r = await real(req);
+    // train groups report 1, 2, 3 (group 2 also a non-finite value, which is ignored); eval groups 100
+    const v = req.split === "train" ? req.groupIndex + 1 : 100;
+    return { ...r, metrics: { "rollout/policy_batch_mean": v, ...(req.groupIndex === 2 ? { "rollout/odd": NaN } : {}) } };
+  };
+  const sink = createMemorySink();
+  await trainRun(config, deps, sink, control());
+  const metrics = sink.steps.get(0)!.metrics;
+  assert.equal(metrics["rollout/policy_batch_mean"], 2);
+  assert.equal("rollout/odd" in metrics, false);
+});

@@ -121,6 +121,7 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
           },
         }),
         ...summariseEval(evalGroups),
+        ...meanOfGroupMetrics(rollouts),
         ...shaped?.metrics,
         ...warm?.metrics,
       };
@@ -200,6 +201,21 @@ function scoreGroups<S>(
     if (!dropped && scored.some(Boolean)) updateGroups.push({ samples: rollout.samples.map((s) => s.sample), advantages, scored });
   });
   return { groups, updateGroups };
+}
+
+/** Per key, the mean over the groups that report it (a group may report none). */
+function meanOfGroupMetrics<S>(rollouts: GroupRollout<S>[]): Record<string, number> {
+  const sums = new Map<string, { total: number; n: number }>();
+  for (const r of rollouts) {
+    for (const [k, v] of Object.entries(r.metrics ?? {})) {
+      if (!Number.isFinite(v)) continue;
+      const e = sums.get(k) ?? { total: 0, n: 0 };
+      e.total += v;
+      e.n++;
+      sums.set(k, e);
+    }
+  }
+  return Object.fromEntries([...sums].map(([k, e]) => [k, e.total / e.n]));
 }
 
 /** Flattens shaped scores, checking their shape; an unscored sample (reward null) stays unscored whatever came back. */

@@ -30,6 +30,8 @@ export interface GroupRollout<S> {
   samples: RolloutSample<S>[];
   /** Seconds spent scoring (judge / reward model) inside the rollout, reported as time/reward_s. */
   rewardSeconds?: number;
+  /** Rollout-side metrics of this group (e.g. rollout/policy_batch_mean); the step records their mean over train groups. */
+  metrics?: Record<string, number>;
 }
 
 export interface UpdateGroup<S> {

@@ -19,10 +19,13 @@ export interface BatchedSamplerOptions extends Omit<SampleOptions, "rng"> {
   maxWaitMs?: number;
 }
 
+/** A turn and the number of prompts decoded together with it (1 = alone). */
+export type BatchedSample = Sample & { batchSize: number };
+
 interface Pending {
   prompt: number[];
   rng: Rng;
-  resolve(s: Sample): void;
+  resolve(s: BatchedSample): void;
   reject(e: unknown): void;
 }
 
@@ -58,13 +61,21 @@ export class BatchedSampler {
   }
 
   /** The next turn for `prompt` (token ids), sampled with the episode's own generator. */
-  sample(prompt: number[], rng: Rng): Promise<Sample> {
-    return new Promise<Sample>((resolve, reject) => {
+  sample(prompt: number[], rng: Rng): Promise<BatchedSample> {
+    return new Promise<BatchedSample>((resolve, reject) => {
       this.queue.push({ prompt, rng, resolve, reject });
       this.requests++;
       this.timer ??= setTimeout(() => this.flush(), this.opts.maxWaitMs ?? 20);
       this.maybeFlush();
     });
+  }
+
+  private sampleAlone(p: Pending): void {
+    try {
+      p.resolve({ ...generate(this.model, [p.prompt], { ...this.opts, rng: p.rng })[0], batchSize: 1 });
+    } catch (e) {
+      p.reject(e);
+    }
   }
 
   stats(): SamplerStats {
@@ -94,9 +105,13 @@ export class BatchedSampler {
     this.batches++;
     try {
       const samples = generate(this.model, batch.map((p) => p.prompt), { ...this.opts, rng: batch.map((p) => p.rng) });
-      batch.forEach((p, i) => p.resolve(samples[i]));
+      batch.forEach((p, i) => p.resolve({ ...samples[i], batchSize: batch.length }));
     } catch (e) {
-      for (const p of batch) p.reject(e);
+      // one bad request (a prompt past the context, an id outside the vocabulary) must not fail its batch-mates:
+      // each is retried alone, so only the culprit gets the error. Generators are untouched by a failed batch
+      // (generate validates before drawing).
+      if (batch.length === 1) batch[0].reject(e);
+      else for (const p of batch) this.sampleAlone(p);
     }
     this.maybeFlush();
   }

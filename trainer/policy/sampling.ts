@@ -135,6 +135,13 @@ export function generate(model: DecoderLM, prompts: number[][], opts: SampleOpti
       const V = model.config.vocabSize;
       const next = new Int32Array(B);
       for (let b = 0; b < B; b++) {
+        if (done[b] && rngs) {
+          // a row's own generator must not advance after its row ended, or its next turn would depend on how long
+          // its batch-mates ran (a shared generator is batch-dependent anyway and keeps its old draw order)
+          next[b] = stepIds[stepLen === 1 ? b : b * stepLen + stepLen - 1];
+          mask[b].push(1);
+          continue;
+        }
         const { id, logprob } = sampleFromLogits(logits.subarray(b * V, (b + 1) * V), temperature, topP, rngs ? rngs[b] : (opts.rng as Rng));
         next[b] = id;
         mask[b].push(1);

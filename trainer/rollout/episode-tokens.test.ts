@@ -57,3 +57,28 @@ test("each sampled token carries its policy turn; a turn cut off by the budget g
   assert.equal(t.turnIds.filter((x) => x === 1).length, bytes("[answer] 3").length + 1);
   t.turnIds.forEach((turn, i) => assert.equal(turn >= 0, t.lossMask[i] === 1, `token ${i}: turn id and mask agree`));
 });
+
+test("the training view ends at the last sampled token: context rendered after it is left out", () => {
+  const { t, messages } = play([{ sampled: [...bytes("[answer] 5"), IM_END], stopped: true }]);
+  t.prompt(messages); // the final observation and a generation prompt, as when an episode ends on a full context
+  const train = t.forTraining();
+  assert.ok(t.ids.length > train.ids.length);
+  assert.equal(train.ids.at(-1), IM_END);
+  assert.equal(train.lossMask.at(-1), 1);
+  assert.deepEqual(train.ids, t.ids.slice(0, train.ids.length));
+  assert.equal(train.turnIds.length, train.ids.length);
+});
+
+test("an opening prompt longer than the room keeps its end, for good; later turns are never cut", () => {
+  const t = new EpisodeTokens(tok);
+  const messages: ConversationMessage[] = [msg("system", "system", "x".repeat(200)), msg("user", "user_simulator", "Go")];
+  const full = renderChat(tok, messages.map((m) => ({ role: m.role, content: m.content, source: m.source })), { addGenerationPrompt: true }).ids;
+  const first = t.prompt(messages, 50);
+  assert.deepEqual(first, full.slice(-50));
+  assert.equal(t.truncatedPrompt, full.length - 50);
+  t.addTurn([...bytes("ok"), IM_END], 0, true);
+  messages.push(msg("assistant", "policy", "ok"), msg("user", "user_simulator", "y".repeat(100), 1));
+  const second = t.prompt(messages, 50);
+  assert.ok(second.length > 50, "a later prompt is returned whole; the caller decides the episode is over");
+  assert.deepEqual(second.slice(0, 50), full.slice(-50), "the cut opening stays the start of the sequence");
+});

@@ -20,6 +20,8 @@ export class EpisodeTokens {
   readonly turnIds: number[] = [];
   /** Sampling log-prob of each sampled token, 0 elsewhere (the rollout policy's log-probs, when recorded). */
   readonly logprobs: number[] = [];
+  /** Tokens cut from the start of the opening prompt to fit the context (0 when it fitted). */
+  truncatedPrompt = 0;
   /** Messages already in `ids`. */
   private consumed = 0;
   private readonly eot: number;
@@ -28,12 +30,20 @@ export class EpisodeTokens {
     this.eot = endOfTurnId(tok);
   }
 
-  /** The ids to continue from at a policy turn: everything so far plus the new messages and a generation prompt. */
-  prompt(messages: readonly ConversationMessage[]): number[] {
+  /**
+   * The ids to continue from at a policy turn: everything so far plus the new messages and a generation prompt.
+   * An opening prompt longer than `maxOpening` keeps only its last `maxOpening` tokens (verl's left truncation),
+   * and the cut is permanent: the update trains on the same shortened sequence the policy sampled from. Later
+   * turns are never cut — a caller whose context is full ends the episode instead.
+   */
+  prompt(messages: readonly ConversationMessage[], maxOpening = Infinity): number[] {
     if (messages.length < this.consumed) throw new Error("the conversation shrank between policy turns");
     const fresh = messages.slice(this.consumed).map(toTurn);
-    const r = this.consumed === 0 ? renderChat(this.tok, fresh, { addGenerationPrompt: true }) : renderContinuation(this.tok, fresh);
-    this.push(r.ids, 0, -1, []);
+    const opening = this.consumed === 0;
+    const r = opening ? renderChat(this.tok, fresh, { addGenerationPrompt: true }) : renderContinuation(this.tok, fresh);
+    const cut = opening ? Math.max(0, r.ids.length - maxOpening) : 0;
+    this.truncatedPrompt = opening ? cut : this.truncatedPrompt;
+    this.push(r.ids.slice(cut), 0, -1, []);
     this.consumed = messages.length;
     return this.ids;
   }
@@ -51,6 +61,16 @@ export class EpisodeTokens {
   /** Generated tokens, without the end-of-turn token, as text for the environment. */
   text(sampled: readonly number[]): string {
     return this.tok.decode(sampled.filter((t) => t !== this.eot));
+  }
+
+  /**
+   * What the update trains on: everything up to the last sampled token. Context rendered after it (the final
+   * observations, or a prompt that no longer fit) holds nothing to train and could push the sequence past the
+   * model's context, which would then cut the episode's beginning and change what the sampled tokens condition on.
+   */
+  forTraining(): { ids: number[]; lossMask: number[]; turnIds: number[]; logprobs: number[] } {
+    const end = this.lossMask.lastIndexOf(1) + 1;
+    return { ids: this.ids.slice(0, end), lossMask: this.lossMask.slice(0, end), turnIds: this.turnIds.slice(0, end), logprobs: this.logprobs.slice(0, end) };
   }
 
   get responseTokens(): number {

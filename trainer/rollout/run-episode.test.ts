@@ -46,6 +46,21 @@ test("an episode records per-turn rewards, the end reason, policy outputs and ti
   assert.ok(traj.timings.totalMs >= traj.timings.envMs);
 });
 
+test("a policy whose context is full ends the episode as truncated, and it is still scored", async () => {
+  const traj = await runEpisode({
+    env: toyEnv(),
+    task,
+    policy: async (_m, { turn }) => (turn === 2 ? { text: "", endEpisode: "context_full" } : { text: "more", tokens: 4 }),
+    ctx,
+    maxTurns: 10,
+  });
+  assert.equal(traj.endReason, "context_full");
+  assert.equal(traj.status, "truncated");
+  assert.equal(traj.turns, 2, "no turn is recorded for the call that could not be taken");
+  assert.equal(traj.messages.filter((m) => m.source === "policy").length, 2);
+  assert.deepEqual(traj.evaluation, { reward: 0, components: {}, reasoning: "context_full" });
+});
+
 test("the turn limit truncates; an environment exception is status error with its message, not a crash", async () => {
   const capped = await runEpisode({ env: toyEnv(), task, policy: async () => ({ text: "more" }), ctx, maxTurns: 2 });
   assert.equal(capped.endReason, "max_turns");

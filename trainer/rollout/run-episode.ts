@@ -14,6 +14,8 @@ export interface PolicyOutput {
   tokens?: number;
   /** Per-token log-probs under the sampling policy (GRPO's old-policy log-probs). */
   logProbs?: number[];
+  /** Set instead of a turn when the policy cannot take one (e.g. "context_full"): the episode ends and is scored. */
+  endEpisode?: EpisodeEndReason;
 }
 
 export type Policy = (messages: ConversationMessage[], info: { turn: number; taskId: string }) => Promise<PolicyOutput>;
@@ -81,7 +83,7 @@ function callsAnswered(text: string, turn: number, observations: ConversationMes
 export function statusOf(endReason: EpisodeEndReason, evaluation: Evaluation | null): TrajectoryStatus {
   if (endReason === "error" || evaluation === null) return "error";
   if (evaluation.reward === null) return "unscored";
-  if (endReason === "max_turns" || endReason === "max_sim_steps") return "truncated";
+  if (endReason === "max_turns" || endReason === "max_sim_steps" || endReason === "context_full") return "truncated";
   return "ok";
 }
 
@@ -123,6 +125,10 @@ export async function runEpisode<TData>(opts: RunEpisodeOptions<TData>): Promise
     for (let turn = 0; turn < opts.maxTurns; turn++) {
       if (opts.ctx.signal?.aborted) throw new Error("episode aborted");
       const out = await timed(() => opts.policy(messages, { turn, taskId: opts.task.id }), (ms) => (policyMs += ms));
+      if (out.endEpisode) {
+        endReason = out.endEpisode;
+        break;
+      }
       turns++;
       policyOutputs.push({ turn, tokens: out.tokens, logProbs: out.logProbs });
       const policyMessage: ConversationMessage = { role: "assistant", source: "policy", content: out.text, turn, ...(out.tokens !== undefined ? { tokens: out.tokens } : {}) };

@@ -58,7 +58,11 @@ export async function runEpisodes<T>(
   while (states.some((s) => !s.done)) {
     const live = states.filter((s) => !s.done);
     const prompts = live.map((s) => s.tokens.prompt(s.messages));
-    live.forEach((s, i) => (s.done = prompts[i].length > room)); // context full: end as max_turns
+    live.forEach((s, i) => {
+      if (prompts[i].length <= room) return;
+      s.done = true;
+      s.endReason = "context_full";
+    });
     const playing = live.filter((s) => !s.done);
     if (!playing.length) break;
     const samples = generate(model, playing.map((s) => s.tokens.ids), {
@@ -81,9 +85,12 @@ export async function runEpisodes<T>(
     );
   }
   return Promise.all(
-    states.map(async (s) => ({
-      taskId: s.task.id, tokens: s.tokens.ids, lossMask: s.tokens.lossMask, logprobs: s.tokens.logprobs, messages: s.messages,
-      evaluation: await s.episode.evaluate(s.endReason), endReason: s.endReason, turns: s.turns,
-    })),
+    states.map(async (s) => {
+      const train = s.tokens.forTraining();
+      return {
+        taskId: s.task.id, tokens: train.ids, lossMask: train.lossMask, logprobs: train.logprobs, messages: s.messages,
+        evaluation: await s.episode.evaluate(s.endReason), endReason: s.endReason, turns: s.turns,
+      };
+    }),
   );
 }

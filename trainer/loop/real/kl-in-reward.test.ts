@@ -37,5 +37,13 @@ test("scores equal rewards while the policy is the reference, and drop below the
 });
 
 test("metrics leave out what was not measured instead of writing 0", () => {
-  assert.deepEqual(klInRewardMetrics([null], [0], [[0, 0]]), {});
+  assert.deepEqual(klInRewardMetrics([null], [0], [0], [[0, 0]]), {});
+});
+
+test("the per-token figure is verl's mean over sequences of each sequence's mean; non-finite KL is counted", () => {
+  // one sequence of 1 token with KL 4, one of 3 tokens with KL 3 in total: per-sequence means 4 and 1
+  const m = klInRewardMetrics([0.5, 0.25], [4, 3], [4, 1], [[1], [1, 1, 1]], 1);
+  assert.equal(m["kl/in_reward_mean"], 3.5);
+  assert.equal(m["kl/in_reward_token_mean"], 2.5, "not the token-weighted 7 / 4");
+  assert.equal(m["kl/in_reward_nonfinite"], 1);
 });

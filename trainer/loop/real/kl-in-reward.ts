@@ -25,7 +25,7 @@ export function createKlInRewardScorer<S extends TokenSample>(
     const samples = groups.flatMap((g) => g.samples);
     const tokens = samples.map((s) => s.tokens);
     const masks = samples.map((s) => s.lossMask);
-    const { scores, klSums } = klPenalisedScores(
+    const { scores, klSums, klMeans, nonFinite } = klPenalisedScores(
       groups.flatMap((g) => g.rewards),
       computeLogProbs(policy, tokens),
       computeLogProbs(reference, tokens),
@@ -34,24 +34,33 @@ export function createKlInRewardScorer<S extends TokenSample>(
     );
     let k = 0;
     const byGroup = groups.map((g) => g.samples.map(() => scores[k++]));
-    return { scores: byGroup, metrics: klInRewardMetrics(scores, klSums, masks) };
+    return { scores: byGroup, metrics: klInRewardMetrics(scores, klSums, klMeans, masks, nonFinite) };
   };
 }
 
 /**
- * kl/in_reward_mean: the summed KL a sample's score was charged for (times klCoef), mean over samples with policy
- * tokens; kl/in_reward_token_mean: per policy token (verl's actor/reward_kl_penalty); reward/penalised_mean: the
- * mean score advantages were computed from (reward/mean stays the environment's reward). Absent rather than 0 when
- * nothing was measured, so charts show a gap.
+ * kl/in_reward_mean: the summed KL of a sample (before klCoef), mean over samples with policy tokens;
+ * kl/in_reward_token_mean: the mean over those samples of their per-token mean KL (verl's actor/reward_kl_penalty);
+ * reward/penalised_mean: the mean score advantages were computed from (reward/mean stays the environment's reward);
+ * kl/in_reward_nonfinite: samples whose KL was not finite and kept their reward unpenalised (only when some did).
+ * Absent rather than 0 when nothing was measured, so charts show a gap.
  */
-export function klInRewardMetrics(scores: (number | null)[], klSums: number[], masks: number[][]): Record<string, number> {
+export function klInRewardMetrics(
+  scores: (number | null)[],
+  klSums: number[],
+  klMeans: number[],
+  masks: number[][],
+  nonFinite = 0,
+): Record<string, number> {
   const metrics: Record<string, number> = {};
-  const counts = masks.map((m) => m.filter((x) => x !== 0).length);
-  const measured = klSums.filter((_, i) => counts[i] > 0);
-  const tokens = counts.reduce((a, b) => a + b, 0);
-  if (measured.length) metrics["kl/in_reward_mean"] = measured.reduce((a, b) => a + b, 0) / measured.length;
-  if (tokens) metrics["kl/in_reward_token_mean"] = measured.reduce((a, b) => a + b, 0) / tokens;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const withTokens = masks.map((m) => m.some((x) => x !== 0));
+  const sums = klSums.filter((v, i) => withTokens[i] && Number.isFinite(v));
+  const means = klMeans.filter((v, i) => withTokens[i] && Number.isFinite(v));
+  if (sums.length) metrics["kl/in_reward_mean"] = mean(sums);
+  if (means.length) metrics["kl/in_reward_token_mean"] = mean(means);
   const scored = scores.filter((s): s is number => s !== null);
-  if (scored.length) metrics["reward/penalised_mean"] = scored.reduce((a, b) => a + b, 0) / scored.length;
+  if (scored.length) metrics["reward/penalised_mean"] = mean(scored);
+  if (nonFinite) metrics["kl/in_reward_nonfinite"] = nonFinite;
   return metrics;
 }

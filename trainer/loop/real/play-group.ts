@@ -14,7 +14,7 @@ import { endOfTurnId } from "../../policy/tokenizer/chat-template";
 import type { Tokenizer } from "../../policy/tokenizer/types";
 import { EpisodeTokens } from "../../rollout/episode-tokens";
 import { runEpisode, type EpisodeTrajectory } from "../../rollout/run-episode";
-import type { GroupRequest, RolloutSample } from "../types";
+import type { GroupRequest, GroupRollout, RolloutSample } from "../types";
 import { turnRewardsOf } from "./turn-credit";
 
 export interface PolicySample {
@@ -26,25 +26,30 @@ export interface PolicySample {
 }
 
 export interface GroupPlayer {
-  runGroup(req: GroupRequest): Promise<{ samples: RolloutSample<PolicySample>[]; rewardSeconds: number }>;
-  /** Policy batching since the last call: mean prompts per generate call (a metric for the run page). */
-  takeBatchStats(): { meanBatch: number; batches: number } | null;
+  runGroup(req: GroupRequest): Promise<GroupRollout<PolicySample>>;
 }
 
 export function createGroupPlayer(deps: { config: RunConfig; env: Environment; model: DecoderLM; tok: Tokenizer; llm: LlmClient }): GroupPlayer {
   const { config, env, model, tok, llm } = deps;
   const maxPositions = model.config.maxPositions;
-  // room for the longest turn, so a prompt cut to this length still leaves maxNewTokens inside the context
+  // A turn is sampled only while the whole episode so far plus its longest reply fits the context: cutting a later
+  // prompt would sample from a context other than the one the update trains on. Only the opening prompt may be
+  // cut (from the left, for good: EpisodeTokens keeps the shortened sequence).
   const room = maxPositions - config.rollout.maxNewTokens - 1;
+  if (room < 1) {
+    throw new Error(
+      `rollout.maxNewTokens (${config.rollout.maxNewTokens}) leaves no room for a prompt in the policy's context of ${maxPositions} tokens; lower it below ${maxPositions - 1}.`,
+    );
+  }
   const sampler = new BatchedSampler(model, {
     maxNewTokens: config.rollout.maxNewTokens,
     temperature: config.rollout.temperature,
     topP: config.rollout.topP,
     stopTokenIds: [endOfTurnId(tok)],
   });
-  let reported = sampler.stats();
 
-  async function playOne(req: GroupRequest, i: number): Promise<{ episode: EpisodeTrajectory; tokens: EpisodeTokens }> {
+  /** One episode; `batchSizes` collects, per policy turn, how many prompts were decoded together with it. */
+  async function playOne(req: GroupRequest, i: number, batchSizes: number[]): Promise<{ episode: EpisodeTrajectory; tokens: EpisodeTokens }> {
     const tokens = new EpisodeTokens(tok);
     const rng = new Rng(req.seed + i);
     sampler.enter();
@@ -55,7 +60,10 @@ export function createGroupPlayer(deps: { config: RunConfig; env: Environment; m
         maxTurns: config.rollout.maxTurns,
         ctx: { seed: req.seed + i, llm, signal: req.signal },
         policy: async (messages, { turn }) => {
-          const sample = await sampler.sample(tokens.prompt(messages).slice(-room), rng);
+          const prompt = tokens.prompt(messages, room);
+          if (prompt.length > room) return { text: "", endEpisode: "context_full" };
+          const sample = await sampler.sample(prompt, rng);
+          batchSizes.push(sample.batchSize);
           tokens.addTurn(sample.tokens, turn, sample.finishReason === "stop", sample.logprobs);
           return { text: tokens.text(sample.tokens), tokens: sample.tokens.length, logProbs: sample.logprobs };
         },
@@ -68,12 +76,13 @@ export function createGroupPlayer(deps: { config: RunConfig; env: Environment; m
 
   function toSample({ episode: e, tokens }: { episode: EpisodeTrajectory; tokens: EpisodeTokens }): RolloutSample<PolicySample> {
     const responseTokens = e.policyOutputs.reduce((s, p) => s + (p.tokens ?? 0), 0);
+    const train = tokens.forTraining(); // fits maxPositions: every turn was sampled within it
     return {
       sample: {
-        tokens: tokens.ids.slice(-maxPositions),
-        lossMask: tokens.lossMask.slice(-maxPositions),
+        tokens: train.ids,
+        lossMask: train.lossMask,
         turnRewards: turnRewardsOf(e.messages, e.evaluation?.reward ?? null),
-        tokenTurnIds: tokens.turnIds.slice(-maxPositions),
+        tokenTurnIds: train.turnIds,
       },
       record: {
         reward: e.evaluation?.reward ?? null,
@@ -95,15 +104,14 @@ export function createGroupPlayer(deps: { config: RunConfig; env: Environment; m
 
   return {
     async runGroup(req) {
-      const played = await Promise.all(Array.from({ length: req.size }, (_, i) => playOne(req, i)));
-      return { samples: played.map(toSample), rewardSeconds: played.reduce((s, p) => s + p.episode.timings.evaluateMs / 1000, 0) };
-    },
-    takeBatchStats() {
-      const now = sampler.stats();
-      const batches = now.batches - reported.batches;
-      const requests = now.requests - reported.requests;
-      reported = now;
-      return batches > 0 ? { meanBatch: requests / batches, batches } : null;
+      const batchSizes: number[] = [];
+      const played = await Promise.all(Array.from({ length: req.size }, (_, i) => playOne(req, i, batchSizes)));
+      const metrics: Record<string, number> = {};
+      // mean over this group's policy turns of the batch each was decoded in
+      if (batchSizes.length) metrics["rollout/policy_batch_mean"] = batchSizes.reduce((a, b) => a + b, 0) / batchSizes.length;
+      // episodes whose opening prompt did not fit the policy's context and lost its beginning (a too-small policy)
+      metrics["rollout/prompt_truncated_frac"] = played.filter((p) => p.tokens.truncatedPrompt > 0).length / played.length;
+      return { samples: played.map(toSample), rewardSeconds: played.reduce((s, p) => s + p.episode.timings.evaluateMs / 1000, 0), metrics };
     },
   };
 }

@@ -115,8 +115,6 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       const metrics: Record<string, number> = {};
       for (const [k, v] of Object.entries(report.metrics)) metrics[POLICY_LOSS_METRIC_KEYS[k] ?? (k === "grad_norm" ? "grad/norm" : k)] = v;
       if (report.skippedSteps) metrics["update/skipped_steps"] = report.skippedSteps;
-      const batching = player.takeBatchStats();
-      if (batching) metrics["rollout/policy_batch_mean"] = batching.meanBatch;
       return { metrics };
     },
     async saveCheckpoint(completedSteps, state) {
@@ -129,9 +127,11 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       return { location: dir, sizeBytes };
     },
     async loadCheckpoint(location) {
-      await loadSafetensorsCheckpoint(location, model, optimizer);
-      // After a warm-start the KL reference is the warm-started policy, which no checkpoint-* folder holds.
+      // After a warm-start the KL reference is the warm-started policy, which no checkpoint-* folder holds. Loaded
+      // first: if it is missing or corrupt this throws before the policy is touched, so the loop's fallback (an
+      // older checkpoint, else a fresh start that redoes the warm-start) never runs on half-loaded weights.
       if (reference && config.grpo.sftWarmupSteps > 0) await loadSafetensorsCheckpoint(referenceDirOf(checkpointDir), reference);
+      await loadSafetensorsCheckpoint(location, model, optimizer);
     },
     async deleteCheckpoint(location) {
       rmSync(location, { recursive: true, force: true });
