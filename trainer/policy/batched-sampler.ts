@@ -6,7 +6,9 @@
  *
  * A batch is flushed when every live episode is waiting for the policy (nothing else could join), when it is full,
  * or `maxWaitMs` after its first request (episodes held up by a slow simulator LLM call must not stall the rest).
- * Each request brings its own Rng, so what a prompt samples does not depend on which batch it landed in.
+ * Each request brings its own Rng, so what a prompt samples does not depend on which batch it landed in — up to
+ * float rounding: batched and padded matMuls round differently, which can flip a near-tie. Batch composition follows
+ * timing (LLM simulator latency), so runs with real simulator endpoints are reproducible only up to that.
  */
 import type { DecoderLM } from "./model";
 import type { Rng } from "./rng";

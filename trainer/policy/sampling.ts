@@ -21,7 +21,8 @@ export interface SampleOptions {
   decode?: (ids: number[]) => string;
   /**
    * One generator for the whole batch, or one per prompt: then each row's draws depend only on its own generator
-   * and logits, so a prompt samples the same tokens whichever batch it was put in (trainer/policy/batched-sampler).
+   * and logits, so a prompt samples the same tokens whichever batch it was put in, up to float rounding
+   * (trainer/policy/batched-sampler).
    */
   rng: Rng | readonly Rng[];
 }
