@@ -4,17 +4,12 @@
  * sft/* and kl/* metrics, the warm-start event — is read back from PostgreSQL. The last test stops and resumes a
  * run that uses both, which must equal the uninterrupted run: no second warm-start, the same KL reference.
  */
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { createTestDatabase, type TestDatabase } from "./helpers/db";
 import type { RunConfigInput } from "../../lib/run-config";
-import { checkpointDirName } from "../../trainer/checkpoint/checkpoint";
-import { createRealExecutor } from "../../trainer/loop/real/execute-run";
-import { insertQueuedRun } from "../../trainer/record/testing/make-run";
-import { TrainerWorker } from "../../trainer/worker/worker";
+import { useRealWorker } from "./helpers/real-worker";
 
 const BASE: RunConfigInput = {
   environment: "guess-number",
@@ -25,31 +20,9 @@ const BASE: RunConfigInput = {
   evaluation: { testFreq: 0 },
 };
 
-let db: TestDatabase;
-const dataDir = mkdtempSync(path.join(tmpdir(), "rl-sft-kl-"));
-before(async () => {
-  process.env.ROLLOUT_LAB_BACKEND ??= "cpu";
-  db = await createTestDatabase("rl_sft_kl");
-});
-after(async () => {
-  await db?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const quiet = () => {};
-const worker = (heartbeatMs?: number) => new TrainerWorker({ db: db.prisma, executeRun: createRealExecutor(dataDir), heartbeatMs, log: quiet });
-
-async function runToEnd(config: RunConfigInput) {
-  const runId = await insertQueuedRun(db.prisma, config);
-  assert.equal(await worker().runOnce(), true);
-  const run = await db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
-  return { runId, run };
-}
-
-async function metric(runId: string, key: string): Promise<[number, number][]> {
-  const rows = await db.prisma.metricPoint.findMany({ where: { runId, key }, orderBy: { step: "asc" } });
-  return rows.map((r) => [r.step, r.value]);
-}
+const h = useRealWorker("rl_sft_kl");
+const { dataDir, runToEnd, metric } = h;
+const prisma = () => h.db().prisma;
 
 test("sftWarmupSteps: 2 warm-starts on the environment's demonstrations and records the losses and an event on step 0", { timeout: 180_000 }, async () => {
   const { runId, run } = await runToEnd({ ...BASE, name: "sft warm-start", grpo: { ...BASE.grpo, sftWarmupSteps: 2 } });
@@ -58,7 +31,7 @@ test("sftWarmupSteps: 2 warm-starts on the environment's demonstrations and reco
   const [[, last]] = await metric(runId, "sft/loss_last");
   assert.equal(firstStep, 0);
   assert.ok(first > 0 && last > 0 && Number.isFinite(first) && Number.isFinite(last));
-  const event = await db.prisma.runEvent.findFirst({ where: { runId, message: { startsWith: "SFT warm-start" } } });
+  const event = await prisma().runEvent.findFirst({ where: { runId, message: { startsWith: "SFT warm-start" } } });
   assert.ok(event, "the warm-start is in the run's event log");
   assert.equal(event.step, 0);
   assert.match(event.message, /^SFT warm-start: 2 steps on 8 demonstrations from environment "guess-number", loss \d+\.\d{3} → \d+\.\d{3}\.$/);
@@ -71,14 +44,14 @@ test("a demonstrations file is used when given; a malformed one fails the run na
   writeFileSync(file, `${chat("4")}\n${chat("6")}\n${chat("2")}\n`);
   const ok = await runToEnd({ ...BASE, name: "sft from file", dataset: { demonstrationsPath: file }, grpo: { ...BASE.grpo, sftWarmupSteps: 2 } });
   assert.equal(ok.run.status, "succeeded", ok.run.error ?? "");
-  const event = await db.prisma.runEvent.findFirst({ where: { runId: ok.runId, message: { startsWith: "SFT warm-start" } } });
+  const event = await prisma().runEvent.findFirst({ where: { runId: ok.runId, message: { startsWith: "SFT warm-start" } } });
   assert.match(event?.message ?? "", new RegExp(`2 steps on 3 demonstrations from ${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`));
 
   writeFileSync(file, `${chat("4")}\n{"messages": [{"role": "user", "content": "Guess 1-8"}]}\n`);
   const bad = await runToEnd({ ...BASE, name: "sft bad file", dataset: { demonstrationsPath: file }, grpo: { ...BASE.grpo, sftWarmupSteps: 2 } });
   assert.equal(bad.run.status, "failed");
   assert.equal(bad.run.error, `${file} (line 2): no assistant message to learn from: the warm-start trains only on "assistant" turns`);
-  assert.equal(await db.prisma.metricPoint.count({ where: { runId: bad.runId } }), 0, "it failed before any step");
+  assert.equal(await prisma().metricPoint.count({ where: { runId: bad.runId } }), 0, "it failed before any step");
 });
 
 test("klInReward with klCoef 0.05 records the KL charged to the reward next to the environment's reward", { timeout: 180_000 }, async () => {
@@ -90,7 +63,7 @@ test("klInReward with klCoef 0.05 records the KL charged to the reward next to t
   assert.deepEqual(await metric(runId, "kl/in_reward_token_mean"), [[0, 0]]);
   assert.deepEqual(await metric(runId, "reward/penalised_mean"), await metric(runId, "reward/mean"));
   assert.equal((await metric(runId, "kl")).length, 0, "the KL loss term is off in this mode");
-  assert.equal(await db.prisma.trajectory.count({ where: { runId, advantage: { not: null } } }), 4, "every trajectory got an advantage");
+  assert.equal(await prisma().trajectory.count({ where: { runId, advantage: { not: null } } }), 4, "every trajectory got an advantage");
 });
 
 test("a run with both, stopped after step 2 and resumed by another worker, equals the uninterrupted run", { timeout: 300_000 }, async () => {
@@ -98,20 +71,11 @@ test("a run with both, stopped after step 2 and resumed by another worker, equal
   const reference = await runToEnd({ ...config, name: "both, uninterrupted" });
   assert.equal(reference.run.status, "succeeded", reference.run.error ?? "");
 
-  const resumed = await insertQueuedRun(db.prisma, { ...config, name: "both, interrupted" });
-  const first = worker(50);
-  const running = first.runOnce();
-  for (;;) {
-    const run = await db.prisma.run.findUniqueOrThrow({ where: { id: resumed } });
-    if (run.step >= 2) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await first.stop();
-  await running;
-  const mid = await db.prisma.run.findUniqueOrThrow({ where: { id: resumed } });
+  const resumed = await h.runUntilStep({ ...config, name: "both, interrupted" }, 2);
+  const mid = await prisma().run.findUniqueOrThrow({ where: { id: resumed } });
   assert.ok(mid.status === "queued" && mid.step >= 2 && mid.step < 4, `stopped mid-run (${mid.status} at step ${mid.step})`);
-  assert.equal(await worker().runOnce(), true);
-  const done = await db.prisma.run.findUniqueOrThrow({ where: { id: resumed } });
+  assert.equal(await h.worker().runOnce(), true);
+  const done = await prisma().run.findUniqueOrThrow({ where: { id: resumed } });
   assert.equal(done.status, "succeeded", done.error ?? "");
 
   // The reference is the warm-started policy, so step 0 pays nothing; each update drifts the policy away (Adam's
@@ -125,11 +89,10 @@ test("a run with both, stopped after step 2 and resumed by another worker, equal
     assert.ok(Math.abs(penalised[i][1] - (reward[i][1] - 0.05 * k)) < 1e-6, `step ${i}: ${penalised[i][1]} = ${reward[i][1]} - 0.05 x ${k}`);
   }
 
-  const warmStarts = await db.prisma.runEvent.count({ where: { runId: resumed, message: { startsWith: "SFT warm-start" } } });
+  const warmStarts = await prisma().runEvent.count({ where: { runId: resumed, message: { startsWith: "SFT warm-start" } } });
   assert.equal(warmStarts, 1, "the resumed worker did not warm-start again");
   for (const key of ["reward/mean", "kl/in_reward_mean", "reward/penalised_mean"]) {
     assert.deepEqual(await metric(resumed, key), await metric(reference.runId, key), key);
   }
-  const weights = (runId: string) => readFileSync(path.join(dataDir, "checkpoints", runId, checkpointDirName(4), "model.safetensors"));
-  assert.ok(weights(resumed).equals(weights(reference.runId)), "final weights are bit-identical");
+  assert.ok(h.weightsAfter(resumed, 4).equals(h.weightsAfter(reference.runId, 4)), "final weights are bit-identical");
 });
