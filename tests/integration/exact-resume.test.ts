@@ -1,41 +1,8 @@
 /**
  * Exact resume with the real pieces (TF.js policy, the deterministic guess-number environment, GRPO update,
- * safetensors checkpoints): a run stopped mid-way and finished by another worker ends with the same weights, bit
- * for bit, and the same curve as an uninterrupted run with the same seed — no step missing or duplicated.
+ * safetensors checkpoints) on the pure-JS cpu backend; exact-resume-native.test.ts runs the same on the production
+ * CPU path (wasm + native kernels).
  */
-import { test } from "node:test";
-import assert from "node:assert/strict";
-import type { RunConfigInput } from "../../lib/run-config";
-import { useRealWorker } from "./helpers/real-worker";
+import { defineExactResumeTest } from "./helpers/exact-resume";
 
-const CONFIG: RunConfigInput = {
-  environment: "guess-number",
-  seed: 11,
-  grpo: { steps: 4, groupsPerStep: 2, groupSize: 2, minibatchSize: 4 },
-  rollout: { maxTurns: 4, maxNewTokens: 8, concurrency: 4 },
-  checkpoint: { saveFreq: 1, keepLast: 10 },
-  evaluation: { testFreq: 0 },
-};
-
-const h = useRealWorker("rl_resume");
-
-test("a run stopped after 2 steps and resumed by another worker equals the uninterrupted run", { timeout: 240_000 }, async () => {
-  const reference = await h.runToEnd({ ...CONFIG, name: "uninterrupted" });
-  assert.equal(reference.run.status, "succeeded");
-
-  // Stop (as on SIGTERM) once step 2 is recorded: the worker checkpoints at the step boundary and re-queues the run.
-  const resumed = await h.runUntilStep({ ...CONFIG, name: "interrupted" }, 2);
-  const mid = await h.db().prisma.run.findUniqueOrThrow({ where: { id: resumed } });
-  assert.equal(mid.status, "queued", "released for another worker");
-  assert.ok(mid.step >= 2 && mid.step < 4, `stopped mid-run (at step ${mid.step})`);
-
-  assert.equal(await h.worker().runOnce(), true);
-  const done = await h.db().prisma.run.findUniqueOrThrow({ where: { id: resumed } });
-  assert.equal(done.status, "succeeded");
-  assert.equal(done.claims, 2, "resumed under the same run id");
-
-  assert.deepEqual(await h.metric(resumed, "reward/mean"), await h.metric(reference.runId, "reward/mean"), "same rewards at every step, none missing or duplicated");
-  assert.ok(h.weightsAfter(resumed, 4).equals(h.weightsAfter(reference.runId, 4)), "final weights are bit-identical");
-  const trajectories = await h.db().prisma.trajectory.count({ where: { runId: resumed } });
-  assert.equal(trajectories, 4 * 2 * 2, "every step's trajectories recorded exactly once");
-});
+defineExactResumeTest({ database: "rl_resume", backend: "cpu", expectBackend: /^cpu/ });

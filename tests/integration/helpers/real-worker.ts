@@ -29,12 +29,16 @@ export interface RealWorkerHarness {
   weightsAfter(runId: string, steps: number): Buffer;
 }
 
-/** Registers before/after hooks for a file; tests call the returned harness. Forces the cpu backend unless set. */
-export function useRealWorker(name: string): RealWorkerHarness {
+/**
+ * Registers before/after hooks for a file; tests call the returned harness. `backend` sets ROLLOUT_LAB_BACKEND for
+ * this process (a worker picks its backend once); without it the cpu backend is used unless the variable is set.
+ */
+export function useRealWorker(name: string, backend?: "cpu" | "wasm"): RealWorkerHarness {
   let db: TestDatabase | undefined;
   const dataDir = mkdtempSync(path.join(tmpdir(), `${name.replace(/_/g, "-")}-`));
   before(async () => {
-    process.env.ROLLOUT_LAB_BACKEND ??= "cpu";
+    if (backend) process.env.ROLLOUT_LAB_BACKEND = backend;
+    else process.env.ROLLOUT_LAB_BACKEND ??= "cpu";
     db = await createTestDatabase(name);
   });
   after(async () => {
