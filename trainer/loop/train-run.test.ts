@@ -96,15 +96,20 @@ test("an unreadable newest checkpoint falls back to an older one with a warning"
   assert.deepEqual([...deps.rolloutsPerStep.keys()].sort(), [4, 5]);
 });
 
-test("DAPO dynamic sampling drops groups whose rewards are all equal and updates on the rest", async () => {
-  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true }, evaluation: { testFreq: 0 } });
-  const deps = createFakeDeps({ checkpointDir: tmp() });
+/** Every sample of group 0 scores 1: a group whose rewards do not vary (what DAPO dynamic sampling drops). */
+function withFlatGroupZero(deps: ReturnType<typeof createFakeDeps>) {
   const real = deps.runGroup.bind(deps);
   deps.runGroup = async (req) => {
     const r = await real(req);
     if (req.groupIndex === 0) for (const s of r.samples) s.record.reward = 1;
     return r;
   };
+  return deps;
+}
+
+test("DAPO dynamic sampling drops groups whose rewards are all equal and updates on the rest", async () => {
+  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true }, evaluation: { testFreq: 0 } });
+  const deps = withFlatGroupZero(createFakeDeps({ checkpointDir: tmp() }));
   const sink = createMemorySink();
   await trainRun(config, deps, sink, control());
   const groups = sink.steps.get(0)!.groups;
@@ -168,13 +173,7 @@ test("warmStart runs before the first step of a fresh run only, and its metrics 
 
 test("DAPO dynamic sampling judges a group by its task rewards even when shaped scores differ", async () => {
   const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true }, evaluation: { testFreq: 0 } });
-  const deps = createFakeDeps({ checkpointDir: tmp() });
-  const real = deps.runGroup.bind(deps);
-  deps.runGroup = async (req) => {
-    const r = await real(req);
-    if (req.groupIndex === 0) for (const s of r.samples) s.record.reward = 1;
-    return r;
-  };
+  const deps = withFlatGroupZero(createFakeDeps({ checkpointDir: tmp() }));
   deps.adjustScores = async (groups) => ({ scores: groups.map((g) => g.rewards.map((r, i) => (r ?? 0) - 0.01 * i)), metrics: {} });
   const sink = createMemorySink();
   await trainRun(config, deps, sink, control());
