@@ -139,7 +139,7 @@ export function generate(model: DecoderLM, prompts: number[][], opts: SampleOpti
         if (done[b] && rngs) {
           // a row's own generator must not advance after its row ended, or its next turn would depend on how long
           // its batch-mates ran (a shared generator is batch-dependent anyway and keeps its old draw order)
-          next[b] = stepIds[stepLen === 1 ? b : b * stepLen + stepLen - 1];
+          next[b] = 0; // any id keeps the batch rectangular: an ended row's outputs are never read
           mask[b].push(1);
           continue;
         }
