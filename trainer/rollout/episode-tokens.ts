@@ -45,7 +45,7 @@ export class EpisodeTokens {
     this.truncatedPrompt = opening ? cut : this.truncatedPrompt;
     this.push(r.ids.slice(cut), 0, -1, []);
     this.consumed = messages.length;
-    return this.ids;
+    return this.ids.slice(); // a copy: the sampler may hold it while this sequence grows
   }
 
   /**
