@@ -3,6 +3,7 @@
  * matching exit code, 429s waited out (Retry-After), and transient network errors retried so a `--wait` survives a
  * server restart.
  */
+import { randomUUID } from "node:crypto";
 import { CliError, EXIT, exitCodeForStatus } from "./exit-codes";
 
 export interface ClientOptions {
@@ -26,7 +27,11 @@ export class ApiClient {
     this.base = opts.url.replace(/\/+$/, "");
   }
 
-  async raw(method: string, path: string, body?: unknown): Promise<Response> {
+  /**
+   * `idempotencyKey`: sent with creates so that a retry after a lost reply (this client retries network errors and
+   * 502/503/504) returns the run already created instead of queueing a second one.
+   */
+  async raw(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<Response> {
     if (!this.opts.token) {
       throw new CliError(EXIT.AUTH, "No API token: pass --token or set ROLLOUT_LAB_TOKEN (create one in Settings or with `rollout-lab tokens create`).");
     }
@@ -41,6 +46,7 @@ export class ApiClient {
             authorization: `Bearer ${this.opts.token}`,
             "x-rollout-lab-client": "cli",
             ...(body !== undefined ? { "content-type": "application/json" } : {}),
+            ...(idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
@@ -62,6 +68,12 @@ export class ApiClient {
 
   async json<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await this.raw(method, path, body);
+    return (await res.json()) as T;
+  }
+
+  /** A POST that creates something, with one Idempotency-Key for all of its retries. */
+  async create<T>(path: string, body: unknown): Promise<T> {
+    const res = await this.raw("POST", path, body, randomUUID());
     return (await res.json()) as T;
   }
 

@@ -115,7 +115,7 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
         if (!v.config) throw new CliError(EXIT.USAGE, "runs create needs --config <file.json|file.yaml>.");
         const config = await readConfigFile(v.config);
         if (v.name) config.name = v.name;
-        const created = await client.json<{ id: string; url: string }>("POST", "/runs", { config });
+        const created = await client.create<{ id: string; url: string }>("/runs", { config });
         io.out(created.id);
         io.err(`Created run ${created.id}: ${created.url}`);
         if (!v.wait) return EXIT.OK;

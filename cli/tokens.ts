@@ -1,15 +1,20 @@
 /**
  * `rollout-lab tokens create|list|revoke` talk to the database directly (DATABASE_URL), not to the API: that is how
  * the very first token is made, on the server host, before any token exists. With no DATABASE_URL the embedded
- * database of a running `npm start` is used (postgresql://postgres@127.0.0.1:$EMBEDDED_DB_PORT/postgres).
+ * database of this machine's `npm start` is used (its password is read from ROLLOUT_LAB_DATA_DIR, default .data).
  */
 import { createPrismaClient, type PrismaClient } from "../server/db/client";
 import { createToken, listTokens, revokeToken, type TokenScope } from "../server/services/tokens";
 import { AppError } from "../server/errors";
+import { localEmbeddedDatabaseUrl, redactDatabaseUrl } from "../server/db/embedded-credentials";
 import { CliError, EXIT } from "./exit-codes";
 
 export function databaseUrlFromEnv(flag: string | undefined): string {
-  return flag || process.env.DATABASE_URL || `postgresql://postgres@127.0.0.1:${process.env.EMBEDDED_DB_PORT || "54329"}/postgres`;
+  const url = flag || process.env.DATABASE_URL || localEmbeddedDatabaseUrl();
+  if (!url) {
+    throw new CliError(EXIT.USAGE, `No database: set DATABASE_URL (or --database-url), or run this on the machine where \`npm start\` keeps its embedded database (ROLLOUT_LAB_DATA_DIR, default .data).`);
+  }
+  return url;
 }
 
 async function withDb<T>(url: string, fn: (db: PrismaClient) => Promise<T>): Promise<T> {
@@ -18,7 +23,7 @@ async function withDb<T>(url: string, fn: (db: PrismaClient) => Promise<T>): Pro
     return await fn(db);
   } catch (error) {
     if (error instanceof AppError) throw new CliError(error.code === "NOT_FOUND" || error.code === "CONFLICT" ? EXIT.NOT_FOUND_OR_CONFLICT : EXIT.USAGE, error.message);
-    const safeUrl = url.replace(/\/\/[^@/]*@/, "//***@");
+    const safeUrl = redactDatabaseUrl(url);
     throw new CliError(EXIT.ERROR, `Cannot use the database at ${safeUrl}: ${(error as Error).message.split("\n")[0]}. Set DATABASE_URL (or --database-url) to Rollout Lab's database.`);
   } finally {
     await db.$disconnect();

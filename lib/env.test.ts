@@ -27,3 +27,10 @@ test("a URL without a database name is rejected with an example", () => {
   assert.throws(() => loadEnv({ DATABASE_URL: "postgresql://postgres@127.0.0.1:5432" }), /names no database/);
   assert.throws(() => loadEnv({ DATABASE_URL: "not a url" }), /not a valid URL/);
 });
+
+test("a bind beyond loopback without a password is refused unless explicitly opted out", () => {
+  assert.throws(() => loadEnv({ HOST: "0.0.0.0" }), /HOST=0\.0\.0\.0 would open the dashboard to the network with no password: set DASHBOARD_PASSWORD/);
+  assert.equal(loadEnv({ HOST: "0.0.0.0", DASHBOARD_PASSWORD: "pw" }).HOST, "0.0.0.0");
+  assert.equal(loadEnv({ HOST: "0.0.0.0", ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD: "true" }).HOST, "0.0.0.0");
+  assert.equal(loadEnv({ HOST: "::1" }).HOST, "::1");
+});

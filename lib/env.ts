@@ -70,6 +70,13 @@ export const envSchema = z.object({
   SEED_DEMO: bool("SEED_DEMO", true),
   START_WORKER: bool("START_WORKER", true),
   DASHBOARD_PASSWORD: z.string().optional(),
+  ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD: bool("ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD", false),
+  ROLLOUT_LAB_ALLOWED_HOSTS: z.string().optional(),
+  ROLLOUT_LAB_COOKIE_SECURE: bool("ROLLOUT_LAB_COOKIE_SECURE", false),
+  ROLLOUT_LAB_PUBLIC_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === "" || /^https?:\/\/[^/]+/.test(v), "ROLLOUT_LAB_PUBLIC_URL must be an http(s) URL such as https://rollout.example.com."),
   LOG_LEVEL: z
     .string()
     .optional()
@@ -92,9 +99,23 @@ export class EnvError extends Error {
   }
 }
 
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
 /** Parse and validate; throws EnvError listing one sentence per bad variable. */
 export function loadEnv(source: Record<string, string | undefined> = process.env): AppEnv {
   const result = envSchema.safeParse(source);
   if (!result.success) throw new EnvError(result.error.issues.map((i) => i.message));
-  return result.data;
+  const env = result.data;
+  // Without a password the dashboard (and its API, which creates tokens and runs) is open to whoever reaches it.
+  if (!LOOPBACK.has(env.HOST) && !env.DASHBOARD_PASSWORD && !env.ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD) {
+    throw new EnvError([
+      `HOST=${env.HOST} would open the dashboard to the network with no password: set DASHBOARD_PASSWORD, bind to 127.0.0.1, or (behind your own authentication) set ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD=true.`,
+    ]);
+  }
+  return env;
+}
+
+/** True when the dashboard listens beyond loopback without a password (only with the explicit opt-out). */
+export function dashboardOpenToNetwork(env: AppEnv): boolean {
+  return !LOOPBACK.has(env.HOST) && !env.DASHBOARD_PASSWORD;
 }

@@ -14,10 +14,49 @@ export interface EnvironmentInfo {
   preset: RunConfigInput;
 }
 
-const userrlPreset: RunConfigInput = {
-  rollout: { maxTurns: 8, maxNewTokens: 64 },
-  grpo: { turnCredit: "r2g", trajectoryScore: "sum", gamma: 0.9 },
-};
+/**
+ * A launch preset that learns on a CPU within minutes (figures: `npm run bench:learn`, README). The common recipe
+ * of the seed systems at toy scale: a policy whose context holds the environment's prompts (measured opening
+ * prompts: guess-number 9 bytes, UserRL gyms 300–550, bfcl 1.4–2.1 K, sgd 2.1 K, simulated 2.5 K, τ² retail 10 K; the
+ * byte tokenizer spends one token per byte), an SFT warm-start on the environment's gold or scripted solver
+ * demonstrations, then GRPO. Long contexts train in micro-batches (attention keeps T × T probabilities).
+ */
+function learningPreset(p: {
+  model?: "tiny" | "small" | "base";
+  context: number;
+  maxTurns: number;
+  maxNewTokens: number;
+  sft: number;
+  groups?: number;
+  groupSize?: number;
+  microBatch?: number;
+  /** Optimizer steps per training step = episodes / minibatch (default 1). */
+  minibatchesPerStep?: number;
+  lr?: number;
+  steps?: number;
+  turnCredit?: boolean;
+  environmentOptions?: Record<string, unknown>;
+}): RunConfigInput {
+  const groups = p.groups ?? 4;
+  const groupSize = p.groupSize ?? 4;
+  return {
+    ...(p.environmentOptions ? { environmentOptions: p.environmentOptions } : {}),
+    policy: { model: p.model ?? "small", contextLength: p.context },
+    rollout: { maxTurns: p.maxTurns, maxNewTokens: p.maxNewTokens },
+    grpo: {
+      steps: p.steps ?? 40,
+      groupsPerStep: groups,
+      groupSize,
+      minibatchSize: (groups * groupSize) / (p.minibatchesPerStep ?? 1),
+      microBatchSize: p.microBatch,
+      learningRate: p.lr ?? 1e-3,
+      sftWarmupSteps: p.sft,
+      ...(p.turnCredit ? { turnCredit: "r2g" as const, trajectoryScore: "sum" as const, gamma: 0.9 } : {}),
+    },
+    evaluation: { testFreq: 0 },
+    checkpoint: { saveFreq: 10 },
+  };
+}
 
 export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
   {
@@ -25,39 +64,78 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     family: "simulated",
     seedSystem: "Simia-RL",
     description: "An LLM plays the user and the tools from a task description; an LLM judge scores the episode (0/1 with reasoning).",
-    preset: { rollout: { maxTurns: 10 }, grpo: { groupSize: 4, groupsPerStep: 4 } },
+    preset: learningPreset({ context: 4096, maxTurns: 5, maxNewTokens: 96, sft: 30, groups: 2, microBatch: 1, steps: 20 }),
   },
   {
     name: "sgd",
     family: "dialogue",
     seedSystem: "Agent Gym",
     description: "Schema-Guided Dialogue goals: a simulated user pursues a real dialogue's goal; a tool mocker answers from recorded service results.",
-    preset: { rollout: { maxTurns: 10 } },
+    // The built-in goals come without recorded dialogues, so no warm-start (a dataset path with dialogues gives one).
+    preset: learningPreset({ context: 3072, maxTurns: 5, maxNewTokens: 96, sft: 0, groups: 2, microBatch: 1, steps: 20 }),
   },
   {
     name: "tau2-retail",
     family: "tool-domain",
     seedSystem: "τ²-bench / SkyRL",
     description: "Retail customer service on a private copy of the database; reward = DB × COMMUNICATE × ACTION as τ² computes it.",
-    preset: { rollout: { maxTurns: 20, maxNewTokens: 160 } },
+    // τ²'s policy document and 16 tool schemas are ~10 K bytes. A byte-level policy would need a 12 K context, whose
+    // T × T attention alone exceeds the 4 GiB CPU heap; this preset keeps the end of the prompt (the customer's
+    // request, the tool list's tail) in 4 K. It runs, but cannot learn τ² at this scale (bench:learn, README): use a
+    // BPE checkpoint (policy.model / policy.tokenizer) for real work.
+    preset: learningPreset({ model: "tiny", context: 4096, maxTurns: 8, maxNewTokens: 128, sft: 10, groups: 2, groupSize: 2, microBatch: 1, steps: 10 }),
   },
   {
     name: "bfcl",
     family: "function-calling",
     seedSystem: "AWorld EnvTuning",
     description: "BFCL multi-turn function calling against stateful APIs; format, state and response rewards; curriculum stages.",
-    preset: { rollout: { maxTurns: 12, maxNewTokens: 160 } },
+    preset: learningPreset({ context: 3072, maxTurns: 6, maxNewTokens: 160, sft: 30, groups: 2, microBatch: 1, steps: 20 }),
   },
-  { name: "userrl-telepathy", family: "userrl", seedSystem: "UserRL", description: "Guess the entity the user thinks of by asking questions.", preset: userrlPreset },
-  { name: "userrl-turtle", family: "userrl", seedSystem: "UserRL", description: "Lateral-thinking puzzle; the user answers yes / no / irrelevant.", preset: userrlPreset },
-  { name: "userrl-function", family: "userrl", seedSystem: "UserRL", description: "Discover a hidden function from queries (deterministic).", preset: userrlPreset },
-  { name: "userrl-intention", family: "userrl", seedSystem: "UserRL", description: "Infer a vague request's real intent by asking clarifying questions.", preset: userrlPreset },
+  {
+    name: "userrl-telepathy",
+    family: "userrl",
+    seedSystem: "UserRL",
+    description: "Guess the entity the user thinks of by asking questions.",
+    preset: learningPreset({ context: 1024, maxTurns: 4, maxNewTokens: 40, sft: 40, microBatch: 4, turnCredit: true }),
+  },
+  {
+    name: "userrl-turtle",
+    family: "userrl",
+    seedSystem: "UserRL",
+    description: "Lateral-thinking puzzle; the user answers yes / no / irrelevant.",
+    preset: learningPreset({ context: 1536, maxTurns: 4, maxNewTokens: 192, sft: 40, microBatch: 2, turnCredit: true }),
+  },
+  {
+    name: "userrl-function",
+    family: "userrl",
+    seedSystem: "UserRL",
+    description: "Discover a hidden function from queries (deterministic).",
+    preset: learningPreset({ context: 1024, maxTurns: 5, maxNewTokens: 24, sft: 40, microBatch: 4, turnCredit: true }),
+  },
+  {
+    name: "userrl-intention",
+    family: "userrl",
+    seedSystem: "UserRL",
+    description: "Infer a vague request's real intent by asking clarifying questions.",
+    preset: learningPreset({ context: 1536, maxTurns: 6, maxNewTokens: 64, sft: 40, microBatch: 2, turnCredit: true }),
+  },
   {
     name: "guess-number",
     family: "userrl",
     seedSystem: "built-in",
     description: "A tiny multi-turn guessing game with a deterministic reward; needs no LLM (the learning demo).",
-    preset: { rollout: { maxTurns: 6, maxNewTokens: 8 } },
+    preset: learningPreset({
+      model: "tiny",
+      context: 512,
+      minibatchesPerStep: 2,
+      maxTurns: 4,
+      maxNewTokens: 4,
+      sft: 30,
+      groupSize: 8,
+      lr: 2e-3,
+      environmentOptions: { max: 4 },
+    }),
   },
 ];
 

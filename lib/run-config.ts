@@ -6,15 +6,28 @@
  */
 import { z } from "zod";
 import { ENVIRONMENT_NAMES } from "./environments";
+import { BUILTIN_MODEL_DIMS, type BuiltinModelSize } from "./model-sizes";
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
+
+/**
+ * A file or folder on the trainer host. The worker resolves it inside its data folders (<data dir>/datasets, models,
+ * checkpoints and ROLLOUT_LAB_DATA_ROOTS) and refuses anything that leads out; `..` is refused here already.
+ */
+const dataPath = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(1024)
+    .refine((p) => !p.includes("\0"), `${what} contains a NUL character`)
+    .refine((p) => !p.split(/[\\/]/).includes(".."), `${what} must not contain "..": name a path inside the worker's data folders, e.g. "tau2/retail" for <data dir>/datasets/tau2/retail`);
 
 export const ADVANTAGE_ESTIMATORS = ["grpo", "trl", "drgrpo", "art"] as const;
 export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"] as const;
 export const KL_ESTIMATORS = ["k1", "k2", "k3"] as const;
 export const TURN_CREDIT_METHODS = ["none", "equalized", "r2g", "em"] as const;
 export const TRAJECTORY_SCORES = ["sum", "r2g"] as const;
-export const BUILTIN_MODEL_SIZES = ["tiny", "small", "base"] as const;
+export const BUILTIN_MODEL_SIZES = Object.keys(BUILTIN_MODEL_DIMS) as BuiltinModelSize[];
 
 /** One LLM endpoint for a simulator or judge role. API keys are never here: only the name of the variable. */
 export const llmEndpointSchema = z
@@ -45,12 +58,12 @@ export const runConfigSchema = z
       .describe("Options of the chosen environment (validated by the environment itself, e.g. tau2-retail's user strategy)."),
     dataset: z
       .object({
-        path: z.string().optional().describe("Task file or folder on the trainer host; omit to use the environment's built-in tasks."),
+        path: dataPath("dataset.path")
+          .optional()
+          .describe("Task file or folder on the trainer host, relative to its data folders (<data dir>/datasets by default) or absolute inside them; omit to use the environment's built-in tasks."),
         trainSplit: z.string().default("train"),
         evalSplit: z.string().default("test").describe("Held-out split used for evaluation."),
-        demonstrationsPath: z
-          .string()
-          .min(1)
+        demonstrationsPath: dataPath("dataset.demonstrationsPath")
           .optional()
           .describe(
             'JSONL file on the trainer host for the SFT warm-start (grpo.sftWarmupSteps), one chat per line in the OpenAI format: {"messages": [{"role": "system" | "user" | "assistant" | "tool", "content": "..."}]}. Only assistant turns are trained. Omit to use the environment\'s own gold trajectories (guess-number, sgd with a dataset path, bfcl).',
@@ -61,8 +74,15 @@ export const runConfigSchema = z
 
     policy: z
       .object({
-        model: z.string().default("tiny").describe("Built-in size (tiny, small, base) or a local Hugging Face checkpoint folder."),
-        tokenizer: z.string().default("byte").describe('"byte" or a path to a Hugging Face tokenizer.json.'),
+        model: dataPath("policy.model").default("tiny").describe("Built-in size (tiny, small, base) or a Hugging Face checkpoint folder in the trainer's data folders (<data dir>/models by default)."),
+        tokenizer: dataPath("policy.tokenizer").default("byte").describe('"byte" or a Hugging Face tokenizer.json in the trainer\'s data folders.'),
+        contextLength: z
+          .number()
+          .int()
+          .min(64)
+          .max(32_768)
+          .optional()
+          .describe("Context of a built-in policy size in tokens (default: the size's own, 512 for tiny and small, 1024 for base). Size it from the environment's prompts: an opening prompt that does not fit is cut, a later turn that does not fit ends the episode."),
         lora: z.object({ rank: positiveInt(256), alpha: z.number().positive() }).strict().optional(),
       })
       .strict()
@@ -92,6 +112,9 @@ export const runConfigSchema = z
         dynamicSampling: z.boolean().default(false).describe("Drop groups whose rewards do not vary (DAPO)."),
         ppoEpochs: positiveInt(16).default(1),
         minibatchSize: positiveInt(4096).default(16).describe("Trajectories per optimiser step."),
+        microBatchSize: positiveInt(4096)
+          .optional()
+          .describe("Trajectories per forward/backward pass (at most minibatchSize); gradients accumulate over a minibatch (less memory per pass). Default: minibatchSize."),
         sftWarmupSteps: z
           .number()
           .int()
@@ -170,6 +193,10 @@ export const runConfigSchema = z
   .superRefine(refineRunConfig);
 
 export type RunConfig = z.output<typeof runConfigSchema>;
+
+/** What one worker step can hold: episodes played and trained, and tokens sampled (bounds the rollout's memory). */
+export const MAX_EPISODES_PER_STEP = 4096;
+export const MAX_SAMPLED_TOKENS_PER_STEP = 16_000_000;
 export type RunConfigInput = z.input<typeof runConfigSchema>;
 
 function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
@@ -188,6 +215,28 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
     });
   }
   const batch = c.grpo.groupsPerStep * c.grpo.groupSize;
+  if (batch > MAX_EPISODES_PER_STEP) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["grpo", "groupsPerStep"],
+      message: `groupsPerStep × groupSize = ${batch} episodes per step; a worker plays and trains at most ${MAX_EPISODES_PER_STEP}. Lower one of them.`,
+    });
+  }
+  const sampledTokens = batch * c.rollout.maxTurns * c.rollout.maxNewTokens;
+  if (sampledTokens > MAX_SAMPLED_TOKENS_PER_STEP) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["rollout", "maxNewTokens"],
+      message: `Up to ${sampledTokens.toLocaleString("en-US")} sampled tokens per step (episodes × maxTurns × maxNewTokens); the limit is ${MAX_SAMPLED_TOKENS_PER_STEP.toLocaleString("en-US")}. Lower rollout.maxTurns, rollout.maxNewTokens or the episodes per step.`,
+    });
+  }
+  if (c.policy.contextLength !== undefined && !(BUILTIN_MODEL_SIZES as string[]).includes(c.policy.model)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["policy", "contextLength"],
+      message: "contextLength applies to the built-in sizes only; a checkpoint folder's context comes from its config.json (max_position_embeddings).",
+    });
+  }
   if (c.grpo.minibatchSize > batch) {
     ctx.addIssue({
       code: "custom",

@@ -1,14 +1,14 @@
-// npm run db:seed — add the demo run (always adds one; `npm start` seeds only an empty database).
+// npm run db:seed — queue another demo run (`npm start` queues one only on an empty database); a worker trains it.
 import { loadEnv } from "../lib/env";
 import { isUserFacingStartupError, prepareDatabase } from "../server/db/bootstrap";
 import { createPrismaClient } from "../server/db/client";
-import { seedDemoRun } from "../server/seed/demo-run";
+import { queueDemoRun } from "../server/seed/demo";
 
 try {
   const db = await prepareDatabase(loadEnv());
   const prisma = createPrismaClient(db.url);
-  const id = await seedDemoRun(prisma);
-  console.log(`Seeded demo run ${id}`);
+  const id = await queueDemoRun(prisma);
+  console.log(`Queued demo run ${id}; start a worker (npm start or npm run worker) to train it.`);
   await prisma.$disconnect();
   await db.stop();
 } catch (err) {

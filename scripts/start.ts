@@ -1,21 +1,23 @@
 /**
- * npm start — the one command that runs Rollout Lab: database (embedded PGlite, or DATABASE_URL), migrations,
- * the demo seed on an empty database, a Next.js build when sources changed, the web server and one trainer
- * worker; prints the URL. Ctrl-C / SIGTERM stop the children and close the embedded database cleanly.
+ * npm start — the one command that runs Rollout Lab: database (the embedded PostgreSQL server, or DATABASE_URL),
+ * migrations, the demo seed on an empty database, a Next.js build when sources changed, the web server and one
+ * trainer worker; prints the URL. Ctrl-C / SIGTERM stop the children, then the embedded database. A crashed worker
+ * is restarted; if this process is killed outright, its children and the database stop themselves
+ * (supervisor.ts, exit-with-parent.mjs, the database watchdog in server/db/embedded.ts).
  *
  * Flags: --no-seed (or SEED_DEMO=false), --no-worker (or START_WORKER=false), --dev (next dev, no build).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import { loadEnv } from "../lib/env";
+import { spawnSync } from "node:child_process";
+import { dashboardOpenToNetwork, loadEnv } from "../lib/env";
 import { isUserFacingStartupError, prepareDatabase, type PreparedDatabase } from "../server/db/bootstrap";
 import { createPrismaClient } from "../server/db/client";
 import { assertPortFree } from "../server/db/embedded";
-import { seedIfEmpty } from "../server/seed/demo-run";
+import { seedIfEmpty } from "../server/seed/demo";
 import { buildIsCurrent, recordBuild } from "./build-fingerprint";
+import { Supervisor } from "./supervisor";
 
 const args = new Set(process.argv.slice(2));
-const children: ChildProcess[] = [];
+const supervisor = new Supervisor(log, () => void shutdown(1));
 let database: PreparedDatabase | null = null;
 let shuttingDown = false;
 
@@ -27,20 +29,7 @@ async function shutdown(code: number): Promise<never> {
   if (shuttingDown) return new Promise<never>(() => {});
   shuttingDown = true;
   log("Stopping…");
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-          child.once("exit", () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          child.kill("SIGTERM");
-        }),
-    ),
-  );
+  await supervisor.stopAll();
   await database?.stop();
   log("Stopped.");
   process.exit(code);
@@ -60,32 +49,23 @@ async function waitForHealth(url: string, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-function spawnChild(name: string, command: string, commandArgs: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(command, commandArgs, { stdio: "inherit", env });
-  child.on("exit", (code, signal) => {
-    if (!shuttingDown) {
-      log(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping.`);
-      void shutdown(1);
-    }
-  });
-  children.push(child);
-  return child;
-}
-
 async function main() {
   const env = loadEnv();
   const dev = args.has("--dev");
+  if (dashboardOpenToNetwork(env)) {
+    log(`WARNING: the dashboard listens on ${env.HOST} with no DASHBOARD_PASSWORD (ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD=true): anyone who reaches it can create API tokens and runs.`);
+  }
   await assertPortFree(env.PORT, env.HOST, "web server", "PORT");
 
   database = await prepareDatabase(env);
-  log(database.embedded ? `Embedded PostgreSQL (PGlite) in ${database.embedded.dataDir}` : "Using PostgreSQL from DATABASE_URL");
+  log(database.embedded ? `Embedded PostgreSQL in ${database.embedded.clusterDir} (port ${env.EMBEDDED_DB_PORT}, password in the data folder)` : "Using PostgreSQL from DATABASE_URL");
   if (database.migrationsApplied.length) log(`Applied migrations: ${database.migrationsApplied.join(", ")}`);
 
   if (env.SEED_DEMO && !args.has("--no-seed")) {
     const prisma = createPrismaClient(database.url, 1);
     const seeded = await seedIfEmpty(prisma);
     await prisma.$disconnect();
-    if (seeded) log(`Empty database: added the demo run (${seeded}). Use --no-seed to skip.`);
+    if (seeded) log(`Empty database: queued the demo run (${seeded}); the worker trains it live. Use --no-seed to skip.`);
   }
 
   if (!dev && !buildIsCurrent()) {
@@ -104,10 +84,11 @@ async function main() {
     ROLLOUT_LAB_EMBEDDED_DB: database.embedded ? "1" : "0",
     NEXT_TELEMETRY_DISABLED: "1",
   };
-  spawnChild("web server", process.execPath, ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST], childEnv);
-
-  if (env.START_WORKER && !args.has("--no-worker") && existsSync("trainer/main.ts")) {
-    spawnChild("trainer worker", process.execPath, ["--import", "tsx", "trainer/main.ts"], childEnv);
+  supervisor.start({ name: "web server", args: ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST], env: childEnv, restart: false });
+  if (env.START_WORKER && !args.has("--no-worker")) {
+    // A TF.js step keeps a core busy for seconds at a time; at a lower priority it still gets every idle cycle, but
+    // a dashboard request no longer waits behind it (bench:load: p95 and the training slowdown, README).
+    supervisor.start({ name: "trainer worker", args: ["--import", "tsx", "trainer/main.ts"], env: childEnv, restart: true, nice: 5 });
   }
 
   const url = `http://${env.HOST}:${env.PORT}`;

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { buildIsCurrent, recordBuild } from "./build-fingerprint";
 import { createEmptyDatabase, dropDatabase } from "../tests/integration/helpers/db";
-import { seedDemoRun } from "../server/seed/demo-run";
+import { trainE2eFixtures } from "./e2e-fixtures";
 import { createPrismaClient } from "../server/db/client";
 import { applyMigrations } from "../server/db/migrate";
 import pg from "pg";
@@ -86,7 +86,7 @@ function check(name: string, command: string, args: string[]) {
 
 if (want("lint")) check("lint", process.execPath, ["node_modules/eslint/bin/eslint.js", "."]);
 if (want("typecheck")) check("typecheck", process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]);
-if (want("unit")) nodeTests("unit", findTests(["lib", "server", "trainer", "scripts", "components"], ".test.ts"), 2);
+if (want("unit")) nodeTests("unit", findTests(["lib", "server", "trainer", "scripts", "components", "cli"], ".test.ts"), 2);
 if (want("build") || want("e2e")) {
   timed("build", () => {
     if (buildIsCurrent()) return { passed: 1, failed: 0 };
@@ -105,8 +105,10 @@ if (want("e2e")) {
     await client.connect();
     await applyMigrations(client);
     await client.end();
-    const prisma = createPrismaClient(e2eDb.url, 1);
-    await seedDemoRun(prisma);
+    const prisma = createPrismaClient(e2eDb.url, 2);
+    const t0 = Date.now();
+    await trainE2eFixtures(prisma, e2eDataDir);
+    console.log(`e2e fixtures trained in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     await prisma.$disconnect();
     timed("e2e", () => {
       const code = run(process.execPath, ["node_modules/@playwright/test/cli.js", "test"], { E2E_DATABASE_URL: e2eDb.url, E2E_START_WORKER: "true", ROLLOUT_LAB_DATA_DIR: e2eDataDir });

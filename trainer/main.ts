@@ -3,7 +3,7 @@
  * and trains them with the real policy, environments and GRPO update. See trainer/worker/worker.ts for the run
  * lifecycle and trainer/loop/train-run.ts for the loop.
  *
- * Environment: DATABASE_URL (default: the embedded database `npm start` serves on EMBEDDED_DB_PORT, 54329),
+ * Environment: DATABASE_URL (default: the embedded database `npm start` runs from ROLLOUT_LAB_DATA_DIR on EMBEDDED_DB_PORT),
  * ROLLOUT_LAB_DATA_DIR (checkpoints go to <dir>/checkpoints/<runId>, default .data), WORKER_LEASE_MS (30000),
  * WORKER_HEARTBEAT_MS (lease / 6), WORKER_POLL_MS (2000), ROLLOUT_LAB_BACKEND (force tensorflow / wasm / cpu).
  */
@@ -12,6 +12,4 @@ import { runWorkerProcess } from "./worker/process";
 import { startRescoringLoopFromEnv } from "./rescore/loop";
 
 // Re-scoring jobs (re-judging stored trajectories) run beside training, so they never wait for a long run.
-startRescoringLoopFromEnv();
-
-await runWorkerProcess({ executeRun: createRealExecutor(process.env.ROLLOUT_LAB_DATA_DIR || ".data") });
+await runWorkerProcess({ executeRun: createRealExecutor(process.env.ROLLOUT_LAB_DATA_DIR || ".data"), alongside: startRescoringLoopFromEnv });

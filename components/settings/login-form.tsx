@@ -1,7 +1,7 @@
-/** The dashboard sign-in form; `action` is the server action that checks the password and sets the cookie. */
-export function LoginForm({ action, next, failed }: { action: (formData: FormData) => Promise<void>; next: string; failed: boolean }) {
+/** The dashboard sign-in form: a plain POST to /api/login (server/auth/login.ts), which sets the session cookie. */
+export function LoginForm({ next, failed }: { next: string; failed: boolean }) {
   return (
-    <form action={action} className="mx-auto mt-16 max-w-sm space-y-4 rounded border border-slate-200 bg-white p-6">
+    <form action="/api/login" method="post" className="mx-auto mt-16 max-w-sm space-y-4 rounded border border-slate-200 bg-white p-6">
       <h1 className="text-lg font-semibold">Sign in to Rollout Lab</h1>
       <p className="text-sm text-slate-600">This dashboard is protected by DASHBOARD_PASSWORD.</p>
       <input type="hidden" name="next" value={next} />

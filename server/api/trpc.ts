@@ -17,13 +17,19 @@ export function createTrpcContext(db: PrismaClient = getPrisma()): TrpcContext {
   return { db };
 }
 
+/** zod's own message is a JSON dump of its issues; callers get "field: problem; …" (the issues stay in `data`). */
+function readableMessage(cause: unknown, fallback: string): string {
+  if (!(cause instanceof ZodError)) return fallback;
+  return `Invalid input: ${cause.issues.map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`).join("; ")}`;
+}
+
 const t = initTRPC.context<TrpcContext>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
     const isServerError = shape.data.httpStatus >= 500;
     return {
       ...shape,
-      message: isServerError ? "Internal server error; the details are in the server log." : shape.message,
+      message: isServerError ? "Internal server error; the details are in the server log." : readableMessage(error.cause, shape.message),
       data: {
         ...shape.data,
         stack: undefined,

@@ -53,7 +53,7 @@ export async function verifySessionValue(value: string | undefined, password: st
 
 /** Paths that stay reachable without the dashboard cookie: token-authenticated REST, health, and the login page. */
 export function isPublicPath(pathname: string): boolean {
-  return pathname.startsWith("/api/v1/") || pathname === "/api/health" || pathname === "/settings/login";
+  return pathname.startsWith("/api/v1/") || pathname === "/api/health" || pathname === "/settings/login" || pathname === "/api/login";
 }
 
 /** Only same-site paths after login (never "//evil.example" or an absolute URL). */

@@ -1,13 +1,14 @@
 /**
  * Bring the database up for a process that owns it (the start script, migrate and seed commands):
- * embedded PGlite when DATABASE_URL is unset, otherwise the user's PostgreSQL (created if missing);
- * then apply pending migrations. Errors are one actionable sentence (DatabaseUnavailableError /
+ * the embedded PostgreSQL server when DATABASE_URL is unset, otherwise the user's PostgreSQL (created if missing);
+ * then apply pending migrations, and upgrade a data folder left by the PGlite-based embedded database. Errors are one actionable sentence (DatabaseUnavailableError /
  * EmbeddedDatabaseError), which callers print without a stack trace.
  */
 import type { AppEnv } from "../../lib/env";
 import { connectOrCreateDatabase } from "./connect";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded";
 import { applyMigrations } from "./migrate";
+import { hasPgliteData, upgradeFromPglite } from "./pglite-upgrade";
 
 export interface PreparedDatabase {
   url: string;
@@ -16,7 +17,7 @@ export interface PreparedDatabase {
   stop(): Promise<void>;
 }
 
-export async function prepareDatabase(env: AppEnv): Promise<PreparedDatabase> {
+export async function prepareDatabase(env: AppEnv, log: (message: string) => void = (m) => console.log(`[rollout-lab] ${m}`)): Promise<PreparedDatabase> {
   const embedded = env.DATABASE_URL
     ? null
     : await startEmbeddedDatabase({ dataDir: env.ROLLOUT_LAB_DATA_DIR, port: env.EMBEDDED_DB_PORT });
@@ -25,6 +26,7 @@ export async function prepareDatabase(env: AppEnv): Promise<PreparedDatabase> {
     const client = await connectOrCreateDatabase(url);
     try {
       const migrationsApplied = await applyMigrations(client);
+      if (embedded && hasPgliteData(embedded.dataDir)) await upgradeFromPglite(embedded.dataDir, client, log);
       return { url, embedded, migrationsApplied, stop: async () => embedded?.stop() };
     } finally {
       await client.end();

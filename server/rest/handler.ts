@@ -11,6 +11,8 @@ import { errorResponse, jsonResponse } from "./errors";
 import { buildOpenApiDocument } from "./openapi";
 import { callProcedure, procedureInput } from "./procedures";
 import { queryToInput, readJsonObjectBody } from "./request-input";
+import { assertSafeInput } from "../http/input-safety";
+import { idempotencyKeyOf, withIdempotency } from "./idempotency";
 import { matchRoute, type RestRoute } from "./routes";
 
 export const API_PREFIX = "/api/v1";
@@ -75,24 +77,6 @@ function requestOrigin(req: Request, url: URL): string {
   return host && /^[A-Za-z0-9.\-:[\]]+$/.test(host) && /^https?$/.test(proto) ? `${proto}://${host}` : url.origin;
 }
 
-/**
- * PostgreSQL text cannot hold U+0000 (the driver would fail with a 500); reject it as the caller's input error, as
- * well as absurd nesting.
- */
-function assertNoNulCharacters(value: unknown, at: string[] = []): void {
-  // Depth bound first: JSON.parse accepts nesting far deeper than any recursive check (or config) could walk.
-  if (at.length > 32) throw new AppError("BAD_REQUEST", `The input is nested more than 32 levels deep at ${at.slice(0, 6).join(".")}…; no field of this API is that deep.`);
-  if (typeof value === "string") {
-    if (value.includes("\u0000")) throw new AppError("BAD_REQUEST", `${at.join(".") || "The input"} contains a NUL character (\\u0000), which is not allowed.`, at.join(".") || undefined);
-  } else if (Array.isArray(value)) value.forEach((v, i) => assertNoNulCharacters(v, [...at, String(i)]));
-  else if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      assertNoNulCharacters(k, at);
-      assertNoNulCharacters(v, [...at, k]);
-    }
-  }
-}
-
 /** Relative dashboard paths in results become absolute URLs a CI log can link to. */
 function absoluteUrls(result: unknown, origin: string): unknown {
   if (result && typeof result === "object" && "url" in result && typeof result.url === "string" && result.url.startsWith("/")) {
@@ -154,7 +138,7 @@ export async function handleRestRequest(req: Request, deps: RestDeps = defaultDe
     rateHeaders = { "x-ratelimit-remaining": String(decision.remaining) };
     assertScope(token, route.scope);
     const input = await assembleInput(req, url, route, decodeParams(matched.params), token);
-    assertNoNulCharacters(input);
+    assertSafeInput(input);
 
     if (route.kind === "jsonl") {
       const parsed = route.input.parse(input);
@@ -167,8 +151,17 @@ export async function handleRestRequest(req: Request, deps: RestDeps = defaultDe
         "cache-control": "no-store",
       });
     }
+    const status = route.successStatus ?? 200;
+    const key = route.idempotent ? idempotencyKeyOf(req) : null;
+    if (key) {
+      const stored = await withIdempotency(deps.db, { tokenId: token.id, key, method: req.method, path, body: input }, async (tx) => ({
+        status,
+        body: absoluteUrls(await callProcedure(tx, route.procedure, input), origin),
+      }));
+      return jsonResponse(stored.body, stored.status, { ...rateHeaders, ...(stored.replayed ? { "idempotent-replayed": "true" } : {}) });
+    }
     const result = await callProcedure(deps.db, route.procedure, input);
-    return jsonResponse(absoluteUrls(result, origin), route.successStatus ?? 200, rateHeaders);
+    return jsonResponse(absoluteUrls(result, origin), status, rateHeaders);
   } catch (error) {
     const headers = error instanceof AppError && error.code === "UNAUTHORIZED" ? { ...rateHeaders, "www-authenticate": 'Bearer realm="rollout-lab"' } : rateHeaders;
     return errorResponse(error, headers);

@@ -51,6 +51,16 @@ function operation(route: RestRoute) {
   const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([k]) => !hidden.has(k)));
   const required = (schema.required ?? []).filter((k) => !hidden.has(k));
   const parameters: Record<string, unknown>[] = Object.keys(route.params ?? {}).map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+  if (route.kind === "procedure" && route.idempotent) {
+    parameters.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      schema: { type: "string", maxLength: 200 },
+      description:
+        "Any unique string (a UUID) per logical create. A retry with the same key and body returns the original response (header Idempotent-Replayed: true) instead of creating a duplicate; the same key with another body is 422. Keys are kept 7 days per token.",
+    });
+  }
   let requestBody: Record<string, unknown> | undefined;
   if (route.method === "GET") {
     for (const [name, prop] of Object.entries(properties)) {

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { AppError } from "../errors";
+import { readBodyText } from "../http/input-safety";
 
 /** 1 MiB: a RunConfig is a few KiB; anything near this is a mistake or an attack. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -53,25 +54,7 @@ export function queryToInput(params: URLSearchParams, schema: z.ZodType): Record
 
 /** Reads at most MAX_BODY_BYTES (413 beyond, whatever Content-Length claims) and parses a JSON object. */
 export async function readJsonObjectBody(req: Request, maxBytes = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than the ${maxBytes} bytes this API accepts.`);
-  if (declared > maxBytes) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (req.body) {
-    const reader = req.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
+  const text = await readBodyText(req, maxBytes);
   if (text.trim() === "") return {};
   let parsed: unknown;
   try {

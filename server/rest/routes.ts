@@ -28,6 +28,8 @@ export interface ProcedureRoute extends RouteBase {
   successStatus?: 200 | 201 | 202;
   /** Fields the server fills from the authenticated token (never taken from the body). */
   launchInfo?: boolean;
+  /** A create that honours the Idempotency-Key header (server/rest/idempotency.ts). */
+  idempotent?: boolean;
   /** Replaces the procedure's input in the OpenAPI document where the procedure takes loosely-typed JSON. */
   documentedBody?: z.ZodType;
 }
@@ -63,6 +65,7 @@ export const REST_ROUTES: RestRoute[] = [
     tag: "runs",
     successStatus: 201,
     launchInfo: true,
+    idempotent: true,
     summary: "Create a run",
     description: "Validates the RunConfig (unknown fields, ranges and API-key-looking values are rejected) and queues the run. Returns its id and dashboard URL.",
     documentedBody: z.object({ config: runConfigSchema }).strict(),
@@ -90,6 +93,7 @@ export const REST_ROUTES: RestRoute[] = [
     tag: "runs",
     successStatus: 201,
     launchInfo: true,
+    idempotent: true,
     summary: "Queue a new run with another run's config (optionally overridden)",
   },
   { kind: "procedure", method: "GET", path: "/runs/{id}/metrics", procedure: "runActions.metrics", params: idParam, scope: "read", tag: "runs", summary: "Metric series, downsampled (mean with min/max per bucket)" },

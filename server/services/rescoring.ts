@@ -7,6 +7,7 @@ import type { z } from "zod";
 import type { Prisma } from "../../generated/prisma/client";
 import { compareScorings, judgeReliability, VERDICT_THRESHOLD, type FlipKind } from "../../lib/reward-analysis";
 import { describeScorer, RescoringSelectionSchema, ScorerSchema, type RescoringSelection, type ScoreSample, type ScorerInput } from "../../lib/rescoring-config";
+import { checkLlmEndpoints, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
 import { parseRunConfig } from "../../lib/run-config";
 import type { PrismaClient } from "../db/client";
 import { AppError, notFound } from "../errors";
@@ -36,6 +37,10 @@ function describeSelection(s: RescoringSelection): string {
 export async function createRescoring(db: PrismaClient, input: CreateRescoringInput) {
   const selection = RescoringSelectionSchema.parse(input.selection);
   const scorer = ScorerSchema.parse(input.scorer);
+  if (scorer.kind === "judge" && scorer.endpoint) {
+    const problems = checkLlmEndpoints({ judge: scorer.endpoint }, llmEndpointPolicyFromEnv());
+    if (problems.length) throw new AppError("BAD_REQUEST", problems.map((p) => p.message).join(" "), `scorer.endpoint.${problems[0].path[2]}`);
+  }
   const run = await db.run.findUnique({ where: { id: input.runId }, select: { id: true } });
   if (!run) throw notFound("Run", input.runId);
   const groups = await db.group.count({ where: selectionWhere(input.runId, selection) });

@@ -7,6 +7,9 @@
 import { ZodError } from "zod";
 import type { PrismaClient } from "../db/client";
 import type { LaunchSource, Prisma, Run } from "../../generated/prisma/client";
+import { checkLlmEndpoints, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
+import { BUILTIN_MODEL_DIMS, BYTE_VOCAB_SIZE, type ModelDims } from "../../lib/model-sizes";
+import { estimateStepMemory, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
 import { findSecretLikeValues, parseRunConfig, type RunConfig } from "../../lib/run-config";
 import { AppError, notFound } from "../errors";
 import { getMetricSeries, listMetricKeys } from "./metrics";
@@ -44,8 +47,9 @@ export function validateRunConfig(input: unknown): RunConfig {
       secrets.map((path) => ({ path: `config.${path}`, message: "looks like an API key; use apiKeyEnv with the name of an environment variable instead" })),
     );
   }
+  let config: RunConfig;
   try {
-    return parseRunConfig(input);
+    config = parseRunConfig(input);
   } catch (error) {
     if (error instanceof ZodError) {
       const issues = issuesFromZod(error, ["config"]);
@@ -53,6 +57,32 @@ export function validateRunConfig(input: unknown): RunConfig {
     }
     throw error;
   }
+  // Only operator-approved key variables, sent only to approved endpoints (the worker checks again before reading).
+  const endpointProblems = checkLlmEndpoints(config.llm, llmEndpointPolicyFromEnv());
+  if (endpointProblems.length > 0) {
+    const issues = endpointProblems.map((p) => ({ path: ["config", ...p.path].join("."), message: p.message }));
+    throw new InvalidInputError(`Invalid run config: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
+  }
+  const memory = builtinStepMemoryProblem(config);
+  if (memory) throw new InvalidInputError(`Invalid run config: ${memory}`, [{ path: "config.grpo.microBatchSize", message: memory }]);
+  return config;
+}
+
+/** For built-in policy sizes the web knows the dimensions; checkpoint folders are checked by the worker. */
+function builtinStepMemoryProblem(config: RunConfig): string | null {
+  const size = (BUILTIN_MODEL_DIMS as Record<string, ModelDims>)[config.policy.model];
+  if (!size || config.policy.tokenizer !== "byte") return null;
+  const dims = { ...size, maxPositions: config.policy.contextLength ?? size.maxPositions };
+  const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
+  const estimate = estimateStepMemory({
+    dims,
+    vocabSize: BYTE_VOCAB_SIZE,
+    loraRank: config.policy.lora?.rank,
+    reference: config.grpo.klCoef > 0,
+    microBatch,
+    samplingBatch: config.rollout.concurrency,
+  });
+  return stepMemoryProblem(estimate, stepMemoryLimitBytes(), microBatch, dims.maxPositions);
 }
 
 export interface LaunchInfo {

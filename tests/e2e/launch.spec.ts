@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { SIMULATED_RUN } from "./fixtures";
 
 // Needs a trainer worker beside the web server (scripts/test.ts sets E2E_START_WORKER=true).
 test("launch a run from the form: it appears, trains on the worker, and can be compared with another run", async ({ page }) => {
@@ -18,6 +19,7 @@ test("launch a run from the form: it appears, trains on the worker, and can be c
   await page.locator("#cfg-grpo-steps").fill("2");
   await page.locator("#cfg-grpo-groupsPerStep").fill("2");
   await page.locator("#cfg-grpo-minibatchSize").fill("4");
+  await page.locator("#cfg-grpo-sftWarmupSteps").fill("2");
   await page.locator("#cfg-checkpoint-saveFreq").fill("1");
   await page.locator("#cfg-evaluation-testFreq").fill("0");
   await page.getByRole("button", { name: "Launch run" }).click();
@@ -34,9 +36,9 @@ test("launch a run from the form: it appears, trains on the worker, and can be c
   await page.getByRole("link", { name: "Trajectories" }).click();
   await expect(page.getByTestId("trajectory-row").first()).toBeVisible();
 
-  // Compare with the seeded demo run: both appear, with curves and the config difference.
+  // Compare with another real run: both appear, with curves and the config difference.
   await page.goto("/runs");
-  const demoHref = await page.getByTestId("run-row").filter({ hasText: "demo · airline rebooking" }).getByRole("link").first().getAttribute("href");
+  const demoHref = await page.getByTestId("run-row").filter({ hasText: SIMULATED_RUN }).getByRole("link").first().getAttribute("href");
   const demoId = demoHref!.split("/")[2];
   await page.goto(`/compare?runs=${demoId},${runId}`);
   await expect(page.getByRole("link", { name: /e2e guess-number \(succeeded, 2\/2\)/ })).toBeVisible();

@@ -1,33 +1,26 @@
-import { expect, test, type Page } from "@playwright/test";
-
-/** Open the seeded demo run's page and return its id. */
-async function openDemoRun(page: Page): Promise<string> {
-  await page.goto("/runs");
-  await page.getByTestId("run-row").filter({ hasText: "demo · airline rebooking" }).first().getByRole("link").first().click();
-  await expect(page.getByTestId("run-name")).toBeVisible();
-  return new URL(page.url()).pathname.split("/")[2];
-}
+import { expect, test } from "@playwright/test";
+import { GUESS_RUN, SIMULATED_RUN, openRun } from "./fixtures";
 
 test("the trajectory browser filters through the URL, and the inspector walks the same order with j/k", async ({ page }) => {
-  const runId = await openDemoRun(page);
+  const runId = await openRun(page, SIMULATED_RUN);
   await page.getByRole("link", { name: "Trajectories" }).click();
-  await expect(page.getByTestId("trajectory-row").first()).toBeVisible();
-
-  // Status filter: only unscored rows remain, shown as "unscored", not 0; the URL carries the filter.
-  await page.getByRole("checkbox", { name: "unscored" }).click();
-  await expect(page.getByRole("checkbox", { name: "unscored" })).toBeChecked();
-  await expect(page).toHaveURL(/status=unscored/);
   const rows = page.getByTestId("trajectory-row");
-  await expect(rows.first()).toContainText("unscored");
+  await expect(rows.first()).toBeVisible();
+
+  // Status filter: the URL carries it and every remaining row has that status (the policy ran out of turns).
+  await page.getByRole("checkbox", { name: "truncated" }).click();
+  await expect(page.getByRole("checkbox", { name: "truncated" })).toBeChecked();
+  await expect(page).toHaveURL(/status=truncated/);
+  await expect(rows.first()).toContainText("truncated");
   const count = await rows.count();
-  for (let i = 0; i < count; i++) await expect(rows.nth(i)).toContainText("unscored");
+  for (let i = 0; i < count; i++) await expect(rows.nth(i)).toContainText("truncated");
 
   // Text search with no match shows the empty state.
   await page.getByLabel("Search conversations").fill("no such phrase anywhere");
   await page.getByRole("button", { name: "Apply" }).click();
   await expect(page.getByText("No trajectories match.")).toBeVisible();
 
-  // Sorted by reward, open the first row; the inspector shows attributed turns and the state diff.
+  // Sorted by reward, open the first row; the inspector shows attributed turns, the judge's reasoning and the state.
   await page.goto(`/runs/${runId}/trajectories?sort=reward&dir=desc`);
   await rows.first().getByRole("link").first().click();
   await expect(page.getByTestId("conversation")).toBeVisible();
@@ -50,17 +43,17 @@ test("the trajectory browser filters through the URL, and the inspector walks th
 });
 
 test("a group shows its samples side by side, and compare shows curves and the config table", async ({ page }) => {
-  const runId = await openDemoRun(page);
+  const runId = await openRun(page, GUESS_RUN);
   await page.goto(`/runs/${runId}/groups`);
   // A group whose rewards vary (std not 0), so its samples diverge somewhere.
   await page.getByTestId("group-row").filter({ hasNotText: /± 0\s*$/ }).first().getByRole("link").click();
-  await expect(page.getByTestId("group-sample")).toHaveCount(4);
+  await expect(page.getByTestId("group-sample")).toHaveCount(8);
   await expect(page.getByText("diverges here").first()).toBeVisible();
   await expect(page.locator('[data-shared="unique"]').first()).toBeVisible();
   await page.screenshot({ path: "artifacts/screenshots/group-view.png", fullPage: true });
 
   // The task's history: a reward curve over steps and its trajectories.
-  await page.goto(`/runs/${runId}/tasks/airline-rebook-001`);
+  await page.goto(`/runs/${runId}/tasks/guess-1`);
   await expect(page.getByTestId("task-reward-chart").locator("path.recharts-curve").first()).toBeVisible();
   await expect(page.getByTestId("trajectory-row").first()).toBeVisible();
 

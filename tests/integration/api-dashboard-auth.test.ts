@@ -1,7 +1,7 @@
 /**
  * DASHBOARD_PASSWORD over real HTTP: pages redirect to the login page, the tRPC endpoint answers 401, the REST API
- * and health stay reachable; signing in through the login form (its server action, as a browser without JS posts
- * it) sets an HttpOnly cookie that opens the dashboard; a wrong password does not.
+ * and health stay reachable; signing in through the login form (a plain POST, as a browser without JS sends it)
+ * sets an HttpOnly cookie that opens the dashboard; a wrong password does not; guessing is rate-limited.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -13,17 +13,19 @@ before(async () => {
 });
 after(async () => server?.stop());
 
-/** Submits the login form the way a browser does without JavaScript: the page's own hidden fields + ours. */
-async function submitLogin(password: string): Promise<Response> {
+/** Submits the login form the way a browser does without JavaScript: to the form's action, with its hidden fields. */
+async function submitLogin(password: string, client = "203.0.113.1"): Promise<Response> {
   const page = await (await fetch(`${server.base}/settings/login?next=%2Fruns`)).text();
-  const form = new FormData();
+  const action = /<form[^>]*action="([^"]*)"/.exec(page)?.[1];
+  assert.equal(action, "/api/login");
+  const form = new URLSearchParams();
   for (const m of page.matchAll(/<input[^>]*type="hidden"[^>]*>/g)) {
     const name = /name="([^"]*)"/.exec(m[0])?.[1];
     const value = /value="([^"]*)"/.exec(m[0])?.[1] ?? "";
     if (name) form.append(name.replace(/&amp;/g, "&"), value.replace(/&amp;/g, "&").replace(/&quot;/g, '"'));
   }
   form.append("password", password);
-  return fetch(`${server.base}/settings/login`, { method: "POST", body: form, redirect: "manual" });
+  return fetch(`${server.base}${action}`, { method: "POST", body: form, redirect: "manual", headers: { origin: server.base, "x-forwarded-for": client } });
 }
 
 test("without the cookie: pages redirect to login, tRPC is 401, REST and health are unaffected", async () => {
@@ -56,4 +58,19 @@ test("the right password sets an HttpOnly session cookie that opens pages and tR
   assert.equal(trpc.status, 200);
   const forged = await fetch(`${server.base}/api/trpc/runs.list`, { headers: { cookie: cookie.replace(/.$/, (c) => (c === "0" ? "1" : "0")) } });
   assert.equal(forged.status, 401);
+});
+
+test("password guessing is rate-limited with a 429 and Retry-After; the Secure flag is not taken from request headers", async () => {
+  const statuses: number[] = [];
+  for (let i = 0; i < 5; i++) statuses.push((await submitLogin("guess", "198.51.100.7")).status);
+  assert.deepEqual(statuses, [303, 303, 303, 303, 303], "five guesses are answered");
+  const limited = await submitLogin("correct horse", "198.51.100.7");
+  assert.equal(limited.status, 429, "even the right password waits once the client is over its limit");
+  assert.ok(Number(limited.headers.get("retry-after")) > 0);
+  assert.match(await limited.text(), /Too many sign-in attempts; wait \d+ s/);
+
+  const form = new URLSearchParams({ password: "correct horse", next: "/runs" });
+  const viaProxy = await fetch(`${server.base}/api/login`, { method: "POST", body: form, redirect: "manual", headers: { "x-forwarded-proto": "https", "x-forwarded-for": "192.0.2.9" } });
+  assert.equal(viaProxy.status, 303);
+  assert.doesNotMatch(viaProxy.headers.get("set-cookie") ?? "", /Secure/i, "a client header does not decide the cookie's flags");
 });

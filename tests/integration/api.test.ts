@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { api, startApiServer, type ApiServer } from "./api-harness";
 import { revokeToken } from "../../server/services/tokens";
-import { seedDemoRun } from "../../server/seed/demo-run";
+import { insertSyntheticRun } from "./helpers/synthetic-run";
 
 let server: ApiServer;
 // Small burst so the rate-limit test trips it quickly; other tests use their own tokens (buckets are per token).
@@ -136,7 +136,7 @@ test("unknown ids are 404 on every run endpoint; wrong methods are 405", async (
 
 test("reads of a trained run: list with filters, metrics downsampled, trajectories, one trajectory with LLM calls, checkpoints, JSONL export", async () => {
   const token = await server.token(["read"]);
-  const id = await seedDemoRun(server.db.prisma);
+  const id = await insertSyntheticRun(server.db.prisma);
   await server.db.prisma.checkpoint.create({ data: { runId: id, step: 10, location: "/ckpt/10", sizeBytes: BigInt(12345) } });
 
   const list = await api(server.base, token, "GET", "/runs?status=succeeded,failed&limit=50");

@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startApiServer, type ApiServer } from "./api-harness";
-import { seedDemoRun } from "../../server/seed/demo-run";
+import { insertSyntheticRun } from "./helpers/synthetic-run";
 
 let server: ApiServer;
 let token: string;
@@ -161,7 +161,7 @@ test("bad configs exit 3 with the field path; bad tokens exit 4; unknown runs ex
 });
 
 test("runs get and runs export write what the API returns", async () => {
-  const id = await seedDemoRun(server.db.prisma);
+  const id = await insertSyntheticRun(server.db.prisma);
   const got = await cli(["runs", "get", id, "--json"]);
   assert.equal(got.code, 0, got.stderr);
   assert.equal((JSON.parse(got.stdout) as { status: string }).status, "succeeded");

@@ -1,53 +1,20 @@
 /**
- * Embedded mode as a new user meets it: `npm start` with no DATABASE_URL brings up PGlite, serves the dashboard,
- * and after a SIGTERM and a restart the data is still there. Also: a port in use is one clear sentence.
+ * Embedded mode as a new user meets it: `npm start` with no DATABASE_URL brings up the embedded PostgreSQL server,
+ * serves the dashboard, and after a SIGTERM and a restart the data is still there. The database port needs the
+ * password from the data folder. Killing the start process outright leaves nothing running. Also: a port in use is
+ * one clear sentence.
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
+import { descendantsOf, freePort, portOpen, startApp, stillRunning, stopApp as stop, waitFor } from "./helpers/start-app";
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "rollout-lab-embedded-"));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function startApp(env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, START_WORKER: "false", NEXT_TELEMETRY_DISABLED: "1" };
-  delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  return { child, output: () => out };
-}
-
-async function waitFor(predicate: () => Promise<boolean> | boolean, timeoutMs: number, what: string, output: () => string) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await predicate()) return;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`timed out waiting for ${what}; output:\n${output()}`);
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  child.kill("SIGTERM");
-  return exited;
-}
 
 async function listRunIds(base: string): Promise<string[]> {
   const res = await fetch(`${base}/api/trpc/runs.list?input=${encodeURIComponent(JSON.stringify({ json: {} }))}`);
@@ -67,14 +34,23 @@ test("npm start without DATABASE_URL serves the demo run, and the data survives 
   assert.equal(health.ok, true);
   assert.equal(health.database.mode, "embedded");
   const idsBefore = await listRunIds(base);
-  assert.equal(idsBefore.length, 1, "the empty database was seeded with the demo run");
+  assert.equal(idsBefore.length, 1, "the empty database got the demo run");
+
+  // The database port is not open to any local user: no password, no session; the password file is owner-only.
+  const passwordless = new pg.Client({ connectionString: `postgresql://postgres@127.0.0.1:${dbPort}/rollout_lab`, password: "" });
+  await assert.rejects(passwordless.connect(), /password/i);
+  await passwordless.end().catch(() => {});
+  assert.equal(statSync(path.join(dataDir, "postgres.password")).mode & 0o777, 0o600);
+
+  const tree = descendantsOf(first.child.pid!).map((p) => p.pid);
   assert.equal(await stop(first.child), 0, "SIGTERM shuts down cleanly");
   assert.match(first.output(), /Stopped\./);
+  assert.deepEqual(stillRunning(tree), [], "no child (web server, database) outlives a clean stop");
 
   const second = startApp(env);
   await waitFor(() => second.output().includes("Rollout Lab is running at"), 120_000, "restart", second.output);
   assert.deepEqual(await listRunIds(base), idsBefore, "same runs after restart, not re-seeded");
-  assert.doesNotMatch(second.output(), /added the demo run/);
+  assert.doesNotMatch(second.output(), /queued the demo run/);
 
   // A second instance on the same port fails fast with one sentence, not a stack trace.
   const clash = startApp(env);
@@ -84,6 +60,27 @@ test("npm start without DATABASE_URL serves the demo run, and the data survives 
   assert.doesNotMatch(clash.output(), /\n\s+at .*\(/);
 
   assert.equal(await stop(second.child), 0);
+});
+
+test("a SIGKILLed start process leaves no web server, worker or database behind", { timeout: 300_000 }, async () => {
+  const port = await freePort();
+  const dbPort = await freePort();
+  const killedDir = mkdtempSync(path.join(os.tmpdir(), "rollout-lab-killed-"));
+  try {
+    const app = startApp({ PORT: String(port), EMBEDDED_DB_PORT: String(dbPort), ROLLOUT_LAB_DATA_DIR: killedDir, START_WORKER: "true", SEED_DEMO: "false" });
+    await waitFor(() => app.output().includes("Rollout Lab is running at"), 240_000, "start", app.output);
+    await waitFor(() => app.output().includes("waiting for runs"), 60_000, "the worker", app.output);
+    const tree = descendantsOf(app.child.pid!);
+    assert.ok(tree.some((p) => p.cmdline.includes("trainer/main.ts")), "a worker runs");
+    assert.ok(tree.some((p) => p.cmdline.includes(`postgres -D ${killedDir}`)), "the database runs");
+
+    app.child.kill("SIGKILL");
+    await waitFor(async () => stillRunning(tree.map((p) => p.pid)).length === 0 && !(await portOpen(port)) && !(await portOpen(dbPort)), 60_000, "the orphans to stop", () =>
+      JSON.stringify(stillRunning(tree.map((p) => p.pid))),
+    );
+  } finally {
+    rmSync(killedDir, { recursive: true, force: true });
+  }
 });
 
 test("a malformed DATABASE_URL is one sentence naming the variable", { timeout: 60_000 }, async () => {

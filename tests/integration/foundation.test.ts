@@ -11,7 +11,9 @@ import { createCaller } from "../../server/api/root";
 import { createTrpcContext } from "../../server/api/trpc";
 import { applyMigrations, getMigrationStatus, readMigrationFiles } from "../../server/db/migrate";
 import { connectOrCreateDatabase } from "../../server/db/connect";
-import { DEMO_RUN_NAME, seedDemoRun, seedIfEmpty } from "../../server/seed/demo-run";
+import { parseRunConfig } from "../../lib/run-config";
+import { DEMO_RUN_NAME, seedIfEmpty } from "../../server/seed/demo";
+import { insertSyntheticRun } from "./helpers/synthetic-run";
 import { createTestDatabase, databaseUrl, dropDatabase, type TestDatabase } from "./helpers/db";
 
 let db: TestDatabase;
@@ -79,30 +81,18 @@ test("a server that is down gives one sentence saying what to do", async () => {
   });
 });
 
-test("the demo seed is a realistic run the dashboard can show, and seeds only an empty database", async () => {
-  const id = await seedDemoRun(db.prisma);
-  assert.equal(await seedIfEmpty(db.prisma), null);
-  const caller = createCaller(createTrpcContext(db.prisma));
-  const list = await caller.runs.list({});
-  assert.equal(list.items[0].name, DEMO_RUN_NAME);
-
-  const run = await caller.runs.get({ id });
-  assert.equal(run.status, "succeeded");
-  const keys = await caller.runs.metricKeys({ id });
-  assert.ok(keys.includes("reward/mean") && keys.includes("llm/latency_p95_ms") && keys.includes("eval/reward_mean"));
-  const series = await caller.runs.metricSeries({ id, keys: ["reward/mean"], maxPoints: 20 });
-  assert.ok(series["reward/mean"].length <= 20 && series["reward/mean"].length >= 15, "downsampled to at most maxPoints buckets");
-  const first = series["reward/mean"][0].value;
-  const last = series["reward/mean"].at(-1)!.value;
-  assert.ok(last > first + 0.3, `demo reward rises (${first} -> ${last})`);
-
-  const trajectories = await db.prisma.trajectory.findMany({ where: { runId: id } });
-  assert.ok(trajectories.length >= 100);
-  const sources = new Set(trajectories.flatMap((t) => (t.conversation as { source: string }[]).map((m) => m.source)));
-  for (const s of ["system", "user_simulator", "policy", "tool_simulator"]) assert.ok(sources.has(s), `has ${s} turns`);
-  assert.ok(trajectories.some((t) => t.status === "unscored" && t.reward === null), "unscored samples keep a null reward");
-  const roles = await db.prisma.llmCall.groupBy({ by: ["role"], where: { runId: id }, _count: true });
-  assert.equal(roles.length, 3);
+test("a fresh database gets a real demo run queued for the worker, once; nothing is fabricated", async () => {
+  const id = await seedIfEmpty(db.prisma);
+  assert.ok(id);
+  assert.equal(await seedIfEmpty(db.prisma), null, "only an empty database is seeded");
+  const run = await db.prisma.run.findUniqueOrThrow({ where: { id } });
+  assert.equal(run.name, DEMO_RUN_NAME);
+  assert.equal(run.status, "queued", "the worker trains it; it is not a recording");
+  assert.equal(run.environment, "guess-number");
+  assert.equal(await db.prisma.metricPoint.count({ where: { runId: id } }), 0, "no curve exists before the worker trains it");
+  const config = parseRunConfig(run.config);
+  assert.ok(config.grpo.sftWarmupSteps > 0 && config.grpo.steps >= 100, "the learning preset, long enough to watch");
+  await insertSyntheticRun(db.prisma); // the fixture the next test filters
 });
 
 test("the runs router filters and rejects bad input with the field named", async () => {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { TRPCError } from "@trpc/server";
 import { createCaller } from "../../server/api/root";
 import { createTrpcContext } from "../../server/api/trpc";
-import { seedDemoRun } from "../../server/seed/demo-run";
+import { insertSyntheticRun } from "./helpers/synthetic-run";
 import { claimNextRescoring } from "../../trainer/rescore/queue";
 import { executeRescoring } from "../../trainer/rescore/execute";
 import { runOneRescoring } from "../../trainer/rescore/loop";
@@ -21,7 +21,7 @@ let caller: ReturnType<typeof createCaller>;
 
 before(async () => {
   db = await createTestDatabase("rl_test_rescore");
-  runId = await seedDemoRun(db.prisma);
+  runId = await insertSyntheticRun(db.prisma);
   caller = createCaller(createTrpcContext(db.prisma));
 });
 after(async () => {
@@ -96,13 +96,13 @@ test("bad requests say what to fix; a judge whose key variable is unset fails th
   const created = await caller.rescoring.create({
     runId,
     selection: { groupId: (await db.prisma.group.findFirstOrThrow({ where: { runId } })).id },
-    scorer: { kind: "judge", endpoint: { baseUrl: "http://127.0.0.1:9/v1", model: "judge-x", apiKeyEnv: "ROLLOUT_LAB_TEST_UNSET_KEY" } },
+    scorer: { kind: "judge", endpoint: { baseUrl: "http://127.0.0.1:9/v1", model: "judge-x", apiKeyEnv: "UNSET_TEST_JUDGE_API_KEY" } },
   });
   const id = await claimNextRescoring(db.prisma, "w", 60_000);
   assert.equal(id, created.id);
   assert.equal(await executeRescoring(db.prisma, created.id, { workerId: "w", env: {} }), "failed");
   const res = await caller.rescoring.get({ runId, rescoringId: created.id });
   assert.equal(res.job.status, "failed");
-  assert.match(res.job.error ?? "", /ROLLOUT_LAB_TEST_UNSET_KEY/);
+  assert.match(res.job.error ?? "", /UNSET_TEST_JUDGE_API_KEY/);
   assert.equal(await claimNextRescoring(db.prisma, "w", 60_000), null, "nothing left in the queue");
 });

@@ -6,7 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { RunConfigInput } from "../../lib/run-config";
 import { useRealWorker } from "./helpers/real-worker";
@@ -39,7 +39,9 @@ test("sftWarmupSteps: 2 warm-starts on the environment's demonstrations and reco
 });
 
 test("a demonstrations file is used when given; a malformed one fails the run naming the file and the line", { timeout: 180_000 }, async () => {
-  const file = path.join(dataDir, "demos.jsonl");
+  // Run configs may only name files inside the worker's data roots (<data dir>/datasets by default).
+  mkdirSync(path.join(dataDir, "datasets"), { recursive: true });
+  const file = path.join(dataDir, "datasets", "demos.jsonl");
   const chat = (guess: string) => JSON.stringify({ messages: [{ role: "user", content: "Guess 1-8" }, { role: "assistant", content: guess }] });
   writeFileSync(file, `${chat("4")}\n${chat("6")}\n${chat("2")}\n`);
   const ok = await runToEnd({ ...BASE, name: "sft from file", dataset: { demonstrationsPath: file }, grpo: { ...BASE.grpo, sftWarmupSteps: 2 } });

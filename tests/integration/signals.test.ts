@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createCaller } from "../../server/api/root";
 import { createTrpcContext } from "../../server/api/trpc";
-import { seedDemoRun } from "../../server/seed/demo-run";
+import { insertSyntheticRun } from "./helpers/synthetic-run";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
 
 let db: TestDatabase;
@@ -18,7 +18,7 @@ const ids: string[] = [];
 
 before(async () => {
   db = await createTestDatabase("rl_test_signals");
-  runId = await seedDemoRun(db.prisma);
+  runId = await insertSyntheticRun(db.prisma);
   caller = createCaller(createTrpcContext(db.prisma));
   const group = await db.prisma.group.create({ data: { runId, step: 61, indexInStep: 0, taskId: "hand-made" } });
   const rows = [

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { TRPCError } from "@trpc/server";
 import { createCaller } from "../../server/api/root";
 import { createTrpcContext } from "../../server/api/trpc";
-import { seedDemoRun } from "../../server/seed/demo-run";
+import { insertSyntheticRun } from "./helpers/synthetic-run";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
 
 let db: TestDatabase;
@@ -18,7 +18,7 @@ let caller: ReturnType<typeof createCaller>;
 
 before(async () => {
   db = await createTestDatabase("rl_test_dash");
-  runId = await seedDemoRun(db.prisma);
+  runId = await insertSyntheticRun(db.prisma);
   caller = createCaller(createTrpcContext(db.prisma));
 });
 after(async () => {

@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from "./helpers/db";
 import { parseRunConfig, type RunConfigInput } from "../../lib/run-config";
 import { trainRun } from "../../trainer/loop/train-run";
 import { createFakeDeps } from "../../trainer/loop/testing/fake-deps";
-import { createMemorySink } from "../../trainer/loop/testing/memory-sink";
+import { createMemorySink } from "../../trainer/loop/memory-sink";
 import { insertQueuedRun } from "../../trainer/record/testing/make-run";
 
 let db: TestDatabase;

@@ -16,7 +16,7 @@ import { createFakeExecutor } from "../../trainer/worker/testing/fake-executor";
 import { createPrismaSink } from "../../trainer/loop/prisma-sink";
 import { trainRun } from "../../trainer/loop/train-run";
 import { createFakeDeps } from "../../trainer/loop/testing/fake-deps";
-import { createMemorySink } from "../../trainer/loop/testing/memory-sink";
+import { createMemorySink } from "../../trainer/loop/memory-sink";
 import { LeaseLostError, recordStep } from "../../trainer/record/record-step";
 import { makeStepRecord } from "../../trainer/record/testing/fixtures";
 import { insertQueuedRun } from "../../trainer/record/testing/make-run";
@@ -189,5 +189,58 @@ test("a queued run with a cancel request is cancelled without training; an inval
   assert.equal(await db.prisma.metricPoint.count({ where: { runId: cancelled } }), 0);
   const b = await db.prisma.run.findUniqueOrThrow({ where: { id: broken } });
   assert.equal(b.status, "failed");
-  assert.match(b.error ?? "", /run config is invalid/);
+  assert.match(b.error ?? "", /^The stored run config is invalid: grpo\.groupSize: groupSize must be at least 2/);
+});
+
+test("an error carrying NUL bytes and lone surrogates fails the run once: stored readably, never re-claimed", async () => {
+  const runId = await insertQueuedRun(db.prisma, CONFIG);
+  const worker = new TrainerWorker({ db: db.prisma, executeRun: createFakeExecutor(tmp(), { failAtStep: 0, failMessage: "bad byte \u0000 in tasks.bin \ud800 here" }), log: quiet });
+  const origError = console.error;
+  console.error = quiet;
+  try {
+    await worker.runOnce();
+  } finally {
+    console.error = origError;
+  }
+  const run = await db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+  assert.equal(run.status, "failed");
+  assert.equal(run.error, "bad byte \ufffd in tasks.bin \ufffd here");
+  assert.equal(run.claims, 1);
+  assert.equal(await claimNextRun(db.prisma, "another", 30_000), null, "nothing left to re-claim");
+  assert.match((await db.prisma.runEvent.findFirstOrThrow({ where: { runId, level: "error" } })).message, /bad byte \ufffd/);
+});
+
+test("graceful restarts never count against a run; crashes in a row do, and a resume starts the count again", async () => {
+  // Twelve deploys in a row (SIGTERM → back in the queue) do not fail a healthy run.
+  const runId = await insertQueuedRun(db.prisma, { ...CONFIG, grpo: { ...CONFIG.grpo, steps: 14 } });
+  for (let i = 0; i < 12; i++) {
+    const w = new TrainerWorker({ db: db.prisma, executeRun: createFakeExecutor(tmp()), log: quiet });
+    const running = w.runOnce();
+    await waitFor("a step", async () => (await db.prisma.run.findUniqueOrThrow({ where: { id: runId } })).step > i);
+    w.stop();
+    await running;
+    const r = await db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+    assert.equal(r.status, "queued", `deploy ${i + 1}: back in the queue, not failed (${r.error})`);
+    assert.equal(r.crashes, 0);
+  }
+  // A run whose worker keeps dying: leases expire while it is "running"; the 11th such claim fails it.
+  const crashing = await insertQueuedRun(db.prisma, CONFIG);
+  await db.prisma.run.update({ where: { id: runId }, data: { status: "cancelled" } });
+  for (let i = 0; i <= 10; i++) {
+    const claimed = await claimNextRun(db.prisma, `dying-${i}`, 1);
+    assert.equal(claimed?.id, crashing);
+    assert.equal(claimed?.crashes, i, "counts claims after a death only");
+    await sleep(5);
+  }
+  const worker = new TrainerWorker({ db: db.prisma, executeRun: createFakeExecutor(tmp()), log: quiet });
+  await worker.runOnce();
+  const failed = await db.prisma.run.findUniqueOrThrow({ where: { id: crashing } });
+  assert.equal(failed.status, "failed");
+  assert.match(failed.error ?? "", /A worker died or lost its lease 11 times in a row/);
+  // The user resumes it: claimed from the queue, the count starts again and it trains to the end.
+  await db.prisma.run.update({ where: { id: crashing }, data: { status: "queued", error: null } });
+  await worker.runOnce();
+  const resumed = await db.prisma.run.findUniqueOrThrow({ where: { id: crashing } });
+  assert.equal(resumed.status, "succeeded", resumed.error ?? "");
+  assert.equal(resumed.crashes, 0);
 });

@@ -5,6 +5,7 @@
  * loads, else wasm (SIMD, XNNPACK), else the pure-JS cpu backend. `tf.setBackend()` resolves `false` instead of
  * throwing when a backend fails to start, so every choice is confirmed with `tf.getBackend()`.
  */
+import { firstLine } from "../../lib/error-text";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
@@ -77,10 +78,6 @@ const starters: Record<BackendName, () => Promise<string | null>> = {
   wasm: tryWasm,
   cpu: tryCpu,
 };
-
-function firstLine(e: unknown): string {
-  return (e instanceof Error ? e.message : String(e)).split("\n")[0];
-}
 
 async function enableNativeKernels(backend: string): Promise<{ enabled: boolean; reason: string }> {
   const file = path.join(path.dirname(new URL(import.meta.url).pathname), "native", "index.ts");

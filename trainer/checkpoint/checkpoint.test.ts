@@ -9,7 +9,7 @@ import { PRESETS } from "../policy/config";
 import { AdamW } from "../policy/optimizer";
 import { padBatch, tokenLogProbs } from "../policy/logprobs";
 import { decodeSafetensors, encodeSafetensors } from "./safetensors";
-import { IncompleteCheckpointError, latestCheckpoint, loadCheckpoint, saveCheckpoint } from "./checkpoint";
+import { IncompleteCheckpointError, latestCheckpoint, loadCheckpoint, removePartialCheckpoints, saveCheckpoint } from "./checkpoint";
 import { loadHfCheckpoint } from "./hf-load";
 import { hfConfigFromModel } from "./hf-config";
 import { modelTensors } from "./weights";
@@ -111,4 +111,20 @@ test("a shape mismatch names the tensor and both shapes", async () => {
   await fs.writeFile(path.join(dir, "config.json"), JSON.stringify({ ...cfg, model_type: "gpt2" }));
   await assert.rejects(loadHfCheckpoint(dir), /model_type "gpt2" is not supported/);
   src.dispose();
+});
+
+test("partial .checkpoint-*.tmp-* folders left by a crash are removed; complete checkpoints are kept", async () => {
+  const parent = await fs.mkdtemp(path.join(os.tmpdir(), "rl-partial-"));
+  try {
+    const model = new DecoderLM({ ...PRESETS.micro, vocabSize: 32 }, { seed: 1 });
+    await saveCheckpoint(path.join(parent, "checkpoint-000002"), { model, state: { step: 2, dataCursor: 0, rngState: 2, seed: 0 } });
+    model.dispose();
+    await fs.mkdir(path.join(parent, ".checkpoint-000004.tmp-123-456"));
+    await fs.writeFile(path.join(parent, ".checkpoint-000004.tmp-123-456", "model.safetensors"), "half");
+    assert.deepEqual(await removePartialCheckpoints(parent), [".checkpoint-000004.tmp-123-456"]);
+    assert.deepEqual((await fs.readdir(parent)).sort(), ["checkpoint-000002"]);
+    assert.deepEqual(await removePartialCheckpoints(path.join(parent, "missing")), [], "no folder yet is fine");
+  } finally {
+    await fs.rm(parent, { recursive: true, force: true });
+  }
 });

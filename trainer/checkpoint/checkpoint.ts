@@ -153,3 +153,15 @@ export async function latestCheckpoint(parent: string): Promise<string | null> {
 }
 
 export const checkpointDirName = (step: number) => `checkpoint-${String(step).padStart(6, "0")}`;
+
+/**
+ * Deletes the half-written `.checkpoint-*.tmp-*` folders a crash left in a run's checkpoint folder (saveCheckpoint
+ * writes into one and renames it only when complete). Called when a worker takes the run: no other worker can be
+ * writing there any more, and a late writer's rename would fail harmlessly. Returns the names removed.
+ */
+export async function removePartialCheckpoints(parent: string): Promise<string[]> {
+  const names = await fs.readdir(parent).catch(() => [] as string[]);
+  const partial = names.filter((n) => /^\.checkpoint-\d+\.tmp-/.test(n));
+  for (const n of partial) await fs.rm(path.join(parent, n), { recursive: true, force: true });
+  return partial;
+}

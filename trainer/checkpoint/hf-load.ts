@@ -4,6 +4,7 @@
  * architecture into a DecoderLM. Nothing is downloaded: the folder must exist locally.
  */
 import { promises as fs } from "node:fs";
+import { readDataFile, readDataJson } from "../data-roots";
 import path from "node:path";
 import { DecoderLM } from "../policy/model";
 import type { ModelConfig } from "../policy/config";
@@ -25,7 +26,7 @@ export async function readHfWeights(dir: string): Promise<Map<string, SafeTensor
   if (!(await exists(indexFile))) {
     throw new HfCheckpointError(`${dir} has neither model.safetensors nor model.safetensors.index.json (PyTorch .bin weights are not supported; convert to safetensors).`);
   }
-  const index = JSON.parse(await fs.readFile(indexFile, "utf8")) as { weight_map?: Record<string, string> };
+  const index = await readDataJson<{ weight_map?: Record<string, string> }>(indexFile);
   if (!index.weight_map) throw new HfCheckpointError(`${indexFile} has no weight_map`);
   const out = new Map<string, SafeTensor>();
   for (const shard of new Set(Object.values(index.weight_map))) {
@@ -47,7 +48,7 @@ export interface LoadedHfModel {
 export async function loadHfCheckpoint(dir: string, opts: { trainable?: boolean } = {}): Promise<LoadedHfModel> {
   const cfgFile = path.join(dir, "config.json");
   if (!(await exists(cfgFile))) throw new HfCheckpointError(`${dir} has no config.json; is it a Hugging Face model folder?`);
-  const config = modelConfigFromHf(JSON.parse(await fs.readFile(cfgFile, "utf8")));
+  const config = modelConfigFromHf(await readDataJson(cfgFile));
   const tensors = await readHfWeights(dir);
   const model = new DecoderLM(config, { trainable: opts.trainable ?? true, initStd: 0 });
   try {
@@ -57,6 +58,6 @@ export async function loadHfCheckpoint(dir: string, opts: { trainable?: boolean 
     throw e;
   }
   const tokFile = path.join(dir, "tokenizer.json");
-  const tokenizerJson = (await exists(tokFile)) ? await fs.readFile(tokFile, "utf8") : null;
-  return { model, config, tokenizer: tokenizerJson ? loadHfTokenizer(JSON.parse(tokenizerJson)) : null, tokenizerJson };
+  const tokenizerJson = (await exists(tokFile)) ? await readDataFile(tokFile) : null;
+  return { model, config, tokenizer: tokenizerJson ? loadHfTokenizer(await readDataJson(tokFile)) : null, tokenizerJson };
 }

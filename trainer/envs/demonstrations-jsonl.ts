@@ -10,7 +10,7 @@
  * every environment's action parser reads); `weight: 0` on an assistant message to keep it as context only. Other
  * keys (e.g. "tools") are ignored. Any problem fails with a DatasetError naming the file, the line and the fix.
  */
-import { readFile } from "node:fs/promises";
+import { jsonErrorDetail, readDataFile, readErrorDetail } from "../data-roots";
 import { DatasetError, type Demonstration, type DemonstrationMessage } from "./types";
 
 const ROLES = ["system", "user", "assistant", "tool"] as const;
@@ -22,9 +22,9 @@ const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && 
 export async function loadDemonstrationsJsonl(file: string): Promise<Demonstration[]> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readDataFile(file);
   } catch (e) {
-    throw new DatasetError(file, null, `cannot read the demonstrations file (${(e as Error).message})`);
+    throw new DatasetError(file, null, `cannot read the demonstrations file: ${readErrorDetail(e)}`);
   }
   return parseDemonstrationsJsonl(text, file);
 }
@@ -40,7 +40,7 @@ export function parseDemonstrationsJsonl(text: string, file: string): Demonstrat
     try {
       raw = JSON.parse(line);
     } catch (e) {
-      fail(`not valid JSON (${(e as Error).message}); ${FORMAT_HINT}`);
+      fail(`${jsonErrorDetail(e)}; ${FORMAT_HINT}`);
     }
     if (!isObj(raw) || !Array.isArray(raw.messages) || raw.messages.length === 0) fail(`missing a non-empty "messages" array; ${FORMAT_HINT}`);
     const messages = (raw as { messages: unknown[] }).messages.map((m, k) => parseMessage(m, (d) => fail(`message ${k}: ${d}`)));

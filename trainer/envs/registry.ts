@@ -8,7 +8,7 @@ import { createBfclEnvironment } from "./bfcl/index";
 import { createSgdEnvironment } from "./sgd/index";
 import { createTau2RetailEnvironment } from "./tau2/index";
 import { createUserRlEnvironment } from "./userrl/index";
-import { createGuessEnvironment } from "../tasks/guess-env";
+import { createGuessEnvironment } from "./guess-number/index";
 
 /** `config` is the environment's own section of the run config; each factory validates it with its zod schema. */
 type EnvironmentFactory = (config?: Record<string, unknown>) => Environment;

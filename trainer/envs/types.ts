@@ -27,6 +27,11 @@ export interface LlmChatRequest {
    */
   offline?: () => string | Promise<string>;
   responseFormat?: "text" | "json";
+  /**
+   * Whether a reply is usable (null) or why not: an HTTP 200 whose text the caller cannot use (a judge reply that is
+   * not the JSON asked for) is recorded as a failed call with this reason, and the caller decides what to do.
+   */
+  validate?: (text: string) => string | null;
 }
 export interface LlmChatResponse {
   text: string;

@@ -53,7 +53,7 @@ async function judgeOnce(opts: JudgeOptions, sampleIndex: number, samples: numbe
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     let text: string;
     try {
-      const res = await opts.llm.chat({ role: "judge", messages, turn: opts.turn, offline: opts.offline, responseFormat: "json" });
+      const res = await opts.llm.chat({ role: "judge", messages, turn: opts.turn, offline: opts.offline, responseFormat: "json", validate: judgeReplyProblem });
       callIds.push(res.callId);
       text = res.text;
     } catch (e) {
@@ -70,6 +70,12 @@ async function judgeOnce(opts: JudgeOptions, sampleIndex: number, samples: numbe
     ];
   }
   return { reward: null, reasoning: `Unscored: ${failures.join(" | ")}`, components: {}, callIds, failures };
+}
+
+/** For the LLM client: a judge reply that does not parse is recorded as a failed call with the reason. */
+function judgeReplyProblem(text: string): string | null {
+  const parsed = parseJudgeReply(text);
+  return parsed.ok ? null : `unparseable judge reply: ${parsed.error}`;
 }
 
 function combine(scored: JudgeVerdict[], aggregate: "mean" | "majority"): { reward: number; agreement: number | null } {

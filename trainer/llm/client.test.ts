@@ -20,7 +20,7 @@ async function withServer(opts: FakeLlmServerOptions, fn: (url: string, stats: {
 
 function judgeConfig(url: string, extra: Partial<LlmConfigInput> = {}): LlmConfigInput {
   return {
-    endpoints: { judge: { baseUrl: url, model: "fake-model", apiKeyEnv: "TEST_LLM_KEY", params: { temperature: 0, max_tokens: 64, seed: 7 } } },
+    endpoints: { judge: { baseUrl: url, model: "fake-model", apiKeyEnv: "TEST_LLM_API_KEY", params: { temperature: 0, max_tokens: 64, seed: 7 } } },
     retry: { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 50, maxRetryAfterMs: 5_000 },
     timeoutMs: 2_000,
     ...extra,
@@ -33,7 +33,7 @@ test("a successful call over real HTTP is recorded with tokens, cost, params and
   await withServer({ reply: () => "hello there" }, async (url) => {
     const records: LlmCallRecord[] = [];
     const client = new LlmClient(judgeConfig(url, { prices: { "fake-model": { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 } } }), {
-      env: { TEST_LLM_KEY: SECRET },
+      env: { TEST_LLM_API_KEY: SECRET },
       onCall: (r) => records.push(r),
     });
     const res = await client.chat(ask);
@@ -57,7 +57,7 @@ test("a successful call over real HTTP is recorded with tokens, cost, params and
 test("429 with retry-after-ms is retried after the requested wait, each attempt recorded", async () => {
   await withServer({ faults: { script: ["rate_limit", "rate_limit", null], retryAfterMs: 150 } }, async (url, stats) => {
     const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_KEY: SECRET } });
+    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET } });
     const t0 = performance.now();
     const res = await client.chat(ask, { onCall: (r) => records.push(r) });
     const elapsed = performance.now() - t0;
@@ -74,7 +74,7 @@ test("429 with retry-after-ms is retried after the requested wait, each attempt 
 test("429 with a retry-after seconds header (no -ms) waits that long before the retry", async () => {
   await withServer({ faults: { script: ["rate_limit", null], retryAfter: "0.4" } }, async (url) => {
     const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
     await client.chat(ask);
     const gap = Date.parse(records[1].startedAt) - Date.parse(records[0].startedAt) - records[0].latencyMs;
     assert.ok(gap >= 390, `waited ${gap} ms after the 429, expected >= 400`);
@@ -84,14 +84,14 @@ test("429 with a retry-after seconds header (no -ms) waits that long before the 
 test("500 and a body cut mid-stream are retried; non-retryable 401 is not", async () => {
   await withServer({ faults: { script: ["server_error", "cut_body", null] } }, async (url) => {
     const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
     await client.chat(ask);
     assert.equal(records.length, 3);
     assert.match(records[0].error ?? "", /500/);
     assert.ok(records[1].error);
   });
   await withServer({ faults: { script: ["unauthorized_echo"] } }, async (url, stats) => {
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_KEY: SECRET } });
+    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET } });
     await assert.rejects(client.chat(ask), (e: unknown) => e instanceof LlmCallError && e.status === 401 && e.attempts === 1);
     assert.equal(stats.requests, 1);
   });
@@ -100,7 +100,7 @@ test("500 and a body cut mid-stream are retried; non-retryable 401 is not", asyn
 test("a hung request times out, is recorded as such, and the retry succeeds", async () => {
   await withServer({ faults: { script: ["hang", null] } }, async (url) => {
     const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url, { timeoutMs: 300 }), { env: { TEST_LLM_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const client = new LlmClient(judgeConfig(url, { timeoutMs: 300 }), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
     const res = await client.chat(ask);
     assert.ok(res.text.length > 0);
     assert.equal(records.length, 2);
@@ -113,7 +113,7 @@ test("the API key never appears in records, logs or errors, even when the server
   await withServer({ faults: { script: ["unauthorized_echo", "unauthorized_echo"] } }, async (url) => {
     const records: LlmCallRecord[] = [];
     const logs: string[] = [];
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_KEY: SECRET }, onCall: (r) => records.push(r), log: (l) => logs.push(l) });
+    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r), log: (l) => logs.push(l) });
     let caught: unknown;
     try {
       await client.chat(ask);
@@ -135,7 +135,7 @@ test("recorded endpoints drop userinfo and query-string keys; generic key patter
 });
 
 test("a missing key variable is a clear config error and apiKeyEnv must be a variable name", () => {
-  assert.throws(() => new LlmClient(judgeConfig("http://127.0.0.1:1/v1"), { env: {} }), /TEST_LLM_KEY .*not set/);
+  assert.throws(() => new LlmClient(judgeConfig("http://127.0.0.1:1/v1"), { env: {} }), /TEST_LLM_API_KEY .*not set/);
   assert.throws(() => new LlmClient({ endpoints: { judge: { baseUrl: "http://x/v1", model: "m", apiKeyEnv: SECRET } } }), /NAME of an environment variable/);
 });
 
@@ -144,7 +144,7 @@ test("identical requests hit the cache (memory and directory), recorded with cac
   try {
     await withServer({ reply: (r) => `echo ${r.messages.length}` }, async (url, stats) => {
       const records: LlmCallRecord[] = [];
-      const mem = new LlmClient(judgeConfig(url, { cache: { mode: "memory" } }), { env: { TEST_LLM_KEY: SECRET }, onCall: (r) => records.push(r) });
+      const mem = new LlmClient(judgeConfig(url, { cache: { mode: "memory" } }), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
       const a = await mem.chat(ask);
       const b = await mem.chat(ask);
       assert.equal(a.text, b.text);
@@ -154,10 +154,10 @@ test("identical requests hit the cache (memory and directory), recorded with cac
       await mem.chat({ ...ask, messages: [{ role: "user", content: "different" }] });
       assert.equal(stats.requests, 2, "a different prompt is a miss");
 
-      const first = new LlmClient(judgeConfig(url, { cache: { mode: "dir", dir } }), { env: { TEST_LLM_KEY: SECRET } });
+      const first = new LlmClient(judgeConfig(url, { cache: { mode: "dir", dir } }), { env: { TEST_LLM_API_KEY: SECRET } });
       await first.chat(ask);
       const replayRecords: LlmCallRecord[] = [];
-      const replay = new LlmClient(judgeConfig(url, { cache: { mode: "dir", dir } }), { env: { TEST_LLM_KEY: SECRET }, onCall: (r) => replayRecords.push(r) });
+      const replay = new LlmClient(judgeConfig(url, { cache: { mode: "dir", dir } }), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => replayRecords.push(r) });
       const again = await replay.chat(ask);
       assert.equal(again.text, a.text);
       assert.equal(replayRecords[0].cached, true);
@@ -171,7 +171,7 @@ test("identical requests hit the cache (memory and directory), recorded with cac
 test("a reply cut by max_tokens is returned with finish reason length and is not cached", async () => {
   await withServer({ reply: () => "a fairly long answer that will be cut", faults: { script: ["truncated_length"] } }, async (url, stats) => {
     const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url, { cache: { mode: "memory" } }), { env: { TEST_LLM_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const client = new LlmClient(judgeConfig(url, { cache: { mode: "memory" } }), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
     const cut = await client.chat(ask);
     assert.ok(cut.text.length < "a fairly long answer that will be cut".length);
     assert.equal(records[0].response?.finishReason, "length");
@@ -194,9 +194,37 @@ test("roles without an endpoint use the offline provider, recorded as model offl
 
 test("the shared concurrency cap bounds in-flight requests", async () => {
   await withServer({ latencyMs: 60 }, async (url, stats) => {
-    const client = new LlmClient({ ...judgeConfig(url), concurrency: 2 }, { env: { TEST_LLM_KEY: SECRET } });
+    const client = new LlmClient({ ...judgeConfig(url), concurrency: 2 }, { env: { TEST_LLM_API_KEY: SECRET } });
     await Promise.all(Array.from({ length: 6 }, (_, i) => client.chat({ ...ask, messages: [{ role: "user", content: `q${i}` }] })));
     assert.equal(stats.requests, 6);
     assert.equal(stats.maxInFlight, 2);
+  });
+});
+
+test("an endpoint's own timeoutMs bounds each attempt of a hanging server (not the client-wide 60 s)", async () => {
+  await withServer({ faults: { script: ["hang", "hang"] } }, async (url) => {
+    const records: LlmCallRecord[] = [];
+    const config = judgeConfig(url, { timeoutMs: 60_000, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 1 } });
+    config.endpoints!.judge!.timeoutMs = 300;
+    const client = new LlmClient(config, { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const t0 = performance.now();
+    await assert.rejects(client.chat(ask), LlmCallError);
+    // Both attempts timed out at the endpoint's 300 ms; with the ignored setting they would have waited 60 s each.
+    assert.ok(performance.now() - t0 < 20_000);
+    assert.deepEqual(records.map((r) => /timed out/i.test(r.error ?? "")), [true, true]);
+  });
+});
+
+test("an HTTP 200 that the caller cannot use, or that was cut at max_tokens, is recorded as a failed call", async () => {
+  await withServer({ faults: { script: ["malformed_json", "truncated_length"] } }, async (url) => {
+    const records: LlmCallRecord[] = [];
+    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const invalid = await client.chat({ ...ask, validate: (t) => (t.trim().startsWith("{") && t.trim().endsWith("}") ? null : "not a JSON object") });
+    assert.equal(records[0].id, invalid.callId);
+    assert.equal(records[0].error, "not a JSON object");
+    await client.chat(ask);
+    assert.equal(records[1].error, 'reply truncated at max_tokens (finish_reason "length")');
+    await client.chat({ ...ask, messages: [{ role: "user", content: "again" }] });
+    assert.equal(records[2].error, null, "a normal reply stays clean");
   });
 });

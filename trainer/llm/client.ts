@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import OpenAI, { APIError, APIUserAbortError } from "openai";
 import type { LlmCallRecord, LlmRole, ToolCall } from "../../lib/conversation";
+import { apiKeyEnvProblem, baseUrlProblem, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
 import type { LlmChat, LlmChatRequest, LlmChatResponse } from "../envs/types";
 import { runOfflineCall } from "../envs/offline/offline-provider";
 import { LlmConfigSchema, type LlmConfig, type LlmConfigInput, type LlmEndpointConfig } from "./config";
@@ -79,16 +80,21 @@ export class LlmClient implements LlmChat {
     this.random = deps.random ?? Math.random;
     this.log = deps.log ?? (() => {});
     const env = deps.env ?? process.env;
+    const policy = llmEndpointPolicyFromEnv(env);
     for (const [role, ep] of Object.entries(this.config.endpoints) as [LlmRole, LlmEndpointConfig | undefined][]) {
       if (!ep) continue;
       let apiKey = "not-needed"; // keyless local servers (vLLM, the loopback fake) still need a non-empty value
+      // The worker's own policy, checked before any key is read: a config stored by another host (or written to
+      // the database directly) must not turn a secret of this host into a Bearer token for an arbitrary URL.
+      const refused = (ep.apiKeyEnv && apiKeyEnvProblem(ep.apiKeyEnv, policy)) || baseUrlProblem(ep.baseUrl, policy);
+      if (refused) throw new Error(`LLM role "${role}": ${refused}`);
       if (ep.apiKeyEnv) {
         const v = env[ep.apiKeyEnv];
         if (!v) throw new Error(`LLM role "${role}": environment variable ${ep.apiKeyEnv} (named by apiKeyEnv) is not set.`);
         apiKey = v;
         this.allSecrets.push(v);
       }
-      const sdk = new OpenAI({ apiKey, baseURL: ep.baseUrl, maxRetries: 0, timeout: this.config.timeoutMs });
+      const sdk = new OpenAI({ apiKey, baseURL: ep.baseUrl, maxRetries: 0, timeout: ep.timeoutMs ?? this.config.timeoutMs });
       this.endpoints.set(role, {
         config: ep,
         sdk,
@@ -175,6 +181,13 @@ export class LlmClient implements LlmChat {
       const latencyMs = performance.now() - t0;
       const promptTokens = outcome.response?.promptTokens ?? 0;
       const completionTokens = outcome.response?.completionTokens ?? 0;
+      // An HTTP 200 can still be unusable: cut at max_tokens, or not what the caller asked for. The call is recorded
+      // as failed with the reason (the inspector shows it); the text still goes to the caller, which decides.
+      const unusable = outcome.response
+        ? outcome.response.finishReason === "length"
+          ? 'reply truncated at max_tokens (finish_reason "length")'
+          : (req.validate?.(outcome.response.text) ?? null)
+        : null;
       const record: LlmCallRecord = {
         ...base(attempt, startedAt),
         response: outcome.response ? { text: outcome.response.text, toolCalls: outcome.response.toolCalls, finishReason: outcome.response.finishReason } : null,
@@ -182,13 +195,13 @@ export class LlmClient implements LlmChat {
         promptTokens,
         completionTokens,
         costUsd: costUsd(this.config.prices, ep.config.model, promptTokens, completionTokens),
-        error: outcome.error,
+        error: outcome.error ?? unusable,
         cached: false,
       };
       callIds.push(record.id);
       emit(record);
       if (outcome.response) {
-        if (this.cache && outcome.response.finishReason !== "length") await this.cache.set(key, outcome.response);
+        if (this.cache && !unusable) await this.cache.set(key, outcome.response);
         return { text: outcome.response.text, callId: record.id };
       }
       last = outcome;
@@ -215,7 +228,7 @@ export class LlmClient implements LlmChat {
     try {
       const completion = await ep.sdk.chat.completions.create(
         { model: ep.config.model, messages: messages as OpenAI.ChatCompletionMessageParam[], ...params, stream: false } as OpenAI.ChatCompletionCreateParamsNonStreaming,
-        { signal, timeout: this.config.timeoutMs },
+        { signal, timeout: ep.config.timeoutMs ?? this.config.timeoutMs },
       );
       const choice = completion.choices?.[0];
       if (!choice) return { response: null, error: "malformed response: no choices", status: null, retryAfterMs: null, retryable: true };

@@ -32,6 +32,8 @@ export const LlmEndpointSchema = z
     jsonMode: z.boolean().default(false),
     /** Per-endpoint cap on in-flight requests, on top of the shared cap. */
     maxConcurrency: z.number().int().positive().optional(),
+    /** Per-attempt timeout for this endpoint (the run config's llm.<role>.timeoutMs); default the client's timeoutMs. */
+    timeoutMs: z.number().int().positive().optional(),
   })
   .strict();
 export type LlmEndpointConfig = z.infer<typeof LlmEndpointSchema>;

@@ -4,9 +4,9 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseRunConfig, type RunConfigInput } from "../../lib/run-config";
-import { trainRun } from "./train-run";
+import { MAX_UNSCORED_STEPS, NoLearningSignalError, trainRun } from "./train-run";
 import { createFakeDeps } from "./testing/fake-deps";
-import { createMemorySink } from "./testing/memory-sink";
+import { createMemorySink } from "./memory-sink";
 import type { StopControl, StopReason } from "./types";
 
 const base: RunConfigInput = {
@@ -195,4 +195,20 @@ test("rollout metrics a group reports are recorded as their mean over the step's
   const metrics = sink.steps.get(0)!.metrics;
   assert.equal(metrics["rollout/policy_batch_mean"], 2);
   assert.equal("rollout/odd" in metrics, false);
+});
+
+test("a run whose every judgement fails is failed after a few steps, not finished as succeeded", async () => {
+  const sink = createMemorySink();
+  const deps = createFakeDeps({ checkpointDir: tmp(), unscoredFromStep: 1 });
+  await assert.rejects(trainRun(parseRunConfig(base), deps, sink, control()), (err: Error) => {
+    assert.ok(err instanceof NoLearningSignalError);
+    assert.match(err.message, /^No learning signal: not one trajectory could be scored in 3 step\(s\) in a row \(every judgement or episode failed, e\.g\. "Unscored: judge call failed: 502 Bad Gateway"\)/);
+    return true;
+  });
+  assert.equal(MAX_UNSCORED_STEPS, 3);
+  assert.deepEqual([...sink.steps.keys()].sort(), [0, 1, 2, 3], "the unscored steps are recorded, so they can be inspected");
+  // One scored step in between resets the count: a short judge outage passes.
+  const flaky = createFakeDeps({ checkpointDir: tmp(), unscoredFromStep: 4 });
+  const outcome = await trainRun(parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 6 } }), flaky, createMemorySink(), control());
+  assert.equal(outcome.kind, "completed", "two unscored final steps are not yet three");
 });

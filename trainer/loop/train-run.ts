@@ -3,7 +3,8 @@
  *
  *   resume from the last complete checkpoint (or start at step 0)
  *   warm start           fresh runs only: e.g. the SFT warm-start; its metrics and events go with step 0
- *   for each step until grpo.steps, stopping at a step boundary on shutdown / cancel:
+ *   for each step until grpo.steps, stopping on shutdown / cancel (at once: the abort signal reaches rollouts, LLM
+ *   calls and the update; the weights are checkpointed only if they still match the last completed step):
  *     sample tasks       deterministic from (seed, step): a resume reproduces the uninterrupted order
  *     rollouts           every group's episodes, groups run concurrently (capped); rewards come back scored
  *     shape scores       optional (deps.adjustScores): e.g. reward - klCoef * KL to the reference
@@ -17,6 +18,7 @@
  * Step numbering: steps are 0-based; a checkpoint's `step` is the number of completed steps, i.e. the step a
  * resumed run starts at. Everything the loop touches goes through `LoopDeps` and `RunSink` (types.ts).
  */
+import { firstLine } from "../../lib/error-text";
 import type { RunConfig } from "../../lib/run-config";
 import type { Task } from "../envs/types";
 import { computeGroupAdvantages } from "../grpo/advantages";
@@ -27,6 +29,11 @@ import { mixSeed, sampleTasksForStep } from "./task-order";
 import type { AdjustedScores, GroupRollout, LoopDeps, RunSink, StopControl, TrainOutcome, UpdateGroup, WarmStartReport } from "./types";
 
 const SPLIT_SALT = { train: 1, eval: 2 } as const;
+/**
+ * Steps in a row in which no train trajectory could be scored (every judgement failed) before the run is failed:
+ * such a run learns nothing, and finishing it as "succeeded" hid a broken judge. A short outage passes.
+ */
+export const MAX_UNSCORED_STEPS = 3;
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
 export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: RunSink, control: StopControl): Promise<TrainOutcome> {
@@ -37,6 +44,9 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
 
   let step = await resumeFromCheckpoint(deps, sink);
   let lastCheckpoint = step;
+  // True from the start of an update until its step is recorded: the weights are then ahead of `step`.
+  let weightsAhead = false;
+  let unscoredSteps = 0;
 
   const rollGroups = (split: "train" | "eval", tasks: Task[], size: number) =>
     mapLimit(tasks, groupConcurrency, (task, groupIndex) =>
@@ -68,6 +78,8 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       // --- rollouts (scored) ----------------------------------------------------------------------------------
       let t0 = performance.now();
       const rollouts = await rollGroups("train", selection.tasks, groupSize);
+      // Episodes cut short by a stop end "normally" (as errors): never score or record them.
+      control.signal.throwIfAborted();
       const rolloutSeconds = seconds(t0);
 
       // --- shape scores, advantages ---------------------------------------------------------------------------
@@ -79,11 +91,15 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       if (dropped) events.push({ level: "info", message: `Dynamic sampling dropped ${dropped} of ${groups.length} groups (all rewards equal).` });
       const unscored = groups.reduce((n, g) => n + g.trajectories.filter((t) => t.reward === null).length, 0);
       if (unscored) events.push({ level: "warn", message: `${unscored} trajectories could not be scored; they are excluded from advantages.` });
+      const total = groups.reduce((n, g) => n + g.trajectories.length, 0);
+      unscoredSteps = total > 0 && unscored === total ? unscoredSteps + 1 : 0;
+      const noSignal = unscoredSteps >= Math.min(MAX_UNSCORED_STEPS, totalSteps);
 
       // --- update ---------------------------------------------------------------------------------------------
       await sink.setPhase("update");
       t0 = performance.now();
-      const update = updateGroups.length ? await deps.update(updateGroups, step) : { metrics: {} };
+      weightsAhead = updateGroups.length > 0;
+      const update = updateGroups.length ? await deps.update(updateGroups, step, control.signal) : { metrics: {} };
       const updateSeconds = seconds(t0);
       if (!updateGroups.length) events.push({ level: "warn", message: "No group had a learning signal this step; the policy was not updated." });
 
@@ -97,6 +113,8 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
         const evalRollouts = await rollGroups("eval", tasks, config.evaluation.samplesPerTask);
         evalGroups = tasks.map((task, i) => toGroupRecord("eval", i, task, evalRollouts[i], null, false));
       }
+
+      control.signal.throwIfAborted();
 
       // --- checkpoint files (the row follows the recorded step) -----------------------------------------------
       let saved: { location: string; sizeBytes: number } | null = null;
@@ -130,13 +148,25 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       if (evalGroups.length) events.push({ level: "info", message: `Evaluation at step ${step}: pass@1 ${fmt(metrics["eval/pass@1"])}, pass^k ${fmt(metrics["eval/pass^k"])}.` });
       await sink.recordStep({ step, groups: [...groups, ...evalGroups], metrics, events, phase: completed === totalSteps ? null : "rollout" });
       step = completed;
+      weightsAhead = false;
 
       if (saved) await commitCheckpoint(step, saved);
+      // After recording, so the unscored trajectories (and their failed judge calls) stay inspectable.
+      if (noSignal) throw new NoLearningSignalError(unscoredSteps, groups);
     }
     return { kind: "completed", steps: step };
   } catch (err) {
     // A rollout aborted because another worker took the run over is not a failure of the run.
-    if (control.reason() === "lease_lost") return { kind: "stopped", reason: "lease_lost", steps: step };
+    const reason = control.reason();
+    if (reason === "lease_lost") return { kind: "stopped", reason, steps: step };
+    if (reason && control.signal.aborted) {
+      // Cancel / shutdown mid-step: the step's rollouts are dropped (a resume samples them again, same seeds).
+      if (!weightsAhead && step > lastCheckpoint) await checkpoint(step, true);
+      else if (weightsAhead) {
+        await sink.event("info", `Stopped during the update of step ${step}; the run resumes from its checkpoint at step ${lastCheckpoint}.`, { step });
+      }
+      return { kind: "stopped", reason, steps: step };
+    }
     throw err;
   }
 
@@ -242,5 +272,18 @@ function toGroupRecord<S>(split: string, index: number, task: Task, rollout: Gro
   };
 }
 
+/** Every trajectory of several steps in a row was unscorable: fail rather than "succeed" having learned nothing. */
+export class NoLearningSignalError extends Error {
+  constructor(steps: number, groups: GroupRecord[]) {
+    const first = groups.flatMap((g) => g.trajectories).find((t) => t.error || t.reasoning);
+    const why = (first?.error || first?.reasoning || "").split("\n")[0];
+    super(
+      `No learning signal: not one trajectory could be scored in ${steps} step(s) in a row (every judgement or episode failed${why ? `, e.g. "${why.slice(0, 200)}"` : ""}). ` +
+        `Check the judge endpoint and the failed LLM calls in the trajectory inspector, then resume the run.`,
+    );
+    this.name = "NoLearningSignalError";
+  }
+}
+
 const fmt = (v: number | undefined) => (v === undefined ? "n/a" : v.toFixed(3));
-export const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split("\n")[0];
+export { firstLine };

@@ -83,8 +83,11 @@ export interface LoopDeps<S> {
    * from a checkpoint (its weights already contain the stage). Should return early once `control.reason()` is set.
    */
   warmStart?(control: StopControl): Promise<WarmStartReport>;
-  /** One policy update on the step's kept groups; returns metrics under dashboard keys ("loss/policy", "kl"…). */
-  update(groups: UpdateGroup<S>[], step: number): Promise<{ metrics: Record<string, number> }>;
+  /**
+   * One policy update on the step's kept groups; returns metrics under dashboard keys ("loss/policy", "kl"…). Stops
+   * with the abort reason when `signal` fires (cancel, shutdown, lease lost), possibly after some optimizer steps.
+   */
+  update(groups: UpdateGroup<S>[], step: number, signal: AbortSignal): Promise<{ metrics: Record<string, number> }>;
   /** Persist the policy (and optimizer) after `completedSteps` steps; resolve only once the files are complete. */
   saveCheckpoint(completedSteps: number, state: { dataCursor: number }): Promise<SavedCheckpoint>;
   /** Restore the policy from a checkpoint; throw if it is incomplete or corrupt (the loop tries an older one). */
@@ -107,7 +110,10 @@ export interface RunSink {
 
 export type StopReason = "shutdown" | "cancel" | "lease_lost";
 
-/** Polled at step boundaries; `signal` aborts in-flight rollouts only when the lease is lost. */
+/**
+ * Why and when the run stops. `reason()` is polled at step boundaries; `signal` is aborted as soon as a reason
+ * appears (cancel, shutdown or a lost lease), so rollouts, LLM calls and the update stop mid-step.
+ */
 export interface StopControl {
   reason(): StopReason | null;
   signal: AbortSignal;

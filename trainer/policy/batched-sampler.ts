@@ -1,8 +1,9 @@
 /**
  * Continuous batching for the policy, as rollout engines (vLLM in verl / SkyRL) do it: episodes ask for one turn
- * each, and requests waiting at the same time are decoded together in one batched KV-cache `generate`. Without it
- * every episode of a group samples at batch 1, one after another (generation is synchronous and holds the event
- * loop), which on the reference decoder is ~10x fewer tokens per second than batch 16 (bench:trainer).
+ * each, and requests waiting at the same time are decoded together in one batched KV-cache generation. Without it
+ * every episode of a group samples at batch 1, one after another, which on the reference decoder is ~10x fewer
+ * tokens per second than batch 16 (bench:trainer). One batch decodes at a time; it yields to the event loop after
+ * every token (the worker's heartbeats must keep running), and requests arriving meanwhile wait for the next batch.
  *
  * A batch is flushed when every live episode is waiting for the policy (nothing else could join), when it is full,
  * or `maxWaitMs` after its first request (episodes held up by a slow simulator LLM call must not stall the rest).
@@ -12,7 +13,10 @@
  */
 import type { DecoderLM } from "./model";
 import type { Rng } from "./rng";
-import { generate, type Sample, type SampleOptions } from "./sampling";
+import { generateYielding, type Sample, type SampleOptions } from "./sampling";
+
+/** Attention probabilities one batched prefill may hold (the wasm heap is 4 GiB in all). */
+const PREFILL_BUDGET_BYTES = 2 ** 30;
 
 export interface BatchedSamplerOptions extends Omit<SampleOptions, "rng"> {
   /** Most prompts decoded together (bounds KV-cache memory). */
@@ -43,6 +47,7 @@ export class BatchedSampler {
   private live = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private scheduled = false;
+  private decoding = false;
   private batches = 0;
   private requests = 0;
 
@@ -67,17 +72,34 @@ export class BatchedSampler {
     return new Promise<BatchedSample>((resolve, reject) => {
       this.queue.push({ prompt, rng, resolve, reject });
       this.requests++;
-      this.timer ??= setTimeout(() => this.flush(), this.opts.maxWaitMs ?? 20);
+      this.timer ??= setTimeout(() => void this.flush(), this.opts.maxWaitMs ?? 20);
       this.maybeFlush();
     });
   }
 
-  private sampleAlone(p: Pending): void {
+  private async sampleAlone(p: Pending): Promise<void> {
     try {
-      p.resolve({ ...generate(this.model, [p.prompt], { ...this.opts, rng: p.rng })[0], batchSize: 1 });
+      p.resolve({ ...(await generateYielding(this.model, [p.prompt], { ...this.opts, rng: p.rng }))[0], batchSize: 1 });
     } catch (e) {
       p.reject(e);
     }
+  }
+
+  /**
+   * How many queued prompts to decode together: at most maxBatch, and no more than the prefill's attention
+   * probabilities (layers × heads × T × T floats per prompt, alive until the pass ends) fit in its budget — long
+   * prompts (thousands of byte tokens) would otherwise exceed the 4 GiB heap together.
+   */
+  private batchThatFits(): number {
+    const { numLayers, numHeads } = this.model.config;
+    let n = 0;
+    let longest = 0;
+    for (const p of this.queue.slice(0, this.opts.maxBatch ?? 64)) {
+      longest = Math.max(longest, p.prompt.length);
+      if (n > 0 && (n + 1) * numLayers * numHeads * longest * longest * 4 > PREFILL_BUDGET_BYTES) break;
+      n++;
+    }
+    return n;
   }
 
   stats(): SamplerStats {
@@ -94,27 +116,31 @@ export class BatchedSampler {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.flush();
+      void this.flush();
     });
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const batch = this.queue.splice(0, this.opts.maxBatch ?? 64);
-    if (this.queue.length) this.timer = setTimeout(() => this.flush(), this.opts.maxWaitMs ?? 20);
+    if (this.decoding) return; // the batch in progress flushes again when it ends
+    const batch = this.queue.splice(0, this.batchThatFits());
     if (batch.length === 0) return;
     this.batches++;
+    this.decoding = true;
     try {
-      const samples = generate(this.model, batch.map((p) => p.prompt), { ...this.opts, rng: batch.map((p) => p.rng) });
+      const samples = await generateYielding(this.model, batch.map((p) => p.prompt), { ...this.opts, rng: batch.map((p) => p.rng) });
       batch.forEach((p, i) => p.resolve({ ...samples[i], batchSize: batch.length }));
     } catch (e) {
       // one bad request (a prompt past the context, an id outside the vocabulary) must not fail its batch-mates:
       // each is retried alone, so only the culprit gets the error. Generators are untouched by a failed batch
-      // (generate validates before drawing).
+      // (generation validates before drawing).
       if (batch.length === 1) batch[0].reject(e);
-      else for (const p of batch) this.sampleAlone(p);
+      else for (const p of batch) await this.sampleAlone(p);
+    } finally {
+      this.decoding = false;
     }
+    if (this.queue.length && !this.timer) this.timer = setTimeout(() => void this.flush(), this.opts.maxWaitMs ?? 20);
     this.maybeFlush();
   }
 }

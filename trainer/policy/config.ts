@@ -32,7 +32,7 @@ export const PRESETS = {
     vocabSize: 259, hiddenSize: 32, numLayers: 2, numHeads: 4, numKvHeads: 2, intermediateSize: 64,
     maxPositions: 256, ropeTheta: 10000, rmsNormEps: 1e-5, tieEmbeddings: false, attentionBias: false,
   },
-  /** The bench reference shape: vocab 256, d 128, 4 layers, 4 heads, context 128, MLP 512 (~0.85M params). */
+  /** The bench reference shape: vocab 256, d 128, 4 layers, 4 heads, context 128, MLP 512 (1.1M params with the byte vocabulary). */
   bench: {
     vocabSize: 256, hiddenSize: 128, numLayers: 4, numHeads: 4, numKvHeads: 4, intermediateSize: 512,
     maxPositions: 128, ropeTheta: 10000, rmsNormEps: 1e-5, tieEmbeddings: false, attentionBias: false,

@@ -56,13 +56,43 @@ export function padMatrix(rows: number[][], T: number): Float32Array {
 /** Non-differentiable per-token log-probs (old-policy / reference log-probs), in chunks of `batchSize` sequences. */
 export function computeLogProbs(model: DecoderLM, seqs: number[][], batchSize = 8): number[][] {
   const out: number[][] = [];
-  for (let i = 0; i < seqs.length; i += batchSize) {
-    const chunk = seqs.slice(i, i + batchSize);
-    const batch = padBatch(chunk);
-    const t = tf.tidy(() => tokenLogProbs(model, batch).logp);
-    const data = t.dataSync() as Float32Array;
-    t.dispose();
-    chunk.forEach((s, b) => out.push(Array.from(data.subarray(b * batch.T, b * batch.T + s.length))));
+  const step = chunkSize(model, seqs, batchSize);
+  for (let i = 0; i < seqs.length; i += step) out.push(...chunkLogProbs(model, seqs.slice(i, i + step)));
+  return out;
+}
+
+/**
+ * Sequences per forward pass: at most `batchSize`, fewer for long sequences, whose attention probabilities
+ * (heads × T × T floats per sequence and layer, all alive until the pass ends) would not fit the heap.
+ */
+function chunkSize(model: DecoderLM, seqs: number[][], batchSize: number): number {
+  const T = Math.max(1, ...seqs.map((s) => s.length));
+  const perSequence = model.config.numLayers * model.config.numHeads * T * T * 4;
+  return Math.max(1, Math.min(batchSize, Math.floor(ATTENTION_BUDGET_BYTES / perSequence)));
+}
+
+/** Attention probabilities one log-prob pass may hold (the wasm heap is 4 GiB in all). */
+const ATTENTION_BUDGET_BYTES = 512 * 2 ** 20;
+
+/**
+ * computeLogProbs for the worker: yields to the event loop between chunks (lease heartbeats, cancel requests) and
+ * stops with the abort reason once `signal` fires.
+ */
+export async function computeLogProbsYielding(model: DecoderLM, seqs: number[][], signal?: AbortSignal, batchSize = 8): Promise<number[][]> {
+  const out: number[][] = [];
+  const step = chunkSize(model, seqs, batchSize);
+  for (let i = 0; i < seqs.length; i += step) {
+    await new Promise((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    out.push(...chunkLogProbs(model, seqs.slice(i, i + step)));
   }
   return out;
+}
+
+function chunkLogProbs(model: DecoderLM, chunk: number[][]): number[][] {
+  const batch = padBatch(chunk);
+  const t = tf.tidy(() => tokenLogProbs(model, batch).logp);
+  const data = t.dataSync() as Float32Array;
+  t.dispose();
+  return chunk.map((s, b) => Array.from(data.subarray(b * batch.T, b * batch.T + s.length)));
 }

@@ -80,7 +80,35 @@ function lastRows(logits: tf.Tensor2D, B: number, T: number): tf.Tensor2D {
   return tf.reshape(tf.slice(tf.reshape(logits, [B, T, V]), [0, T - 1, 0], [B, 1, V]), [B, V]) as tf.Tensor2D;
 }
 
+/** Decodes the prompts to completion in one go (blocking the event loop until done). */
 export function generate(model: DecoderLM, prompts: number[][], opts: SampleOptions): Sample[] {
+  const steps = decodeSteps(model, prompts, opts);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The same decoding, yielding to the event loop after every token: a worker's lease heartbeats and cancel requests
+ * must not wait for a whole batch of long generations (seconds per batch for larger policies). Stops with the abort
+ * reason once `signal` fires. Token for token identical to `generate`.
+ */
+export async function generateYielding(model: DecoderLM, prompts: number[][], opts: SampleOptions, signal?: AbortSignal): Promise<Sample[]> {
+  const steps = decodeSteps(model, prompts, opts);
+  try {
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+    }
+  } finally {
+    steps.return([]); // runs the generator's cleanup (KV cache, native decoder) if we stopped early
+  }
+}
+
+function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions): Generator<void, Sample[], void> {
   const B = prompts.length;
   const L = Math.max(...prompts.map((p) => p.length));
   const rngs = Array.isArray(opts.rng) ? (opts.rng as readonly Rng[]) : null;
@@ -157,6 +185,7 @@ export function generate(model: DecoderLM, prompts: number[][], opts: SampleOpti
       if (done.every(Boolean)) break;
       stepIds = next;
       stepLen = 1;
+      yield;
     }
   } finally {
     disposeCache(cache);

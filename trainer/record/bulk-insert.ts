@@ -6,6 +6,7 @@
  * compiler, mostly GC) before Postgres saw a byte; this path costs one JSON.stringify. Runs inside the caller's
  * transaction. Timestamps must be ISO strings in UTC (Prisma's convention for TIMESTAMP(3) columns).
  */
+import { storableText } from "./storable";
 import type { Prisma } from "../../generated/prisma/client";
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -21,10 +22,7 @@ export async function insertJsonRows(tx: Prisma.TransactionClient, table: string
   );
 }
 
-/**
- * PostgreSQL text and jsonb cannot hold U+0000, and an untrained byte-level policy emits it freely; it is stored as
- * U+FFFD (the replacement character) so the step is recorded instead of failing the run.
- */
+/** JSON.stringify replacer: every string made storable (storable.ts: NUL and lone surrogates → U+FFFD). */
 export function replaceNulCharacters(_key: string, value: unknown): unknown {
-  return typeof value === "string" && value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value;
+  return typeof value === "string" ? storableText(value) : value;
 }

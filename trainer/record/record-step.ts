@@ -13,6 +13,7 @@ import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { discardMetricRollupsFrom, refreshMetricRollups } from "../../server/db/metric-rollups";
 import { insertJsonRows } from "./bulk-insert";
 import type { StepRecord } from "./step-record";
+import { storable } from "./storable";
 
 export class LeaseLostError extends Error {
   constructor(runId: string, workerId: string) {
@@ -37,7 +38,9 @@ type Tx = Prisma.TransactionClient;
 const json = (v: unknown): Prisma.InputJsonValue => v as Prisma.InputJsonValue;
 const nullableJson = (v: unknown) => (v === undefined || v === null ? Prisma.DbNull : json(v));
 
-export async function recordStep(db: PrismaClient, runId: string, record: StepRecord, options: RecordStepOptions = {}): Promise<void> {
+export async function recordStep(db: PrismaClient, runId: string, given: StepRecord, options: RecordStepOptions = {}): Promise<void> {
+  // Conversations, LLM replies and errors may carry NUL or lone surrogates, which PostgreSQL refuses (storable.ts).
+  const record = storable(given);
   const stage = options.onStage ?? (() => {});
   const metricEntries = Object.entries(record.metrics).filter((e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1]));
   const latestReward = record.latestReward !== undefined ? record.latestReward : (record.metrics["reward/mean"] ?? null);

@@ -1,6 +1,7 @@
 /** Run-level events (claimed, resumed, checkpoint saved, failed…), shown on the run page's event log. */
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { EventLevel } from "./step-record";
+import { storable, storableText } from "./storable";
 
 export async function recordEvent(
   db: PrismaClient,
@@ -10,6 +11,6 @@ export async function recordEvent(
   extra: { step?: number; data?: Record<string, unknown> } = {},
 ): Promise<void> {
   await db.runEvent.create({
-    data: { runId, level, message, step: extra.step ?? null, ...(extra.data ? { data: extra.data as Prisma.InputJsonValue } : {}) },
+    data: { runId, level, message: storableText(message), step: extra.step ?? null, ...(extra.data ? { data: storable(extra.data) as Prisma.InputJsonValue } : {}) },
   });
 }

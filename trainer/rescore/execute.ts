@@ -4,6 +4,7 @@
  * group's advantages would have been under the new rewards (the run's own estimator, trainer/grpo). The original
  * Trajectory rows are only read.
  */
+import { firstLine } from "../../lib/error-text";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { ConversationMessage, LlmCallRecord } from "../../lib/conversation";
 import { RescoringSelectionSchema, ScorerSchema, type RescoringSelection, type Scorer } from "../../lib/rescoring-config";
@@ -13,6 +14,7 @@ import { LlmClient } from "../llm/client";
 import { mapLimit } from "../loop/map-limit";
 import { finishRescoring, recordProgress } from "./queue";
 import { scoreTrajectory } from "./score-trajectory";
+import { storable } from "../record/storable";
 
 export interface ExecuteRescoringOptions {
   workerId: string;
@@ -26,10 +28,6 @@ export interface ExecuteRescoringOptions {
 export type RescoringOutcome = "succeeded" | "failed" | "lease_lost";
 
 class LeaseLost extends Error {}
-
-function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split("\n")[0].slice(0, 500);
-}
 
 async function selectGroups(db: PrismaClient, runId: string, sel: RescoringSelection) {
   const groups = await db.group.findMany({
@@ -132,9 +130,9 @@ export async function executeRescoring(db: PrismaClient, rescoringId: string, op
       };
       const r = await scoreTrajectory(stored, task, scorer, llm.bind((rec) => records.push(rec)), rescoringId);
       await db.$transaction(async (tx) => {
-        if (records.length) await tx.llmCall.createMany({ data: records.map((c) => callRow(c, job.runId, t.id, rescoringId)) });
+        if (records.length) await tx.llmCall.createMany({ data: storable(records).map((c) => callRow(c, job.runId, t.id, rescoringId)) });
         await tx.trajectoryScore.create({
-          data: {
+          data: storable({
             rescoringId,
             trajectoryId: t.id,
             reward: r.reward,
@@ -144,7 +142,7 @@ export async function executeRescoring(db: PrismaClient, rescoringId: string, op
             agreement: r.agreement,
             rewardStd: r.rewardStd,
             llmCallIds: records.map((c) => c.id),
-          },
+          }),
         });
       });
       if (!(await recordProgress(db, rescoringId, opts.workerId, leaseMs, { done: 1, unscored: r.reward === null ? 1 : 0 }))) throw new LeaseLost();

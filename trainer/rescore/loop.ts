@@ -4,7 +4,6 @@
  */
 import type { PrismaClient } from "../../generated/prisma/client";
 import { createPrismaClient } from "../../server/db/client";
-import { resolveWorkerDatabaseUrl } from "../worker/database";
 import { createWorkerId } from "../worker/worker-id";
 import { executeRescoring } from "./execute";
 import { claimNextRescoring } from "./queue";
@@ -66,8 +65,7 @@ export function startRescoringLoop(opts: RescoringLoopOptions): RescoringLoop {
 }
 
 /** For trainer/main.ts: the loop on its own small connection pool to the worker's database. */
-export function startRescoringLoopFromEnv(): RescoringLoop {
-  const { url } = resolveWorkerDatabaseUrl();
+export function startRescoringLoopFromEnv(url: string): RescoringLoop {
   const poll = Number(process.env.WORKER_POLL_MS);
   return startRescoringLoop({ db: createPrismaClient(url, 2), pollMs: Number.isFinite(poll) && poll > 0 ? poll : undefined });
 }

@@ -8,7 +8,7 @@ import * as tf from "@tensorflow/tfjs";
 import { computePolicyLoss, type PolicyLossConfig } from "../grpo/index";
 import type { DecoderLM } from "../policy/model";
 import type { AdamW } from "../policy/optimizer";
-import { computeLogProbs, padBatch, padMatrix, tokenLogProbs } from "../policy/logprobs";
+import { computeLogProbsYielding, padBatch, padMatrix, tokenLogProbs } from "../policy/logprobs";
 import { Rng } from "../policy/rng";
 import { GuardedStepper, type StepOutcome } from "./step";
 
@@ -59,19 +59,19 @@ export class GrpoUpdater {
   }
 
   /** Fills in old / reference log-probs that the rollout did not record. */
-  prepare(trajs: ScoredTrajectory[]): ScoredTrajectory[] {
+  async prepare(trajs: ScoredTrajectory[], signal?: AbortSignal): Promise<ScoredTrajectory[]> {
     for (const t of trajs) {
       if (t.lossMask.length !== t.tokens.length || t.advantages.length !== t.tokens.length) {
         throw new Error(`trajectory arrays must align with tokens (${t.tokens.length}); got mask ${t.lossMask.length}, advantages ${t.advantages.length}`);
       }
     }
     const needOld = trajs.filter((t) => !t.oldLogProbs);
-    if (needOld.length) computeLogProbs(this.model, needOld.map((t) => t.tokens)).forEach((lp, i) => (needOld[i].oldLogProbs = lp));
+    if (needOld.length) (await computeLogProbsYielding(this.model, needOld.map((t) => t.tokens), signal)).forEach((lp, i) => (needOld[i].oldLogProbs = lp));
     if (this.config.loss.klCoef !== 0) {
       const needRef = trajs.filter((t) => !t.refLogProbs);
       if (needRef.length && !this.reference) throw new Error("klCoef != 0 needs a reference model or refLogProbs on every trajectory");
       if (needRef.length && this.reference) {
-        computeLogProbs(this.reference, needRef.map((t) => t.tokens)).forEach((lp, i) => (needRef[i].refLogProbs = lp));
+        (await computeLogProbsYielding(this.reference, needRef.map((t) => t.tokens), signal)).forEach((lp, i) => (needRef[i].refLogProbs = lp));
       }
     }
     return trajs;
@@ -98,9 +98,13 @@ export class GrpoUpdater {
     };
   }
 
-  /** Runs the update over all groups' trajectories. Throws NonFiniteUpdateError after repeated NaN/Inf steps. */
-  update(groups: ScoredTrajectory[][], rng: Rng): UpdateReport {
-    const trajs = this.prepare(groups.flat().filter((t) => t.lossMask.some((m) => m > 0)));
+  /**
+   * Runs the update over all groups' trajectories. Throws NonFiniteUpdateError after repeated NaN/Inf steps, and
+   * the abort reason when `signal` fires (checked between micro-batches; weights may then hold some of this
+   * update's optimizer steps, so the caller must not checkpoint them as a completed training step).
+   */
+  async update(groups: ScoredTrajectory[][], rng: Rng, signal?: AbortSignal): Promise<UpdateReport> {
+    const trajs = await this.prepare(groups.flat().filter((t) => t.lossMask.some((m) => m > 0)), signal);
     const steps: StepOutcome[] = [];
     const mini = this.config.miniBatchSize;
     const micro = Math.min(this.config.microBatchSize ?? mini, mini);
@@ -113,7 +117,7 @@ export class GrpoUpdater {
           const chunk = mb.slice(m, m + micro);
           parts.push({ weight: chunk.length / mb.length, loss: this.microLoss(chunk) });
         }
-        steps.push(this.stepper.step(parts));
+        steps.push(await this.stepper.step(parts, signal));
       }
     }
     return summarize(steps);

@@ -30,14 +30,14 @@ export function maskedNll(model: DecoderLM, demos: Demonstration[]): tf.Scalar {
 }
 
 /** Runs `epochs` passes of shuffled mini-batches; returns every step (loss = mean NLL per policy token). */
-export function runSft(model: DecoderLM, optimizer: AdamW, demos: Demonstration[], cfg: SftConfig, rng: Rng): StepOutcome[] {
+export async function runSft(model: DecoderLM, optimizer: AdamW, demos: Demonstration[], cfg: SftConfig, rng: Rng): Promise<StepOutcome[]> {
   const stepper = new GuardedStepper(model, optimizer, cfg.maxConsecutiveBadSteps ?? 3);
   const steps: StepOutcome[] = [];
   for (let e = 0; e < cfg.epochs; e++) {
     const order = rng.shuffle([...demos.keys()]);
     for (let i = 0; i < order.length; i += cfg.batchSize) {
       const chunk = order.slice(i, i + cfg.batchSize).map((k) => demos[k]);
-      steps.push(stepper.step([{ weight: 1, loss: () => ({ loss: maskedNll(model, chunk), metrics: {} }) }]));
+      steps.push(await stepper.step([{ weight: 1, loss: () => ({ loss: maskedNll(model, chunk), metrics: {} }) }]));
     }
   }
   return steps;
@@ -48,15 +48,19 @@ export interface SftStepsConfig {
   steps: number;
   /** Demonstrations per step (at most the number there are). */
   batchSize: number;
+  /** Demonstrations per forward/backward pass (gradients accumulate over the step); default batchSize. */
+  microBatchSize?: number;
   maxConsecutiveBadSteps?: number;
   /** Checked before each step: true ends the stage early (the worker is stopping). */
   shouldStop?: () => boolean;
+  /** Aborts between steps and micro-batches (cancel, lease lost). */
+  signal?: AbortSignal;
 }
 
 /**
  * `steps` optimizer steps, cycling through the demonstrations in a fresh shuffled order per pass (a batch may
- * straddle two passes). Awaits the event loop between steps: each step is synchronous TF.js work, and a long
- * warm-start must not starve the worker's lease heartbeats.
+ * straddle two passes). The stepper yields to the event loop around each step: each is synchronous TF.js work, and a
+ * long warm-start must not starve the worker's lease heartbeats.
  */
 export async function runSftSteps(model: DecoderLM, optimizer: AdamW, demos: Demonstration[], cfg: SftStepsConfig, rng: Rng): Promise<StepOutcome[]> {
   if (demos.length === 0) throw new Error("runSftSteps needs at least one demonstration");
@@ -70,8 +74,13 @@ export async function runSftSteps(model: DecoderLM, optimizer: AdamW, demos: Dem
   const steps: StepOutcome[] = [];
   for (let s = 0; s < cfg.steps && !cfg.shouldStop?.(); s++) {
     const batch = Array.from({ length: batchSize }, next);
-    steps.push(stepper.step([{ weight: 1, loss: () => ({ loss: maskedNll(model, batch), metrics: {} }) }]));
-    await new Promise((resolve) => setImmediate(resolve));
+    const micro = Math.max(1, Math.min(cfg.microBatchSize ?? batch.length, batch.length));
+    const parts = [];
+    for (let m = 0; m < batch.length; m += micro) {
+      const chunk = batch.slice(m, m + micro);
+      parts.push({ weight: chunk.length / batch.length, loss: () => ({ loss: maskedNll(model, chunk), metrics: {} }) });
+    }
+    steps.push(await stepper.step(parts, cfg.signal));
   }
   return steps;
 }

@@ -12,8 +12,8 @@ export class NonFiniteUpdateError extends Error {
   readonly code = "NON_FINITE_UPDATE";
   constructor(count: number, detail: string) {
     super(
-      `${count} consecutive updates had non-finite ${detail}; training is diverging. Lower the learning rate, ` +
-        `tighten maxGradNorm or check the rewards/advantages for NaN.`,
+      `${count} consecutive updates had non-finite ${detail}; training is diverging. Lower grpo.learningRate ` +
+        `or grpo.maxGradNorm, or check the rewards/advantages for NaN.`,
     );
     this.name = "NonFiniteUpdateError";
   }
@@ -33,6 +33,12 @@ export interface StepOutcome {
 /** Loss of one micro-batch: the scalar to differentiate and metrics (kept scalars; the runner disposes them). */
 export type MicroLoss = () => { loss: tf.Scalar; metrics: Record<string, tf.Scalar> };
 
+/** Lets timers and I/O run (heartbeats, cancel requests), then throws the abort reason if `signal` fired. */
+export async function yieldToEventLoop(signal?: AbortSignal): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  signal?.throwIfAborted();
+}
+
 export class GuardedStepper {
   private badInARow = 0;
 
@@ -42,33 +48,45 @@ export class GuardedStepper {
     readonly maxConsecutiveBadSteps = 3,
   ) {}
 
-  /** Runs each micro-batch loss with weight w (weights should sum to 1), accumulates gradients, applies once. */
-  step(micro: { weight: number; loss: MicroLoss }[]): StepOutcome {
+  /**
+   * Runs each micro-batch loss with weight w (weights should sum to 1), accumulates gradients, applies once.
+   * Between micro-batches it yields to the event loop (TF.js blocks it while computing, and the worker's lease
+   * heartbeats and cancel requests need it) and stops if `signal` was aborted, before any weight changes.
+   */
+  async step(micro: { weight: number; loss: MicroLoss }[], signal?: AbortSignal): Promise<StepOutcome> {
     const vars = this.model.trainableVariables();
     let acc: tf.NamedTensorMap | null = null;
     let lossSum = 0;
     const metrics: Record<string, number> = {};
-    for (const { weight, loss } of micro) {
-      let kept: Record<string, tf.Scalar> = {};
-      const { value, grads } = tf.variableGrads(() => {
-        const r = loss();
-        kept = r.metrics;
-        for (const m of Object.values(kept)) tf.keep(m);
-        return tf.mul(r.loss, weight) as tf.Scalar;
-      }, vars);
-      lossSum += value.dataSync()[0];
-      value.dispose();
-      for (const [k, t] of Object.entries(kept)) {
-        metrics[k] = (metrics[k] ?? 0) + weight * t.dataSync()[0];
-        t.dispose();
+    try {
+      for (const { weight, loss } of micro) {
+        await yieldToEventLoop(signal);
+        let kept: Record<string, tf.Scalar> = {};
+        const { value, grads } = tf.variableGrads(() => {
+          const r = loss();
+          kept = r.metrics;
+          for (const m of Object.values(kept)) tf.keep(m);
+          return tf.mul(r.loss, weight) as tf.Scalar;
+        }, vars);
+        lossSum += value.dataSync()[0];
+        value.dispose();
+        for (const [k, t] of Object.entries(kept)) {
+          metrics[k] = (metrics[k] ?? 0) + weight * t.dataSync()[0];
+          t.dispose();
+        }
+        if (!acc) acc = grads;
+        else {
+          const prev: tf.NamedTensorMap = acc;
+          acc = {};
+          for (const name of Object.keys(grads)) acc[name] = tf.add(prev[name], grads[name]);
+          tf.dispose([...Object.values(prev), ...Object.values(grads)]);
+        }
       }
-      if (!acc) acc = grads;
-      else {
-        const prev: tf.NamedTensorMap = acc;
-        acc = {};
-        for (const name of Object.keys(grads)) acc[name] = tf.add(prev[name], grads[name]);
-        tf.dispose([...Object.values(prev), ...Object.values(grads)]);
-      }
+      await yieldToEventLoop(signal);
+    } catch (err) {
+      // A failed or aborted micro-batch must not leak the accumulated gradients in a long-lived worker.
+      if (acc) tf.dispose(Object.values(acc));
+      throw err;
     }
     if (!acc) throw new Error("step() needs at least one micro-batch");
     const gradNorm = globalGradNorm(acc);

@@ -18,26 +18,26 @@ function traj(tokens: number[], adv: number): ScoredTrajectory {
   return { tokens, lossMask: mask, advantages: mask.map((m) => m * adv) };
 }
 
-test("a GRPO update changes the weights, keeps the tensor count flat and raises good-advantage log-probs", () => {
+test("a GRPO update changes the weights, keeps the tensor count flat and raises good-advantage log-probs", async () => {
   const model = new DecoderLM(PRESETS.micro, { seed: 1 });
   const reference = model.frozenCopy();
   const opt = new AdamW(model.trainableVariables(), { lr: 1e-2, maxGradNorm: 1 });
   const updater = new GrpoUpdater(model, opt, { loss: LOSS, miniBatchSize: 2, microBatchSize: 1, ppoEpochs: 2 }, reference);
   const good = [1, 2, 3, 40, 41, 42, 43];
   const bad = [1, 2, 3, 90, 91, 92];
-  const lpBefore = updater.prepare([traj(good, 1)])[0].oldLogProbs as number[];
+  const lpBefore = (await updater.prepare([traj(good, 1)]))[0].oldLogProbs as number[];
   const w0 = model.p("model.layers.0.mlp.up_proj.weight").dataSync().slice();
   const rng = new Rng(0);
-  updater.update([[traj(good, 1), traj(bad, -1)]], rng); // warm-up allocations (optimizer moments etc.)
+  await updater.update([[traj(good, 1), traj(bad, -1)]], rng); // warm-up allocations (optimizer moments etc.)
   const before = tf.memory().numTensors;
-  const report = updater.update([[traj(good, 1), traj(bad, -1)]], rng);
+  const report = await updater.update([[traj(good, 1), traj(bad, -1)]], rng);
   assert.equal(tf.memory().numTensors, before, "tensors leaked across update steps");
   assert.equal(report.steps.length, 2);
   assert.equal(report.skippedSteps, 0);
   for (const k of ["loss", "grad_norm", "kl", "entropy", "pg_clipfrac"]) assert.ok(Number.isFinite(report.metrics[k]), k);
   const w1 = model.p("model.layers.0.mlp.up_proj.weight").dataSync();
   assert.ok(w1.some((v, i) => v !== w0[i]), "weights did not change");
-  const lpAfter = updater.prepare([traj(good, 1)])[0].oldLogProbs as number[];
+  const lpAfter = (await updater.prepare([traj(good, 1)]))[0].oldLogProbs as number[];
   const sum = (xs: number[]) => xs.slice(3).reduce((a, b) => a + b, 0);
   assert.ok(sum(lpAfter) > sum(lpBefore), "positive-advantage tokens did not become more likely");
   model.dispose();
@@ -45,22 +45,22 @@ test("a GRPO update changes the weights, keeps the tensor count flat and raises 
   opt.dispose();
 });
 
-test("NaN advantages skip the step without touching weights, and repeated NaN fails with a clear error", () => {
+test("NaN advantages skip the step without touching weights, and repeated NaN fails with a clear error", async () => {
   const model = new DecoderLM(PRESETS.micro, { seed: 2 });
   const opt = new AdamW(model.trainableVariables(), { lr: 1e-2 });
   const updater = new GrpoUpdater(model, opt, { loss: { ...LOSS, klCoef: 0 }, miniBatchSize: 1, ppoEpochs: 1, maxConsecutiveBadSteps: 2 });
   const w0 = model.p("model.norm.weight").dataSync().slice();
-  const r = updater.update([[traj([1, 2, 3, 4, 5], NaN)]], new Rng(0));
+  const r = await updater.update([[traj([1, 2, 3, 4, 5], NaN)]], new Rng(0));
   assert.equal(r.skippedSteps, 1);
   assert.equal(r.steps[0].skippedReason, "loss");
   assert.deepEqual(Array.from(model.p("model.norm.weight").dataSync()), Array.from(w0));
   assert.equal(opt.step, 0);
-  assert.throws(() => updater.update([[traj([1, 2, 3, 4, 5], NaN)]], new Rng(0)), NonFiniteUpdateError);
+  await assert.rejects(updater.update([[traj([1, 2, 3, 4, 5], NaN)]], new Rng(0)), NonFiniteUpdateError);
   model.dispose();
   opt.dispose();
 });
 
-test("SFT warm-start lowers the masked NLL of the demonstrations", () => {
+test("SFT warm-start lowers the masked NLL of the demonstrations", async () => {
   const model = new DecoderLM(PRESETS.micro, { seed: 3 });
   const opt = new AdamW(model.trainableVariables(), { lr: 1e-2 });
   const demos = [
@@ -69,7 +69,7 @@ test("SFT warm-start lowers the masked NLL of the demonstrations", () => {
   ];
   const nll = () => tf.tidy(() => maskedNll(model, demos).dataSync()[0]);
   const before = nll();
-  const steps = runSft(model, opt, demos, { epochs: 10, batchSize: 2 }, new Rng(0));
+  const steps = await runSft(model, opt, demos, { epochs: 10, batchSize: 2 }, new Rng(0));
   assert.equal(steps.length, 10);
   assert.ok(nll() < before * 0.7, `NLL ${before} -> ${nll()}`);
   model.dispose();

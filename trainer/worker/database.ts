@@ -1,15 +1,22 @@
 /**
  * Which database a worker uses, and a clear sentence when it cannot be used. Workers never start the embedded
- * database themselves: `npm start` owns it (PGlite in one process, served on a loopback port), and a worker on
- * another host must be given DATABASE_URL.
+ * database themselves: `npm start` owns it (a PostgreSQL server on a loopback port, its password in the data
+ * folder), and a worker on another host must be given DATABASE_URL.
  */
 import pg from "pg";
 import { explainConnectionError } from "../../server/db/connect";
+import { localEmbeddedDatabaseUrl, redactDatabaseUrl } from "../../server/db/embedded-credentials";
 
 export function resolveWorkerDatabaseUrl(env: Record<string, string | undefined> = process.env): { url: string; embeddedDefault: boolean } {
   const url = env.DATABASE_URL?.trim();
   if (url) return { url, embeddedDefault: false };
-  return { url: `postgresql://postgres@127.0.0.1:${env.EMBEDDED_DB_PORT || 54329}/postgres`, embeddedDefault: true };
+  const embedded = localEmbeddedDatabaseUrl(env);
+  if (!embedded) {
+    throw new WorkerDatabaseError(
+      `DATABASE_URL is unset and ${env.ROLLOUT_LAB_DATA_DIR || ".data"} holds no embedded database: start Rollout Lab with \`npm start\` first (it creates one), or set DATABASE_URL to your PostgreSQL.`,
+    );
+  }
+  return { url: embedded, embeddedDefault: true };
 }
 
 export class WorkerDatabaseError extends Error {
@@ -27,7 +34,7 @@ export async function checkWorkerDatabase(url: string, embeddedDefault: boolean)
   } catch (err) {
     await client.end().catch(() => {});
     const hint = embeddedDefault
-      ? ` DATABASE_URL is unset, so the worker looked for the embedded database that \`npm start\` serves on port ${new URL(url).port}: start Rollout Lab with \`npm start\` first, or set DATABASE_URL to your PostgreSQL.`
+      ? ` DATABASE_URL is unset, so the worker looked for the embedded database that \`npm start\` serves on port ${new URL(url).port} (${redactDatabaseUrl(url)}): start Rollout Lab with \`npm start\` first, or set DATABASE_URL to your PostgreSQL.`
       : "";
     throw new WorkerDatabaseError(explainConnectionError(err, url) + hint);
   }

@@ -6,6 +6,8 @@
  * convention), hence `now() AT TIME ZONE 'UTC'`.
  */
 import type { PrismaClient } from "../../generated/prisma/client";
+import { firstLine } from "../loop/train-run";
+import { storableText } from "../record/storable";
 
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 
@@ -16,13 +18,15 @@ export interface ClaimedRun {
   totalSteps: number;
   step: number;
   claims: number;
+  /** Claims in a row after its worker died (see the crashes column); 0 when claimed from the queue. */
+  crashes: number;
   cancelRequested: boolean;
 }
 
 /**
  * Claim the oldest queued run, or a running run whose lease expired (its worker died). Returns null when there is
  * nothing to do. The claim sets status running, workerId, a fresh lease and claims + 1 in the same transaction as
- * the locking SELECT.
+ * the locking SELECT; `crashes` counts only claims of a run whose worker died, so graceful restarts never fail a run.
  */
 export async function claimNextRun(db: PrismaClient, workerId: string, leaseMs: number): Promise<ClaimedRun | null> {
   return db.$transaction(async (tx) => {
@@ -37,10 +41,11 @@ export async function claimNextRun(db: PrismaClient, workerId: string, leaseMs: 
     const claimed = await tx.$queryRawUnsafe<ClaimedRun[]>(
       `UPDATE "Run"
           SET status = 'running', "workerId" = $2, claims = claims + 1,
+              crashes = CASE WHEN status = 'running' THEN crashes + 1 ELSE 0 END,
               "heartbeatAt" = ${NOW}, "leaseExpiresAt" = ${NOW} + make_interval(secs => $3::double precision / 1000),
               "startedAt" = COALESCE("startedAt", ${NOW}), "updatedAt" = ${NOW}
         WHERE id = $1
-        RETURNING id, config, seed, "totalSteps", step, claims, "cancelRequested"`,
+        RETURNING id, config, seed, "totalSteps", step, claims, crashes, "cancelRequested"`,
       rows[0].id,
       workerId,
       leaseMs,
@@ -73,11 +78,19 @@ export type FinalStatus = "succeeded" | "failed" | "cancelled";
 
 /** Finish a run this worker holds. Returns false when the lease was lost (the other worker owns the outcome). */
 export async function finishRun(db: PrismaClient, runId: string, workerId: string, status: FinalStatus, error?: string): Promise<boolean> {
-  const res = await db.run.updateMany({
-    where: { id: runId, workerId },
-    data: { status, phase: null, finishedAt: new Date(), leaseExpiresAt: null, workerId: null, ...(error !== undefined ? { error } : {}) },
-  });
-  return res.count > 0;
+  const write = (text: string | undefined) =>
+    db.run.updateMany({
+      where: { id: runId, workerId },
+      data: { status, phase: null, finishedAt: new Date(), leaseExpiresAt: null, workerId: null, ...(text !== undefined ? { error: text } : {}) },
+    });
+  try {
+    return (await write(error === undefined ? undefined : storableText(error))).count > 0;
+  } catch (err) {
+    // Never leave a finished run "running" because its error text could not be written: it would be re-claimed
+    // every lease period. Store that the text was lost instead.
+    if (error === undefined) throw err;
+    return (await write(`The run ended with an error whose text could not be stored (${firstLine(err)}).`)).count > 0;
+  }
 }
 
 /** Put a run back in the queue (graceful shutdown) so another worker resumes it from its last checkpoint. */
@@ -94,5 +107,5 @@ export async function setRunPhase(db: PrismaClient, runId: string, workerId: str
 }
 
 export async function setRunBackend(db: PrismaClient, runId: string, workerId: string, backend: string): Promise<void> {
-  await db.run.updateMany({ where: { id: runId, workerId }, data: { backend } });
+  await db.run.updateMany({ where: { id: runId, workerId }, data: { backend: storableText(backend) } });
 }

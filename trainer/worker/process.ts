@@ -12,6 +12,8 @@ export interface WorkerProcessOptions {
   leaseMs?: number;
   heartbeatMs?: number;
   pollMs?: number;
+  /** Started once the database is known to work, e.g. the re-scoring loop beside training. */
+  alongside?: (databaseUrl: string) => void;
 }
 
 function envNumber(name: string): number | undefined {
@@ -23,16 +25,20 @@ function envNumber(name: string): number | undefined {
 }
 
 export async function runWorkerProcess(opts: WorkerProcessOptions): Promise<never> {
-  const { url, embeddedDefault } = resolveWorkerDatabaseUrl();
+  let url: string;
+  let embeddedDefault: boolean;
   try {
+    ({ url, embeddedDefault } = resolveWorkerDatabaseUrl());
     await checkWorkerDatabase(url, embeddedDefault);
   } catch (err) {
     console.error(`[worker] ${(err as Error).message}`);
     process.exit(1);
   }
+  opts.alongside?.(url);
   const db = createPrismaClient(url, 3);
   const worker = new TrainerWorker({
     db,
+    databaseUrl: url,
     executeRun: opts.executeRun,
     leaseMs: opts.leaseMs ?? envNumber("WORKER_LEASE_MS"),
     heartbeatMs: opts.heartbeatMs ?? envNumber("WORKER_HEARTBEAT_MS"),

@@ -12,14 +12,25 @@
  * reclaims the run and resumes it from its last complete checkpoint (claimNextRun in lease.ts).
  */
 import type { PrismaClient } from "../../generated/prisma/client";
+import { ZodError } from "zod";
+import { describeZodIssues } from "../../lib/error-text";
 import { parseRunConfig, type RunConfig } from "../../lib/run-config";
 import { createPrismaSink } from "../loop/prisma-sink";
 import { firstLine } from "../loop/train-run";
 import type { RunSink, StopControl, StopReason, TrainOutcome } from "../loop/types";
 import { LeaseLostError } from "../record/record-step";
 import { recordEvent } from "../record/run-events";
-import { claimNextRun, finishRun, heartbeat, releaseRun, type ClaimedRun } from "./lease";
+import { claimNextRun, finishRun, releaseRun, type ClaimedRun, type HeartbeatResult } from "./lease";
+import { keepLeaseInLoop, keepLeaseInThread } from "./lease-keeper";
 import { createWorkerId } from "./worker-id";
+
+/** The reason a run's abort signal carries. */
+export class RunStoppedError extends Error {
+  constructor(readonly reason: StopReason) {
+    super(reason === "cancel" ? "the run was cancelled" : reason === "shutdown" ? "the worker is shutting down" : "the worker lost the run's lease");
+    this.name = "RunStoppedError";
+  }
+}
 
 export interface RunContext {
   db: PrismaClient;
@@ -39,12 +50,17 @@ export interface WorkerOptions {
   workerId?: string;
   /** How long a claim stays valid without a heartbeat (default 30 s). */
   leaseMs?: number;
+  /**
+   * When set, a thread with its own connection to this database keeps the lease alive, so a TF.js kernel holding
+   * the main thread cannot let it lapse (lease-keeper.ts). Without it the heartbeat runs in the event loop.
+   */
+  databaseUrl?: string;
   /** Heartbeat period (default leaseMs / 6, so five heartbeats can fail before the lease lapses). */
   heartbeatMs?: number;
   /** Idle poll period when the queue is empty (default 2 s). */
   pollMs?: number;
-  /** A run claimed this many times without finishing (a worker died each time) is failed instead (default 10). */
-  maxClaims?: number;
+  /** A run whose worker died this many times in a row (graceful stops do not count) is failed instead (default 10). */
+  maxCrashes?: number;
   log?: (message: string) => void;
 }
 
@@ -53,24 +69,27 @@ export class TrainerWorker {
   private readonly leaseMs: number;
   private readonly heartbeatMs: number;
   private readonly pollMs: number;
-  private readonly maxClaims: number;
+  private readonly maxCrashes: number;
   private readonly log: (message: string) => void;
   private stopping = false;
   private wake: (() => void) | null = null;
+  /** Aborts the run in hand (graceful stop). */
+  private abortCurrent: ((reason: StopReason) => void) | null = null;
 
   constructor(private readonly opts: WorkerOptions) {
     this.workerId = opts.workerId ?? createWorkerId();
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.heartbeatMs = opts.heartbeatMs ?? Math.max(100, Math.floor(this.leaseMs / 6));
     this.pollMs = opts.pollMs ?? 2_000;
-    this.maxClaims = opts.maxClaims ?? 10;
+    this.maxCrashes = opts.maxCrashes ?? 10;
     this.log = opts.log ?? ((m) => console.log(`[worker ${this.workerId}] ${m}`));
   }
 
-  /** Graceful stop: the current run stops at its next step boundary and goes back to the queue. */
+  /** Graceful stop: the current run stops at once (checkpointed if its weights allow) and goes back to the queue. */
   stop(): void {
     this.stopping = true;
     this.wake?.();
+    this.abortCurrent?.("shutdown");
   }
 
   get isStopping(): boolean {
@@ -107,8 +126,8 @@ export class TrainerWorker {
       if (await finishRun(db, run.id, this.workerId, "cancelled")) await event("info", "Cancelled before training resumed.", run.step);
       return;
     }
-    if (run.claims > this.maxClaims) {
-      const message = `Claimed ${run.claims} times without finishing (a worker died or lost its lease each time); giving up. Re-launch it after checking the worker logs.`;
+    if (run.crashes > this.maxCrashes) {
+      const message = `A worker died or lost its lease ${run.crashes} times in a row while training this run; giving up. Check the worker logs, then resume the run.`;
       if (await finishRun(db, run.id, this.workerId, "failed", message)) await event("error", message, run.step);
       return;
     }
@@ -116,38 +135,58 @@ export class TrainerWorker {
     try {
       config = parseRunConfig(run.config);
     } catch (err) {
-      const message = `The stored run config is invalid: ${firstLine(err)}`;
+      const message = `The stored run config is invalid: ${err instanceof ZodError ? describeZodIssues(err, "config") : firstLine(err)}`;
       if (await finishRun(db, run.id, this.workerId, "failed", message)) await event("error", message);
       return;
     }
     this.log(`claimed run ${run.id} (claim #${run.claims}, ${run.step}/${run.totalSteps} steps done)`);
-    await event("info", run.claims === 1 ? `Started by worker ${this.workerId}.` : `Reclaimed by worker ${this.workerId} (claim #${run.claims}); resuming.`, run.step);
+    await event(
+      "info",
+      run.claims === 1
+        ? `Started by worker ${this.workerId}.`
+        : run.crashes > 0
+          ? `Reclaimed by worker ${this.workerId} after its previous worker stopped responding (${run.crashes} in a row); resuming.`
+          : `Resumed by worker ${this.workerId}.`,
+      run.step,
+    );
 
     const abort = new AbortController();
     let leaseLost = false;
     let cancelRequested = false;
+    // The abort reason is an Error naming why, so whatever it interrupts (an LLM call, an episode, the update)
+    // fails with a readable message; the loop recognises the stop through control.reason().
+    const stopNow = (why: StopReason) => {
+      if (!abort.signal.aborted) abort.abort(new RunStoppedError(why));
+    };
+    this.abortCurrent = stopNow;
+    if (this.stopping) stopNow("shutdown");
     const control: StopControl = {
       signal: abort.signal,
       reason: (): StopReason | null => (leaseLost ? "lease_lost" : cancelRequested ? "cancel" : this.stopping ? "shutdown" : null),
     };
-    const beat = async () => {
-      try {
-        const hb = await heartbeat(db, run.id, this.workerId, this.leaseMs);
+    const target = { runId: run.id, workerId: this.workerId, leaseMs: this.leaseMs, heartbeatMs: this.heartbeatMs };
+    const events = {
+      onBeat: (hb: HeartbeatResult) => {
         if (!hb.held && !leaseLost) {
           leaseLost = true;
-          abort.abort(new Error("lease lost"));
+          stopNow("lease_lost");
           this.log(`lost the lease on run ${run.id}; stopping without writing`);
         }
-        cancelRequested ||= hb.cancelRequested;
-      } catch (err) {
-        this.log(`heartbeat failed (will retry): ${firstLine(err)}`);
-      }
+        if (hb.cancelRequested && !cancelRequested) {
+          cancelRequested = true;
+          stopNow("cancel");
+        }
+      },
+      onError: (message: string) => this.log(message),
     };
-    const timer = setInterval(() => void beat(), this.heartbeatMs);
+    const keeper = this.opts.databaseUrl
+      ? keepLeaseInThread({ ...target, databaseUrl: this.opts.databaseUrl }, events)
+      : keepLeaseInLoop(db, target, events);
 
     try {
       const outcome = await this.opts.executeRun({ db, workerId: this.workerId, run, config, sink: createPrismaSink(db, run.id, this.workerId), control });
-      clearInterval(timer);
+      await keeper.stop();
+      this.abortCurrent = null;
       if (outcome.kind === "completed") {
         if (await finishRun(db, run.id, this.workerId, "succeeded")) await event("info", `Finished all ${outcome.steps} steps.`, outcome.steps);
       } else if (outcome.reason === "cancel") {
@@ -157,7 +196,8 @@ export class TrainerWorker {
       }
       this.log(`run ${run.id}: ${outcome.kind === "completed" ? "succeeded" : outcome.reason} at step ${outcome.steps}`);
     } catch (err) {
-      clearInterval(timer);
+      await keeper.stop();
+      this.abortCurrent = null;
       if (leaseLost || err instanceof LeaseLostError) {
         this.log(`run ${run.id}: lease lost (${firstLine(err)})`);
         return;

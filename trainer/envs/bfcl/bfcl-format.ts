@@ -7,7 +7,8 @@
  * Every record is checked (and every ground-truth call parsed) at import; problems raise DatasetError naming the
  * file and the entry id.
  */
-import { readFile, readdir, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
+import { jsonErrorDetail, readDataFile, readErrorDetail } from "../../data-roots";
 import path from "node:path";
 import { DatasetError } from "../types";
 import type { ToolSchema } from "../parse";
@@ -35,9 +36,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 async function readJsonLines(file: string): Promise<unknown[]> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readDataFile(file);
   } catch (e) {
-    throw new DatasetError(file, null, `cannot read file (${e instanceof Error ? e.message : String(e)})`);
+    throw new DatasetError(file, null, readErrorDetail(e));
   }
   const out: unknown[] = [];
   text.split("\n").forEach((line, i) => {
@@ -45,7 +46,7 @@ async function readJsonLines(file: string): Promise<unknown[]> {
     try {
       out.push(JSON.parse(line));
     } catch (e) {
-      throw new DatasetError(file, `line ${i + 1}`, `not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+      throw new DatasetError(file, `line ${i + 1}`, jsonErrorDetail(e));
     }
   });
   return out;

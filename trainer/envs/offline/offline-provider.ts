@@ -48,7 +48,7 @@ export async function runOfflineCall(req: LlmChatRequest): Promise<{ record: Llm
     completionTokens: text === null ? 0 : roughTokens(text),
     costUsd: 0,
     attempt: 1,
-    error: error ? error.message : null,
+    error: error ? error.message : text !== null ? (req.validate?.(text) ?? null) : null,
     cached: false,
     turn: req.turn ?? null,
     startedAt: startedAt.toISOString(),

@@ -5,7 +5,8 @@
  * these recordings as a mock backend, so the importer keeps exactly the fields that replay needs and rejects
  * anything else with a DatasetError naming the file and the record.
  */
-import { readFile, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
+import { jsonErrorDetail, readDataFile, readErrorDetail } from "../../data-roots";
 import path from "node:path";
 import { DatasetError } from "../types";
 
@@ -72,14 +73,14 @@ const isStrRecord = (v: unknown): v is Record<string, string> =>
 async function readJson(file: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readDataFile(file);
   } catch (e) {
-    throw new DatasetError(file, null, `cannot read file (${(e as Error).message})`);
+    throw new DatasetError(file, null, readErrorDetail(e));
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new DatasetError(file, null, `not valid JSON (${(e as Error).message})`);
+    throw new DatasetError(file, null, jsonErrorDetail(e));
   }
 }
 
@@ -176,7 +177,7 @@ export async function loadSgdCorpus(dir: string): Promise<SgdCorpus> {
   try {
     names = (await readdir(dir)).filter((n) => /^dialogues_.*\.json$/.test(n)).sort();
   } catch (e) {
-    throw new DatasetError(dir, null, `cannot list folder (${(e as Error).message})`);
+    throw new DatasetError(dir, null, `cannot list folder (${(e as NodeJS.ErrnoException).code ?? "error"})`);
   }
   if (names.length === 0) throw new DatasetError(dir, null, "no dialogues_*.json files next to schema.json");
   const dialogues: SgdDialogue[] = [];

@@ -28,8 +28,12 @@ export interface JudgeVerdict {
 const RUBRIC = { goal: 0.35, informed: 0.2, noErrors: 0.2, userDone: 0.15, efficiency: 0.1 } as const;
 
 export function offlineJudge(f: JudgeFacts): JudgeVerdict {
-  const noErrors = Math.max(0, 1 - 0.5 * (f.toolErrors + f.formatErrors));
-  const efficiency = f.maxTurns <= 1 ? 1 : Math.max(0, 1 - Math.max(0, f.policyTurns - 2) / (f.maxTurns - 1));
+  // "No errors" and "efficient" are only merits of an assistant that helped at all: an episode of garbage made no
+  // calls (so no errors) and was short, and crediting that gave random bytes 0.3 — every sample of a group scored
+  // alike, so GRPO saw no signal.
+  const helped = f.goalCompletion > 0 || f.informedUser;
+  const noErrors = helped ? Math.max(0, 1 - 0.5 * (f.toolErrors + f.formatErrors)) : 0;
+  const efficiency = !helped ? 0 : f.maxTurns <= 1 ? 1 : Math.max(0, 1 - Math.max(0, f.policyTurns - 2) / (f.maxTurns - 1));
   const score =
     RUBRIC.goal * f.goalCompletion +
     RUBRIC.informed * (f.informedUser ? 1 : 0) +

@@ -2,11 +2,14 @@
  * The "simulated" environment (Simia-RL GeneralSimulated): LLM-played user and tools over a task description,
  * judged by an LLM (or the deterministic offline simulators when no endpoint is configured).
  */
+import { formatToolCallText } from "../parse/tool-prompt";
+import { scriptedDemonstration } from "../scripted-demonstration";
+import { parseOptions } from "../../../lib/error-text";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import type { Environment, Task } from "../types";
+import type { Demonstration, Environment, Task } from "../types";
 import { SimulatedEpisode } from "./episode";
 import { loadSimulatedTasks, parseSimulatedTaskFile } from "./importer";
 import { SimulatedPromptsSchema, DEFAULT_SIMULATED_PROMPTS } from "./prompts";
@@ -16,7 +19,7 @@ export const SimulatedEnvConfigSchema = z.object({
   prompts: SimulatedPromptsSchema.default(DEFAULT_SIMULATED_PROMPTS),
   toolPromptStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
   /** Simulator calls per episode before it is cut ("max_sim_steps"); Simia-RL's max_simulation_steps. */
-  maxSimSteps: z.number().int().positive().default(40),
+  maxSimSteps: z.number().int().positive().max(1000).default(40),
   judge: z
     .object({
       /** Share of the expected outcome the offline judge needs for reward 1: 1 is strict, lower is more lenient. */
@@ -46,13 +49,27 @@ function readBuiltinTasks(): Task<SimulatedTaskData>[] {
 }
 
 export function createSimulatedEnvironment(config: SimulatedEnvConfigInput = {}): Environment<SimulatedTaskData> {
-  const cfg = SimulatedEnvConfigSchema.parse(config);
-  return {
+  const cfg = parseOptions(SimulatedEnvConfigSchema, config, "simulated environment options");
+  const env: Environment<SimulatedTaskData> = {
     name: "simulated",
     description: "Simia-RL style: an LLM (or the offline simulator) plays the user and the tools from a task description; a judge scores 0/1 with reasoning.",
     builtinTasks: () => readBuiltinTasks(),
     loadTasks: (p) => loadSimulatedTasks(p),
     createEpisode: (task, ctx) =>
       new SimulatedEpisode(task, ctx, { prompts: cfg.prompts, toolPromptStyle: cfg.toolPromptStyle, maxSimSteps: cfg.maxSimSteps, judge: cfg.judge }),
+    // Gold play for the SFT warm-start: the expected calls in order, then a reply stating the expected facts.
+    async demonstrations(tasks) {
+      const played = await Promise.all(
+        tasks.map((t) => {
+          const script = [
+            ...t.data.expected.calls.map((c) => formatToolCallText(c.name, c.arguments, cfg.toolPromptStyle)),
+            t.data.expected.facts.length ? `Done. ${t.data.expected.facts.join(" ")}` : "Done.",
+          ];
+          return scriptedDemonstration(env, t, (turn) => script[turn] ?? null, { maxTurns: script.length });
+        }),
+      );
+      return played.filter((d): d is Demonstration => d !== null);
+    },
   };
+  return env;
 }

@@ -6,7 +6,8 @@
  *    the reference's tool calls (with the observations after them) the expected outcome.
  * Any malformed record throws DatasetError naming the file and the record.
  */
-import { readFile, readdir, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
+import { jsonErrorDetail, readDataFile, readErrorDetail } from "../../data-roots";
 import path from "node:path";
 import { z } from "zod";
 import { DatasetError, type Task } from "../types";
@@ -111,7 +112,7 @@ export function parseSimulatedTaskFile(text: string, file: string): Task<Simulat
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new DatasetError(file, null, `not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+    throw new DatasetError(file, null, jsonErrorDetail(e));
   }
   const records = Array.isArray(json) ? json : typeof json === "object" && json !== null && Array.isArray((json as { tasks?: unknown }).tasks) ? (json as { tasks: unknown[] }).tasks : null;
   if (!records) throw new DatasetError(file, null, "expected a JSON list of tasks or an object with a \"tasks\" list");
@@ -150,6 +151,11 @@ export async function loadSimulatedTasks(target: string): Promise<Task<Simulated
     ? (await readdir(target)).filter((f) => f.endsWith(".json")).sort().map((f) => path.join(target, f))
     : [target];
   const tasks: Task<SimulatedTaskData>[] = [];
-  for (const f of files) tasks.push(...parseSimulatedTaskFile(await readFile(f, "utf8"), f));
+  for (const f of files) {
+    const text = await readDataFile(f).catch((e: unknown) => {
+      throw new DatasetError(f, null, readErrorDetail(e));
+    });
+    tasks.push(...parseSimulatedTaskFile(text, f));
+  }
   return tasks;
 }

@@ -8,8 +8,10 @@
  * reference their database (by folder), so a worker that never called loadTasks loads and caches it on demand.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { formatToolCallText } from "../parse/tool-prompt";
+import { scriptedDemonstration } from "../scripted-demonstration";
 import path from "node:path";
-import { DatasetError, type Environment, type Task } from "../types";
+import { DatasetError, type Demonstration, type Environment, type Task } from "../types";
 import { z } from "zod";
 import { validateRetailDb, type RetailDb, type WorkingDb } from "./retail-db";
 import { loadTau2Domain, parseTau2Task, type Tau2TaskData } from "./tau2-format";
@@ -106,6 +108,20 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
       const key = path.resolve(dir);
       loaded.set(key, { db: domain.db, policy: domain.policy || builtin.bundle.policy });
       return domain.tasks.map((t) => ({ id: `tau2-retail-${t.id}`, split: t.split, tags: tagsFor(t.data), data: t.data }));
+    },
+    // Gold play for the SFT warm-start: τ²'s gold actions as tool calls in order, then a reply carrying the
+    // information the task requires the agent to communicate.
+    async demonstrations(tasks) {
+      const played = await Promise.all(
+        tasks.map((t) => {
+          const script = [
+            ...t.data.actions.map((a) => formatToolCallText(a.name, a.arguments, opts.toolStyle)),
+            t.data.communicateInfo.length ? `Done. ${t.data.communicateInfo.join(", ")}.` : "Done. Is there anything else I can help you with?",
+          ];
+          return scriptedDemonstration(env, t, (turn) => script[turn] ?? null, { maxTurns: script.length });
+        }),
+      );
+      return played.filter((d): d is Demonstration => d !== null);
     },
     createEpisode(task, ctx) {
       const bundle = bundleFor(task.data.domainSource);

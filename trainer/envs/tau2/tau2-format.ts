@@ -5,7 +5,7 @@
  * a file that does not have them is rejected with a DatasetError naming the file and the record, because a silently
  * half-imported task would train on a reward that can never be reached.
  */
-import { readFile } from "node:fs/promises";
+import { jsonErrorDetail, readDataFile, readErrorDetail } from "../../data-roots";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { DatasetError } from "../types";
@@ -126,14 +126,14 @@ export function parseTau2Task(raw: unknown, file: string, index: number, domainS
 async function readJson(file: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readDataFile(file);
   } catch (e) {
-    throw new DatasetError(file, null, `cannot read file (${e instanceof Error ? e.message : String(e)})`);
+    throw new DatasetError(file, null, readErrorDetail(e));
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new DatasetError(file, null, `not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+    throw new DatasetError(file, null, jsonErrorDetail(e));
   }
 }
 
@@ -145,7 +145,7 @@ export async function loadTau2Domain(dir: string): Promise<Tau2Domain> {
   const rawTasks = await readJson(tasksFile);
   if (!Array.isArray(rawTasks)) throw new DatasetError(tasksFile, null, "must be a JSON list of tasks");
   const policyFile = path.join(dir, "policy.md");
-  const policy = existsSync(policyFile) ? await readFile(policyFile, "utf8") : "";
+  const policy = existsSync(policyFile) ? await readDataFile(policyFile) : "";
   const splitOf = new Map<string, string>();
   const splitFile = path.join(dir, "split_tasks.json");
   if (existsSync(splitFile)) {

@@ -22,6 +22,8 @@ const sameInput = (x: number[], y: number[]): boolean => x.length === y.length &
 
 export const functionRules: GymRules<FunctionTask, FunctionState> = {
   kinds: ["action", "search", "answer"],
+  // Probe once, read the test case, answer it (the script knows the rule; the probe shows the format).
+  solution: (t) => ["[action] 1 2 3 4", "[search] test", `[answer] ${applyRule(t.rule, t.testCase)}`],
   instructions: () =>
     "A hidden function takes four numbers and returns one. Discover it by experiment: \"[action] 1 2 3 4\" shows " +
     'the result for those four numbers; "[search] test" shows the test case; "[answer] <number>" submits the ' +

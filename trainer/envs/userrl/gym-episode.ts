@@ -34,6 +34,11 @@ export interface GymRules<TData, TState> {
   kinds: readonly GymActionKind[];
   initState(data: TData): TState;
   onAction(kind: GymActionKind, content: string, state: TState, data: TData, io: GymIo): Promise<GymTurnOutcome>;
+  /**
+   * A scripted solver's policy messages, written from the task's answer key: the gold play the SFT warm-start
+   * imitates (UserRL starts RL from an SFT model; its gyms ship no gold conversations).
+   */
+  solution(data: TData): string[];
   evaluate(state: TState, data: TData, endReason: EpisodeEndReason): Omit<Evaluation, "finalState" | "expectedState"> & {
     finalState?: unknown;
     expectedState?: unknown;

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import type { Environment } from "../types";
+import { scriptedDemonstration } from "../scripted-demonstration";
+import type { Demonstration, Environment } from "../types";
 import { createGymEpisode, type GymOptions, type GymRules } from "./gym-episode";
 import { loadGymTasks, parseGymTasks, type GymData, type GymName } from "./task-schemas";
 import { telepathyRules } from "./telepathy";
@@ -48,13 +49,18 @@ export function createUserRlEnvironment<G extends GymName>(gym: G, config: GymOp
   const file = new URL(`./tasks/${gym}.json`, import.meta.url);
   const builtin = parseGymTasks(gym, JSON.parse(readFileSync(file, "utf8")), `trainer/envs/userrl/tasks/${gym}.json`, "builtin");
   const rules = RULES[gym] as GymRules<GymData<G>, unknown>;
-  return {
+  const env: Environment<GymData<G>> = {
     name: `userrl-${gym}`,
     description: DESCRIPTIONS[gym],
     builtinTasks: () => builtin,
     loadTasks: (path) => loadGymTasks(gym, path),
     createEpisode: (task, ctx) => createGymEpisode(task, ctx, rules, options),
+    async demonstrations(tasks) {
+      const played = await Promise.all(tasks.map((t) => scriptedDemonstration(env, t, (turn) => rules.solution(t.data)[turn] ?? null)));
+      return played.filter((d): d is Demonstration => d !== null);
+    },
   };
+  return env;
 }
 
 type Config = GymOptions | Record<string, unknown>;

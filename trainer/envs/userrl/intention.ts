@@ -52,6 +52,8 @@ function readCovered(text: string, remaining: number[]): number[] {
 
 export const intentionRules: GymRules<IntentionTask, IntentionState> = {
   kinds: ["action"],
+  // One question per detail, most important first, then [finish].
+  solution: (t) => [...[...t.details].sort((a, b) => b.importance - a.importance).map((d) => `[action] Could you tell me more about the ${d.keywords[0]}?`), "[finish]"],
   instructions: () =>
     "A user asks you for help with a vague request. Before helping, find out what they really want: ask one " +
     'focused clarifying question per message as "[action] <question>". When you understand the request, or the ' +

@@ -2,7 +2,7 @@
  * Task-file validation for the UserRL gyms. A task file is a JSON array of `{id, split?, tags?, ...gym fields}`;
  * the builtin files in tasks/ use the same format, so a user's own file is a copy with their content.
  */
-import { readFile } from "node:fs/promises";
+import { jsonErrorDetail, readDataFile, readErrorDetail } from "../../data-roots";
 import { z } from "zod";
 import { DatasetError, type Task } from "../types";
 import { compileRule, applyRule } from "./arithmetic-rule";
@@ -66,9 +66,9 @@ export function parseGymTasks<G extends GymName>(gym: G, raw: unknown, file: str
 export async function loadGymTasks<G extends GymName>(gym: G, file: string): Promise<Task<GymData<G>>[]> {
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(file, "utf8"));
+    raw = JSON.parse(await readDataFile(file));
   } catch (e) {
-    throw new DatasetError(file, null, e instanceof SyntaxError ? `not valid JSON (${e.message})` : `cannot read file (${(e as Error).message})`);
+    throw new DatasetError(file, null, e instanceof SyntaxError ? jsonErrorDetail(e) : readErrorDetail(e));
   }
   return parseGymTasks(gym, raw, file, "train");
 }

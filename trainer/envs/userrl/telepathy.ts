@@ -40,6 +40,8 @@ export function isCorrectGuess(task: TelepathyTask, guess: string): boolean {
 
 export const telepathyRules: GymRules<TelepathyTask, TelepathyState> = {
   kinds: ["action", "answer"],
+  // One informative question, then the answer.
+  solution: (t) => [`[action] Is it related to ${t.facts[0].keywords[0]}?`, `[answer] ${t.entity}`],
   instructions: () =>
     "Let's play a mind-reading game. The user is thinking of something. Ask yes/no questions to narrow it down, " +
     'one per message, as "[action] <question>". When you are confident, guess with "[answer] <what it is>". ' +

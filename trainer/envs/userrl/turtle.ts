@@ -53,6 +53,7 @@ function readGrades(text: string, n: number): number[] | null {
 
 export const turtleRules: GymRules<TurtleTask, TurtleState> = {
   kinds: ["action", "answer"],
+  solution: (t) => [`[action] Does it involve ${t.facts[0].keywords[0]}?`, `[answer] ${t.bottom}`],
   instructions: () =>
     "We are playing a lateral-thinking puzzle. You are told a strange situation; find the hidden story behind it. " +
     'Ask yes/no questions as "[action] <question>" (the user answers Yes, No or Irrelevant). Propose the full ' +

@@ -6,16 +6,27 @@ import path from "node:path";
 import { trainRun } from "../train-run";
 import { setRunBackend } from "../../worker/lease";
 import type { RunExecutor } from "../../worker/worker";
+import { configureDataRoots, dataRoots } from "../../data-roots";
+import { removePartialCheckpoints } from "../../checkpoint/checkpoint";
 import { createRealDeps } from "./real-deps";
+import { confineRunPaths } from "./run-paths";
 
 export function createRealExecutor(dataDir: string): RunExecutor {
+  // Every file a run reads lies under these folders (the data folder's datasets/models/checkpoints and
+  // ROLLOUT_LAB_DATA_ROOTS); see trainer/data-roots.ts.
+  const roots = dataRoots(dataDir);
+  configureDataRoots(roots);
   return async (ctx) => {
-    const real = await createRealDeps(ctx.config, path.resolve(dataDir, "checkpoints", ctx.run.id));
+    const config = await confineRunPaths(ctx.config, roots);
+    const checkpointDir = path.resolve(dataDir, "checkpoints", ctx.run.id);
+    const removed = await removePartialCheckpoints(checkpointDir);
+    if (removed.length) await ctx.sink.event("info", `Removed ${removed.length} partial checkpoint folder(s) left by a crashed worker.`);
+    const real = await createRealDeps(config, checkpointDir);
     try {
       const b = real.backend;
       const kernels = b.nativeKernels.enabled ? " + native OpenBLAS kernels" : ` (stock kernels: ${b.nativeKernels.reason})`;
       await setRunBackend(ctx.db, ctx.run.id, ctx.workerId, `${b.backend}${kernels}; ${b.reason}`);
-      return await trainRun(ctx.config, real.deps, ctx.sink, ctx.control);
+      return await trainRun(config, real.deps, ctx.sink, ctx.control);
     } finally {
       real.dispose();
     }

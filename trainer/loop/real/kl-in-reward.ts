@@ -5,7 +5,7 @@
  * in this mode (real-deps passes klCoef 0 to the loss).
  */
 import { klPenalisedScores } from "../../grpo/index";
-import { computeLogProbs } from "../../policy/logprobs";
+import { computeLogProbsYielding } from "../../policy/logprobs";
 import type { DecoderLM } from "../../policy/model";
 import type { AdjustedScores, ScoreGroup } from "../types";
 
@@ -27,8 +27,8 @@ export function createKlInRewardScorer<S extends TokenSample>(
     const masks = samples.map((s) => s.lossMask);
     const { scores, klSums, klMeans, nonFinite } = klPenalisedScores(
       groups.flatMap((g) => g.rewards),
-      computeLogProbs(policy, tokens),
-      computeLogProbs(reference, tokens),
+      await computeLogProbsYielding(policy, tokens),
+      await computeLogProbsYielding(reference, tokens),
       masks,
       opts,
     );

@@ -3,41 +3,34 @@
  * a Hugging Face tokenizer.json, or a local Hugging Face checkpoint folder (Llama / Qwen2: config.json,
  * model.safetensors, tokenizer.json) with its own tokenizer; optional LoRA adapters on top.
  */
-import { readFile } from "node:fs/promises";
+import { readDataJson } from "../../data-roots";
 import type { RunConfig } from "../../../lib/run-config";
 import { loadHfCheckpoint } from "../../checkpoint/hf-load";
-import { PRESETS, type ModelConfig } from "../../policy/config";
+import { BUILTIN_MODEL_DIMS, type BuiltinModelSize } from "../../../lib/model-sizes";
+import type { ModelConfig } from "../../policy/config";
 import { DecoderLM } from "../../policy/model";
 import { ByteTokenizer } from "../../policy/tokenizer/byte";
 import { loadHfTokenizer } from "../../policy/tokenizer/hf-tokenizer";
 import type { Tokenizer } from "../../policy/tokenizer/types";
 
-const BUILT_IN = ["tiny", "small", "base"] as const;
-
-/** Built-in sizes; contexts long enough for tool prompts. */
-function builtInConfig(name: (typeof BUILT_IN)[number], vocabSize: number): ModelConfig {
-  switch (name) {
-    case "tiny":
-      return { ...PRESETS.micro, vocabSize, maxPositions: 512 };
-    case "small":
-      return { ...PRESETS.bench, vocabSize, maxPositions: 512 };
-    case "base":
-      return { ...PRESETS.bench, vocabSize, hiddenSize: 256, numLayers: 6, numHeads: 8, numKvHeads: 4, intermediateSize: 1024, maxPositions: 1024 };
-  }
+/** Built-in sizes (lib/model-sizes.ts, shared with the web app's memory estimate). */
+function builtInConfig(name: BuiltinModelSize, vocabSize: number, contextLength?: number): ModelConfig {
+  const dims = BUILTIN_MODEL_DIMS[name];
+  return { ...dims, maxPositions: contextLength ?? dims.maxPositions, vocabSize, ropeTheta: 10000, rmsNormEps: 1e-5 };
 }
 
 async function loadTokenizer(spec: string): Promise<Tokenizer> {
   if (spec === "byte") return new ByteTokenizer();
-  return loadHfTokenizer(await readFile(spec, "utf8"));
+  return loadHfTokenizer(await readDataJson(spec));
 }
 
 export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM; tokenizer: Tokenizer }> {
   const name = config.policy.model;
   let model: DecoderLM;
   let tokenizer: Tokenizer;
-  if ((BUILT_IN as readonly string[]).includes(name)) {
+  if (Object.hasOwn(BUILTIN_MODEL_DIMS, name)) {
     tokenizer = await loadTokenizer(config.policy.tokenizer);
-    model = new DecoderLM(builtInConfig(name as (typeof BUILT_IN)[number], tokenizer.vocabSize), { seed: config.seed });
+    model = new DecoderLM(builtInConfig(name as BuiltinModelSize, tokenizer.vocabSize, config.policy.contextLength), { seed: config.seed });
   } else {
     const loaded = await loadHfCheckpoint(name, { trainable: true });
     model = loaded.model;

@@ -10,6 +10,7 @@
 import path from "node:path";
 import { readdirSync, rmSync, statSync } from "node:fs";
 import type { RunConfig } from "../../../lib/run-config";
+import { estimateStepMemory, stepMemoryLimitBytes, stepMemoryProblem } from "../../../lib/step-memory";
 import { selectBackend, type BackendReport } from "../../backend/select";
 import { getEnvironment } from "../../envs/registry";
 import type { Task } from "../../envs/types";
@@ -31,7 +32,7 @@ export type { PolicySample } from "./play-group";
 
 function toLlmConfig(config: RunConfig): LlmConfigInput {
   const ep = (e: RunConfig["llm"]["judge"]): LlmEndpointConfig | undefined =>
-    e && { baseUrl: e.baseUrl, model: e.model, apiKeyEnv: e.apiKeyEnv, params: { temperature: e.temperature, max_tokens: e.maxTokens }, jsonMode: false };
+    e && { baseUrl: e.baseUrl, model: e.model, apiKeyEnv: e.apiKeyEnv, params: { temperature: e.temperature, max_tokens: e.maxTokens }, jsonMode: false, timeoutMs: e.timeoutMs };
   return {
     endpoints: { user_simulator: ep(config.llm.userSimulator), tool_simulator: ep(config.llm.toolSimulator), judge: ep(config.llm.judge) },
     concurrency: config.llm.concurrency,
@@ -65,6 +66,18 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   const trainTasks = train.length ? train : tasks;
 
   const { model, tokenizer: tok } = await loadPolicy(config);
+  // The web app could estimate this only for built-in sizes; a checkpoint folder is checked now that it is loaded.
+  const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
+  const memory = stepMemoryProblem(
+    estimateStepMemory({ dims: model.config, vocabSize: model.config.vocabSize, loraRank: config.policy.lora?.rank, reference: config.grpo.klCoef > 0, microBatch, samplingBatch: config.rollout.concurrency }),
+    stepMemoryLimitBytes(),
+    microBatch,
+    model.config.maxPositions,
+  );
+  if (memory) {
+    model.dispose();
+    throw new Error(memory);
+  }
   const optimizer = new AdamW(model.trainableVariables(), { lr: config.grpo.learningRate, maxGradNorm: 1 });
   const reference = config.grpo.klCoef > 0 ? model.frozenCopy() : undefined;
   const updater = new GrpoUpdater(
@@ -81,6 +94,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
         entropyCoef: config.grpo.entropyCoef,
       },
       miniBatchSize: config.grpo.minibatchSize,
+      microBatchSize: config.grpo.microBatchSize,
       ppoEpochs: config.grpo.ppoEpochs,
     },
     reference,
@@ -98,7 +112,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
         ? createSftWarmStart({ config, env, trainTasks, model, optimizer, tokenizer: tok, reference, checkpointDir })
         : undefined,
     runGroup: (req) => player.runGroup(req),
-    async update(groups, step) {
+    async update(groups, step, signal) {
       // Outcome GRPO broadcasts each sample's group-relative advantage to its tokens; multi-turn credit (UserRL)
       // gives each policy turn its own share instead.
       const perToken =
@@ -111,7 +125,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
           .filter(({ i }) => g.scored[i])
           .map(({ s, i }) => ({ tokens: s.tokens, lossMask: s.lossMask, advantages: perToken[gi][i] })),
       );
-      const report = updater.update(batch, new Rng(config.seed * 7919 + step));
+      const report = await updater.update(batch, new Rng(config.seed * 7919 + step), signal);
       const metrics: Record<string, number> = {};
       for (const [k, v] of Object.entries(report.metrics)) metrics[POLICY_LOSS_METRIC_KEYS[k] ?? (k === "grad_norm" ? "grad/norm" : k)] = v;
       if (report.skippedSteps) metrics["update/skipped_steps"] = report.skippedSteps;

@@ -100,14 +100,17 @@ test("the demonstrations file wins over the environment; without either the run 
   assert.equal(fromFile.demos.length, 1);
   assert.equal(fromFile.source, file);
 
-  const sgd = getEnvironment("sgd");
+  const fromEnv = await loadDemonstrations(parseRunConfig({ environment: "guess-number", grpo: { sftWarmupSteps: 2 } }), guess, guess.builtinTasks());
+  assert.equal(fromEnv.source, 'environment "guess-number"');
+  assert.equal(fromEnv.demos.length, guess.builtinTasks().length, "one scripted demonstration per training task");
+
+  const config = parseRunConfig({ environment: "guess-number", grpo: { sftWarmupSteps: 2 } });
   await assert.rejects(
-    loadDemonstrations(parseRunConfig({ environment: "sgd", grpo: { sftWarmupSteps: 2 } }), sgd, sgd.builtinTasks()),
-    /no demonstrations: environment "sgd" has no gold trajectories for its 8 training tasks\. Set dataset\.demonstrationsPath to a JSONL file .* or set grpo\.sftWarmupSteps to 0\./,
+    loadDemonstrations(config, { ...guess, demonstrations: async () => [] }, guess.builtinTasks()),
+    /no demonstrations: environment "guess-number" has no gold trajectories for its \d+ training tasks\. Set dataset\.demonstrationsPath to a JSONL file .* or set grpo\.sftWarmupSteps to 0\./,
   );
-  const userrl = getEnvironment("userrl-turtle");
   await assert.rejects(
-    loadDemonstrations(parseRunConfig({ environment: "userrl-turtle", grpo: { sftWarmupSteps: 2 } }), userrl, userrl.builtinTasks()),
-    /environment "userrl-turtle" cannot provide gold trajectories/,
+    loadDemonstrations(config, { ...guess, demonstrations: undefined }, guess.builtinTasks()),
+    /environment "guess-number" cannot provide gold trajectories/,
   );
 });

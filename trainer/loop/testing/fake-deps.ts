@@ -24,6 +24,8 @@ export interface FakeDepsOptions {
   /** Throw from the rollout of this step (simulated crash/bug), once. */
   failAtStep?: number;
   failMessage?: string;
+  /** From this step on every judgement "fails": rewards are null (unscored). */
+  unscoredFromStep?: number;
 }
 
 export interface FakeDeps extends LoopDeps<{ taskId: string; index: number }> {
@@ -57,13 +59,13 @@ export function createFakeDeps(opts: FakeDepsOptions): FakeDeps {
       if (req.signal.aborted) throw new Error("rollout aborted");
       deps.rolloutsPerStep.set(req.step, (deps.rolloutsPerStep.get(req.step) ?? 0) + 1);
       const samples: RolloutSample<{ taskId: string; index: number }>[] = Array.from({ length: req.size }, (_, index) => {
-        const reward = fakeReward(deps.state.skill, req.task.id, index);
+        const reward = opts.unscoredFromStep !== undefined && req.step >= opts.unscoredFromStep ? null : fakeReward(deps.state.skill, req.task.id, index);
         return {
           sample: { taskId: req.task.id, index },
           record: {
             reward,
-            components: { task_success: reward },
-            reasoning: `skill ${deps.state.skill}`,
+            components: (reward === null ? {} : { task_success: reward }) as Record<string, number>,
+            reasoning: reward === null ? "Unscored: judge call failed: 502 Bad Gateway" : `skill ${deps.state.skill}`,
             status: "ok",
             endReason: "agent_finished",
             error: null,

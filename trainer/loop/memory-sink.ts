@@ -1,7 +1,7 @@
-/** An in-memory RunSink with the same semantics as the Postgres one (record-step.ts), for loop unit tests. */
-import type { CheckpointRow } from "../../record/checkpoint-rows";
-import type { StepRecord } from "../../record/step-record";
-import type { RunSink } from "../types";
+/** An in-memory RunSink with the same semantics as the Postgres one (record-step.ts): loop tests and local runs without a database (local-run.ts). */
+import type { CheckpointRow } from "../record/checkpoint-rows";
+import type { StepRecord } from "../record/step-record";
+import type { RunSink } from "./types";
 
 export interface MemorySink extends RunSink {
   steps: Map<number, StepRecord>;

@@ -1,17 +1,17 @@
 /**
- * A realistic demo run, so the dashboard has something to show on a fresh install and UI work can proceed
- * without a trainer: a finished GRPO run on the simulated airline environment with 60 steps of metrics, GRPO
- * groups with multi-turn trajectories (simulated-user turns, tool calls answered by the tool simulator, judge
- * reasoning) and the LLM calls that produced them. Deterministic (seeded), so tests can rely on its shape.
+ * A synthetic run for service and API tests (never shown to users: the demo on a fresh install is a real run the
+ * worker trains, server/seed/demo.ts): 60 steps of metrics, GRPO groups with multi-turn trajectories (simulated-user
+ * turns, tool calls, judge reasoning, unscored samples) and their LLM calls, written straight to the database.
+ * Deterministic (seeded), so tests can rely on its shape without training anything.
  */
 import { randomUUID } from "node:crypto";
-import type { ConversationMessage, LlmCallRecord, LlmRole } from "../../lib/conversation";
-import { parseRunConfig } from "../../lib/run-config";
-import type { PrismaClient } from "../db/client";
-import { rebuildMetricRollups } from "../db/metric-rollups";
-import type { Prisma } from "../../generated/prisma/client";
+import type { ConversationMessage, LlmCallRecord, LlmRole } from "../../../lib/conversation";
+import { parseRunConfig } from "../../../lib/run-config";
+import type { PrismaClient } from "../../../server/db/client";
+import { rebuildMetricRollups } from "../../../server/db/metric-rollups";
+import type { Prisma } from "../../../generated/prisma/client";
 
-export const DEMO_RUN_NAME = "demo · airline rebooking (GRPO, offline simulator)";
+export const SYNTHETIC_RUN_NAME = "synthetic fixture · airline rebooking";
 const STEPS = 60;
 const GROUP_STEPS = [0, 10, 20, 30, 40, 50, 59];
 const GROUPS_PER_STEP = 4;
@@ -171,10 +171,10 @@ function metricRows(runId: string, start: Date, rand: () => number): Prisma.Metr
   return rows;
 }
 
-export async function seedDemoRun(db: PrismaClient): Promise<string> {
+export async function insertSyntheticRun(db: PrismaClient): Promise<string> {
   const rand = rng(20261122);
   const config = parseRunConfig({
-    name: DEMO_RUN_NAME,
+    name: SYNTHETIC_RUN_NAME,
     tags: ["demo", "airline"],
     seed: 7,
     environment: "simulated",
@@ -183,7 +183,7 @@ export async function seedDemoRun(db: PrismaClient): Promise<string> {
   const start = new Date(Date.now() - STEPS * 42_000 - 60_000);
   const run = await db.run.create({
     data: {
-      name: DEMO_RUN_NAME,
+      name: SYNTHETIC_RUN_NAME,
       status: "succeeded",
       config: config as unknown as Prisma.InputJsonValue,
       environment: config.environment,
@@ -192,8 +192,8 @@ export async function seedDemoRun(db: PrismaClient): Promise<string> {
       totalSteps: STEPS,
       step: STEPS,
       tags: config.tags,
-      launchedBy: "seed",
-      launchedByName: "npm run db:seed",
+      launchedBy: "api",
+      launchedByName: "test fixture",
       backend: "wasm (demo data)",
       createdAt: start,
       startedAt: start,
@@ -268,8 +268,3 @@ export async function seedDemoRun(db: PrismaClient): Promise<string> {
   return run.id;
 }
 
-/** Seed only when the database has no runs at all (first start). */
-export async function seedIfEmpty(db: PrismaClient): Promise<string | null> {
-  if ((await db.run.count()) > 0) return null;
-  return seedDemoRun(db);
-}

@@ -1,0 +1,3 @@
+import { handleLogin } from "@/server/auth/login";
+
+export { handleLogin as POST };

@@ -1,0 +1,20 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { firstLine, parseOptions } from "./error-text";
+
+test("the first line is the first one with text, so a run error is never empty or a lone '['", () => {
+  assert.equal(firstLine(new Error("\nInvalid `prisma.run.update()` invocation:\n\ndetails")), "Invalid `prisma.run.update()` invocation:");
+  assert.equal(firstLine(new Error("boom\n    at x.ts:1")), "boom");
+  assert.equal(firstLine("x".repeat(600)).length, 501);
+  assert.equal(firstLine(new TypeError("")), "TypeError");
+});
+
+test("invalid options become one line naming every field", () => {
+  const schema = z.object({ max: z.number().max(10), name: z.string() }).strict();
+  assert.throws(() => parseOptions(schema, { max: 20, extra: 1 }, "guess options"), (e: Error) => {
+    assert.doesNotMatch(e.message, /\n/);
+    assert.match(e.message, /^Invalid guess options: .*max: Too big.*name: .*options: Unrecognized key/);
+    return true;
+  });
+});

@@ -1,0 +1,28 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { BUILTIN_MODEL_DIMS, countParameters } from "./model-sizes";
+import { estimateStepMemory, stepMemoryLimitBytes } from "./step-memory";
+
+const qwen05 = { hiddenSize: 896, numLayers: 24, numHeads: 14, numKvHeads: 2, intermediateSize: 4864, maxPositions: 128, tieEmbeddings: true, attentionBias: true };
+
+test("parameter counts match the published sizes of real architectures", () => {
+  // Qwen2.5-0.5B: 494,032,768 parameters (its model card's 0.49B).
+  assert.equal(countParameters(qwen05, 151_936), 494_032_768);
+  // The bench reference decoder (d 128, 4 layers, MLP 512, byte vocabulary): 1.1M, not the ~0.85M once documented.
+  assert.equal(countParameters(BUILTIN_MODEL_DIMS.small, 259), 1_116_032);
+});
+
+test("LoRA trains a sliver of the parameters and the KL reference costs a copy of the weights", () => {
+  const base = { dims: qwen05, vocabSize: 151_936, reference: false, microBatch: 4, samplingBatch: 4 };
+  const full = estimateStepMemory(base);
+  const lora = estimateStepMemory({ ...base, loraRank: 16 });
+  assert.ok(lora.trainableParameters < full.parameters / 100);
+  assert.ok(lora.bytes.optimizer < full.bytes.optimizer / 100);
+  assert.equal(estimateStepMemory({ ...base, reference: true }).bytes.reference, 4 * full.parameters);
+  assert.ok(full.bytes.total > 8 * 2 ** 30, "a full-parameter 0.5B step does not fit the 4 GiB wasm heap");
+});
+
+test("the budget comes from ROLLOUT_LAB_MAX_STEP_MEMORY_GB, 4 GiB by default", () => {
+  assert.equal(stepMemoryLimitBytes({}), 4 * 2 ** 30);
+  assert.equal(stepMemoryLimitBytes({ ROLLOUT_LAB_MAX_STEP_MEMORY_GB: "64" }), 64 * 2 ** 30);
+});

@@ -1,0 +1,84 @@
+/**
+ * How much memory one training step of a run needs, estimated from its config before it is queued (the web app,
+ * for built-in policy sizes) and again by the worker once the real model is loaded (checkpoint folders). A config
+ * that cannot fit is refused with the figure, instead of growing until the worker dies (a 1024 × 256 × 100-turn
+ * batch was accepted and ran; the wasm heap of the CPU path stops at 4 GiB).
+ *
+ * fp32 everywhere. Terms:
+ *   weights          4 B × parameters (a LoRA run: the frozen base plus its adapters)
+ *   gradients        4 B × trainable parameters, accumulated over micro-batches
+ *   optimizer        8 B × trainable parameters (AdamW's two moments)
+ *   reference        4 B × parameters when a KL reference is kept (grpo.klCoef > 0)
+ *   activations      kept for backward per micro-batch: per layer and token ~(8·d + 2·kv + 4·i) floats, the
+ *                    attention probabilities (heads × T × T per sequence and layer: quadratic in the context, the
+ *                    term that makes long contexts need small micro-batches), plus logits, log-softmax and their
+ *                    gradient (3 × vocab floats per token)
+ *   kv cache         sampling: 2 × layers × kv width × context × episodes decoded together
+ */
+import { countParameters, type ModelDims } from "./model-sizes";
+
+const GiB = 2 ** 30;
+
+export interface StepMemoryInput {
+  dims: ModelDims;
+  vocabSize: number;
+  loraRank?: number;
+  /** A frozen reference copy for the KL term. */
+  reference: boolean;
+  /** Trajectories per forward/backward pass. */
+  microBatch: number;
+  /** Episodes whose turns may be decoded together (the batched sampler caps batches at 64). */
+  samplingBatch: number;
+}
+
+export interface StepMemoryEstimate {
+  parameters: number;
+  trainableParameters: number;
+  bytes: { weights: number; gradients: number; optimizer: number; reference: number; activations: number; kvCache: number; total: number };
+}
+
+export function estimateStepMemory(input: StepMemoryInput): StepMemoryEstimate {
+  const d = input.dims;
+  const parameters = countParameters(d, input.vocabSize);
+  const head = d.hiddenSize / d.numHeads;
+  const kv = d.numKvHeads * head;
+  const lora = input.loraRank
+    ? d.numLayers * input.loraRank * (2 * (d.hiddenSize + d.hiddenSize) + 2 * (d.hiddenSize + kv)) // q, o and k, v adapters
+    : 0;
+  const trainableParameters = input.loraRank ? lora : parameters;
+  const T = d.maxPositions;
+  const perToken = d.numLayers * (8 * d.hiddenSize + 2 * kv + 4 * d.intermediateSize) + 3 * input.vocabSize;
+  const bytes = {
+    weights: 4 * (parameters + lora),
+    gradients: 4 * trainableParameters,
+    optimizer: 8 * trainableParameters,
+    reference: input.reference ? 4 * parameters : 0,
+    activations: 4 * input.microBatch * (T * perToken + d.numLayers * d.numHeads * T * T),
+    kvCache: 4 * 2 * d.numLayers * kv * T * Math.min(64, input.samplingBatch),
+    total: 0,
+  };
+  // Sampling and the update do not overlap, so the larger of the two transient terms counts.
+  bytes.total = bytes.weights + bytes.gradients + bytes.optimizer + bytes.reference + Math.max(bytes.activations, bytes.kvCache);
+  return { parameters, trainableParameters, bytes };
+}
+
+/** The per-step budget: ROLLOUT_LAB_MAX_STEP_MEMORY_GB, default 4 (the wasm heap of the CPU training path). */
+export function stepMemoryLimitBytes(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.ROLLOUT_LAB_MAX_STEP_MEMORY_GB;
+  const gb = raw === undefined || raw === "" ? 4 : Number(raw);
+  return Number.isFinite(gb) && gb > 0 ? gb * GiB : 4 * GiB;
+}
+
+const gib = (b: number) => `${(b / GiB).toFixed(b < GiB ? 2 : 1)} GiB`;
+
+/** One sentence saying what does not fit and what to change, or null when the step fits. */
+export function stepMemoryProblem(estimate: StepMemoryEstimate, limitBytes: number, microBatch: number, context: number): string | null {
+  if (estimate.bytes.total <= limitBytes) return null;
+  const b = estimate.bytes;
+  return (
+    `One training step needs an estimated ${gib(b.total)} (weights ${gib(b.weights)}, gradients ${gib(b.gradients)}, optimizer ${gib(b.optimizer)}` +
+    `${b.reference ? `, KL reference ${gib(b.reference)}` : ""}, activations ${gib(b.activations)} for micro-batches of ${microBatch} × ${context} tokens, ` +
+    `sampling cache ${gib(b.kvCache)}) but the worker allows ${gib(limitBytes)} (ROLLOUT_LAB_MAX_STEP_MEMORY_GB). ` +
+    `Lower grpo.microBatchSize or rollout.concurrency, use LoRA, or choose a smaller policy.model.`
+  );
+}

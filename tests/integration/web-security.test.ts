@@ -1,0 +1,124 @@
+/**
+ * The dashboard API tried as an attacker and a careless client would, over real HTTP against the built app:
+ * DNS rebinding (a foreign Host), cross-site writes (Origin / Sec-Fetch-Site), tRPC input that used to be a 500
+ * (NUL, lone surrogates, deep nesting, a null body), oversized bodies and batches, and idempotent creates.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { api, startApiServer, type ApiServer } from "./api-harness";
+
+let server: ApiServer;
+before(async () => {
+  server = await startApiServer();
+});
+after(async () => server?.stop());
+
+/** node:http, because fetch does not let a test choose the Host header. */
+function rawRequest(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+  const url = new URL(server.base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+      let data = "";
+      res.on("data", (d) => (data += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data }));
+    });
+    req.on("error", reject);
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+const trpcUrl = (proc: string, input: unknown) => `/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
+const createBody = (config: unknown) => JSON.stringify({ json: { config } });
+
+test("a foreign Host name (DNS rebinding) is refused on pages and APIs; the real names work", async () => {
+  for (const path of ["/runs", trpcUrl("runs.list", {}), "/api/v1/openapi.json"]) {
+    const evil = await rawRequest("GET", path, { host: "attacker.example:3000" });
+    assert.equal(evil.status, 403, path);
+    assert.match(evil.body, /does not answer to the host name .{0,2}attacker\.example:3000.*ROLLOUT_LAB_ALLOWED_HOSTS/);
+  }
+  const port = new URL(server.base).port;
+  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) assert.equal((await rawRequest("GET", trpcUrl("runs.list", {}), { host })).status, 200, host);
+  assert.equal((await rawRequest("GET", "/api/health", { host: "10.1.2.3" })).status, 200, "health answers a probe by IP");
+});
+
+test("writes from another origin are refused (CSRF); the dashboard's own origin and scripts without Origin are not", async () => {
+  const headers = { "content-type": "application/json" };
+  const evil = await fetch(`${server.base}/api/trpc/runActions.create`, { method: "POST", headers: { ...headers, origin: "https://attacker.example" }, body: createBody({ name: "csrf" }) });
+  assert.equal(evil.status, 403);
+  const sneaky = await fetch(`${server.base}/api/trpc/runActions.create`, { method: "POST", headers: { ...headers, "sec-fetch-site": "cross-site" }, body: createBody({ name: "csrf" }) });
+  assert.equal(sneaky.status, 403);
+  const nullOrigin = await fetch(`${server.base}/api/trpc/tokens.create`, { method: "POST", headers: { ...headers, origin: "null" }, body: JSON.stringify({ json: { name: "x", scopes: ["write"] } }) });
+  assert.equal(nullOrigin.status, 403);
+  assert.equal(await server.db.prisma.run.count({ where: { name: "csrf" } }), 0);
+  assert.equal(await server.db.prisma.apiToken.count(), 0);
+
+  const own = await fetch(`${server.base}/api/trpc/runActions.create`, { method: "POST", headers: { ...headers, origin: server.base }, body: createBody({ name: "same origin" }) });
+  assert.equal(own.status, 200, await own.text());
+  const script = await fetch(`${server.base}/api/trpc/runActions.create`, { method: "POST", headers, body: createBody({ name: "script" }) });
+  assert.equal(script.status, 200);
+  // Reads are not writes: a cross-origin GET cannot read the answer anyway (no CORS), and is not refused.
+  assert.equal((await fetch(`${server.base}${trpcUrl("runs.list", {})}`, { headers: { origin: "https://attacker.example" } })).status, 200);
+});
+
+test("tRPC input that used to be a 500 is a 400 that says what is wrong", async () => {
+  const post = (proc: string, body: string, extra: Record<string, string> = {}) =>
+    fetch(`${server.base}/api/trpc/${proc}`, { method: "POST", headers: { "content-type": "application/json", ...extra }, body });
+  const message = async (res: Response) => ((await res.json()) as { error: { json: { message: string } } }).error.json.message;
+
+  const nul = await post("runActions.create", createBody({ name: "a\u0000b" }));
+  assert.equal(nul.status, 400);
+  assert.match(await message(nul), /json\.config\.name contains a NUL character/);
+  const surrogate = await post("runActions.create", createBody({ name: "a\ud800b" }));
+  assert.equal(surrogate.status, 400);
+  assert.match(await message(surrogate), /unpaired UTF-16 surrogate/);
+  const deep = await post("runActions.create", `{"json":{"config":{"tags":[${'{"a":'.repeat(5000)}1${"}".repeat(5000)}]}}}`);
+  assert.equal(deep.status, 400);
+  assert.match(await message(deep), /nested more than 32 levels/);
+  const nullBody = await post("runActions.create", "null");
+  assert.equal(nullBody.status, 400);
+  assert.match(await message(nullBody), /must be an object \{"json": <input>\}/);
+  const query = await fetch(`${server.base}${trpcUrl("runs.get", { id: "x\u0000" })}`);
+  assert.equal(query.status, 400);
+
+  const huge = await post("runActions.create", createBody({ name: "x".repeat(11 * 1024 * 1024) }));
+  assert.equal(huge.status, 413);
+  assert.match(await message(huge), /larger than the 1,048,576 bytes/);
+
+  const batch = await fetch(`${server.base}/api/trpc/${Array(51).fill("runs.facets").join(",")}?batch=1&input=${encodeURIComponent("{}")}`);
+  assert.equal(batch.status, 400);
+  assert.match(JSON.stringify(await batch.json()), /at most 50 calls; this one has 51/);
+
+  const zod = await fetch(`${server.base}${trpcUrl("runs.list", { limit: "many" })}`);
+  assert.equal(zod.status, 400);
+  const text = await message(zod);
+  assert.match(text, /^Invalid input: limit: /);
+  assert.doesNotMatch(text, /"code":|\[\s*\{/, "no raw zod JSON");
+});
+
+test("Idempotency-Key: a retried create returns the first run; the same key with another body is 422", async () => {
+  const token = await server.token(["write"]);
+  const create = (name: string, key: string) => api(server.base, token, "POST", "/runs", { config: { name } }, { "idempotency-key": key });
+  const first = await create("idem once", "key-1");
+  assert.equal(first.status, 201);
+  const again = await create("idem once", "key-1");
+  assert.equal(again.status, 201);
+  assert.equal(again.json.id, first.json.id);
+  assert.equal(again.headers.get("idempotent-replayed"), "true");
+  const racing = await Promise.all(Array.from({ length: 5 }, () => create("idem race", "key-2")));
+  assert.equal(new Set(racing.map((r) => r.json.id)).size, 1, "concurrent retries create one run");
+  assert.equal(await server.db.prisma.run.count({ where: { name: { startsWith: "idem" } } }), 2);
+
+  const reused = await create("something else", "key-1");
+  assert.equal(reused.status, 422);
+  assert.equal(reused.json.error?.field, "Idempotency-Key");
+  assert.match(reused.json.error?.message ?? "", /already used for a different request/);
+  const other = await api(server.base, await server.token(["write"]), "POST", "/runs", { config: { name: "idem once" } }, { "idempotency-key": "key-1" });
+  assert.equal(other.status, 201);
+  assert.notEqual(other.json.id, first.json.id, "keys belong to one token");
+  const bad = await create("idem", "has space");
+  assert.equal(bad.status, 400);
+  const doc = (await api(server.base, null, "GET", "/openapi.json")).json as { paths: Record<string, Record<string, { parameters: { name: string }[] }>> };
+  assert.ok(doc.paths["/runs"].post.parameters.some((p) => p.name === "Idempotency-Key"));
+});
