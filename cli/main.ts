@@ -8,6 +8,7 @@ import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { ApiClient } from "./api-client";
 import { readConfigFile } from "./config-file";
+import { importCommand, importFormatsHelp } from "./import";
 import { CliError, EXIT, type ExitCode } from "./exit-codes";
 import { waitForRun, type RunStatus } from "./wait";
 
@@ -21,9 +22,13 @@ Usage:
   rollout-lab runs cancel ID
   rollout-lab runs resume ID
   rollout-lab runs export ID [--out FILE] [--split train|eval]
+  rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]...   (a run trained elsewhere; formats below)
   rollout-lab tokens create --name NAME [--scope read|write] [--database-url URL]
   rollout-lab tokens list [--all] [--database-url URL]
   rollout-lab tokens revoke ID_OR_PREFIX [--database-url URL]
+
+Import formats (docs/import.md):
+${importFormatsHelp}
 
 Server and token: --url / ROLLOUT_LAB_URL (default http://127.0.0.1:3000), --token / ROLLOUT_LAB_TOKEN.
 Token commands use the database directly (DATABASE_URL, or the embedded database of a running npm start).
@@ -49,6 +54,7 @@ const OPTIONS = {
   scope: { type: "string" },
   "database-url": { type: "string" },
   all: { type: "boolean" },
+  tag: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -98,9 +104,10 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       else throw new CliError(EXIT.USAGE, `Unknown command "tokens ${command ?? ""}".\n\n${HELP}`);
       return EXIT.OK;
     }
-    if (group !== "runs") throw new CliError(EXIT.USAGE, `Unknown command "${group}".\n\n${HELP}`);
+    if (group !== "runs" && group !== "import") throw new CliError(EXIT.USAGE, `Unknown command "${group}".\n\n${HELP}`);
 
     const client = new ApiClient({ url: v.url ?? process.env.ROLLOUT_LAB_URL ?? "http://127.0.0.1:3000", token: v.token ?? process.env.ROLLOUT_LAB_TOKEN });
+    if (group === "import") return await importCommand(client, { format: command, target: arg, name: v.name, tags: v.tag ?? [] }, io);
     const waitOpts = {
       timeoutSeconds: numberFlag("timeout", v.timeout, 0),
       minReward: numberFlag("min-reward", v["min-reward"]),

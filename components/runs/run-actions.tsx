@@ -1,10 +1,13 @@
 "use client";
-/** Cancel / resume / clone on the run page. Cancel of a running run takes effect at the trainer's next step. */
+/**
+ * Cancel / resume / clone on the run page. Cancel of a running run takes effect at the trainer's next step. A run
+ * trained by another system and imported has none of them: it says where it came from instead.
+ */
 import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 
-export function RunActions({ run }: { run: { id: string; status: string; cancelRequested: boolean } }) {
+export function RunActions({ run }: { run: { id: string; status: string; cancelRequested: boolean; source: string } }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ id: run.id }) });
@@ -13,6 +16,13 @@ export function RunActions({ run }: { run: { id: string; status: string; cancelR
   const canCancel = (run.status === "queued" || run.status === "running") && !run.cancelRequested;
   const canResume = run.status === "cancelled" || run.status === "failed";
   const error = cancel.error ?? resume.error;
+  if (run.source !== "rollout-lab") {
+    return (
+      <span className="rounded bg-violet-100 px-2 py-1 text-xs text-violet-800" title="Streamed or imported through the ingest API; training happened elsewhere.">
+        Imported from {run.source}
+      </span>
+    );
+  }
   return (
     <div className="flex items-center gap-2 text-sm">
       {canCancel && (

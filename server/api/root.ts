@@ -6,6 +6,7 @@ import { runActionsRouter } from "./routers/run-actions";
 import { tokensRouter } from "./routers/tokens";
 import { rescoringRouter } from "./routers/rescoring";
 import { signalsRouter } from "./routers/signals";
+import { ingestRouter } from "./routers/ingest";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -15,6 +16,7 @@ export const appRouter = router({
   tokens: tokensRouter,
   rescoring: rescoringRouter,
   signals: signalsRouter,
+  ingest: ingestRouter,
 });
 
 export type AppRouter = typeof appRouter;

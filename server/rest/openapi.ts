@@ -113,7 +113,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         "tokens with the `read` scope can use GET endpoints, `write` also POST. Request bodies are limited to 1 MiB.",
     },
     servers: [{ url: serverUrl }],
-    tags: [{ name: "runs" }, { name: "trajectories" }, { name: "export" }, { name: "rewards", description: "Re-judging stored trajectories, judge reliability, reward-hacking signals" }],
+    tags: [{ name: "runs" }, { name: "trajectories" }, { name: "export" }, { name: "rewards", description: "Re-judging stored trajectories, judge reliability, reward-hacking signals" }, { name: "ingest", description: "Runs trained by other systems, streamed or imported (docs/import.md)" }],
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API token (rl_…) from Settings or `rollout-lab tokens create`." } },

@@ -16,7 +16,7 @@ interface RouteBase {
   scope: TokenScope;
   summary: string;
   description?: string;
-  tag: "runs" | "trajectories" | "export" | "rewards";
+  tag: "runs" | "trajectories" | "export" | "rewards" | "ingest";
   /** Path parameter → input field it fills. */
   params?: Record<string, string>;
 }
@@ -56,6 +56,40 @@ const exportInput = z
   .strict();
 
 export const REST_ROUTES: RestRoute[] = [
+  {
+    kind: "procedure",
+    method: "POST",
+    path: "/external-runs",
+    procedure: "ingest.createRun",
+    scope: "write",
+    tag: "ingest",
+    successStatus: 201,
+    idempotent: true,
+    summary: "Create a run trained by another system (verl, SkyRL, TRL, ART, Simia-RL, τ²-bench)",
+    description: "The run is shown on every page like a Rollout Lab run; workers never train it. Send its steps and samples, then finish it.",
+  },
+  {
+    kind: "procedure",
+    method: "POST",
+    path: "/external-runs/{id}/steps",
+    procedure: "ingest.appendSteps",
+    params: runIdParam,
+    scope: "write",
+    tag: "ingest",
+    summary: "Append metrics of up to 1,000 steps (a retry overwrites the same key and step)",
+  },
+  {
+    kind: "procedure",
+    method: "POST",
+    path: "/external-runs/{id}/trajectories",
+    procedure: "ingest.appendTrajectories",
+    params: runIdParam,
+    scope: "write",
+    tag: "ingest",
+    summary: "Append up to 200 samples with conversation, reward, components and LLM calls (a retried id is skipped)",
+    description: "Samples sharing a step and a group key form a GRPO group (key: `group`, else `taskId`, else the first user message).",
+  },
+  { kind: "procedure", method: "POST", path: "/external-runs/{id}/finish", procedure: "ingest.finish", params: runIdParam, scope: "write", tag: "ingest", summary: "Mark an external run succeeded, failed or cancelled" },
   {
     kind: "procedure",
     method: "POST",

@@ -100,6 +100,12 @@ export interface CreatedRun {
 
 export const runPath = (id: string) => `/runs/${id}`;
 
+/** The `source` of runs this product's workers train; anything else was trained elsewhere and imported. */
+export const INTERNAL_SOURCE = "rollout-lab";
+
+const externalRunRefusal = (id: string, source: string, what: string) =>
+  new AppError("CONFLICT", `Run "${id}" was trained by ${source} and imported; it cannot be ${what} here. Control it in ${source}, or finish it through the ingest API.`);
+
 function rowFromConfig(config: RunConfig) {
   return {
     name: config.name,
@@ -123,8 +129,9 @@ export async function createRun(db: PrismaClient, input: { config: unknown } & L
 
 /** New queued run from another run's config; `overrides` are merged over it (top-level sections merge shallowly). */
 export async function cloneRun(db: PrismaClient, input: { id: string; overrides?: Record<string, unknown> } & LaunchInfo): Promise<CreatedRun & { clonedFromId: string }> {
-  const source = await db.run.findUnique({ where: { id: input.id }, select: { id: true, config: true, name: true } });
+  const source = await db.run.findUnique({ where: { id: input.id }, select: { id: true, config: true, name: true, source: true } });
   if (!source) throw notFound("Run", input.id);
+  if (source.source !== INTERNAL_SOURCE) throw externalRunRefusal(input.id, source.source, "cloned");
   const base = (source.config && typeof source.config === "object" && !Array.isArray(source.config) ? source.config : {}) as Record<string, unknown>;
   const merged: Record<string, unknown> = { ...base, name: `${source.name} (clone)` };
   for (const [key, value] of Object.entries(input.overrides ?? {})) {
@@ -159,12 +166,13 @@ export interface LifecycleResult {
 export async function cancelRun(db: PrismaClient, id: string): Promise<LifecycleResult> {
   const queued = await db.run.updateMany({ where: { id, status: "queued" }, data: { status: "cancelled", finishedAt: new Date(), cancelRequested: false } });
   if (queued.count === 1) return { id, status: "cancelled", cancelRequested: false, message: "The queued run was cancelled." };
-  const running = await db.run.updateMany({ where: { id, status: "running" }, data: { cancelRequested: true } });
+  const running = await db.run.updateMany({ where: { id, status: "running", source: INTERNAL_SOURCE }, data: { cancelRequested: true } });
   if (running.count === 1) {
     return { id, status: "running", cancelRequested: true, message: "Cancel requested; the worker stops after the current step and saves a checkpoint." };
   }
-  const run = await db.run.findUnique({ where: { id }, select: { status: true, cancelRequested: true } });
+  const run = await db.run.findUnique({ where: { id }, select: { status: true, cancelRequested: true, source: true } });
   if (!run) throw notFound("Run", id);
+  if (run.source !== INTERNAL_SOURCE && run.status === "running") throw externalRunRefusal(id, run.source, "cancelled");
   if (run.status === "cancelled") return { id, status: run.status, cancelRequested: run.cancelRequested, message: "The run was already cancelled." };
   throw new AppError("CONFLICT", `Run "${id}" already ${run.status}; only queued or running runs can be cancelled.`);
 }
@@ -175,12 +183,13 @@ export async function cancelRun(db: PrismaClient, id: string): Promise<Lifecycle
  */
 export async function resumeRun(db: PrismaClient, id: string): Promise<LifecycleResult> {
   const updated = await db.run.updateMany({
-    where: { id, status: { in: ["cancelled", "failed"] } },
+    where: { id, status: { in: ["cancelled", "failed"] }, source: INTERNAL_SOURCE },
     data: { status: "queued", cancelRequested: false, error: null, finishedAt: null, phase: null, workerId: null, leaseExpiresAt: null },
   });
   if (updated.count === 1) return { id, status: "queued", cancelRequested: false, message: "The run is queued again and resumes from its last checkpoint." };
-  const run = await db.run.findUnique({ where: { id }, select: { status: true } });
+  const run = await db.run.findUnique({ where: { id }, select: { status: true, source: true } });
   if (!run) throw notFound("Run", id);
+  if (run.source !== INTERNAL_SOURCE) throw externalRunRefusal(id, run.source, "resumed");
   throw new AppError("CONFLICT", `Run "${id}" is ${run.status}; only cancelled or failed runs can be resumed.`);
 }
 

@@ -4,6 +4,7 @@ import { expect, type Page } from "@playwright/test";
 export const DEMO_RUN = "demo · guess-number";
 export const GUESS_RUN = "e2e · guess-number";
 export const SIMULATED_RUN = "e2e · simulated (offline judge)";
+export const IMPORTED_RUN = "e2e · imported verl run";
 
 /** Opens a run's page from the runs list; returns its id. */
 export async function openRun(page: Page, name: string): Promise<string> {

@@ -11,9 +11,9 @@
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
 import { discardMetricRollupsFrom, refreshMetricRollups } from "../../server/db/metric-rollups";
-import { insertJsonRows } from "./bulk-insert";
+import { insertJsonRows } from "../../server/db/bulk-insert";
 import type { StepRecord } from "./step-record";
-import { storable } from "./storable";
+import { storable } from "../../lib/storable";
 
 export class LeaseLostError extends Error {
   constructor(runId: string, workerId: string) {

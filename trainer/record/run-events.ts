@@ -1,7 +1,7 @@
 /** Run-level events (claimed, resumed, checkpoint saved, failed…), shown on the run page's event log. */
 import type { Prisma, PrismaClient } from "../../generated/prisma/client";
 import type { EventLevel } from "./step-record";
-import { storable, storableText } from "./storable";
+import { storable, storableText } from "../../lib/storable";
 
 export async function recordEvent(
   db: PrismaClient,

@@ -14,7 +14,7 @@ import { LlmClient } from "../llm/client";
 import { mapLimit } from "../loop/map-limit";
 import { finishRescoring, recordProgress } from "./queue";
 import { scoreTrajectory } from "./score-trajectory";
-import { storable } from "../record/storable";
+import { storable } from "../../lib/storable";
 
 export interface ExecuteRescoringOptions {
   workerId: string;

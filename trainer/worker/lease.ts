@@ -7,7 +7,7 @@
  */
 import type { PrismaClient } from "../../generated/prisma/client";
 import { firstLine } from "../loop/train-run";
-import { storableText } from "../record/storable";
+import { storableText } from "../../lib/storable";
 
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 
@@ -25,14 +25,15 @@ export interface ClaimedRun {
 
 /**
  * Claim the oldest queued run, or a running run whose lease expired (its worker died). Returns null when there is
- * nothing to do. The claim sets status running, workerId, a fresh lease and claims + 1 in the same transaction as
+ * nothing to do. Runs trained elsewhere and imported (source other than 'rollout-lab') are never claimed. The claim sets status running, workerId, a fresh lease and claims + 1 in the same transaction as
  * the locking SELECT; `crashes` counts only claims of a run whose worker died, so graceful restarts never fail a run.
  */
 export async function claimNextRun(db: PrismaClient, workerId: string, leaseMs: number): Promise<ClaimedRun | null> {
   return db.$transaction(async (tx) => {
     const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
       `SELECT id FROM "Run"
-        WHERE status = 'queued' OR (status = 'running' AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < ${NOW}))
+        WHERE source = 'rollout-lab'
+          AND (status = 'queued' OR (status = 'running' AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < ${NOW})))
         ORDER BY "createdAt", id
         LIMIT 1
         FOR UPDATE SKIP LOCKED`,

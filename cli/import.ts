@@ -1,0 +1,94 @@
+/**
+ * `rollout-lab import <format> <path>`: read another trainer's files, post them through the ingest API, finish the
+ * run. Unreadable records are listed by file and line and left out; everything else is imported. Batches are sized
+ * to stay under the API's body limit, and every request is safe to retry (the API skips samples it already has).
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { IMPORT_FORMATS, runImporter, type ImportFormat } from "../lib/importers";
+import type { ImportFile, ImportedRun } from "../lib/importers/types";
+import { MAX_STEPS_PER_BATCH, MAX_TRAJECTORIES_PER_BATCH } from "../lib/ingest";
+import type { ApiClient } from "./api-client";
+import { CliError, EXIT, type ExitCode } from "./exit-codes";
+
+/** Stay well under the server's 1 MiB request limit. */
+const MAX_BATCH_BYTES = 700_000;
+
+export const importFormatsHelp = Object.entries(IMPORT_FORMATS)
+  .map(([name, f]) => `    ${name.padEnd(16)} ${f.describe}`)
+  .join("\n");
+
+async function readInput(target: string): Promise<ImportFile[]> {
+  let info;
+  try {
+    info = await stat(target);
+  } catch {
+    throw new CliError(EXIT.BAD_CONFIG, `${target}: no such file or folder.`);
+  }
+  if (info.isFile()) return [{ path: path.basename(target), text: await readFile(target, "utf8") }];
+  const names = (await readdir(target)).filter((n) => n.endsWith(".jsonl") || n.endsWith(".json")).sort();
+  return Promise.all(names.map(async (n) => ({ path: n, text: await readFile(path.join(target, n), "utf8") })));
+}
+
+/** Chunks by count and by serialized size, so one huge conversation never makes a batch too large. */
+export function batches<T>(items: T[], maxCount: number, maxBytes = MAX_BATCH_BYTES): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = Buffer.byteLength(JSON.stringify(item));
+    if (current.length && (current.length >= maxCount || bytes + size > maxBytes)) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length) out.push(current);
+  return out;
+}
+
+export async function uploadImportedRun(client: ApiClient, imported: ImportedRun, tags: string[] = []): Promise<{ id: string; url: string; stored: number; skipped: number }> {
+  const run = await client.create<{ id: string; url: string }>("/external-runs", { ...imported.run, tags: [...(imported.run.tags ?? []), ...tags] });
+  const base = `/external-runs/${encodeURIComponent(run.id)}`;
+  for (const steps of batches(imported.steps, MAX_STEPS_PER_BATCH)) await client.json("POST", `${base}/steps`, { steps });
+  let stored = 0;
+  let skipped = 0;
+  for (const trajectories of batches(imported.trajectories, MAX_TRAJECTORIES_PER_BATCH)) {
+    const r = await client.json<{ stored: number; skipped: number }>("POST", `${base}/trajectories`, { trajectories });
+    stored += r.stored;
+    skipped += r.skipped;
+  }
+  await client.json("POST", `${base}/finish`, { status: "succeeded" });
+  return { ...run, stored, skipped };
+}
+
+export async function importCommand(
+  client: ApiClient,
+  args: { format: string | undefined; target: string | undefined; name?: string; tags: string[] },
+  io: { out(l: string): void; err(l: string): void },
+): Promise<ExitCode> {
+  const format = args.format as ImportFormat;
+  if (!args.format || !(args.format in IMPORT_FORMATS)) {
+    throw new CliError(EXIT.USAGE, `import needs a format: rollout-lab import <format> <path>\n  formats:\n${importFormatsHelp}`);
+  }
+  if (!args.target) throw new CliError(EXIT.USAGE, `import ${format} needs a path: rollout-lab import ${format} <path>`);
+  const files = await readInput(args.target);
+  if (!IMPORT_FORMATS[format].multiFile && files.length !== 1) {
+    throw new CliError(EXIT.BAD_CONFIG, `${args.target}: the ${format} format is one file; name the file, not a folder of ${files.length}.`);
+  }
+  const imported = runImporter(format, files, args.name, `${format} import of ${path.basename(path.resolve(args.target))}`);
+  for (const p of imported.problems) io.err(`${p.file}${p.line ? `:${p.line}` : ""}: ${p.message}`);
+  if (imported.trajectories.length === 0 && imported.steps.length === 0) {
+    throw new CliError(EXIT.BAD_CONFIG, `nothing to import from ${args.target}${imported.problems.length ? ` (${imported.problems.length} problems above)` : ""}.`);
+  }
+  const done = await uploadImportedRun(client, imported, args.tags);
+  io.out(done.id);
+  io.err(
+    `Imported ${done.stored} samples and ${imported.steps.length} steps into run ${done.id}: ${done.url}` +
+      (done.skipped ? ` (${done.skipped} already there)` : "") +
+      (imported.problems.length ? `; ${imported.problems.length} records could not be read (listed above) and were left out.` : "."),
+  );
+  return imported.problems.length ? EXIT.BAD_CONFIG : EXIT.OK;
+}

@@ -1,0 +1,82 @@
+/**
+ * The importers on fixtures in each system's on-disk format (tests/fixtures/import/README.md says how each was
+ * built from the writer's code): samples, groups, rewards and components come through; broken records are named
+ * by file and line and the rest is kept.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { trajectoryInput } from "../ingest";
+import { runImporter } from "./index";
+import { promptKey } from "./verl";
+
+const dir = path.join(import.meta.dirname, "../../tests/fixtures/import");
+const file = (p: string) => ({ path: p, text: readFileSync(path.join(dir, p), "utf8") });
+
+test("verl rollout dumps: one sample per line, groups of rollout.n per prompt and step, numeric extras as components", () => {
+  const files = readdirSync(path.join(dir, "verl-rollouts")).map((n) => ({ path: n, text: readFileSync(path.join(dir, "verl-rollouts", n), "utf8") }));
+  const r = runImporter("verl", files, undefined, "verl run");
+  assert.equal(r.run.source, "verl");
+  assert.equal(r.run.name, "verl run");
+  assert.equal(r.trajectories.length, 8, "4 samples in step 1 and 4 readable ones in step 2");
+  assert.deepEqual(
+    r.problems.map((p) => `${p.file}:${p.line}`),
+    ["2.jsonl:3", "2.jsonl:6"],
+  );
+  assert.match(r.problems[1].message, /"score" must be a finite number/);
+  const step1 = r.trajectories.filter((t) => t.step === 1);
+  assert.equal(new Set(step1.map((t) => t.group)).size, 2, "two prompts → two groups of two");
+  const first = step1[0];
+  assert.equal(first.reward, 1);
+  assert.deepEqual(first.rewardComponents, { acc: 1 });
+  assert.deepEqual(first.task, { ground_truth: "72", pred: "72" });
+  assert.equal(first.conversation[1].role, "assistant");
+  assert.deepEqual(r.steps, [
+    { step: 1, metrics: { "reward/mean": 0.5, "reward/scored": 4 } },
+    { step: 2, metrics: { "reward/mean": 0.75, "reward/scored": 4 } },
+  ]);
+  for (const t of r.trajectories) assert.ok(trajectoryInput.safeParse(t).success, "every sample is valid ingest input");
+  assert.equal(promptKey("abc"), promptKey("abc"));
+  assert.notEqual(promptKey("abc"), promptKey("abd"));
+});
+
+test("τ²-bench results: trials of a task form a group; reward breakdown, checks and the termination reason come through", () => {
+  const r = runImporter("tau2", [file("tau2-results.json")], undefined, "tau2 run");
+  assert.equal(r.run.environment, "tau2-retail");
+  assert.equal(r.run.policyModel, "qwen2.5-7b-grpo");
+  assert.equal(r.trajectories.length, 2);
+  assert.deepEqual(r.problems, [{ file: "tau2-results.json", message: "simulations[2]: no messages" }]);
+  const [ok, cut] = r.trajectories;
+  assert.equal(ok.group, "0");
+  assert.equal(cut.group, "0");
+  assert.equal(ok.split, "eval");
+  assert.deepEqual(ok.rewardComponents, { DB: 1, COMMUNICATE: 1 });
+  assert.equal(cut.reward, 0);
+  assert.equal(cut.endReason, "max_steps");
+  assert.match(ok.reasoning ?? "", /database matches the expected state; 1\/1 expected actions taken/);
+  const call = ok.conversation[2];
+  assert.equal(call.toolCalls?.[0].name, "get_order_details");
+  const result = ok.conversation[3];
+  assert.equal(result.role, "tool");
+  assert.equal(result.name, "get_order_details", "the tool message is named after the call it answers");
+  assert.equal(result.turn, 2, "a tool result is the observation of the next policy turn");
+  const config = r.run.config as { info: { user_info: Record<string, unknown> } };
+  assert.deepEqual(Object.keys(config.info.user_info).sort(), ["implementation", "llm"], "only the user simulator's name is kept, not its arguments");
+});
+
+test("Rollout Lab JSONL: each bad line is named with the field at fault; --name overrides the file's name", () => {
+  const r = runImporter("jsonl", [file("rollout-lab.jsonl")], "renamed", "fallback");
+  assert.equal(r.run.name, "renamed");
+  assert.equal(r.run.source, "trl");
+  assert.equal(r.steps.length, 2);
+  assert.equal(r.trajectories.length, 2);
+  assert.deepEqual(
+    r.problems.map((p) => [p.line, p.message]),
+    [
+      [6, "rewardComponents.format: Invalid input: expected number, received string"],
+      [7, '"type" must be "run", "step" or "trajectory" (got "metrics")'],
+    ],
+  );
+  assert.equal(runImporter("jsonl", [file("rollout-lab.jsonl")], undefined, "fallback").run.name, "trl gsm8k");
+});

@@ -1,0 +1,30 @@
+/** The importers by format name, as `rollout-lab import <format> <path>` and the docs name them. */
+import { importRolloutLabJsonl } from "./rollout-lab-jsonl";
+import { importTau2 } from "./tau2";
+import type { ImportFile, ImportedRun } from "./types";
+import { importVerl } from "./verl";
+
+export const IMPORT_FORMATS = {
+  jsonl: { describe: "Rollout Lab's own JSONL (one file)", multiFile: false },
+  verl: { describe: "verl rollout dumps (the trainer.rollout_data_dir folder of <step>.jsonl files)", multiFile: true },
+  "verl-validation": { describe: "verl validation dumps (trainer.validation_data_dir), imported as the eval split", multiFile: true },
+  tau2: { describe: "τ²-bench results JSON (tau2 run --save-to)", multiFile: false },
+} as const;
+export type ImportFormat = keyof typeof IMPORT_FORMATS;
+
+/** `name` overrides the run's name; `fallbackName` is used when neither it nor the files name the run. */
+export function runImporter(format: ImportFormat, files: ImportFile[], name: string | undefined, fallbackName: string): ImportedRun {
+  if (format === "jsonl") return importRolloutLabJsonl(files[0], { name });
+  return importOther(format, files, name ?? fallbackName);
+}
+
+function importOther(format: Exclude<ImportFormat, "jsonl">, files: ImportFile[], name: string): ImportedRun {
+  switch (format) {
+    case "verl":
+      return importVerl(files, { name });
+    case "verl-validation":
+      return importVerl(files, { name, split: "eval" });
+    case "tau2":
+      return importTau2(files[0], { name });
+  }
+}

@@ -1,0 +1,25 @@
+import { expect, test } from "@playwright/test";
+import { GUESS_RUN, IMPORTED_RUN, openRun } from "./fixtures";
+
+test("a run imported from verl shows where it came from, its curve, its samples and its groups, and compares with a local run", async ({ page }) => {
+  const runId = await openRun(page, IMPORTED_RUN);
+  await expect(page.getByText("Imported from verl")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Cancel" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Clone" })).toHaveCount(0);
+
+  await page.goto(`/runs/${runId}/trajectories?sort=reward&dir=desc`);
+  const rows = page.getByTestId("trajectory-row");
+  await expect(rows).toHaveCount(8);
+  await rows.first().getByRole("link").first().click();
+  await expect(page.getByTestId("conversation")).toContainText("<|im_start|>user");
+  await expect(page.getByTestId("conversation")).toContainText("####");
+
+  await page.goto(`/runs/${runId}/groups`);
+  await expect(page.getByTestId("group-row")).toHaveCount(4);
+  await page.getByTestId("group-row").filter({ hasNotText: /± 0\s*$/ }).first().getByRole("link").click();
+  await expect(page.getByTestId("group-sample")).toHaveCount(2);
+
+  const guessId = await openRun(page, GUESS_RUN);
+  await page.goto(`/compare?runs=${runId},${guessId}`);
+  await expect(page.getByTestId("overlay-chart").first().locator("path.recharts-curve").first()).toBeVisible();
+});
