@@ -18,9 +18,16 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Link href="/runs" className="font-semibold text-slate-900">
               Rollout Lab
             </Link>
-            <Link href="/runs" className="text-slate-600 hover:text-slate-900">
-              Runs
-            </Link>
+            {[
+              ["/runs", "Runs"],
+              ["/runs/new", "Launch"],
+              ["/compare", "Compare"],
+              ["/settings", "Settings"],
+            ].map(([href, label]) => (
+              <Link key={href} href={href} className="text-slate-600 hover:text-slate-900">
+                {label}
+              </Link>
+            ))}
           </nav>
         </header>
         <TrpcReactProvider>

@@ -1,9 +1,14 @@
 "use client";
 /**
  * One metric's curve. Data arrive already downsampled by the server (mean with a min–max band per bucket); the
- * chart smooths on the client and draws missing stretches as gaps (connectNulls=false), never as zeros.
+ * chart smooths on the client and draws missing stretches as gaps (connectNulls=false), never as zeros. The y axis
+ * comes from lib/chart-axis (distinct ticks, no magnified noise). Charts with the same `syncId` share a hover line;
+ * a click on a step calls `onPickStep` (the run page opens the trajectory browser there). The chart is drawn only
+ * once it scrolls into view: a run page with 40 curves would otherwise spend seconds drawing charts nobody sees.
  */
+import { useEffect, useRef, useState } from "react";
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { formatTick, yAxisFor } from "@/lib/chart-axis";
 import { formatNumber } from "@/lib/format";
 
 export interface ChartPoint {
@@ -15,22 +20,60 @@ export interface ChartPoint {
 
 export type XAxisMode = "step" | "time";
 
-export function MetricChart({ title, points, xMode }: { title: string; points: ChartPoint[]; xMode: XAxisMode }) {
+/** True once the element has come within 200 px of the viewport (and stays true). */
+function useSeen<T extends Element>(): [React.RefObject<T | null>, boolean] {
+  const ref = useRef<T>(null);
+  const [seen, setSeen] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || seen) return;
+    if (typeof IntersectionObserver === "undefined") return setSeen(true);
+    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setSeen(true), { rootMargin: "200px" });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [seen]);
+  return [ref, seen];
+}
+
+export function MetricChart({
+  title,
+  points,
+  xMode,
+  syncId,
+  onPickStep,
+}: {
+  title: string;
+  points: ChartPoint[];
+  xMode: XAxisMode;
+  syncId?: string;
+  onPickStep?: (step: number) => void;
+}) {
+  const [ref, seen] = useSeen<HTMLElement>();
+  const axis = yAxisFor(points.flatMap((p) => [p.raw, p.value, ...(p.band ?? [])]));
+  const pick = onPickStep && xMode === "step" ? (state: { activeLabel?: string | number } | null) => state?.activeLabel !== undefined && onPickStep(Number(state.activeLabel)) : undefined;
   const formatX = (x: number) => (xMode === "step" ? String(x) : new Date(x).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
   return (
-    <figure className="rounded border border-slate-200 bg-white p-3" data-testid="metric-chart">
+    <figure ref={ref} className="rounded border border-slate-200 bg-white p-3" data-testid="metric-chart" data-key={title}>
       <figcaption className="mb-1 flex justify-between font-mono text-xs text-slate-600">
         <span>{title}</span>
         <span className="text-slate-400">{formatNumber([...points].reverse().find((p) => p.raw !== null)?.raw ?? null)}</span>
       </figcaption>
       {points.length === 0 ? (
         <p className="py-10 text-center text-xs text-slate-400">No data yet</p>
+      ) : !seen ? (
+        <div style={{ height: 160 }} aria-hidden />
       ) : (
         <ResponsiveContainer width="100%" height={160}>
-          <ComposedChart data={points} margin={{ top: 4, right: 8, bottom: 0, left: -12 }}>
+          <ComposedChart data={points} margin={{ top: 4, right: 8, bottom: 0, left: -12 }} syncId={syncId} onClick={pick} className={pick ? "cursor-pointer" : undefined}>
             <CartesianGrid stroke="#f1f5f9" />
             <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tick={{ fontSize: 10 }} tickFormatter={formatX} />
-            <YAxis tick={{ fontSize: 10 }} tickFormatter={(v: number) => formatNumber(v, 2)} domain={["auto", "auto"]} />
+            <YAxis
+              tick={{ fontSize: 10 }}
+              domain={axis?.domain ?? ["auto", "auto"]}
+              ticks={axis?.ticks}
+              tickFormatter={(v: number) => (axis ? formatTick(v, axis.decimals) : formatNumber(v, 2))}
+              allowDataOverflow
+            />
             <Tooltip
               labelFormatter={(x) => (xMode === "step" ? `step ${x}` : new Date(Number(x)).toLocaleString())}
               formatter={(v, name) => [Array.isArray(v) ? v.map((n) => formatNumber(Number(n))).join(" – ") : formatNumber(Number(v)), name === "band" ? "min – max" : name === "raw" ? "raw" : "smoothed"]}

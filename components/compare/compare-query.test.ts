@@ -12,6 +12,14 @@ test("a shared compare URL restores the runs and metric keys, deduplicated", () 
 test("without a key choice the headline metrics are drawn; a chosen key the runs lack is dropped", () => {
   assert.deepEqual(chooseKeys(null, ["entropy", "kl", "loss/policy", "reward/mean"]), ["reward/mean", "kl", "entropy"]);
   assert.deepEqual(chooseKeys(null, ["x", "y"]), ["x", "y"]);
+  // Runs that name the families differently still get all four headline charts.
+  assert.deepEqual(chooseKeys(null, ["actor/entropy", "actor/ppo_kl", "critic/score/mean", "response_length/mean", "timing/gen"]), [
+    "critic/score/mean",
+    "actor/ppo_kl",
+    "actor/entropy",
+    "response_length/mean",
+  ]);
+  assert.deepEqual(chooseKeys(null, ["loss/ppo_kl", "reward/mean", "loss/policy"]), ["reward/mean", "loss/ppo_kl"]);
   assert.deepEqual(chooseKeys(["kl", "gone"], ["kl"]), ["kl"]);
   assert.deepEqual(chooseKeys([], ["kl"]), []);
 });

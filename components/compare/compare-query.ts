@@ -1,6 +1,16 @@
 /** `/compare?runs=a,b&keys=reward/mean,kl`: the selection lives in the URL so a comparison can be shared. */
 export const MAX_RUNS = 8;
-export const DEFAULT_KEYS = ["reward/mean", "kl", "entropy", "response/length_mean"];
+/**
+ * The headline families, each as patterns in order of preference. Trainers name them differently (ours "kl" and
+ * "loss/ppo_kl", verl "actor/ppo_kl", "actor/entropy", "response_length/mean"), so a family is matched by pattern
+ * and drawn with the first key the runs have.
+ */
+const DEFAULT_FAMILIES: RegExp[][] = [
+  [/^reward\/mean$/, /^(critic\/)?(score|rewards?)\/mean$/, /(^|\/)reward$/],
+  [/^kl$/, /(^|\/)kl(_mean)?$/, /(^|\/)ppo_kl$/, /(^|\/)kl/],
+  [/^entropy$/, /(^|\/)entropy(_mean|\/mean)?$/],
+  [/^response\/length_mean$/, /^response_length\/mean$/, /length_mean$/],
+];
 
 interface ParamsLike {
   get(name: string): string | null;
@@ -26,6 +36,12 @@ export function toCompareQuery(runs: string[], keys: string[] | null): string {
 /** Keys to draw: the URL's choice, else the usual headline metrics the runs have, else the first few they have. */
 export function chooseKeys(requested: string[] | null, available: string[]): string[] {
   if (requested !== null) return requested.filter((k) => available.includes(k));
-  const defaults = DEFAULT_KEYS.filter((k) => available.includes(k));
-  return defaults.length ? defaults : available.slice(0, 4);
+  const defaults = DEFAULT_FAMILIES.flatMap((family) => {
+    for (const pattern of family) {
+      const hit = available.find((k) => pattern.test(k));
+      if (hit) return [hit];
+    }
+    return [];
+  });
+  return defaults.length ? [...new Set(defaults)] : available.slice(0, 4);
 }

@@ -1,6 +1,10 @@
 "use client";
-/** All recorded metric keys of a run as curves, grouped by namespace, with smoothing and a step / wall-time x-axis. */
+/**
+ * All recorded metric keys of a run as curves, grouped by namespace, with smoothing and a step / wall-time x-axis.
+ * Hovering one chart shows the same step on all of them; clicking a step opens the trajectory browser at that step.
+ */
 import { useEffect, useState } from "react";
+import { useRouter } from "next/navigation";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { MetricChart, type ChartPoint, type XAxisMode } from "@/components/charts/metric-chart";
@@ -28,6 +32,7 @@ function toChartPoints(points: SeriesPoint[] | undefined, smoothing: number, xMo
 /** `progress` changes whenever the run records a step or changes status; the curves refetch then (and poll while live). */
 export function MetricPanel({ runId, live, progress }: { runId: string; live: boolean; progress: string }) {
   const trpc = useTRPC();
+  const router = useRouter();
   const [smoothing, setSmoothing] = useState(0.6);
   const [xMode, setXMode] = useState<XAxisMode>("step");
   const [filter, setFilter] = useState("");
@@ -72,7 +77,14 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
         {groupMetricKeys(shown)
           .flatMap((g) => g.keys)
           .map((key) => (
-            <MetricChart key={key} title={key} xMode={xMode} points={toChartPoints(series.data?.[key], smoothing, xMode)} />
+            <MetricChart
+              key={key}
+              title={key}
+              xMode={xMode}
+              syncId={`run-${runId}`}
+              onPickStep={(step) => router.push(`/runs/${runId}/trajectories?stepMin=${step}&stepMax=${step}`)}
+              points={toChartPoints(series.data?.[key], smoothing, xMode)}
+            />
           ))}
       </div>
     </section>

@@ -24,3 +24,23 @@ test("a finished run's page shows its curves; the runs list filters by status", 
   await page.getByLabel("Status").selectOption("failed");
   await expect(page.getByText("No runs match")).toBeVisible();
 });
+
+test("a click on a curve opens that step's trajectories; hovering one chart marks the step on all; unknown ids are a 404", async ({ page }) => {
+  const runId = await openRun(page, GUESS_RUN);
+  const chart = page.locator('[data-testid="metric-chart"][data-key="reward/mean"] .recharts-surface');
+  await expect(chart).toBeVisible();
+  const box = (await chart.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+  // The shared hover line: the other charts draw their cursor at the same step too (recharts draws one only while
+  // a chart's tooltip is active).
+  await expect.poll(() => page.locator('[data-testid="metric-chart"] .recharts-tooltip-cursor').count()).toBeGreaterThan(1);
+  await page.mouse.click(box.x + box.width * 0.6, box.y + box.height / 2);
+  await expect(page).toHaveURL(new RegExp(`/runs/${runId}/trajectories\\?stepMin=(\\d+)&stepMax=\\1`));
+  await expect(page.getByTestId("trajectory-row").first()).toBeVisible();
+
+  for (const path of ["/runs/no-such-run", `/runs/${runId}/trajectories/no-such-trajectory`, `/runs/${runId}/groups/no-such-group`]) {
+    const res = await page.goto(path);
+    expect(res?.status(), path).toBe(404);
+    await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+  }
+});
