@@ -27,7 +27,6 @@ function useSeen<T extends Element>(): [React.RefObject<T | null>, boolean] {
   useEffect(() => {
     const el = ref.current;
     if (!el || seen) return;
-    if (typeof IntersectionObserver === "undefined") return setSeen(true);
     const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setSeen(true), { rootMargin: "200px" });
     observer.observe(el);
     return () => observer.disconnect();
