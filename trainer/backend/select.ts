@@ -46,7 +46,7 @@ export function localWasmDir(): string {
 
 async function tryTensorflow(): Promise<string | null> {
   try {
-    // Optional dependency: its install downloads libtensorflow, which fails offline (GUIDE.md), so it is usually absent.
+    // Optional dependency: its install downloads libtensorflow, which fails without network access to its binaries, so it is usually absent.
     await import(/* webpackIgnore: true */ "@tensorflow/tfjs-node-gpu" as string);
   } catch (e) {
     return `@tensorflow/tfjs-node-gpu could not be loaded (${firstLine(e)})`;

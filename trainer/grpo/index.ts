@@ -15,7 +15,7 @@
  *
  * Conventions: std is unbiased (N-1) except DAPO's keep rule and ART; masks are 0/1; token matrices are
  * [batch][tokens]; unscorable rewards are `null` and never count as 0. Variants are chosen by name; an unknown
- * name throws `UnknownVariantError` listing the valid ones. Checked against `/work/shared/reference/grpo-vectors.json`.
+ * name throws `UnknownVariantError` listing the valid ones. Checked against the reference vectors (tests/fixtures/shared/reference/grpo-vectors.json).
  */
 export { UnknownVariantError, pickByName } from "./registry";
 export {

@@ -171,7 +171,7 @@ const SECTIONS: Record<string, (section: JsonObject) => void> = {
   userrl_grpo_multiturn: checkMultiTurn,
 };
 
-describe("reference vectors (/work/shared/reference/grpo-vectors.json)", () => {
+describe("reference vectors (grpo-vectors.json: ../shared/reference, else tests/fixtures/shared/reference)", () => {
   it("has a checker for every section of the file", () => {
     const unknown = Object.keys(ref).filter((k) => k !== "_meta" && !(k in SECTIONS));
     assert.deepEqual(unknown, [], "add a checker for the new section(s)");

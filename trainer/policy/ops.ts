@@ -1,5 +1,5 @@
 /**
- * Differentiable building blocks shaped for the wasm backend (GUIDE.md, measured): its matMul is fast only for
+ * Differentiable building blocks shaped for the wasm backend (measured with bench:matmul): its matMul is fast only for
  * untransposed, unbatched 2-D operands (~10-25 GFLOP/s vs ~1 GFLOP/s otherwise), and `gather` has no gradient there
  * (UnsortedSegmentSum is missing). So every matMul here has a custom gradient that transposes explicitly, and index
  * lookups gather forward and scatter backward in plain JS (O(rows x width), far cheaper than a one-hot matMul).

@@ -3,7 +3,7 @@
  * maps 1:1 onto `model.safetensors`.
  *
  * Layout note: nn.Linear stores weight as [out, in] and computes x @ W^T. We keep projection weights as [in, out]
- * inside TF.js because wasm's matMul is only fast untransposed (GUIDE.md); checkpoint/ transposes on save and load,
+ * inside TF.js because wasm's matMul is only fast untransposed (measured with bench:matmul); checkpoint/ transposes on save and load,
  * so files always hold the transformers layout. `transposed: true` marks those tensors.
  */
 import { headDim, type ModelConfig } from "./config";

@@ -1,11 +1,11 @@
 /**
- * Test-only loader for the shared reference vectors (`/work/shared/reference/grpo-vectors.json`, plain-python
- * float64 transcriptions of upstream code). Tests run with cwd = repo root, the data sits in ../shared.
+ * Test-only loader for the GRPO reference vectors (plain-python float64 transcriptions of verl, TRL, UserRL and
+ * DAPO code): ../shared/reference/grpo-vectors.json when present, else the copy vendored in tests/fixtures/shared.
  */
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import assert from "node:assert/strict";
 import type * as tf from "@tensorflow/tfjs";
+import { sharedData } from "../../../tests/fixtures/shared-data";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -13,8 +13,7 @@ export type JsonObject = { [key: string]: Json };
 export const REFERENCE_TOLERANCE = 1e-5;
 
 export function loadReferenceVectors(): JsonObject {
-  const file = path.resolve(process.cwd(), "../shared/reference/grpo-vectors.json");
-  return JSON.parse(readFileSync(file, "utf8")) as JsonObject;
+  return JSON.parse(readFileSync(sharedData("reference/grpo-vectors.json").dir, "utf8")) as JsonObject;
 }
 
 export function asObject(value: Json | undefined, what: string): JsonObject {

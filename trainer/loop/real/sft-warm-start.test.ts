@@ -9,9 +9,10 @@ import { getEnvironment } from "../../envs/registry";
 import type { Demonstration, Environment, EpisodeContext, LlmChat, Task } from "../../envs/types";
 import { ByteTokenizer } from "../../policy/tokenizer/byte";
 import { loadDemonstrations, tokeniseDemonstrations } from "./sft-warm-start";
+import { sharedData } from "../../../tests/fixtures/shared-data";
 
 const tok = new ByteTokenizer();
-const SGD_TRAIN = path.resolve(process.cwd(), "../shared/data/sgd/train");
+const SGD_TRAIN = sharedData("data/sgd/train").dir;
 const offline: LlmChat = { chat: async (req) => ({ text: req.offline ? await req.offline() : "", callId: "offline" }) };
 const ctx = (): EpisodeContext => ({ seed: 1, llm: offline, maxTurns: 100 });
 
