@@ -22,6 +22,8 @@ interface SuiteResult {
   passed: number;
   failed: number;
   seconds: number;
+  /** Tests that failed and then passed on a retry: counted as passed, but named so nobody mistakes them for green. */
+  flaky?: string[];
 }
 const results: SuiteResult[] = [];
 function readOnlyFlag(argv: string[]): Set<string> | null {
@@ -53,7 +55,26 @@ function findTests(dirs: string[], suffix: string): string[] {
   return out.sort();
 }
 
-function timed(name: string, fn: () => { passed: number; failed: number }) {
+interface PlaywrightSuite {
+  title: string;
+  specs?: { title: string; tests: { status: string }[] }[];
+  suites?: PlaywrightSuite[];
+}
+interface PlaywrightReport {
+  stats: { expected: number; unexpected: number; flaky: number };
+  suites: PlaywrightSuite[];
+}
+
+/** Titles of the tests Playwright marked "flaky" (failed, then passed on a retry). */
+function flakyTitles(suites: PlaywrightSuite[], prefix = ""): string[] {
+  return suites.flatMap((s) => {
+    const here = prefix ? `${prefix} › ${s.title}` : s.title;
+    const specs = (s.specs ?? []).filter((spec) => spec.tests.some((t) => t.status === "flaky")).map((spec) => `${here} › ${spec.title}`);
+    return [...specs, ...flakyTitles(s.suites ?? [], here)];
+  });
+}
+
+function timed(name: string, fn: () => { passed: number; failed: number; flaky?: string[] }) {
   const start = Date.now();
   console.log(`\n━━ ${name} ━━`);
   const r = fn();
@@ -114,8 +135,9 @@ if (want("e2e")) {
       const code = run(process.execPath, ["node_modules/@playwright/test/cli.js", "test"], { E2E_DATABASE_URL: e2eDb.url, E2E_START_WORKER: "true", ROLLOUT_LAB_DATA_DIR: e2eDataDir });
       const report = "test-results/e2e-results.json";
       if (!existsSync(report)) return { passed: 0, failed: 1 };
-      const stats = (JSON.parse(readFileSync(report, "utf8")) as { stats: { expected: number; unexpected: number; flaky: number } }).stats;
-      return { passed: stats.expected + stats.flaky, failed: stats.unexpected || (code !== 0 ? 1 : 0) };
+      const json = JSON.parse(readFileSync(report, "utf8")) as PlaywrightReport;
+      const { stats } = json;
+      return { passed: stats.expected + stats.flaky, failed: stats.unexpected || (code !== 0 ? 1 : 0), flaky: flakyTitles(json.suites) };
     });
   } finally {
     await dropDatabase(e2eDb.name);
@@ -124,7 +146,11 @@ if (want("e2e")) {
 }
 
 console.log("\n━━ summary ━━");
-for (const r of results) console.log(`${r.name.padEnd(12)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  ${r.seconds.toFixed(1)}s`);
+for (const r of results) {
+  const flaky = r.flaky?.length ? `  (${r.flaky.length} flaky: passed only on a retry)` : "";
+  console.log(`${r.name.padEnd(12)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  ${r.seconds.toFixed(1)}s${flaky}`);
+  for (const title of r.flaky ?? []) console.log(`  flaky: ${title}`);
+}
 const passed = results.reduce((s, r) => s + r.passed, 0);
 const failed = results.reduce((s, r) => s + r.failed, 0);
 // Running nothing is a failure, not a pass: a typo in --only must not turn CI green.

@@ -34,10 +34,13 @@ test("a fault rate injects faults reproducibly for a given seed", async () => {
   assert.ok(a.includes(200) && a.some((s) => s === 500 || s === 429));
 });
 
-test("close() returns even while a request hangs", async () => {
+test("close() returns even while a request hangs", { timeout: 30_000 }, async (t) => {
   const server = await startFakeLlmServer({ faults: { script: ["hang"] } });
+  // Closed whatever happens below, so a failing assertion cannot leave the server holding the file open.
+  t.after(() => server.close());
   const pending = fetch(`${server.url}/chat/completions`, { method: "POST", body: JSON.stringify({ messages: [] }) }).catch((e: unknown) => e);
-  await new Promise((r) => setTimeout(r, 50));
+  // Wait until the server holds the request (no fixed sleep: under load it may take a while to arrive).
+  while (server.stats.inFlight === 0) await new Promise((r) => setTimeout(r, 5));
   assert.equal(server.stats.inFlight, 1);
   await server.close();
   assert.ok((await pending) instanceof Error);
