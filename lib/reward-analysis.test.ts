@@ -46,7 +46,7 @@ test("pairwise agreement between two judges only counts trajectories both scored
   assert.deepEqual(pairwiseAgreement(a, b), { compared: 2, agreementRate: 0.5 });
 });
 
-test("component analysis: curves per step, variance shares summing to 1 for an additive reward, disagreements", () => {
+test("component analysis: curves per step, correlations with the reward that stay in [−1, 1], disagreements", () => {
   const rows = [
     { id: "t1", step: 0, reward: 1.5, components: { goal: 1, verified: 0.5 } },
     { id: "t2", step: 0, reward: 0, components: { goal: 0, verified: 0 } },
@@ -57,8 +57,12 @@ test("component analysis: curves per step, variance shares summing to 1 for an a
   assert.deepEqual(a.components, ["goal", "verified"], "judge agreement is not a reward component");
   assert.deepEqual(a.steps.map((s) => s.means.goal), [0.5, 1]);
   assert.equal(a.steps[1].rewardMean, 1.5);
-  const sum = (a.contributions.goal ?? 0) + (a.contributions.verified ?? 0);
-  assert.ok(Math.abs(sum - 1) < 1e-9, `shares sum to 1, got ${sum}`);
+  for (const c of a.components) assert.ok(Math.abs(a.correlations[c]!) <= 1, `${c}: ${a.correlations[c]}`);
+  assert.ok(a.correlations.goal! > 0.5 && a.correlations.verified! > 0.5, "both components move with the reward");
+  // A counter on a different scale (tool errors that fall as the reward rises) reads as a negative correlation, not −2000%.
+  const counter = analyseComponents([0, 1, 2, 3].map((i) => ({ id: `c${i}`, step: 0, reward: i / 3, components: { goal: i / 3, tool_errors: 30 - 10 * i } })));
+  assert.ok(Math.abs(counter.correlations.tool_errors! + 1) < 1e-9, String(counter.correlations.tool_errors));
+  assert.equal(analyseComponents([{ id: "k", step: 0, reward: 1, components: { x: 1 } }, { id: "l", step: 0, reward: 0, components: { x: 1 } }]).correlations.x, null, "a constant component has no correlation");
   assert.deepEqual(a.disagreements.map((d) => d.trajectoryId), ["t4"]);
   assert.deepEqual(a.disagreements[0].low, ["verified"]);
 });

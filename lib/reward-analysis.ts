@@ -153,11 +153,12 @@ export interface ComponentAnalysis {
   components: string[];
   steps: ComponentStep[];
   /**
-   * Share of the total reward's variance each component accounts for: cov(component, reward) / var(reward). For an
-   * additive reward the shares sum to 1; a component with share ~0 does not move the total, one with a negative
-   * share works against it.
+   * Pearson correlation of each component with the total reward over the scored trajectories, in [−1, 1]: near 1 the
+   * component moves with the reward, near 0 it does not drive it, negative it works against it. (Shares of variance,
+   * cov / var, were shown before: with correlated components or counters such as tool_errors they left [0, 1] and
+   * read as 102% or −2000%. A correlation is always readable.) null when either side is constant.
    */
-  contributions: Record<string, number | null>;
+  correlations: Record<string, number | null>;
   /** Trajectories where one component says "good" (≥ 0.5) and another says "bad" (< 0.5), largest spread first. */
   disagreements: { trajectoryId: string; step: number; reward: number | null; high: string[]; low: string[]; spread: number }[];
 }
@@ -167,6 +168,22 @@ const NOT_A_COMPONENT = new Set(["judge_agreement"]);
 
 function numericComponents(c: Record<string, unknown>): [string, number][] {
   return Object.entries(c).filter((e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1]) && !NOT_A_COMPONENT.has(e[0]));
+}
+
+/** Pearson correlation; null with fewer than 2 points or when either side is constant. */
+export function pearson(xs: number[], ys: number[]): number | null {
+  if (xs.length < 2 || xs.length !== ys.length) return null;
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < xs.length; i++) {
+    sxy += (xs[i] - mx) * (ys[i] - my);
+    sxx += (xs[i] - mx) ** 2;
+    syy += (ys[i] - my) ** 2;
+  }
+  return sxx === 0 || syy === 0 ? null : sxy / Math.sqrt(sxx * syy);
 }
 
 export function analyseComponents(rows: ComponentRow[], disagreementLimit = 50): ComponentAnalysis {
@@ -183,18 +200,10 @@ export function analyseComponents(rows: ComponentRow[], disagreementLimit = 50):
     });
 
   const scored = rows.filter((r) => r.reward !== null);
-  const rMean = meanOf(scored.map((r) => r.reward as number));
-  const varR = rMean === null ? 0 : scored.reduce((a, r) => a + ((r.reward as number) - rMean) ** 2, 0) / scored.length;
-  const contributions: Record<string, number | null> = {};
+  const correlations: Record<string, number | null> = {};
   for (const name of names) {
     const both = scored.filter((r) => typeof r.components[name] === "number");
-    if (both.length < 2 || varR === 0 || rMean === null) {
-      contributions[name] = null;
-      continue;
-    }
-    const cMean = both.reduce((a, r) => a + (r.components[name] as number), 0) / both.length;
-    const cov = both.reduce((a, r) => a + ((r.components[name] as number) - cMean) * ((r.reward as number) - rMean), 0) / scored.length;
-    contributions[name] = cov / varR;
+    correlations[name] = pearson(both.map((r) => r.components[name] as number), both.map((r) => r.reward as number));
   }
 
   const disagreements: ComponentAnalysis["disagreements"] = [];
@@ -208,5 +217,5 @@ export function analyseComponents(rows: ComponentRow[], disagreementLimit = 50):
     }
   }
   disagreements.sort((a, b) => b.spread - a.spread || a.step - b.step);
-  return { components: names, steps, contributions, disagreements: disagreements.slice(0, disagreementLimit) };
+  return { components: names, steps, correlations, disagreements: disagreements.slice(0, disagreementLimit) };
 }

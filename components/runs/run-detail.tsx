@@ -10,6 +10,7 @@ import { ProgressBar } from "./progress-bar";
 import { RunActions } from "./run-actions";
 import { StatusBadge } from "./status-badge";
 import { RewardHealthPanel } from "@/components/signals/reward-health-panel";
+import { RunHealthBanner } from "@/components/signals/run-health-banner";
 
 function isLive(status: string | undefined) {
   return status === "running" || status === "queued";
@@ -72,6 +73,7 @@ export function RunDetail({ runId }: { runId: string }) {
           {r.error}
         </p>
       )}
+      <RunHealthBanner runId={r.id} live={live} />
       <MetricPanel runId={r.id} live={live} progress={`${r.status}:${r.step}`} />
       <RewardHealthPanel runId={r.id} />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">

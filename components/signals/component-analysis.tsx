@@ -1,5 +1,5 @@
 "use client";
-/** Per-component reward analysis: each component's curve, its share of the total's variance, and disagreements. */
+/** Per-component reward analysis: each component's curve, its correlation with the total reward, and disagreements. */
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
@@ -34,10 +34,10 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
         </ResponsiveContainer>
       </div>
       <table className="text-sm">
-        <thead className="text-left text-xs text-slate-500"><tr><th className="pr-6">Component</th><th>Share of reward variance</th></tr></thead>
+        <thead className="text-left text-xs text-slate-500"><tr><th className="pr-6">Component</th><th title="Pearson correlation with the total reward over the scored trajectories">Correlation with the reward</th></tr></thead>
         <tbody>
           {a.components.map((c) => (
-            <tr key={c} className="border-t border-slate-100" data-testid="component-row"><td className="pr-6">{c}</td><td className="tabular-nums">{a.contributions[c] === null ? "—" : `${Math.round((a.contributions[c] ?? 0) * 100)}%`}</td></tr>
+            <tr key={c} className="border-t border-slate-100" data-testid="component-row"><td className="pr-6">{c}</td><td className="tabular-nums">{a.correlations[c] === null || a.correlations[c] === undefined ? "—" : a.correlations[c]!.toFixed(2)}</td></tr>
           ))}
         </tbody>
       </table>

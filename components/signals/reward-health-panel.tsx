@@ -6,10 +6,12 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { QueryState } from "@/components/trajectories/badges";
 import { ReliabilitySummary } from "./reliability-summary";
 import { WarningList } from "./warning-list";
+import { useRunHealth } from "./run-health-banner";
 
 export function RewardHealthPanel({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const warnings = useQuery(trpc.signals.warnings.queryOptions({ runId }));
+  const health = useRunHealth(runId);
   return (
     <section className="space-y-3 rounded border border-slate-200 bg-white p-4" data-testid="reward-health">
       <div className="flex items-center gap-4">
@@ -18,7 +20,7 @@ export function RewardHealthPanel({ runId }: { runId: string }) {
         <Link href={`/runs/${runId}/rescoring`} className="text-sm text-blue-700 hover:underline">Re-judge</Link>
       </div>
       <ReliabilitySummary runId={runId} compact />
-      {warnings.data ? <WarningList runId={runId} signals={warnings.data.signals} limit={3} /> : <QueryState loading={warnings.isLoading} error={warnings.error} what="reward signals" />}
+      {warnings.data ? <WarningList runId={runId} signals={warnings.data.signals} limit={3} notLearning={(health.data?.problems.length ?? 0) > 0} /> : <QueryState loading={warnings.isLoading} error={warnings.error} what="reward signals" />}
     </section>
   );
 }

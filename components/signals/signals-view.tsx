@@ -6,11 +6,13 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { QueryState } from "@/components/trajectories/badges";
 import { ComponentAnalysis } from "./component-analysis";
 import { ReliabilitySummary } from "./reliability-summary";
+import { RunHealthBanner, useRunHealth } from "./run-health-banner";
 import { WarningList } from "./warning-list";
 
 export function SignalsView({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const warnings = useQuery(trpc.signals.warnings.queryOptions({ runId }));
+  const health = useRunHealth(runId);
   return (
     <article className="space-y-6">
       <header>
@@ -18,6 +20,7 @@ export function SignalsView({ runId }: { runId: string }) {
         <h1 className="text-xl font-semibold">Reward signals</h1>
         <p className="text-sm text-slate-600">Is a rising reward a better policy, a noisy judge, a failing simulator or a policy pleasing the judge?</p>
       </header>
+      <RunHealthBanner runId={runId} />
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-700">Judge reliability</h2>
         <ReliabilitySummary runId={runId} />
@@ -26,7 +29,7 @@ export function SignalsView({ runId }: { runId: string }) {
         <h2 className="mb-2 text-sm font-semibold text-slate-700">
           Warnings{warnings.data ? ` (${warnings.data.signals.length}, from ${warnings.data.trajectoriesAnalysed} trajectories${warnings.data.truncated ? ", most recent only" : ""})` : ""}
         </h2>
-        {warnings.data ? <WarningList runId={runId} signals={warnings.data.signals} /> : <QueryState loading={warnings.isLoading} error={warnings.error} what="reward signals" />}
+        {warnings.data ? <WarningList runId={runId} signals={warnings.data.signals} notLearning={(health.data?.problems.length ?? 0) > 0} /> : <QueryState loading={warnings.isLoading} error={warnings.error} what="reward signals" />}
       </section>
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-700">Reward components</h2>

@@ -3,8 +3,15 @@
 import Link from "next/link";
 import type { Signal } from "@/lib/reward-signals";
 
-export function WarningList({ runId, signals, limit }: { runId: string; signals: Signal[]; limit?: number }) {
-  if (signals.length === 0) return <p className="text-sm text-emerald-700" data-testid="no-warnings">No reward-hacking or simulator-failure signals.</p>;
+/** `notLearning`: the run has health problems, so "no warnings" must not read as an all-clear. */
+export function WarningList({ runId, signals, limit, notLearning = false }: { runId: string; signals: Signal[]; limit?: number; notLearning?: boolean }) {
+  if (signals.length === 0) {
+    return notLearning ? (
+      <p className="text-sm text-slate-600" data-testid="no-warnings">No reward-hacking signals, which means little here: the run is not learning (see above).</p>
+    ) : (
+      <p className="text-sm text-emerald-700" data-testid="no-warnings">No reward-hacking or simulator-failure signals.</p>
+    );
+  }
   const shown = limit ? signals.slice(0, limit) : signals;
   return (
     <ul className="space-y-2">

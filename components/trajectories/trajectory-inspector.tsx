@@ -39,6 +39,9 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
   if (t.isLoading || t.isError) return <QueryState loading={t.isLoading} error={t.error} what="this trajectory" />;
   const d = t.data!;
   const calls = summarizeCalls(d.llmCalls);
+  // A programmatic reward (τ²'s DB / action / communicate checks, BFCL's state check, a game's rules) is not a judge:
+  // say "judge" only when an LLM judge was called for this episode.
+  const judged = d.llmCalls.some((c) => c.role === "judge");
   const components = Object.entries(d.rewardComponents);
   const backToList = `/runs/${runId}/trajectories${query ? `?${query}` : ""}`;
 
@@ -94,7 +97,7 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
         <div className="rounded border border-slate-200 bg-white p-3">
           <h2 className="mb-2 text-sm font-semibold text-slate-700">Reward</h2>
           {components.length === 0 ? (
-            <p className="text-sm text-slate-500">{d.reward === null ? "Unscored: the judge gave no usable verdict." : "No components recorded."}</p>
+            <p className="text-sm text-slate-500">{d.reward === null ? (judged ? "Unscored: the judge gave no usable verdict." : "Unscored.") : "No components recorded."}</p>
           ) : (
             <table className="w-full text-sm">
               <tbody>
@@ -111,7 +114,7 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
               </tbody>
             </table>
           )}
-          <h3 className="mt-3 mb-1 text-xs font-semibold text-slate-600">Judge reasoning</h3>
+          <h3 className="mt-3 mb-1 text-xs font-semibold text-slate-600">{judged ? "Judge reasoning" : "How it was scored"}</h3>
           <p className="whitespace-pre-wrap text-sm text-slate-700" data-testid="judge-reasoning">{d.reasoning || <span className="italic text-slate-500">none recorded</span>}</p>
         </div>
         <div className="rounded border border-slate-200 bg-white p-3">
@@ -129,7 +132,7 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
 
       {linked && linked.unattached.length > 0 && (
         <section>
-          <h2 className="mb-2 text-sm font-semibold text-slate-700">Judge and other LLM calls</h2>
+          <h2 className="mb-2 text-sm font-semibold text-slate-700">{judged ? "Judge and other LLM calls" : "Other LLM calls"}</h2>
           <div className="space-y-1">
             {linked.unattached.map((c) => (
               <LlmCallView key={c.id} call={c} />

@@ -131,6 +131,17 @@ export const REST_ROUTES: RestRoute[] = [
     summary: "Queue a new run with another run's config (optionally overridden)",
   },
   { kind: "procedure", method: "GET", path: "/runs/{id}/metrics", procedure: "runActions.metrics", params: idParam, scope: "read", tag: "runs", summary: "Metric series, downsampled (mean with min/max per bucket)" },
+  {
+    kind: "procedure",
+    method: "GET",
+    path: "/runs/{id}/health",
+    procedure: "signals.health",
+    params: runIdParam,
+    scope: "read",
+    tag: "rewards",
+    summary: "Whether the run can learn: problems such as groups without reward variance, zero gradients, full contexts or failing judges",
+    description: "Each problem is reported once with the steps it was seen on (firstStep, lastStep, steps of stepsChecked), a severity and a detail with figures.",
+  },
   { kind: "procedure", method: "GET", path: "/runs/{id}/checkpoints", procedure: "runActions.checkpoints", params: idParam, scope: "read", tag: "runs", summary: "List a run's checkpoints" },
   {
     kind: "procedure",

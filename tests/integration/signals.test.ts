@@ -59,11 +59,11 @@ test("warnings name the step and link the offending trajectories", async () => {
   assert.ok(signals.some((s) => s.kind === "near_identical_group" && s.step === 59));
 });
 
-test("component analysis: curves per step, contributions, and trajectories where components disagree", async () => {
+test("component analysis: curves per step, correlations with the reward, and trajectories where components disagree", async () => {
   const a = await caller.signals.components({ runId });
   assert.deepEqual(a.components, ["format", "goal", "verified_reservation"]);
   const s30 = a.steps.find((s) => s.step === 30);
   assert.ok(s30 && s30.means.goal !== null && s30.means.goal > 0 && s30.means.goal <= 1);
-  assert.ok((a.contributions.goal ?? 0) > (a.contributions.verified_reservation ?? 0), "the goal drives the demo's reward");
+  assert.ok((a.correlations.goal ?? 0) > (a.correlations.verified_reservation ?? 0), "the goal drives the reward more than the verification");
   assert.ok(a.disagreements.some((d) => d.high.includes("goal") && d.low.includes("verified_reservation")));
 });

@@ -1,0 +1,36 @@
+/**
+ * Can this run learn? The checks of lib/run-health.ts over the run's metric series and the summaries of its most
+ * recent training trajectories. Format errors are counted in SQL so no conversation leaves the database.
+ */
+import { assessRunHealth, type HealthTrajectory } from "../../lib/run-health";
+import type { PrismaClient } from "../db/client";
+import { notFound } from "../errors";
+
+const MAX_TRAJECTORIES = 4000;
+const KEYS = ["reward/mean", "reward/zero_variance_group_frac", "adv/min", "adv/max", "grad/norm"];
+
+export async function getRunHealth(db: PrismaClient, input: { runId: string }) {
+  const run = await db.run.findUnique({ where: { id: input.runId }, select: { id: true } });
+  if (!run) throw notFound("Run", input.runId);
+  const points = await db.metricPoint.findMany({ where: { runId: input.runId, key: { in: KEYS } }, select: { key: true, step: true, value: true }, orderBy: { step: "asc" } });
+  const metrics: Record<string, { step: number; value: number }[]> = {};
+  for (const p of points) (metrics[p.key] ??= []).push({ step: p.step, value: p.value });
+  const rows = await db.$queryRaw<{ step: number; reward: number | null; status: string; endReason: string | null; components: unknown; numTurns: number; formatErrors: bigint }[]>`
+    SELECT t.step, t.reward, t.status::text AS status, t."endReason", t."rewardComponents" AS components, t."numTurns",
+           (SELECT count(*) FROM jsonb_array_elements(CASE WHEN jsonb_typeof(t.conversation) = 'array' THEN t.conversation ELSE '[]'::jsonb END) m
+             WHERE m ? 'formatError') AS "formatErrors"
+      FROM "Trajectory" t
+     WHERE t."runId" = ${input.runId} AND t.split = 'train'
+     ORDER BY t.step DESC
+     LIMIT ${MAX_TRAJECTORIES}`;
+  const trajectories: HealthTrajectory[] = rows.map((r) => ({
+    step: r.step,
+    reward: r.reward,
+    status: r.status,
+    endReason: r.endReason,
+    components: r.components && typeof r.components === "object" && !Array.isArray(r.components) ? (r.components as Record<string, unknown>) : {},
+    policyTurns: r.numTurns,
+    formatErrors: Number(r.formatErrors),
+  }));
+  return { problems: assessRunHealth({ metrics, trajectories }), trajectoriesChecked: trajectories.length, truncated: rows.length === MAX_TRAJECTORIES };
+}
