@@ -24,7 +24,9 @@ const dataPath = (what: string) =>
 
 export const ADVANTAGE_ESTIMATORS = ["grpo", "trl", "drgrpo", "art"] as const;
 export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"] as const;
-export const KL_ESTIMATORS = ["k1", "k2", "k3"] as const;
+/** k1 / k2 / k3 (Schulman's estimators; k3 = verl low_var_kl) and verl's straight-through k1+ / k3+ (value of k1 or
+ * k3, gradient of k2: unbiased KL gradients). */
+export const KL_ESTIMATORS = ["k1", "k2", "k3", "k1+", "k3+"] as const;
 export const TURN_CREDIT_METHODS = ["none", "equalized", "r2g", "em"] as const;
 export const TRAJECTORY_SCORES = ["sum", "r2g"] as const;
 export const BUILTIN_MODEL_SIZES = Object.keys(BUILTIN_MODEL_DIMS) as BuiltinModelSize[];
@@ -96,7 +98,12 @@ export const runConfigSchema = z
         learningRate: z.number().positive().max(1).default(1e-3),
         clipLow: z.number().min(0).max(1).default(0.2).describe("PPO clip ε below 1."),
         clipHigh: z.number().min(0).max(10).default(0.28).describe("PPO clip ε above 1 (DAPO clip-higher)."),
-        dualClip: z.number().min(1).optional().describe("Dual-clip constant c (> 1) bounding negative-advantage losses."),
+        dualClip: z
+          .number()
+          .gt(1)
+          .nullable()
+          .default(3)
+          .describe("Dual-clip constant c (> 1) capping the loss of negative-advantage tokens at −A·c (verl clip_ratio_c, on by default at 3); null disables it (TRL)."),
         klEstimator: z.enum(KL_ESTIMATORS).default("k3"),
         klCoef: z.number().min(0).default(0).describe("KL-to-reference coefficient (0 disables the reference model)."),
         klInReward: z
@@ -110,6 +117,14 @@ export const runConfigSchema = z
         trajectoryScore: z.enum(TRAJECTORY_SCORES).default("sum"),
         gamma: z.number().min(0).max(1).default(1),
         dynamicSampling: z.boolean().default(false).describe("Drop groups whose rewards do not vary (DAPO)."),
+        overlongPenalty: z
+          .object({
+            bufferTokens: positiveInt(1_000_000).describe("Length of the soft zone before the most an episode can generate (DAPO: 4,096 of 20,480)."),
+            factor: z.number().min(0).max(10).default(1).describe("Penalty at the maximum length (DAPO: 1)."),
+          })
+          .strict()
+          .optional()
+          .describe("DAPO's soft overlong punishment: scores of episodes whose policy tokens reach into the last bufferTokens of rollout.maxNewTokens × maxTurns lose up to factor, linearly, before group advantages (stored rewards stay the environment's)."),
         ppoEpochs: positiveInt(16).default(1),
         minibatchSize: positiveInt(4096).default(16).describe("Trajectories per optimiser step."),
         microBatchSize: positiveInt(4096)
@@ -212,6 +227,15 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
       code: "custom",
       path: ["grpo", "groupSize"],
       message: "groupSize must be at least 2: group-relative advantages compare samples of the same task. Raise groupSize.",
+    });
+  }
+  if (c.grpo.turnCredit !== "none" && c.grpo.advantageEstimator !== "grpo") {
+    // UserRL's turn-level credit computes its own group normalisation of turn rewards; combining it with another
+    // outcome estimator has no definition in either system, and ignoring one of the two silently misleads.
+    ctx.addIssue({
+      code: "custom",
+      path: ["grpo", "advantageEstimator"],
+      message: `grpo.turnCredit "${c.grpo.turnCredit}" computes its own turn-level advantages (UserRL), so grpo.advantageEstimator "${c.grpo.advantageEstimator}" would be ignored. Set advantageEstimator to "grpo", or turnCredit to "none".`,
     });
   }
   const batch = c.grpo.groupsPerStep * c.grpo.groupSize;

@@ -121,6 +121,11 @@ test("runs cancel stops a waiting run: the worker sees cancelRequested, the wait
   assert.match(cancel.stdout, /Cancel requested/);
   const row = await server.db.prisma.run.findUniqueOrThrow({ where: { id } });
   assert.equal(row.cancelRequested, true);
+  // The waiting CLI shows the pending cancel on its next poll; only then does the (simulated) worker honour it, or
+  // the run could go straight from "running" to "cancelled" between two polls.
+  let seen = "";
+  waiting.child.stderr!.on("data", (d) => (seen += d));
+  for (let i = 0; i < 200 && !/cancel requested/.test(seen); i++) await sleep(50);
   await server.db.prisma.run.update({ where: { id }, data: { status: "cancelled", finishedAt: new Date() } }); // the worker honours it
   const result = await waiting;
   assert.equal(result.code, 6, result.stderr);

@@ -212,3 +212,34 @@ test("a run whose every judgement fails is failed after a few steps, not finishe
   const outcome = await trainRun(parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 6 } }), flaky, createMemorySink(), control());
   assert.equal(outcome.kind, "completed", "two unscored final steps are not yet three");
 });
+
+test("DAPO's overlong penalty lowers the scores of episodes that reach into the soft zone, before advantages", async () => {
+  // 4 turns × 10 new tokens = at most 40 policy tokens; the last 20 are the soft zone, factor 1.
+  const config = parseRunConfig({
+    ...base,
+    rollout: { maxTurns: 4, maxNewTokens: 10 },
+    grpo: { ...base.grpo, steps: 1, overlongPenalty: { bufferTokens: 20, factor: 1 } },
+    evaluation: { testFreq: 0 },
+  });
+  const deps = createFakeDeps({ checkpointDir: tmp() });
+  const real = deps.runGroup.bind(deps);
+  deps.runGroup = async (req) => {
+    const r = await real(req);
+    r.samples.forEach((s, i) => {
+      s.record.reward = 1; // every sample solves the task: only length separates them
+      s.record.responseTokens = [10, 20, 30, 40][i];
+    });
+    return r;
+  };
+  const sink = createMemorySink();
+  await trainRun(config, deps, sink, control());
+  const step = sink.steps.get(0)!;
+  for (const g of step.groups) {
+    const adv = g.trajectories.map((t) => t.advantage as number);
+    assert.ok(adv[0] === adv[1] && adv[1] > adv[2] && adv[2] > adv[3], `shorter than the soft zone ties, then longer is worse: ${adv.join(", ")}`);
+    assert.deepEqual(g.trajectories.map((t) => t.reward), [1, 1, 1, 1], "stored rewards stay the environment's");
+  }
+  // Penalties 0, 0, −0.5, −1 → mean −0.375; half the episodes penalised.
+  assert.equal(step.metrics["reward/overlong_penalty_mean"], -0.375);
+  assert.equal(step.metrics["reward/overlong_frac"], 0.5);
+});

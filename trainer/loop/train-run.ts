@@ -22,6 +22,7 @@ import { firstLine } from "../../lib/error-text";
 import type { RunConfig } from "../../lib/run-config";
 import type { Task } from "../envs/types";
 import { computeGroupAdvantages } from "../grpo/advantages";
+import { computeOverlongPenalty } from "../grpo/dapo";
 import { summariseEval, summariseStep } from "../record/summarise-step";
 import type { EventRecord, GroupRecord } from "../record/step-record";
 import { mapLimit } from "./map-limit";
@@ -86,7 +87,7 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       const shaped = deps.adjustScores
         ? await deps.adjustScores(rollouts.map((r) => ({ samples: r.samples.map((s) => s.sample), rewards: r.samples.map((s) => s.record.reward) })), step)
         : null;
-      const { groups, updateGroups } = scoreGroups(config, selection.tasks, rollouts, shaped);
+      const { groups, updateGroups, metrics: scoreMetrics } = scoreGroups(config, selection.tasks, rollouts, shaped);
       const dropped = groups.filter((g) => g.dropped).length;
       if (dropped) events.push({ level: "info", message: `Dynamic sampling dropped ${dropped} of ${groups.length} groups (all rewards equal).` });
       const unscored = groups.reduce((n, g) => n + g.trajectories.filter((t) => t.reward === null).length, 0);
@@ -141,6 +142,7 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
         ...summariseEval(evalGroups),
         ...meanOfGroupMetrics(rollouts),
         ...shaped?.metrics,
+        ...scoreMetrics,
         ...warm?.metrics,
       };
       if (warm) events.unshift(...warm.events);
@@ -210,13 +212,24 @@ function scoreGroups<S>(
   tasks: Task[],
   rollouts: GroupRollout<S>[],
   shaped: AdjustedScores | null,
-): { groups: GroupRecord[]; updateGroups: UpdateGroup<S>[] } {
+): { groups: GroupRecord[]; updateGroups: UpdateGroup<S>[]; metrics: Record<string, number> } {
   const rewards = rollouts.flatMap((r) => r.samples.map((s) => s.record.reward));
   const groupIds = rollouts.flatMap((r, g) => r.samples.map(() => g));
   const options = { estimator: config.grpo.advantageEstimator };
-  const scores = shaped ? shapedScores(rewards, rollouts, shaped) : rewards;
+  let scores = shaped ? shapedScores(rewards, rollouts, shaped) : rewards;
+  const metrics: Record<string, number> = {};
+  const overlong = config.grpo.overlongPenalty;
+  if (overlong) {
+    // DAPO's soft overlong punishment on the episode's policy tokens, against the most it could generate.
+    const maxResponseLength = config.rollout.maxNewTokens * config.rollout.maxTurns;
+    const opts = { maxResponseLength, bufferLength: Math.min(overlong.bufferTokens, maxResponseLength), penaltyFactor: overlong.factor };
+    const penalties = rollouts.flatMap((r) => r.samples.map((s) => computeOverlongPenalty(s.record.responseTokens, opts)));
+    scores = scores.map((v, i) => (v === null ? null : v + penalties[i]));
+    metrics["reward/overlong_penalty_mean"] = penalties.reduce((a, b) => a + b, 0) / Math.max(1, penalties.length);
+    metrics["reward/overlong_frac"] = penalties.filter((p) => p < 0).length / Math.max(1, penalties.length);
+  }
   const adv = computeGroupAdvantages(scores, groupIds, options);
-  const rewardStats = shaped ? computeGroupAdvantages(rewards, groupIds, options).groups : adv.groups;
+  const rewardStats = shaped || overlong ? computeGroupAdvantages(rewards, groupIds, options).groups : adv.groups;
   const groups: GroupRecord[] = [];
   const updateGroups: UpdateGroup<S>[] = [];
   let offset = 0;
@@ -230,7 +243,7 @@ function scoreGroups<S>(
     groups.push(toGroupRecord("train", g, tasks[g], rollout, advantages.map((a, i) => (scored[i] ? a : null)), dropped));
     if (!dropped && scored.some(Boolean)) updateGroups.push({ samples: rollout.samples.map((s) => s.sample), advantages, scored });
   });
-  return { groups, updateGroups };
+  return { groups, updateGroups, metrics };
 }
 
 /** Per key, the mean over the groups that report it (a group may report none). */

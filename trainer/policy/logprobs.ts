@@ -14,8 +14,13 @@ export interface TokenBatch {
   T: number;
 }
 
-/** Differentiable: {logp [B, T], entropy [B, T]} for a batch (entropy only when asked: it costs a softmax pass). */
-export function tokenLogProbs(model: DecoderLM, batch: TokenBatch, withEntropy = false): { logp: tf.Tensor2D; entropy?: tf.Tensor2D } {
+/**
+ * Differentiable: {logp [B, T], entropy [B, T]} for a batch (entropy only when asked: it costs a softmax pass).
+ * `temperature`: the sampling temperature the tokens were drawn at; logits are divided by it, as verl does for the
+ * old, current and reference log-probs, so the PPO ratio compares the distribution that was actually sampled
+ * (0, greedy decoding, has no distribution and counts as 1).
+ */
+export function tokenLogProbs(model: DecoderLM, batch: TokenBatch, withEntropy = false, temperature = 1): { logp: tf.Tensor2D; entropy?: tf.Tensor2D } {
   const { ids, B, T } = batch;
   const inputs = new Int32Array(B * (T - 1));
   const targets = new Int32Array(B * (T - 1));
@@ -25,7 +30,8 @@ export function tokenLogProbs(model: DecoderLM, batch: TokenBatch, withEntropy =
       targets[b * (T - 1) + t] = ids[b * T + t + 1];
     }
   }
-  const { logits } = model.forward(inputs, B, T - 1);
+  const { logits: raw } = model.forward(inputs, B, T - 1);
+  const logits = (temperature > 0 && temperature !== 1 ? tf.div(raw, temperature) : raw) as typeof raw;
   const pad = tf.zeros([B, 1]);
   const alignRows = (x: tf.Tensor) => tf.concat([pad, tf.reshape(x, [B, T - 1])], 1) as tf.Tensor2D;
   if (fusedOpsAvailable()) {
@@ -54,10 +60,10 @@ export function padMatrix(rows: number[][], T: number): Float32Array {
 }
 
 /** Non-differentiable per-token log-probs (old-policy / reference log-probs), in chunks of `batchSize` sequences. */
-export function computeLogProbs(model: DecoderLM, seqs: number[][], batchSize = 8): number[][] {
+export function computeLogProbs(model: DecoderLM, seqs: number[][], batchSize = 8, temperature = 1): number[][] {
   const out: number[][] = [];
   const step = chunkSize(model, seqs, batchSize);
-  for (let i = 0; i < seqs.length; i += step) out.push(...chunkLogProbs(model, seqs.slice(i, i + step)));
+  for (let i = 0; i < seqs.length; i += step) out.push(...chunkLogProbs(model, seqs.slice(i, i + step), temperature));
   return out;
 }
 
@@ -78,20 +84,20 @@ const ATTENTION_BUDGET_BYTES = 512 * 2 ** 20;
  * computeLogProbs for the worker: yields to the event loop between chunks (lease heartbeats, cancel requests) and
  * stops with the abort reason once `signal` fires.
  */
-export async function computeLogProbsYielding(model: DecoderLM, seqs: number[][], signal?: AbortSignal, batchSize = 8): Promise<number[][]> {
+export async function computeLogProbsYielding(model: DecoderLM, seqs: number[][], signal?: AbortSignal, batchSize = 8, temperature = 1): Promise<number[][]> {
   const out: number[][] = [];
   const step = chunkSize(model, seqs, batchSize);
   for (let i = 0; i < seqs.length; i += step) {
     await new Promise((resolve) => setImmediate(resolve));
     signal?.throwIfAborted();
-    out.push(...chunkLogProbs(model, seqs.slice(i, i + step)));
+    out.push(...chunkLogProbs(model, seqs.slice(i, i + step), temperature));
   }
   return out;
 }
 
-function chunkLogProbs(model: DecoderLM, chunk: number[][]): number[][] {
+function chunkLogProbs(model: DecoderLM, chunk: number[][], temperature: number): number[][] {
   const batch = padBatch(chunk);
-  const t = tf.tidy(() => tokenLogProbs(model, batch).logp);
+  const t = tf.tidy(() => tokenLogProbs(model, batch, false, temperature).logp);
   const data = t.dataSync() as Float32Array;
   t.dispose();
   return chunk.map((s, b) => Array.from(data.subarray(b * batch.T, b * batch.T + s.length)));

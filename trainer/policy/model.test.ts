@@ -56,3 +56,18 @@ test("gradients reach every weight, including the embedding through the custom l
   tf.dispose([value, ...Object.values(grads)]);
   m.dispose();
 });
+
+test("log-probs at the sampling temperature: logits divided by T (verl), so a huge T tends to uniform; T 1 and 0 are the plain ones", () => {
+  const m = new DecoderLM(PRESETS.micro, { seed: 4 });
+  const batch = padBatch([[3, 1, 4, 1, 5, 9]]);
+  const at = (t?: number) => tf.tidy(() => tokenLogProbs(m, batch, false, t).logp).arraySync()[0];
+  const plain = at();
+  assert.deepEqual(at(1), plain);
+  assert.deepEqual(at(0), plain, "greedy decoding has no distribution: treated as 1");
+  const hot = at(1e6);
+  const uniform = -Math.log(m.config.vocabSize);
+  for (let t = 1; t < hot.length; t++) assert.ok(Math.abs(hot[t] - uniform) < 1e-3, `position ${t}: ${hot[t]} vs ${uniform}`);
+  const warm = at(2);
+  assert.ok(warm.slice(1).some((v, t) => Math.abs(v - plain[t + 1]) > 1e-4), "T = 2 changes the log-probs");
+  m.dispose();
+});

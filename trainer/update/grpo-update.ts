@@ -34,6 +34,8 @@ export interface GrpoUpdateConfig {
   ppoEpochs: number;
   /** Consecutive non-finite steps tolerated before failing (default 3). */
   maxConsecutiveBadSteps?: number;
+  /** The rollout's sampling temperature: every log-prob of the update divides the logits by it (default 1). */
+  temperature?: number;
 }
 
 export interface UpdateReport {
@@ -66,12 +68,13 @@ export class GrpoUpdater {
       }
     }
     const needOld = trajs.filter((t) => !t.oldLogProbs);
-    if (needOld.length) (await computeLogProbsYielding(this.model, needOld.map((t) => t.tokens), signal)).forEach((lp, i) => (needOld[i].oldLogProbs = lp));
+    const temperature = this.config.temperature ?? 1;
+    if (needOld.length) (await computeLogProbsYielding(this.model, needOld.map((t) => t.tokens), signal, 8, temperature)).forEach((lp, i) => (needOld[i].oldLogProbs = lp));
     if (this.config.loss.klCoef !== 0) {
       const needRef = trajs.filter((t) => !t.refLogProbs);
       if (needRef.length && !this.reference) throw new Error("klCoef != 0 needs a reference model or refLogProbs on every trajectory");
       if (needRef.length && this.reference) {
-        (await computeLogProbsYielding(this.reference, needRef.map((t) => t.tokens), signal)).forEach((lp, i) => (needRef[i].refLogProbs = lp));
+        (await computeLogProbsYielding(this.reference, needRef.map((t) => t.tokens), signal, 8, temperature)).forEach((lp, i) => (needRef[i].refLogProbs = lp));
       }
     }
     return trajs;
@@ -83,7 +86,7 @@ export class GrpoUpdater {
       const { B, T } = batch;
       const mat = (rows: number[][]) => tf.tensor2d(padMatrix(rows, T), [B, T]);
       const wantEntropy = this.config.loss.entropyCoef !== 0;
-      const { logp, entropy } = tokenLogProbs(this.model, batch, wantEntropy);
+      const { logp, entropy } = tokenLogProbs(this.model, batch, wantEntropy, this.config.temperature ?? 1);
       return computePolicyLoss(
         {
           logProbs: logp,

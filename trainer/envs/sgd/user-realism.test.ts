@@ -1,6 +1,5 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import path from "node:path";
 import { createSgdEnvironment } from "./index";
 import { loadSgdCorpus } from "./sgd-format";
 import { realUserTurns, scoreUserRealism, simulatedUserTurns, tagUserActs } from "./user-realism";

@@ -87,8 +87,11 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       loss: {
         clipLow: config.grpo.clipLow,
         clipHigh: config.grpo.clipHigh,
-        dualClip: config.grpo.dualClip ?? null,
+        dualClip: config.grpo.dualClip,
         lossAgg: config.grpo.lossAggregation,
+        // Dr. GRPO's seq-mean-token-sum-norm (and TRL's dr_grpo) divide by a constant, never by a micro-batch's
+        // padded length (which changes from batch to batch and would reweight steps): the policy's context.
+        maxTokens: model.config.maxPositions,
         klCoef: config.grpo.klInReward ? 0 : config.grpo.klCoef,
         klEstimator: config.grpo.klEstimator,
         entropyCoef: config.grpo.entropyCoef,
@@ -96,6 +99,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       miniBatchSize: config.grpo.minibatchSize,
       microBatchSize: config.grpo.microBatchSize,
       ppoEpochs: config.grpo.ppoEpochs,
+      temperature: config.rollout.temperature,
     },
     reference,
   );
