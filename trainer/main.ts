@@ -10,6 +10,14 @@
 import { createRealExecutor } from "./loop/real/execute-run";
 import { runWorkerProcess } from "./worker/process";
 import { startRescoringLoopFromEnv } from "./rescore/loop";
+import { startPreflightLoopFromEnv } from "./preflight/loop";
 
-// Re-scoring jobs (re-judging stored trajectories) run beside training, so they never wait for a long run.
-await runWorkerProcess({ executeRun: createRealExecutor(process.env.ROLLOUT_LAB_DATA_DIR || ".data"), alongside: startRescoringLoopFromEnv });
+// Re-scoring jobs (re-judging stored trajectories) and launch pre-flight checks run beside training, so they never
+// wait for a long run to finish.
+await runWorkerProcess({
+  executeRun: createRealExecutor(process.env.ROLLOUT_LAB_DATA_DIR || ".data"),
+  alongside: (url) => {
+    startRescoringLoopFromEnv(url);
+    startPreflightLoopFromEnv(url);
+  },
+});

@@ -3,7 +3,8 @@
  * The launch form: every RunConfig field (derived from the shared schema, with help text and defaults), presets
  * per environment family, validation by the same schema the API and trainer use, field-level messages.
  */
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
+import { PreflightPanel, type PreflightVerdict } from "./preflight-panel";
 import { describeConfigFields, getAtPath, setAtPath, validateConfigInput } from "@/lib/config-form";
 import { ENVIRONMENT_CATALOG } from "@/lib/environments";
 import type { RunConfigInput } from "@/lib/run-config";
@@ -37,6 +38,11 @@ export function LaunchForm({
   const [submitted, setSubmitted] = useState(false);
   const validation = validateConfigInput(value);
   const errors = validation.ok ? {} : validation.errors;
+  const [verdict, setVerdict] = useState<PreflightVerdict>("checking");
+  const [launchAnyway, setLaunchAnyway] = useState(false);
+  const onVerdict = useCallback((v: PreflightVerdict) => setVerdict(v), []);
+  // Only a finished check that found problems holds the launch; "checking" and "no worker" never do.
+  const blocked = verdict === "problems" && !launchAnyway;
 
   const sections = new Map<string, typeof fields>();
   for (const f of fields) {
@@ -55,7 +61,7 @@ export function LaunchForm({
       onSubmit={(e) => {
         e.preventDefault();
         setSubmitted(true);
-        if (validation.ok) onLaunch(value as RunConfigInput);
+        if (validation.ok && !blocked) onLaunch(value as RunConfigInput);
       }}
     >
       <div className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3">
@@ -93,8 +99,15 @@ export function LaunchForm({
           {serverError}
         </p>
       )}
+      <PreflightPanel config={validation.ok ? (validation.config as Record<string, unknown>) : null} onVerdict={onVerdict} />
       <div className="flex items-center gap-3">
-        <button type="submit" disabled={launching} className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-50">
+        {verdict === "problems" && (
+          <label className="flex items-center gap-2 text-sm text-red-800">
+            <input type="checkbox" checked={launchAnyway} onChange={(e) => setLaunchAnyway(e.target.checked)} />
+            Launch anyway
+          </label>
+        )}
+        <button type="submit" disabled={launching || blocked} className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-50">
           {launching ? "Launching…" : "Launch run"}
         </button>
         {submitted && !validation.ok && <span className="text-sm text-red-700">Fix the highlighted fields.</span>}

@@ -22,6 +22,22 @@ test("launch a run from the form: it appears, trains on the worker, and can be c
   await page.locator("#cfg-grpo-sftWarmupSteps").fill("2");
   await page.locator("#cfg-checkpoint-saveFreq").fill("1");
   await page.locator("#cfg-evaluation-testFreq").fill("0");
+
+  // The pre-flight check: the worker renders the game's opening prompt with the policy's tokenizer. A context too
+  // small for it holds the launch (unless "Launch anyway"); the preset's context fits.
+  const preflight = page.getByTestId("preflight");
+  const maxNewTokens = await page.locator("#cfg-rollout-maxNewTokens").inputValue();
+  await page.locator("#cfg-policy-contextLength").fill("64");
+  await page.locator("#cfg-rollout-maxNewTokens").fill("64");
+  await expect(preflight).toHaveAttribute("data-verdict", "problems", { timeout: 30_000 });
+  await expect(preflight.getByRole("alert")).toContainText("Raise policy.contextLength");
+  await expect(page.getByRole("button", { name: "Launch run" })).toBeDisabled();
+  await page.getByLabel("Launch anyway").check();
+  await expect(page.getByRole("button", { name: "Launch run" })).toBeEnabled();
+  await page.locator("#cfg-policy-contextLength").fill("512");
+  await page.locator("#cfg-rollout-maxNewTokens").fill(maxNewTokens);
+  await expect(preflight).toHaveAttribute("data-verdict", "ok", { timeout: 30_000 });
+  await expect(preflight).toContainText(/fits with \d+ tokens to spare/);
   await page.getByRole("button", { name: "Launch run" }).click();
 
   await expect(page.getByTestId("run-name")).toHaveText("e2e guess-number");

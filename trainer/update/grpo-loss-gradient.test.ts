@@ -52,9 +52,10 @@ test("finite differences of the full GRPO loss through the model match the analy
   const eps = 1e-3;
   let checked = 0;
   for (const [name, variable] of model.params) {
-    const g = grads[variable.name]?.dataSync();
-    assert.ok(g, `no gradient for ${name}`);
-    const data = variable.dataSync().slice();
+    const grad = grads[variable.name];
+    assert.ok(grad, `no gradient for ${name}`);
+    const g = Array.from(grad.dataSync() as Float32Array);
+    const data = Float32Array.from(variable.dataSync() as Float32Array);
     // Three entries per parameter tensor: the largest-gradient one and two spread over the tensor.
     const largest = g.reduce((best, v, i) => (Math.abs(v) > Math.abs(g[best]) ? i : best), 0);
     for (const i of new Set([largest, Math.floor(data.length / 3), data.length - 1])) {

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
 import { cancelRun, cloneRun, createRun, getRunMetricSeries, getRunStatus, listCheckpoints, resumeRun } from "../../services/run-lifecycle";
+import { getPreflight, requestPreflight } from "../../services/preflight";
 
 const runId = z.string().min(1).max(64).describe("Run id");
 /** Who launched: the REST layer overrides these from the authenticated token; the dashboard sends "ui". */
@@ -53,4 +54,11 @@ export const runActionsRouter = router({
     .query(({ ctx, input }) => getRunMetricSeries(ctx.db, input)),
 
   checkpoints: publicProcedure.input(z.object({ id: runId }).strict()).query(({ ctx, input }) => listCheckpoints(ctx.db, input.id)),
+
+  /** Queue a pre-flight check of a config (validated as a launch would be); a trainer worker answers it. */
+  preflight: publicProcedure
+    .input(z.object({ config: z.record(z.string(), z.unknown()).describe("A RunConfig, as for create.") }).strict())
+    .mutation(({ ctx, input }) => requestPreflight(ctx.db, input)),
+
+  preflightResult: publicProcedure.input(z.object({ id: z.string().min(1).max(64) }).strict()).query(({ ctx, input }) => getPreflight(ctx.db, input.id)),
 });

@@ -1,0 +1,104 @@
+"use client";
+/**
+ * The launch form's pre-flight check: for a valid config, a trainer worker renders the environment's real opening
+ * prompt with the chosen policy's tokenizer and answers with the fit and per-step estimates (lib/preflight.ts).
+ * A check belongs to the config it was asked for: when the config changes, the old answer is dropped, so a stale
+ * "does not fit" can never hold the Launch button. No answer within a few seconds means no worker is listening;
+ * the user may launch anyway.
+ */
+import { useEffect, useRef, useState } from "react";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useTRPC } from "@/components/providers/trpc-provider";
+import type { PreflightResult } from "@/lib/preflight";
+
+const GiB = 2 ** 30;
+const NO_WORKER_AFTER_S = 12;
+
+export type PreflightVerdict = "checking" | "ok" | "problems" | "unavailable";
+
+export function PreflightPanel({ config, onVerdict }: { config: Record<string, unknown> | null; onVerdict: (v: PreflightVerdict) => void }) {
+  const trpc = useTRPC();
+  const key = config ? JSON.stringify(config) : null;
+  const [check, setCheck] = useState<{ id: string; key: string } | null>(null);
+  const request = useMutation(trpc.runActions.preflight.mutationOptions());
+  const { mutate } = request;
+  const latestKey = useRef(key);
+  latestKey.current = key;
+
+  useEffect(() => {
+    if (!key) return;
+    const t = setTimeout(() => {
+      mutate({ config: JSON.parse(key) }, { onSuccess: (r) => latestKey.current === key && setCheck({ id: r.id, key }) });
+    }, 500);
+    return () => clearTimeout(t);
+  }, [key, mutate]);
+
+  const current = check && check.key === key ? check.id : null;
+  const result = useQuery({
+    ...trpc.runActions.preflightResult.queryOptions({ id: current ?? "" }),
+    enabled: Boolean(current),
+    refetchInterval: (q) => (q.state.data && (q.state.data.status === "done" || q.state.data.status === "failed" || q.state.data.ageSeconds > NO_WORKER_AFTER_S) ? false : 400),
+  });
+  const data = current ? result.data : undefined;
+  const verdict: PreflightVerdict = !key
+    ? "unavailable"
+    : !data
+      ? "checking"
+      : data.status === "done" && data.result
+        ? data.result.problems.length || !data.result.fits
+          ? "problems"
+          : "ok"
+        : data.status === "failed" || data.ageSeconds > NO_WORKER_AFTER_S
+          ? "unavailable"
+          : "checking";
+  useEffect(() => onVerdict(verdict), [verdict, onVerdict]);
+
+  if (!key) return null;
+  return (
+    <section className="rounded border border-slate-200 bg-white p-3 text-sm" data-testid="preflight" data-verdict={verdict}>
+      <h2 className="mb-1 font-semibold text-slate-700">Pre-flight check</h2>
+      {verdict === "checking" && <p className="text-slate-500">Rendering the environment&apos;s opening prompt with the policy&apos;s tokenizer…</p>}
+      {verdict === "unavailable" && (
+        <p className="text-slate-600">
+          {data?.status === "failed" ? `The check failed: ${data.error}` : `No trainer worker answered in ${NO_WORKER_AFTER_S} s (is one running?).`} You can still launch; the
+          worker checks again when it starts the run.
+        </p>
+      )}
+      {data?.result && (verdict === "ok" || verdict === "problems") && <Figures r={data.result} />}
+    </section>
+  );
+}
+
+function Figures({ r }: { r: PreflightResult }) {
+  const row = (label: string, value: string, bad = false) => (
+    <div className="flex justify-between gap-4">
+      <dt className="text-slate-500">{label}</dt>
+      <dd className={`tabular-nums ${bad ? "font-semibold text-red-700" : ""}`}>{value}</dd>
+    </div>
+  );
+  return (
+    <div className="space-y-2">
+      <dl className="grid grid-cols-1 gap-x-8 sm:grid-cols-2">
+        {row("opening prompt + reply", `${r.promptTokens.toLocaleString("en-US")} + ${r.maxNewTokens} of ${r.contextLength.toLocaleString("en-US")} tokens`, !r.fits)}
+        {row("episodes per step", String(r.episodesPerStep))}
+        {row("tokens trained per step (at most)", r.tokensPerStep.toLocaleString("en-US"))}
+        {row("tokens sampled per step (at most)", r.sampledTokensPerStep.toLocaleString("en-US"))}
+        {row("step memory (estimate)", `${(r.memoryBytes / GiB).toFixed(2)} of ${(r.memoryLimitBytes / GiB).toFixed(0)} GiB`, r.memoryBytes > r.memoryLimitBytes)}
+        {row("step time (rough)", `~${r.stepSecondsEstimate} s (one forward pass took ${r.forwardMs} ms)`)}
+      </dl>
+      {r.problems.length > 0 ? (
+        <ul className="space-y-1 rounded border border-red-200 bg-red-50 p-2 text-red-800" role="alert">
+          {r.problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      ) : (
+        <p className="text-emerald-700">The opening prompt of task {r.taskId} fits with {r.headroom.toLocaleString("en-US")} tokens to spare for later turns.</p>
+      )}
+      <details className="text-xs text-slate-500">
+        <summary className="cursor-pointer">What the policy reads last</summary>
+        <pre className="mt-1 max-h-40 overflow-auto whitespace-pre-wrap">{r.promptTail}</pre>
+      </details>
+    </div>
+  );
+}

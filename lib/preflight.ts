@@ -1,0 +1,35 @@
+/**
+ * What a pre-flight check of a run config answers before launch (computed by a trainer worker, which has the
+ * environments and tokenizers: trainer/preflight/compute.ts; shown by the launch form and the API).
+ */
+export interface PreflightResult {
+  environment: string;
+  /** The first training task the run would play. */
+  taskId: string;
+  /** Tokens of the opening prompt as the policy's chat template renders it. */
+  promptTokens: number;
+  contextLength: number;
+  maxNewTokens: number;
+  /** promptTokens + maxNewTokens ≤ contextLength: the first turn can be generated without cutting the prompt. */
+  fits: boolean;
+  /** Tokens left for later turns after the first reply (negative when it does not fit). */
+  headroom: number;
+  /** The rendered opening prompt's end (what the policy reads last), for the form. */
+  promptTail: string;
+  episodesPerStep: number;
+  /** Upper bound of tokens the update trains on per step (episodes × min(context, prompt + turns × new tokens)). */
+  tokensPerStep: number;
+  /** Upper bound of tokens sampled per step. */
+  sampledTokensPerStep: number;
+  parameters: number;
+  memoryBytes: number;
+  memoryLimitBytes: number;
+  /** One forward pass over the opening prompt on the worker, as measured (slower while it trains another run). */
+  forwardMs: number;
+  /** A rough step time: the update ≈ 3 forward passes per token trained, sampling ≈ one per token sampled. */
+  stepSecondsEstimate: number;
+  /** Plain sentences: what does not fit and what to change. */
+  problems: string[];
+}
+
+export type PreflightStatus = "queued" | "running" | "done" | "failed";

@@ -1,0 +1,79 @@
+/**
+ * The pre-flight loop a worker process runs beside training (like the re-scoring loop): claims queued checks from
+ * the Preflight table, answers them with computePreflight, and prunes answers older than a day. A check a worker
+ * died on is claimed again after its lease. The launch form waits a few seconds at most, so checks are quick.
+ */
+import type { PrismaClient } from "../../generated/prisma/client";
+import type { Prisma } from "../../generated/prisma/client";
+import { firstLine } from "../../lib/error-text";
+import { parseRunConfig } from "../../lib/run-config";
+import { storable, storableText } from "../../lib/storable";
+import { createPrismaClient } from "../../server/db/client";
+import { dataRoots } from "../data-roots";
+import { createWorkerId } from "../worker/worker-id";
+import { computePreflight } from "./compute";
+
+const LEASE_MS = 60_000;
+const NOW = `(now() AT TIME ZONE 'UTC')`;
+
+export async function claimNextPreflight(db: PrismaClient, workerId: string): Promise<{ id: string; config: unknown } | null> {
+  const rows = await db.$queryRawUnsafe<{ id: string; config: unknown }[]>(
+    `UPDATE "Preflight" SET status = 'running', "workerId" = $1, "leaseExpiresAt" = ${NOW} + make_interval(secs => ${LEASE_MS / 1000})
+      WHERE id = (SELECT id FROM "Preflight"
+                   WHERE status = 'queued' OR (status = 'running' AND "leaseExpiresAt" < ${NOW})
+                   ORDER BY "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
+      RETURNING id, config`,
+    workerId,
+  );
+  return rows[0] ?? null;
+}
+
+/** Claims and answers one check; false when none was queued. */
+export async function runOnePreflight(db: PrismaClient, workerId: string, dataDir: string): Promise<boolean> {
+  const job = await claimNextPreflight(db, workerId);
+  if (!job) return false;
+  try {
+    const result = await computePreflight(parseRunConfig(job.config), dataRoots(dataDir));
+    await db.preflight.updateMany({ where: { id: job.id, workerId }, data: { status: "done", result: storable(result) as unknown as Prisma.InputJsonValue, finishedAt: new Date() } });
+  } catch (err) {
+    await db.preflight.updateMany({ where: { id: job.id, workerId }, data: { status: "failed", error: storableText(firstLine(err)), finishedAt: new Date() } });
+  }
+  return true;
+}
+
+export interface PreflightLoop {
+  stop(): Promise<void>;
+}
+
+export function startPreflightLoop(opts: { db: PrismaClient; dataDir: string; pollMs?: number; log?: (m: string) => void }): PreflightLoop {
+  const workerId = `${createWorkerId()}-preflight`;
+  const log = opts.log ?? ((m: string) => console.log(`[preflight ${workerId}] ${m}`));
+  let stopping = false;
+  let lastPrune = 0;
+  const done = (async () => {
+    while (!stopping) {
+      let worked = false;
+      try {
+        worked = await runOnePreflight(opts.db, workerId, opts.dataDir);
+        if (Date.now() - lastPrune > 3_600_000) {
+          lastPrune = Date.now();
+          await opts.db.preflight.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - 86_400_000) } } });
+        }
+      } catch (err) {
+        log(`queue error: ${firstLine(err)}`);
+      }
+      if (!worked && !stopping) await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
+    }
+  })();
+  return {
+    async stop() {
+      stopping = true;
+      await done;
+    },
+  };
+}
+
+/** For trainer/main.ts: the loop on its own small connection pool. */
+export function startPreflightLoopFromEnv(databaseUrl: string): void {
+  startPreflightLoop({ db: createPrismaClient(databaseUrl, 2), dataDir: process.env.ROLLOUT_LAB_DATA_DIR || ".data" });
+}
