@@ -6,7 +6,7 @@
  * "does not fit" can never hold the Launch button. No answer within a few seconds means no worker is listening;
  * the user may launch anyway.
  */
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import type { PreflightResult } from "@/lib/preflight";
@@ -22,15 +22,18 @@ export function PreflightPanel({ config, onVerdict }: { config: Record<string, u
   const [check, setCheck] = useState<{ id: string; key: string } | null>(null);
   const request = useMutation(trpc.runActions.preflight.mutationOptions());
   const { mutate } = request;
-  const latestKey = useRef(key);
-  latestKey.current = key;
 
   useEffect(() => {
     if (!key) return;
+    // A reply for a config the user has already changed is ignored (cleanup clears `alive`).
+    let alive = true;
     const t = setTimeout(() => {
-      mutate({ config: JSON.parse(key) }, { onSuccess: (r) => latestKey.current === key && setCheck({ id: r.id, key }) });
+      mutate({ config: JSON.parse(key) }, { onSuccess: (r) => alive && setCheck({ id: r.id, key }) });
     }, 500);
-    return () => clearTimeout(t);
+    return () => {
+      alive = false;
+      clearTimeout(t);
+    };
   }, [key, mutate]);
 
   const current = check && check.key === key ? check.id : null;
