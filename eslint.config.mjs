@@ -18,6 +18,38 @@ const config = [
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  // The web app and the trainer meet only in PostgreSQL rows (README, Architecture). The web side never loads
+  // TensorFlow.js or trainer code (a Next bundle would pull in the model and native kernels); the trainer never
+  // loads the web framework. Shared code lives in lib/ (no I/O) and server/db/ (the database client both use).
+  {
+    files: ["app/**", "components/**", "server/**", "lib/**", "proxy.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["@tensorflow/*"], message: "The web side never loads TensorFlow.js: move the code to trainer/ and talk to it through the database." },
+            { group: ["**/trainer/**", "@/trainer/**"], message: "The web side never imports the trainer: put shared pure code in lib/, or queue work for a worker through the database." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["trainer/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["next", "next/*", "react", "react-dom", "@trpc/*", "@tanstack/*"], message: "The trainer never loads the web framework; it shares only lib/ and server/db/ with the web app." },
+            { group: ["**/components/**", "**/app/**", "**/server/api/**", "**/server/rest/**", "**/server/services/**", "**/server/auth/**", "**/server/http/**"], message: "The trainer reaches the web app's data only through the database (server/db/) and shared lib/ code." },
+          ],
+        },
+      ],
+    },
+  },
 ];
 
 export default config;
