@@ -10,18 +10,14 @@
  * one user message. Numeric extra infos become reward components; the rest is kept on the group's task.
  */
 import type { TrajectoryInput } from "../ingest";
+import { fnv1a32 } from "../seeded-random";
 import { jsonLines, rewardCurve, type ImportFile, type ImportedRun, type ImportProblem } from "./types";
 
 const KNOWN = new Set(["input", "output", "gts", "score", "step"]);
 
-/** A short stable key for a long prompt (FNV-1a, 32 bits, hex) so group keys stay small. */
+/** A short stable key for a long prompt (FNV-1a, 32 bits, hex, and its length) so group keys stay small. */
 export function promptKey(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return `prompt-${h.toString(16).padStart(8, "0")}-${text.length}`;
+  return `prompt-${fnv1a32(text).toString(16).padStart(8, "0")}-${text.length}`;
 }
 
 export function importVerl(files: ImportFile[], opts: { name: string; split?: "train" | "eval" }): ImportedRun {

@@ -7,6 +7,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { api, startApiServer, type ApiServer } from "./api-harness";
+import { mulberry32 } from "../../lib/seeded-random";
 
 let server: ApiServer;
 before(async () => {
@@ -14,15 +15,6 @@ before(async () => {
 });
 after(async () => server?.stop());
 
-/** mulberry32: a seeded PRNG so a failure reproduces exactly. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WEIRD_VALUES: unknown[] = [
   null, true, -1, 0, 1.5, 1e308, -1e308, "", "x".repeat(5000), "\u0000", "a\u0000b", "\ud800", "💥", "<script>", "' OR 1=1 --", "%", "_",
@@ -47,7 +39,7 @@ function setPath(obj: Record<string, unknown>, path: string[], value: unknown) {
 }
 
 function buildRequests(runId: string, trajectoryId: string) {
-  const r = rng(20240611);
+  const r = mulberry32(20240611);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const out: { method: string; path: string; body?: string; headers?: Record<string, string>; anonymous?: boolean }[] = [];
 

@@ -4,24 +4,15 @@ import * as tf from "@tensorflow/tfjs";
 import { computePolicyLoss, readMetrics, type PolicyLossConfig, type PolicyLossInput } from "./policy-loss";
 import { LOSS_AGGREGATIONS } from "./loss-aggregation";
 import { loopPolicyLoss, type LoopInput } from "./testing/loop-policy-loss";
+import { mulberry32 } from "../../lib/seeded-random";
 
 before(async () => {
   await tf.setBackend("cpu");
 });
 
-/** Deterministic pseudo-random numbers (mulberry32) so failures reproduce. */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomBatch(seed: number, rows: number, tokens: number): LoopInput {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const matrix = (f: () => number) => Array.from({ length: rows }, () => Array.from({ length: tokens }, f));
   const oldLogProbs = matrix(() => -0.1 - 3 * r());
   const logProbs = oldLogProbs.map((row) => row.map((x) => x + (r() - 0.5) * 1.6));

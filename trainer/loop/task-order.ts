@@ -7,18 +7,8 @@
  */
 import type { RunConfig } from "../../lib/run-config";
 import type { Task } from "../envs/types";
+import { mulberry32 } from "../../lib/seeded-random";
 
-/** mulberry32: tiny, fast and good enough for shuffling; identical on every platform. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Mix several integers into one 32-bit seed (so step 3 of seed 1 differs from step 1 of seed 3). */
 export function mixSeed(...parts: number[]): number {
@@ -32,7 +22,7 @@ export function mixSeed(...parts: number[]): number {
 
 function shuffled<T>(items: readonly T[], seed: number): T[] {
   const out = [...items];
-  const rand = seededRandom(seed);
+  const rand = mulberry32(seed);
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     [out[i], out[j]] = [out[j], out[i]];

@@ -2,6 +2,8 @@
  * Seeded random numbers for sampling and data order. mulberry32: one 32-bit word of state, so the RNG state fits in
  * trainer_state.json and a resumed run draws exactly the numbers it would have drawn.
  */
+import { mulberry32Step } from "../../lib/seeded-random";
+
 export class Rng {
   private s: number;
   constructor(seed: number) {
@@ -9,11 +11,9 @@ export class Rng {
   }
   /** Uniform in [0, 1). */
   next(): number {
-    this.s = (this.s + 0x6d2b79f5) >>> 0;
-    let t = this.s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    const [value, next] = mulberry32Step(this.s);
+    this.s = next;
+    return value;
   }
   /** Integer in [0, n). */
   int(n: number): number {

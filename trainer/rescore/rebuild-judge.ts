@@ -13,6 +13,7 @@ import type { JudgeScorer } from "../../lib/rescoring-config";
 import { createSimulatedState, offlineJudgeReply, type SimulatedState } from "../envs/simulated/offline-simulators";
 import { SimulatedTaskDataSchema, type SimulatedTaskData } from "../envs/simulated/task-schema";
 import { renderTemplate } from "../envs/simulated/prompts";
+import { fnv1a32, mulberry32Step } from "../../lib/seeded-random";
 
 export interface StoredTrajectory {
   id: string;
@@ -104,12 +105,7 @@ export function checklistJudgeReply(traj: StoredTrajectory, threshold: number): 
 
 /** Seeded uniform in [0,1) from a string (FNV-1a then one mulberry32 round): the same job gives the same noise. */
 export function seededUniform(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193) >>> 0;
-  let t = (h + 0x6d2b79f5) >>> 0;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  return mulberry32Step(fnv1a32(key))[0];
 }
 
 /**

@@ -10,6 +10,7 @@ import { parseRunConfig } from "../../../lib/run-config";
 import type { PrismaClient } from "../../../server/db/client";
 import { rebuildMetricRollups } from "../../../server/db/metric-rollups";
 import type { Prisma } from "../../../generated/prisma/client";
+import { mulberry32 } from "../../../lib/seeded-random";
 
 export const SYNTHETIC_RUN_NAME = "synthetic fixture · airline rebooking";
 const STEPS = 60;
@@ -17,17 +18,6 @@ const GROUP_STEPS = [0, 10, 20, 30, 40, 50, 59];
 const GROUPS_PER_STEP = 4;
 const GROUP_SIZE = 4;
 
-/** Small seeded PRNG (mulberry32): the demo must look the same on every machine. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TASKS = [
   { id: "airline-rebook-001", pnr: "QX7K2M", from: "Tuesday", to: "Friday", name: "Dana Whitfield" },
@@ -172,7 +162,7 @@ function metricRows(runId: string, start: Date, rand: () => number): Prisma.Metr
 }
 
 export async function insertSyntheticRun(db: PrismaClient): Promise<string> {
-  const rand = rng(20261122);
+  const rand = mulberry32(20261122);
   const config = parseRunConfig({
     name: SYNTHETIC_RUN_NAME,
     tags: ["demo", "airline"],

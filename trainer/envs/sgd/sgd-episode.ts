@@ -17,6 +17,7 @@ import { buildUserSystemPrompt, userSideMessages } from "./user-prompt";
 import { selectFewShotDialogues } from "./few-shot";
 import { judgeEpisode, type JudgeFacts } from "./sgd-judge";
 import { formatToolResults, sgdSystemPrompt } from "./sgd-tools";
+import { mulberry32 } from "../../../lib/seeded-random";
 
 export interface SgdEpisodeOptions {
   /** Real dialogues for few-shot user prompts (none for builtin tasks without a loaded corpus). */
@@ -35,16 +36,10 @@ interface MadeCall {
   response: MockResponse;
 }
 
-/** mulberry32: a tiny seeded PRNG so the offline user's phrasing is reproducible per (seed, turn). */
+/** A seeded pick in [0, n) so the offline user's phrasing is reproducible per (seed, turn). */
 function seededPick(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
+  const uniform = mulberry32(seed);
+  return (n) => Math.floor(uniform() * n);
 }
 
 /** Per goal intent: share of its slots (defaults filled) the best matching successful call got right. */

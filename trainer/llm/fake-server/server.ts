@@ -6,6 +6,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { mulberry32 } from "../../../lib/seeded-random";
 
 export const FAULT_KINDS = ["rate_limit", "server_error", "hang", "malformed_json", "truncated_length", "cut_body", "unauthorized_echo"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -71,17 +72,6 @@ export function defaultFakeReply(req: FakeChatRequest): FakeReply {
   return { content: "Thanks. Could you tell me more?" };
 }
 
-/** mulberry32: tiny seeded PRNG so fault sequences are reproducible. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
@@ -91,7 +81,7 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
   const latencyMs = options.latencyMs ?? 0;
   const faults = options.faults ?? {};
   const kinds = faults.kinds && faults.kinds.length > 0 ? faults.kinds : FAULT_KINDS.filter((k) => k !== "unauthorized_echo");
-  const random = seededRandom(faults.seed ?? 1);
+  const random = mulberry32(faults.seed ?? 1);
   const models = options.models ?? ["fake-model"];
   const stats: FakeLlmServerStats = {
     requests: 0,
