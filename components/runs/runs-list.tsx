@@ -7,8 +7,9 @@ import { estimateRemainingMs, formatDuration, formatNumber } from "@/lib/format"
 import { Sparkline } from "@/components/charts/sparkline";
 import { ProgressBar } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
+import { RUN_STATUSES } from "@/lib/run-status";
 
-const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
+const STATUSES = RUN_STATUSES;
 type Status = (typeof STATUSES)[number];
 
 export function RunsList() {

@@ -299,4 +299,4 @@ export class NoLearningSignalError extends Error {
 }
 
 const fmt = (v: number | undefined) => (v === undefined ? "n/a" : v.toFixed(3));
-export { firstLine };
+

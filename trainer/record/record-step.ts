@@ -15,9 +15,10 @@ import { insertJsonRows } from "../../server/db/bulk-insert";
 import type { StepRecord } from "./step-record";
 import { storable } from "../../lib/storable";
 
+/** This worker's lease on a run (or a re-scoring job) expired and another worker claimed it: stop, write nothing. */
 export class LeaseLostError extends Error {
-  constructor(runId: string, workerId: string) {
-    super(`Run ${runId} is no longer leased to worker ${workerId} (its lease expired and another worker claimed it).`);
+  constructor(id: string, workerId: string, what = "Run") {
+    super(`${what} ${id} is no longer leased to worker ${workerId} (its lease expired and another worker claimed it).`);
     this.name = "LeaseLostError";
   }
 }

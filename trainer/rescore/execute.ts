@@ -15,6 +15,7 @@ import { mapLimit } from "../loop/map-limit";
 import { finishRescoring, recordProgress } from "./queue";
 import { scoreTrajectory } from "./score-trajectory";
 import { storable } from "../../lib/storable";
+import { LeaseLostError } from "../record/record-step";
 
 export interface ExecuteRescoringOptions {
   workerId: string;
@@ -27,7 +28,6 @@ export interface ExecuteRescoringOptions {
 
 export type RescoringOutcome = "succeeded" | "failed" | "lease_lost";
 
-class LeaseLost extends Error {}
 
 async function selectGroups(db: PrismaClient, runId: string, sel: RescoringSelection) {
   const groups = await db.group.findMany({
@@ -145,7 +145,7 @@ export async function executeRescoring(db: PrismaClient, rescoringId: string, op
           }),
         });
       });
-      if (!(await recordProgress(db, rescoringId, opts.workerId, leaseMs, { done: 1, unscored: r.reward === null ? 1 : 0 }))) throw new LeaseLost();
+      if (!(await recordProgress(db, rescoringId, opts.workerId, leaseMs, { done: 1, unscored: r.reward === null ? 1 : 0 }))) throw new LeaseLostError(rescoringId, opts.workerId, "Re-scoring job");
     });
 
     const scores = new Map((await db.trajectoryScore.findMany({ where: { rescoringId }, select: { id: true, trajectoryId: true, reward: true } })).map((s) => [s.trajectoryId, s]));
@@ -156,7 +156,7 @@ export async function executeRescoring(db: PrismaClient, rescoringId: string, op
     );
     return (await finishRescoring(db, rescoringId, opts.workerId, "succeeded")) ? "succeeded" : "lease_lost";
   } catch (err) {
-    if (err instanceof LeaseLost) return "lease_lost";
+    if (err instanceof LeaseLostError) return "lease_lost";
     const message = firstLine(err);
     return (await finishRescoring(db, rescoringId, opts.workerId, "failed", message)) ? "failed" : "lease_lost";
   }

@@ -6,7 +6,7 @@
  * convention), hence `now() AT TIME ZONE 'UTC'`.
  */
 import type { PrismaClient } from "../../generated/prisma/client";
-import { firstLine } from "../loop/train-run";
+import { firstLine } from "../../lib/error-text";
 import { storableText } from "../../lib/storable";
 
 const NOW = `(now() AT TIME ZONE 'UTC')`;

@@ -16,7 +16,7 @@ import { ZodError } from "zod";
 import { describeZodIssues } from "../../lib/error-text";
 import { parseRunConfig, type RunConfig } from "../../lib/run-config";
 import { createPrismaSink } from "../loop/prisma-sink";
-import { firstLine } from "../loop/train-run";
+import { firstLine } from "../../lib/error-text";
 import type { RunSink, StopControl, StopReason, TrainOutcome } from "../loop/types";
 import { LeaseLostError } from "../record/record-step";
 import { recordEvent } from "../record/run-events";

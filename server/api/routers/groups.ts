@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
 import { getGroup, listGroups } from "../../services/groups";
+import { entityId } from "../ids";
 
-const id = z.string().min(1).max(64);
+const id = entityId;
 
 export const groupsRouter = router({
   get: publicProcedure.input(z.object({ runId: id, groupId: id }).strict()).query(({ ctx, input }) => getGroup(ctx.db, input)),

@@ -2,8 +2,9 @@ import { z } from "zod";
 import { RescoringSelectionSchema, ScorerSchema } from "../../../lib/rescoring-config";
 import { createRescoring, getRescoring, listRescorings } from "../../services/rescoring";
 import { publicProcedure, router } from "../trpc";
+import { entityId } from "../ids";
 
-const id = z.string().min(1).max(64);
+const id = entityId;
 
 export const rescoringRouter = router({
   /** Queue a re-scoring job (a trainer worker executes it); returns its id at once. */

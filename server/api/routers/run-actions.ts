@@ -7,8 +7,9 @@ import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
 import { cancelRun, cloneRun, createRun, getRunMetricSeries, getRunStatus, listCheckpoints, resumeRun } from "../../services/run-lifecycle";
 import { getPreflight, requestPreflight } from "../../services/preflight";
+import { entityId, runIdSchema } from "../ids";
 
-const runId = z.string().min(1).max(64).describe("Run id");
+const runId = runIdSchema;
 /** Who launched: the REST layer overrides these from the authenticated token; the dashboard sends "ui". */
 const launch = {
   source: z.enum(["ui", "api", "cli"]).default("ui"),
@@ -60,5 +61,5 @@ export const runActionsRouter = router({
     .input(z.object({ config: z.record(z.string(), z.unknown()).describe("A RunConfig, as for create.") }).strict())
     .mutation(({ ctx, input }) => requestPreflight(ctx.db, input)),
 
-  preflightResult: publicProcedure.input(z.object({ id: z.string().min(1).max(64) }).strict()).query(({ ctx, input }) => getPreflight(ctx.db, input.id)),
+  preflightResult: publicProcedure.input(z.object({ id: entityId }).strict()).query(({ ctx, input }) => getPreflight(ctx.db, input.id)),
 });

@@ -2,9 +2,11 @@ import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
 import { getRun, getRunFacets, listRunEvents, listRuns } from "../../services/runs";
 import { getMetricSeries, getRewardSparklines, listMetricKeys } from "../../services/metrics";
+import { runIdSchema } from "../ids";
+import { RUN_STATUSES } from "../../../lib/run-status";
 
-const runStatus = z.enum(["queued", "running", "succeeded", "failed", "cancelled"]);
-const runId = z.string().min(1).max(64);
+const runStatus = z.enum(RUN_STATUSES);
+const runId = runIdSchema;
 
 export const runsRouter = router({
   list: publicProcedure

@@ -3,8 +3,9 @@ import { getRunReliability } from "../../services/reliability";
 import { getComponentAnalysis, getRunSignals } from "../../services/reward-signals";
 import { getRunHealth } from "../../services/run-health";
 import { publicProcedure, router } from "../trpc";
+import { runIdSchema } from "../ids";
 
-const runInput = z.object({ runId: z.string().min(1).max(64) }).strict();
+const runInput = z.object({ runId: runIdSchema }).strict();
 
 export const signalsRouter = router({
   /** Can the run learn at all: groups without variance, zero advantages or gradients, full contexts, failed judges. */

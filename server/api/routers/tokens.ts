@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
 import { TOKEN_SCOPES, createToken, listTokens, revokeToken } from "../../services/tokens";
+import { entityId } from "../ids";
 
 export const tokensRouter = router({
   list: publicProcedure
@@ -15,5 +16,5 @@ export const tokensRouter = router({
     .input(z.object({ name: z.string().trim().min(1).max(80), scopes: z.array(z.enum(TOKEN_SCOPES)).min(1).max(2) }).strict())
     .mutation(({ ctx, input }) => createToken(ctx.db, input)),
 
-  revoke: publicProcedure.input(z.object({ id: z.string().min(1).max(64) }).strict()).mutation(({ ctx, input }) => revokeToken(ctx.db, input.id)),
+  revoke: publicProcedure.input(z.object({ id: entityId }).strict()).mutation(({ ctx, input }) => revokeToken(ctx.db, input.id)),
 });

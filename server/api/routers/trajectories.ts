@@ -11,8 +11,9 @@ import {
   locateTrajectory,
 } from "../../services/trajectories";
 import { compareRuns } from "../../services/compare";
+import { entityId } from "../ids";
 
-const id = z.string().min(1).max(64);
+const id = entityId;
 const step = z.number().int().min(0).max(10_000_000);
 
 /** The browser's filters and order; the inspector sends the same object to find its neighbours. */

@@ -24,11 +24,11 @@ export interface CreditSample {
   tokenTurnIds: number[];
 }
 
-/** Token-level advantages for every sample of every group (rows align with `groups[g][i].lossMask`). */
 /** RunConfig's lowercase names → the registry names trainer/grpo uses (UserRL's spelling). */
-const TURN_CREDIT_NAMES = { equalized: "Equalized", r2g: "R2G", em: "EM" } as const;
-const TRAJECTORY_SCORE_NAMES = { sum: "Sum", r2g: "R2G" } as const;
+export const TURN_CREDIT_NAMES = { equalized: "Equalized", r2g: "R2G", em: "EM" } as const;
+export const TRAJECTORY_SCORE_NAMES = { sum: "Sum", r2g: "R2G" } as const;
 
+/** Token-level advantages for every sample of every group (rows align with `groups[g][i].lossMask`). */
 export function multiTurnTokenAdvantages(config: RunConfig, groups: CreditSample[][]): number[][][] {
   if (config.grpo.turnCredit === "none") throw new Error("multi-turn credit requested with grpo.turnCredit = none");
   const flat = groups.flat();

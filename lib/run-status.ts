@@ -1,0 +1,3 @@
+/** A run's lifecycle states, for the router's filters and the dashboard (the same as Prisma's RunStatus; a test keeps them equal). */
+export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
+export type RunStatusName = (typeof RUN_STATUSES)[number];
