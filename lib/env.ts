@@ -61,6 +61,20 @@ const databaseUrl = z
     return v;
   });
 
+const positive = (name: string, what: string, fallback?: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return fallback;
+      const n = Number(v);
+      if (!Number.isFinite(n) || n <= 0) {
+        ctx.addIssue({ code: "custom", message: `${name} must be a positive number (${what}), got "${v}".` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 export const envSchema = z.object({
   DATABASE_URL: databaseUrl,
   PORT: port("PORT", 3000),
@@ -77,6 +91,17 @@ export const envSchema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || v === "" || /^https?:\/\/[^/]+/.test(v), "ROLLOUT_LAB_PUBLIC_URL must be an http(s) URL such as https://rollout.example.com."),
+  WORKER_LEASE_MS: positive("WORKER_LEASE_MS", "milliseconds"),
+  WORKER_HEARTBEAT_MS: positive("WORKER_HEARTBEAT_MS", "milliseconds"),
+  WORKER_POLL_MS: positive("WORKER_POLL_MS", "milliseconds"),
+  API_RATE_LIMIT_PER_MINUTE: positive("API_RATE_LIMIT_PER_MINUTE", "requests per minute and token", 600),
+  API_RATE_LIMIT_BURST: positive("API_RATE_LIMIT_BURST", "requests", 120),
+  ROLLOUT_LAB_MAX_STEP_MEMORY_GB: positive("ROLLOUT_LAB_MAX_STEP_MEMORY_GB", "GiB", 4),
+  ROLLOUT_LAB_BACKEND: z
+    .string()
+    .optional()
+    .refine((v) => !v || ["tensorflow", "wasm", "cpu"].includes(v.trim()), "ROLLOUT_LAB_BACKEND must be tensorflow, wasm or cpu (or unset to choose automatically)."),
+  ROLLOUT_LAB_NATIVE: bool("ROLLOUT_LAB_NATIVE", true),
   LOG_LEVEL: z
     .string()
     .optional()
@@ -113,6 +138,31 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     ]);
   }
   return env;
+}
+
+/**
+ * One variable, validated exactly as at start-up (for code that reads it later, e.g. in the web server or the
+ * worker). A bad value throws EnvError: never a silent fallback to the default.
+ */
+export function readEnvVar<K extends keyof AppEnv>(name: K, source: Record<string, string | undefined> = process.env): AppEnv[K] {
+  const schema = envSchema.shape[name] as unknown as z.ZodType<AppEnv[K]>;
+  const result = schema.safeParse(source[name as string]);
+  if (!result.success) throw new EnvError(result.error.issues.map((i) => i.message));
+  return result.data;
+}
+
+/** The variables a trainer worker reads, validated together when it starts (one sentence per bad one). */
+export function checkWorkerEnv(source: Record<string, string | undefined> = process.env): void {
+  const keys = ["WORKER_LEASE_MS", "WORKER_HEARTBEAT_MS", "WORKER_POLL_MS", "ROLLOUT_LAB_MAX_STEP_MEMORY_GB", "ROLLOUT_LAB_BACKEND", "ROLLOUT_LAB_NATIVE"] as const;
+  const problems = keys.flatMap((k) => {
+    try {
+      readEnvVar(k, source);
+      return [];
+    } catch (err) {
+      return (err as EnvError).problems;
+    }
+  });
+  if (problems.length) throw new EnvError(problems);
 }
 
 /** True when the dashboard listens beyond loopback without a password (only with the explicit opt-out). */

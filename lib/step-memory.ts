@@ -16,6 +16,7 @@
  *   kv cache         sampling: 2 × layers × kv width × context × episodes decoded together
  */
 import { countParameters, type ModelDims } from "./model-sizes";
+import { readEnvVar } from "./env";
 
 const GiB = 2 ** 30;
 
@@ -64,9 +65,7 @@ export function estimateStepMemory(input: StepMemoryInput): StepMemoryEstimate {
 
 /** The per-step budget: ROLLOUT_LAB_MAX_STEP_MEMORY_GB, default 4 (the wasm heap of the CPU training path). */
 export function stepMemoryLimitBytes(env: Record<string, string | undefined> = process.env): number {
-  const raw = env.ROLLOUT_LAB_MAX_STEP_MEMORY_GB;
-  const gb = raw === undefined || raw === "" ? 4 : Number(raw);
-  return Number.isFinite(gb) && gb > 0 ? gb * GiB : 4 * GiB;
+  return (readEnvVar("ROLLOUT_LAB_MAX_STEP_MEMORY_GB", env) ?? 4) * GiB;
 }
 
 const gib = (b: number) => `${(b / GiB).toFixed(b < GiB ? 2 : 1)} GiB`;

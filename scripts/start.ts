@@ -69,7 +69,7 @@ async function main() {
   }
 
   if (!dev && !buildIsCurrent()) {
-    log("Building the web app (first start or sources changed; ~1 minute)…");
+    log("Building the web app (first start or sources changed; 1–3 minutes on a 2-core machine)…");
     const build = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit" });
     if (build.status !== 0) {
       log("The web build failed; see the output above.");

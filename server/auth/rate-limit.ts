@@ -3,6 +3,7 @@
  * several replicas would each allow the full rate). A bucket holds `burst` requests and refills at `perMinute`;
  * an empty bucket answers with the seconds until one request is available again (the Retry-After header).
  */
+import { readEnvVar } from "../../lib/env";
 export interface RateLimitConfig {
   perMinute: number;
   burst: number;
@@ -38,18 +39,7 @@ export class TokenBucketLimiter {
   }
 }
 
-function positiveNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) {
-    console.warn(`[rest] ${name}="${raw}" is not a positive number; using ${fallback}.`);
-    return fallback;
-  }
-  return n;
-}
-
 /** API_RATE_LIMIT_PER_MINUTE (default 600) and API_RATE_LIMIT_BURST (default 120): a polling CLI uses ~30/min. */
 export function rateLimitFromEnv(): RateLimitConfig {
-  return { perMinute: positiveNumber("API_RATE_LIMIT_PER_MINUTE", 600), burst: positiveNumber("API_RATE_LIMIT_BURST", 120) };
+  return { perMinute: readEnvVar("API_RATE_LIMIT_PER_MINUTE") ?? 600, burst: readEnvVar("API_RATE_LIMIT_BURST") ?? 120 };
 }

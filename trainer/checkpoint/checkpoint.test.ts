@@ -35,6 +35,25 @@ test("safetensors header follows the spec and bf16 / f16 data read back as float
   assert.deepEqual(Array.from(tensors.get("b")?.data ?? []), [0.5]);
 });
 
+test("malformed safetensors headers are refused with the tensor named: prototype keys as dtypes, negative or crossed offsets, I64 values past 32 bits", () => {
+  const file = (header: Record<string, unknown>, data: Buffer) => {
+    const json = JSON.stringify(header);
+    const len = Buffer.alloc(8);
+    len.writeBigUInt64LE(BigInt(json.length));
+    return Buffer.concat([len, Buffer.from(json), data]);
+  };
+  const eight = Buffer.alloc(8);
+  assert.throws(() => decodeSafetensors(file({ w: { dtype: "constructor", shape: [1], data_offsets: [0, 1] } }, eight), "x.safetensors"), /x\.safetensors.*tensor w has unsupported dtype constructor/);
+  assert.throws(() => decodeSafetensors(file({ w: { dtype: "U8", shape: [1], data_offsets: [-1, 0] } }, eight)), /tensor w: data_offsets \[-1, 0\] do not fit/);
+  assert.throws(() => decodeSafetensors(file({ w: { dtype: "U8", shape: [-2], data_offsets: [0, 2] } }, eight)), /tensor w: shape must be a list of non-negative integers/);
+  const big = Buffer.alloc(8);
+  big.writeBigInt64LE(2n ** 40n);
+  assert.throws(() => decodeSafetensors(file({ ids: { dtype: "I64", shape: [1], data_offsets: [0, 8] } }, big)), /tensor ids: I64 value 1099511627776 at index 0 does not fit in 32 bits/);
+  const ok = Buffer.alloc(8);
+  ok.writeBigInt64LE(-5n);
+  assert.deepEqual(Array.from(decodeSafetensors(file({ ids: { dtype: "I64", shape: [1], data_offsets: [0, 8] } }, ok)).tensors.get("ids")!.data), [-5]);
+});
+
 test("a saved checkpoint restores identical outputs, optimizer moments and trainer state", async () => {
   const dir = await tmp();
   const model = new DecoderLM(PRESETS.micro, { seed: 1 });

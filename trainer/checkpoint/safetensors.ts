@@ -80,7 +80,12 @@ function convert(bytes: Buffer, dtype: SafeDtype, numel: number): SafeTensor["da
       return new Int32Array(copy.buffer, 0, numel);
     case "I64": {
       const out = new Int32Array(numel);
-      for (let i = 0; i < numel; i++) out[i] = Number(dv.getBigInt64(i * 8, true));
+      for (let i = 0; i < numel; i++) {
+        const v = dv.getBigInt64(i * 8, true);
+        // Stored as Int32 (TF.js has no int64): a value outside its range would silently wrap, so refuse it.
+        if (v > 2147483647n || v < -2147483648n) throw new RangeError(`I64 value ${v} at index ${i} does not fit in 32 bits`);
+        out[i] = Number(v);
+      }
       return out;
     }
     default:
@@ -107,14 +112,24 @@ export function decodeSafetensors(buf: Buffer, file = "<buffer>"): { metadata: R
       continue;
     }
     const e = entry as { dtype: SafeDtype; shape: number[]; data_offsets: [number, number] };
-    if (!(e.dtype in BYTES)) throw new SafetensorsError(file, `tensor ${name} has unsupported dtype ${e.dtype}`);
+    // Own keys only: "constructor" or "toString" are not dtypes.
+    if (typeof e.dtype !== "string" || !Object.hasOwn(BYTES, e.dtype)) throw new SafetensorsError(file, `tensor ${name} has unsupported dtype ${String(e.dtype)}`);
+    if (!Array.isArray(e.shape) || !e.shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
+      throw new SafetensorsError(file, `tensor ${name}: shape must be a list of non-negative integers`);
+    }
     const numel = e.shape.reduce((a, b) => a * b, 1);
-    const [begin, end] = e.data_offsets;
-    if (end - begin !== numel * BYTES[e.dtype] || base + end > buf.length) {
+    const [begin, end] = Array.isArray(e.data_offsets) ? e.data_offsets : [NaN, NaN];
+    if (!Number.isSafeInteger(begin) || !Number.isSafeInteger(end) || begin < 0 || end < begin || end - begin !== numel * BYTES[e.dtype] || base + end > buf.length) {
       throw new SafetensorsError(file, `tensor ${name}: data_offsets [${begin}, ${end}] do not fit ${e.dtype}[${e.shape}]`);
     }
     const floating = ["F32", "F16", "BF16", "F64"].includes(e.dtype);
-    tensors.set(name, { dtype: floating ? "F32" : e.dtype, shape: e.shape, data: convert(buf.subarray(base + begin, base + end), e.dtype, numel) });
+    let data: SafeTensor["data"];
+    try {
+      data = convert(buf.subarray(base + begin, base + end), e.dtype, numel);
+    } catch (err) {
+      throw new SafetensorsError(file, `tensor ${name}: ${(err as Error).message}`);
+    }
+    tensors.set(name, { dtype: floating ? "F32" : e.dtype, shape: e.shape, data });
   }
   return { metadata, tensors };
 }

@@ -103,7 +103,12 @@ export class DecoderLM {
     return y;
   }
 
-  /** Logits for token ids [B, T] (row-major in `ids`), continuing `opts.cache` when given. */
+  /**
+   * Logits for token ids [B, T] (row-major in `ids`), continuing `opts.cache` when given.
+   * Memory contract: the intermediates this allocates are not freed here. Call it inside `tf.tidy` (or a gradient
+   * function such as `tf.variableGrads`, which tidies) and keep only what you return; the log-prob and sampling
+   * helpers (logprobs.ts, sampling.ts) do.
+   */
   forward(ids: Int32Array, B: number, T: number, opts: ForwardOptions = {}): ForwardResult {
     const c = this.config;
     const past = opts.cache?.length ?? 0;

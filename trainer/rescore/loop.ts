@@ -7,6 +7,7 @@ import { createPrismaClient } from "../../server/db/client";
 import { createWorkerId } from "../worker/worker-id";
 import { executeRescoring } from "./execute";
 import { claimNextRescoring } from "./queue";
+import { readEnvVar } from "../../lib/env";
 
 export interface RescoringLoopOptions {
   db: PrismaClient;
@@ -66,6 +67,5 @@ export function startRescoringLoop(opts: RescoringLoopOptions): RescoringLoop {
 
 /** For trainer/main.ts: the loop on its own small connection pool to the worker's database. */
 export function startRescoringLoopFromEnv(url: string): RescoringLoop {
-  const poll = Number(process.env.WORKER_POLL_MS);
-  return startRescoringLoop({ db: createPrismaClient(url, 2), pollMs: Number.isFinite(poll) && poll > 0 ? poll : undefined });
+  return startRescoringLoop({ db: createPrismaClient(url, 2), pollMs: readEnvVar("WORKER_POLL_MS") });
 }

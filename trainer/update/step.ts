@@ -12,8 +12,8 @@ export class NonFiniteUpdateError extends Error {
   readonly code = "NON_FINITE_UPDATE";
   constructor(count: number, detail: string) {
     super(
-      `${count} consecutive updates had non-finite ${detail}; training is diverging. Lower grpo.learningRate ` +
-        `or grpo.maxGradNorm, or check the rewards/advantages for NaN.`,
+      `${count} consecutive updates had non-finite ${detail}; training is diverging. Lower grpo.learningRate, ` +
+        `or check the rewards and advantages for NaN (gradients are already clipped to norm 1).`,
     );
     this.name = "NonFiniteUpdateError";
   }
@@ -83,26 +83,24 @@ export class GuardedStepper {
         }
       }
       await yieldToEventLoop(signal);
-    } catch (err) {
-      // A failed or aborted micro-batch must not leak the accumulated gradients in a long-lived worker.
+      if (!acc) throw new Error("step() needs at least one micro-batch");
+      const gradNorm = globalGradNorm(acc);
+      let skippedReason: string | undefined;
+      if (!Number.isFinite(lossSum)) skippedReason = "loss";
+      else if (!Number.isFinite(gradNorm)) skippedReason = "gradients";
+      let lr = this.optimizer.currentLr();
+      if (skippedReason) {
+        this.badInARow++;
+        if (this.badInARow >= this.maxConsecutiveBadSteps) throw new NonFiniteUpdateError(this.badInARow, skippedReason);
+        return { applied: false, skippedReason, loss: lossSum, gradNorm, lr, metrics };
+      }
+      this.badInARow = 0;
+      lr = this.optimizer.apply(acc, gradNorm);
+      return { applied: true, loss: lossSum, gradNorm, lr, metrics };
+    } finally {
+      // Whatever happens (an aborted or failing micro-batch, a throwing optimizer), the accumulated gradients are
+      // freed: a long-lived worker must not leak tensors.
       if (acc) tf.dispose(Object.values(acc));
-      throw err;
     }
-    if (!acc) throw new Error("step() needs at least one micro-batch");
-    const gradNorm = globalGradNorm(acc);
-    let skippedReason: string | undefined;
-    if (!Number.isFinite(lossSum)) skippedReason = "loss";
-    else if (!Number.isFinite(gradNorm)) skippedReason = "gradients";
-    let lr = this.optimizer.currentLr();
-    if (skippedReason) {
-      this.badInARow++;
-      tf.dispose(Object.values(acc));
-      if (this.badInARow >= this.maxConsecutiveBadSteps) throw new NonFiniteUpdateError(this.badInARow, skippedReason);
-      return { applied: false, skippedReason, loss: lossSum, gradNorm, lr, metrics };
-    }
-    this.badInARow = 0;
-    lr = this.optimizer.apply(acc, gradNorm);
-    tf.dispose(Object.values(acc));
-    return { applied: true, loss: lossSum, gradNorm, lr, metrics };
   }
 }

@@ -6,7 +6,7 @@ import { PRESETS } from "../policy/config";
 import { AdamW } from "../policy/optimizer";
 import { Rng } from "../policy/rng";
 import { GrpoUpdater, type ScoredTrajectory } from "./grpo-update";
-import { NonFiniteUpdateError } from "./step";
+import { GuardedStepper, NonFiniteUpdateError } from "./step";
 import { maskedNll, runSft, runSftSteps } from "./sft";
 
 await tf.setBackend("cpu");
@@ -93,6 +93,29 @@ test("runSftSteps takes exactly the asked optimizer steps, cycling through fewer
   let asked = 0;
   const stopped = await runSftSteps(model, opt, demos, { steps: 5, batchSize: 2, shouldStop: () => ++asked > 2 }, new Rng(0));
   assert.equal(stopped.length, 2, "stops between steps once asked to");
+  model.dispose();
+  opt.dispose();
+});
+
+test("a micro-batch or an optimizer that throws mid-step leaks no tensors (a long-lived worker keeps its memory)", async () => {
+  const model = new DecoderLM(PRESETS.micro, { seed: 5 });
+  const opt = new AdamW(model.trainableVariables(), { lr: 1e-2 });
+  const stepper = new GuardedStepper(model, opt);
+  const loss = () => ({ loss: tf.mean(model.p("model.norm.weight")) as tf.Scalar, metrics: {} });
+  await stepper.step([{ weight: 1, loss }]); // warm-up: optimizer moments
+  const before = tf.memory().numTensors;
+  const failing = () => {
+    throw new Error("micro-batch 2 failed");
+  };
+  await assert.rejects(stepper.step([{ weight: 0.5, loss }, { weight: 0.5, loss: failing }]), /micro-batch 2 failed/);
+  assert.equal(tf.memory().numTensors, before, "the first micro-batch's gradients were freed");
+  const apply = opt.apply.bind(opt);
+  opt.apply = () => {
+    throw new Error("optimizer failed");
+  };
+  await assert.rejects(stepper.step([{ weight: 1, loss }]), /optimizer failed/);
+  assert.equal(tf.memory().numTensors, before, "the accumulated gradients were freed");
+  opt.apply = apply;
   model.dispose();
   opt.dispose();
 });

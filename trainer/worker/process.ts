@@ -6,6 +6,7 @@
 import { createPrismaClient } from "../../server/db/client";
 import { checkWorkerDatabase, resolveWorkerDatabaseUrl } from "./database";
 import { TrainerWorker, type RunExecutor } from "./worker";
+import { checkWorkerEnv, readEnvVar } from "../../lib/env";
 
 export interface WorkerProcessOptions {
   executeRun: RunExecutor;
@@ -16,18 +17,11 @@ export interface WorkerProcessOptions {
   alongside?: (databaseUrl: string) => void;
 }
 
-function envNumber(name: string): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of milliseconds, got "${raw}".`);
-  return n;
-}
-
 export async function runWorkerProcess(opts: WorkerProcessOptions): Promise<never> {
   let url: string;
   let embeddedDefault: boolean;
   try {
+    checkWorkerEnv();
     ({ url, embeddedDefault } = resolveWorkerDatabaseUrl());
     await checkWorkerDatabase(url, embeddedDefault);
   } catch (err) {
@@ -40,9 +34,9 @@ export async function runWorkerProcess(opts: WorkerProcessOptions): Promise<neve
     db,
     databaseUrl: url,
     executeRun: opts.executeRun,
-    leaseMs: opts.leaseMs ?? envNumber("WORKER_LEASE_MS"),
-    heartbeatMs: opts.heartbeatMs ?? envNumber("WORKER_HEARTBEAT_MS"),
-    pollMs: opts.pollMs ?? envNumber("WORKER_POLL_MS"),
+    leaseMs: opts.leaseMs ?? readEnvVar("WORKER_LEASE_MS"),
+    heartbeatMs: opts.heartbeatMs ?? readEnvVar("WORKER_HEARTBEAT_MS"),
+    pollMs: opts.pollMs ?? readEnvVar("WORKER_POLL_MS"),
   });
   const onSignal = (signal: string) => {
     if (worker.isStopping) {
