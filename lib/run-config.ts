@@ -117,6 +117,13 @@ export const runConfigSchema = z
         trajectoryScore: z.enum(TRAJECTORY_SCORES).default("sum"),
         gamma: z.number().min(0).max(1).default(1),
         dynamicSampling: z.boolean().default(false).describe("Drop groups whose rewards do not vary (DAPO)."),
+        dynamicSamplingMaxRounds: z
+          .number()
+          .int()
+          .min(0)
+          .max(20)
+          .default(3)
+          .describe("With dynamicSampling: extra sampling rounds to refill the batch with groups that have reward variance (DAPO's max_num_gen_batches − 1); 0 trains on what is left."),
         overlongPenalty: z
           .object({
             bufferTokens: positiveInt(1_000_000).describe("Length of the soft zone before the most an episode can generate (DAPO: 4,096 of 20,480)."),

@@ -50,6 +50,8 @@ export function tasksAtCursor<T>(tasks: readonly T[], seed: number, cursor: numb
 export interface StageSelection {
   stageName: string | null;
   tasks: Task[];
+  /** The tasks this step draws from (the curriculum stage's pool, or all): DAPO's refill samples more from it. */
+  pool: readonly Task[];
   /** Data cursor within the stage's task list (stored in checkpoints for inspection). */
   cursor: number;
 }
@@ -65,7 +67,7 @@ export function sampleTasksForStep(config: RunConfig, tasks: readonly Task[], st
   const perStep = config.grpo.groupsPerStep;
   if (config.curriculum.length === 0) {
     const cursor = step * perStep;
-    return { stageName: null, tasks: tasksAtCursor(tasks, config.seed, cursor, perStep), cursor };
+    return { stageName: null, tasks: tasksAtCursor(tasks, config.seed, cursor, perStep), cursor, pool: tasks };
   }
   let start = 0;
   for (const [index, stage] of config.curriculum.entries()) {
@@ -73,9 +75,17 @@ export function sampleTasksForStep(config: RunConfig, tasks: readonly Task[], st
       const pool = tasks.filter((t) => matchesFilter(t, stage.filter));
       if (pool.length === 0) throw new Error(`Curriculum stage "${stage.name}" selects no tasks; loosen its filter (tags ${JSON.stringify(stage.filter.tags ?? [])}).`);
       const cursor = (step - start) * perStep;
-      return { stageName: stage.name, tasks: tasksAtCursor(pool, mixSeed(config.seed, index + 1), cursor, perStep), cursor };
+      return { stageName: stage.name, tasks: tasksAtCursor(pool, mixSeed(config.seed, index + 1), cursor, perStep), cursor, pool };
     }
     start += stage.steps;
   }
   throw new Error("unreachable: curriculum has stages");
+}
+
+/**
+ * DAPO's extra generation rounds: `count` more tasks for refill round `round` (1, 2, …) of `step`, drawn from the
+ * step's pool in their own seeded order, so a resumed run draws exactly the same ones.
+ */
+export function refillTasks(config: RunConfig, pool: readonly Task[], step: number, round: number, count: number): Task[] {
+  return tasksAtCursor(pool, mixSeed(config.seed, 0x0dab0, step, round), 0, count);
 }

@@ -107,15 +107,42 @@ function withFlatGroupZero(deps: ReturnType<typeof createFakeDeps>) {
   return deps;
 }
 
-test("DAPO dynamic sampling drops groups whose rewards are all equal and updates on the rest", async () => {
+test("DAPO dynamic sampling drops flat groups and samples more until the batch has signal; 0 extra rounds trains on the rest", async () => {
   const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true }, evaluation: { testFreq: 0 } });
   const deps = withFlatGroupZero(createFakeDeps({ checkpointDir: tmp() }));
   const sink = createMemorySink();
   await trainRun(config, deps, sink, control());
-  const groups = sink.steps.get(0)!.groups;
-  assert.deepEqual(groups.map((g) => g.dropped), [true, false, false]);
-  assert.equal(sink.steps.get(0)!.metrics["train/samples"], 8);
-  assert.equal(sink.steps.get(0)!.metrics["reward/zero_variance_group_frac"], 1 / 3);
+  const step = sink.steps.get(0)!;
+  assert.deepEqual(step.groups.map((g) => g.dropped), [true, false, false, false], "one extra group refills the batch of 3");
+  assert.equal(step.metrics["train/samples"], 12);
+  assert.equal(step.metrics["dapo/extra_rounds"], 1);
+  assert.equal(step.metrics["dapo/groups_trained"], 3);
+  assert.ok(step.events.some((e) => /after 1 extra sampling round/.test(e.message)));
+
+  const noRefill = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true, dynamicSamplingMaxRounds: 0 }, evaluation: { testFreq: 0 } });
+  const sink0 = createMemorySink();
+  await trainRun(noRefill, withFlatGroupZero(createFakeDeps({ checkpointDir: tmp() })), sink0, control());
+  assert.deepEqual(sink0.steps.get(0)!.groups.map((g) => g.dropped), [true, false, false]);
+  assert.equal(sink0.steps.get(0)!.metrics["train/samples"], 8);
+  assert.equal(sink0.steps.get(0)!.metrics["reward/zero_variance_group_frac"], 1 / 3);
+});
+
+test("DAPO's refill stops after its rounds when no group has signal, and the step trains nothing", async () => {
+  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true, dynamicSamplingMaxRounds: 2 }, evaluation: { testFreq: 0 } });
+  const deps = createFakeDeps({ checkpointDir: tmp() });
+  const real = deps.runGroup.bind(deps);
+  deps.runGroup = async (req) => {
+    const r = await real(req);
+    for (const s of r.samples) s.record.reward = 0.5;
+    return r;
+  };
+  const sink = createMemorySink();
+  await trainRun(config, deps, sink, control());
+  const step = sink.steps.get(0)!;
+  assert.equal(step.groups.length, 3 + 3 + 3, "two extra rounds of 3 groups each");
+  assert.ok(step.groups.every((g) => g.dropped));
+  assert.equal(step.metrics["dapo/extra_rounds"], 2);
+  assert.ok(step.events.some((e) => /not updated/.test(e.message)));
 });
 
 test("adjustScores shapes the scores advantages use; rewards stay the environment's and unscored samples stay unscored", async () => {
@@ -172,7 +199,7 @@ test("warmStart runs before the first step of a fresh run only, and its metrics 
 });
 
 test("DAPO dynamic sampling judges a group by its task rewards even when shaped scores differ", async () => {
-  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true }, evaluation: { testFreq: 0 } });
+  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true, dynamicSamplingMaxRounds: 0 }, evaluation: { testFreq: 0 } });
   const deps = withFlatGroupZero(createFakeDeps({ checkpointDir: tmp() }));
   deps.adjustScores = async (groups) => ({ scores: groups.map((g) => g.rewards.map((r, i) => (r ?? 0) - 0.01 * i)), metrics: {} });
   const sink = createMemorySink();

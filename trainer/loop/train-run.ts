@@ -26,7 +26,7 @@ import { computeOverlongPenalty } from "../grpo/dapo";
 import { summariseEval, summariseStep } from "../record/summarise-step";
 import type { EventRecord, GroupRecord } from "../record/step-record";
 import { mapLimit } from "./map-limit";
-import { mixSeed, sampleTasksForStep } from "./task-order";
+import { mixSeed, refillTasks, sampleTasksForStep } from "./task-order";
 import type { AdjustedScores, GroupRollout, LoopDeps, RunSink, StopControl, TrainOutcome, UpdateGroup, WarmStartReport } from "./types";
 
 const SPLIT_SALT = { train: 1, eval: 2 } as const;
@@ -49,10 +49,11 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
   let weightsAhead = false;
   let unscoredSteps = 0;
 
-  const rollGroups = (split: "train" | "eval", tasks: Task[], size: number) =>
-    mapLimit(tasks, groupConcurrency, (task, groupIndex) =>
-      deps.runGroup({ task, step, split, groupIndex, size, seed: mixSeed(config.seed, step, SPLIT_SALT[split], groupIndex), signal: control.signal }),
-    );
+  const rollGroups = (split: "train" | "eval", tasks: Task[], size: number, firstIndex = 0) =>
+    mapLimit(tasks, groupConcurrency, (task, i) => {
+      const groupIndex = firstIndex + i;
+      return deps.runGroup({ task, step, split, groupIndex, size, seed: mixSeed(config.seed, step, SPLIT_SALT[split], groupIndex), signal: control.signal });
+    });
 
   try {
     // --- warm start (fresh runs only) ----------------------------------------------------------------------------
@@ -74,22 +75,46 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
 
       // --- sample tasks -------------------------------------------------------------------------------------
       await sink.setPhase("rollout");
-      const selection = deps.sampleTasks ? { tasks: deps.sampleTasks(step), cursor: step * config.grpo.groupsPerStep, stageName: null } : sampleTasksForStep(config, deps.trainTasks, step);
+      const selection = deps.sampleTasks
+        ? { tasks: deps.sampleTasks(step), cursor: step * config.grpo.groupsPerStep, stageName: null, pool: deps.trainTasks }
+        : sampleTasksForStep(config, deps.trainTasks, step);
 
       // --- rollouts (scored) ----------------------------------------------------------------------------------
       let t0 = performance.now();
-      const rollouts = await rollGroups("train", selection.tasks, groupSize);
+      let rollouts = await rollGroups("train", selection.tasks, groupSize);
+      let playedTasks = selection.tasks;
       // Episodes cut short by a stop end "normally" (as errors): never score or record them.
       control.signal.throwIfAborted();
+      // DAPO: groups whose rewards are all equal are dropped; sample more groups until a full batch has signal,
+      // for at most grpo.dynamicSamplingMaxRounds extra rounds.
+      let refillRounds = 0;
+      if (config.grpo.dynamicSampling) {
+        const perStep = config.grpo.groupsPerStep;
+        while (refillRounds < config.grpo.dynamicSamplingMaxRounds && groupsWithSignal(rollouts) < perStep) {
+          refillRounds++;
+          const extra = refillTasks(config, selection.pool, step, refillRounds, perStep - groupsWithSignal(rollouts));
+          rollouts = [...rollouts, ...(await rollGroups("train", extra, groupSize, rollouts.length))];
+          playedTasks = [...playedTasks, ...extra];
+          control.signal.throwIfAborted();
+        }
+      }
       const rolloutSeconds = seconds(t0);
 
       // --- shape scores, advantages ---------------------------------------------------------------------------
       const shaped = deps.adjustScores
         ? await deps.adjustScores(rollouts.map((r) => ({ samples: r.samples.map((s) => s.sample), rewards: r.samples.map((s) => s.record.reward) })), step)
         : null;
-      const { groups, updateGroups, metrics: scoreMetrics } = scoreGroups(config, selection.tasks, rollouts, shaped);
+      const { groups, updateGroups, metrics: scoreMetrics } = scoreGroups(config, playedTasks, rollouts, shaped);
       const dropped = groups.filter((g) => g.dropped).length;
-      if (dropped) events.push({ level: "info", message: `Dynamic sampling dropped ${dropped} of ${groups.length} groups (all rewards equal).` });
+      if (dropped) {
+        const refilled = refillRounds ? ` after ${refillRounds} extra sampling round${refillRounds > 1 ? "s" : ""}` : "";
+        events.push({ level: "info", message: `Dynamic sampling dropped ${dropped} of ${groups.length} groups (all rewards equal, or beyond the batch)${refilled}.` });
+      }
+      if (config.grpo.dynamicSampling) {
+        scoreMetrics["dapo/extra_rounds"] = refillRounds;
+        scoreMetrics["dapo/groups_sampled"] = groups.length;
+        scoreMetrics["dapo/groups_trained"] = updateGroups.length;
+      }
       const unscored = groups.reduce((n, g) => n + g.trajectories.filter((t) => t.reward === null).length, 0);
       if (unscored) events.push({ level: "warn", message: `${unscored} trajectories could not be scored; they are excluded from advantages.` });
       const total = groups.reduce((n, g) => n + g.trajectories.length, 0);
@@ -239,11 +264,20 @@ function scoreGroups<S>(
     const scored = adv.scored.slice(offset, offset + n);
     offset += n;
     const stats = rewardStats.find((s) => s.groupId === g);
-    const dropped = config.grpo.dynamicSampling && (stats?.zeroVariance ?? false);
+    // With dynamic sampling, flat groups are dropped, and so are groups beyond a full batch (DAPO trims to it).
+    const dropped = config.grpo.dynamicSampling && ((stats?.zeroVariance ?? false) || updateGroups.length >= config.grpo.groupsPerStep);
     groups.push(toGroupRecord("train", g, tasks[g], rollout, advantages.map((a, i) => (scored[i] ? a : null)), dropped));
     if (!dropped && scored.some(Boolean)) updateGroups.push({ samples: rollout.samples.map((s) => s.sample), advantages, scored });
   });
   return { groups, updateGroups, metrics };
+}
+
+/** Groups whose scored rewards differ: the ones DAPO's dynamic sampling keeps. */
+function groupsWithSignal<S>(rollouts: GroupRollout<S>[]): number {
+  return rollouts.filter((r) => {
+    const rewards = r.samples.map((s) => s.record.reward).filter((x): x is number => x !== null);
+    return rewards.length > 1 && Math.max(...rewards) > Math.min(...rewards);
+  }).length;
 }
 
 /** Per key, the mean over the groups that report it (a group may report none). */
