@@ -117,7 +117,7 @@ test("DAPO dynamic sampling drops flat groups and samples more until the batch h
   assert.equal(step.metrics["train/samples"], 12);
   assert.equal(step.metrics["dapo/extra_rounds"], 1);
   assert.equal(step.metrics["dapo/groups_trained"], 3);
-  assert.ok(step.events.some((e) => /after 1 extra sampling round/.test(e.message)));
+  assert.ok((step.events ?? []).some((e) => /after 1 extra sampling round/.test(e.message)));
 
   const noRefill = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true, dynamicSamplingMaxRounds: 0 }, evaluation: { testFreq: 0 } });
   const sink0 = createMemorySink();
@@ -142,7 +142,7 @@ test("DAPO's refill stops after its rounds when no group has signal, and the ste
   assert.equal(step.groups.length, 3 + 3 + 3, "two extra rounds of 3 groups each");
   assert.ok(step.groups.every((g) => g.dropped));
   assert.equal(step.metrics["dapo/extra_rounds"], 2);
-  assert.ok(step.events.some((e) => /not updated/.test(e.message)));
+  assert.ok((step.events ?? []).some((e) => /not updated/.test(e.message)));
 });
 
 test("adjustScores shapes the scores advantages use; rewards stay the environment's and unscored samples stay unscored", async () => {
@@ -269,4 +269,38 @@ test("DAPO's overlong penalty lowers the scores of episodes that reach into the 
   // Penalties 0, 0, −0.5, −1 → mean −0.375; half the episodes penalised.
   assert.equal(step.metrics["reward/overlong_penalty_mean"], -0.375);
   assert.equal(step.metrics["reward/overlong_frac"], 0.5);
+});
+
+test("the advantages the update trained with are what the step records: per policy turn on the messages, their token mean on the trajectory and in adv/*", async () => {
+  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1 }, evaluation: { testFreq: 0 } });
+  const deps = createFakeDeps({ checkpointDir: tmp() });
+  const real = deps.runGroup.bind(deps);
+  deps.runGroup = async (req) => {
+    const r = await real(req);
+    for (const s of r.samples) {
+      s.record.conversation = [
+        { role: "user", source: "user_simulator", turn: 0, content: "q" },
+        { role: "assistant", source: "policy", turn: 0, content: "a0" },
+        { role: "user", source: "user_simulator", turn: 1, content: "q2" },
+        { role: "assistant", source: "policy", turn: 1, content: "a1" },
+      ];
+    }
+    return r;
+  };
+  const update = deps.update.bind(deps);
+  // Multi-turn credit as the real update computes it: the last turn gets twice the first one's share.
+  deps.update = async (groups, step, signal) => ({
+    ...(await update(groups, step, signal)),
+    advantagesUsed: groups.map((g) => g.samples.map((_, i) => ({ trajectory: 0.1 * (i + 1), turns: [0.05 * (i + 1), 0.1 * (i + 1)] }))),
+  });
+  const sink = createMemorySink();
+  await trainRun(config, deps, sink, control());
+  const step = sink.steps.get(0)!;
+  for (const g of step.groups) {
+    g.trajectories.forEach((t, i) => {
+      assert.equal(t.advantage, 0.1 * (i + 1));
+      assert.deepEqual(t.conversation.filter((m) => m.source === "policy").map((m) => m.advantage), [0.05 * (i + 1), 0.1 * (i + 1)]);
+    });
+  }
+  assert.equal(step.metrics["adv/max"], 0.4, "adv/* summarise what was trained");
 });

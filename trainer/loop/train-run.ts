@@ -27,7 +27,7 @@ import { summariseEval, summariseStep } from "../record/summarise-step";
 import type { EventRecord, GroupRecord } from "../record/step-record";
 import { mapLimit } from "./map-limit";
 import { mixSeed, refillTasks, sampleTasksForStep } from "./task-order";
-import type { AdjustedScores, GroupRollout, LoopDeps, RunSink, StopControl, TrainOutcome, UpdateGroup, WarmStartReport } from "./types";
+import type { AdjustedScores, AdvantagesUsed, GroupRollout, LoopDeps, RunSink, StopControl, TrainOutcome, UpdateGroup, WarmStartReport } from "./types";
 
 const SPLIT_SALT = { train: 1, eval: 2 } as const;
 /**
@@ -127,6 +127,7 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       weightsAhead = updateGroups.length > 0;
       const update = updateGroups.length ? await deps.update(updateGroups, step, control.signal) : { metrics: {} };
       const updateSeconds = seconds(t0);
+      if ("advantagesUsed" in update && update.advantagesUsed) recordAdvantagesUsed(groups, updateGroups, update.advantagesUsed);
       if (!updateGroups.length) events.push({ level: "warn", message: "No group had a learning signal this step; the policy was not updated." });
 
       // --- evaluate -------------------------------------------------------------------------------------------
@@ -267,9 +268,28 @@ function scoreGroups<S>(
     // With dynamic sampling, flat groups are dropped, and so are groups beyond a full batch (DAPO trims to it).
     const dropped = config.grpo.dynamicSampling && ((stats?.zeroVariance ?? false) || updateGroups.length >= config.grpo.groupsPerStep);
     groups.push(toGroupRecord("train", g, tasks[g], rollout, advantages.map((a, i) => (scored[i] ? a : null)), dropped));
-    if (!dropped && scored.some(Boolean)) updateGroups.push({ samples: rollout.samples.map((s) => s.sample), advantages, scored });
+    if (!dropped && scored.some(Boolean)) updateGroups.push({ samples: rollout.samples.map((s) => s.sample), advantages, scored, recordIndex: groups.length - 1 });
   });
   return { groups, updateGroups, metrics };
+}
+
+/**
+ * Writes the advantages the update trained with into the step's records: each trajectory's advantage becomes the
+ * mean over its policy tokens, and each policy message gets its own turn's advantage (multi-turn credit gives
+ * turns different ones), so the inspector and the adv/* metrics show what was trained, not only the outcome value.
+ */
+function recordAdvantagesUsed<S>(groups: GroupRecord[], updateGroups: UpdateGroup<S>[], used: AdvantagesUsed[][]): void {
+  updateGroups.forEach((g, gi) => {
+    const record = groups[g.recordIndex];
+    g.samples.forEach((_, i) => {
+      const u = used[gi]?.[i];
+      const t = record?.trajectories[i];
+      if (!u || !t || !g.scored[i]) return;
+      t.advantage = u.trajectory;
+      let turn = 0;
+      for (const m of t.conversation) if (m.source === "policy") m.advantage = u.turns[turn++] ?? 0;
+    });
+  });
 }
 
 /** Groups whose scored rewards differ: the ones DAPO's dynamic sampling keeps. */

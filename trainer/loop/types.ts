@@ -39,6 +39,17 @@ export interface UpdateGroup<S> {
   /** Group-relative advantage per sample (0 for unscorable ones, which carry no gradient). */
   advantages: number[];
   scored: boolean[];
+  /** Index of this group's record in the step's train groups (where the advantages the update used are written). */
+  recordIndex: number;
+}
+
+/**
+ * The advantages an update actually trained each sample with: per policy turn (multi-turn credit gives each turn its
+ * own), and their mean over the sample's policy tokens. Aligned with UpdateGroup.samples.
+ */
+export interface AdvantagesUsed {
+  trajectory: number;
+  turns: number[];
 }
 
 /** One train group as reward shaping sees it: the policy-side samples and the environment's rewards. */
@@ -87,7 +98,7 @@ export interface LoopDeps<S> {
    * One policy update on the step's kept groups; returns metrics under dashboard keys ("loss/policy", "kl"…). Stops
    * with the abort reason when `signal` fires (cancel, shutdown, lease lost), possibly after some optimizer steps.
    */
-  update(groups: UpdateGroup<S>[], step: number, signal: AbortSignal): Promise<{ metrics: Record<string, number> }>;
+  update(groups: UpdateGroup<S>[], step: number, signal: AbortSignal): Promise<{ metrics: Record<string, number>; advantagesUsed?: AdvantagesUsed[][] }>;
   /** Persist the policy (and optimizer) after `completedSteps` steps; resolve only once the files are complete. */
   saveCheckpoint(completedSteps: number, state: { dataCursor: number }): Promise<SavedCheckpoint>;
   /** Restore the policy from a checkpoint; throw if it is incomplete or corrupt (the loop tries an older one). */

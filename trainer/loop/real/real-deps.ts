@@ -20,7 +20,7 @@ import { LlmClient } from "../../llm/client";
 import { AdamW } from "../../policy/optimizer";
 import { Rng } from "../../policy/rng";
 import { GrpoUpdater } from "../../update/grpo-update";
-import type { LoopDeps } from "../types";
+import type { AdvantagesUsed, LoopDeps } from "../types";
 import { loadPolicy } from "./load-policy";
 import { createGroupPlayer, type PolicySample } from "./play-group";
 import { multiTurnTokenAdvantages } from "./turn-credit";
@@ -133,7 +133,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       const metrics: Record<string, number> = {};
       for (const [k, v] of Object.entries(report.metrics)) metrics[POLICY_LOSS_METRIC_KEYS[k] ?? (k === "grad_norm" ? "grad/norm" : k)] = v;
       if (report.skippedSteps) metrics["update/skipped_steps"] = report.skippedSteps;
-      return { metrics };
+      return { metrics, advantagesUsed: groups.map((g, gi) => g.samples.map((s, i) => advantagesUsedBy(s, perToken[gi][i]))) };
     },
     async saveCheckpoint(completedSteps, state) {
       // safetensors weights + optimizer moments + trainer_state.json, COMPLETE marker last (trainer/checkpoint).
@@ -164,4 +164,20 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       model.dispose();
     },
   };
+}
+
+/** Per policy turn, the advantage its tokens were trained with, and the mean over all policy tokens. */
+function advantagesUsedBy(sample: PolicySample, tokenAdvantages: number[]): AdvantagesUsed {
+  const turns: number[] = [];
+  let sum = 0;
+  let count = 0;
+  sample.lossMask.forEach((m, t) => {
+    if (m <= 0) return;
+    const a = tokenAdvantages[t] ?? 0;
+    sum += a;
+    count++;
+    const turn = sample.tokenTurnIds[t];
+    if (turn >= 0 && turns[turn] === undefined) turns[turn] = a;
+  });
+  return { trajectory: count ? sum / count : 0, turns: Array.from(turns, (a) => a ?? 0) };
 }
