@@ -60,7 +60,7 @@ export function goalScores(task: SgdTaskData, calls: MadeCall[]): number[] {
 }
 
 export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: SgdEpisodeOptions): Episode {
-  const mocker = createToolMocker(task.services, [...task.recordedCalls, ...opts.extraRecordings]);
+  const mocker = createToolMocker(task.services, task.recordedCalls, opts.extraRecordings);
   const history: ConversationMessage[] = [];
   const calls: MadeCall[] = [];
   const userState = createOfflineUserState();

@@ -59,3 +59,18 @@ test("unknown functions, unknown parameters and missing required slots are clear
   const m = mocker.call("FindRestaurants", { city: "San Jose" });
   assert.ok(!m.ok && /missing required cuisine/.test(m.error));
 });
+
+test("the dialogue's own recording wins over another dialogue's recording of the same call, whatever the order", () => {
+  const call = { service: "Restaurants_1", method: "ReserveRestaurant", parameters: { restaurant_name: "A", city: "San Jose", time: "17:30" } };
+  const mine = { ...call, results: [{ restaurant_name: "A", confirmation: "mine" }] };
+  const theirs = { ...call, results: [{ restaurant_name: "A", confirmation: "another dialogue's" }] };
+  const m = createToolMocker(services, [mine], [theirs, { ...theirs, results: [{ confirmation: "a third" }] }]);
+  const r = m.call("ReserveRestaurant", { restaurant_name: "A", city: "San Jose", time: "17:30" });
+  assert.ok(r.ok);
+  assert.equal(r.results[0].confirmation, "mine");
+  // Without a recording of its own, the first corpus recording answers (never a later one overwriting it).
+  const corpusOnly = createToolMocker(services, [], [theirs, { ...theirs, results: [{ confirmation: "a third" }] }]);
+  const c = corpusOnly.call("ReserveRestaurant", { restaurant_name: "A", city: "San Jose", time: "17:30" });
+  assert.ok(c.ok);
+  assert.equal(c.results[0].confirmation, "another dialogue's");
+});

@@ -41,7 +41,13 @@ function resolveMethod(services: SgdService[], name: string): Resolved | string 
   return candidates[0];
 }
 
-export function createToolMocker(services: SgdService[], recorded: RecordedCall[]): ToolMocker {
+/**
+ * `own`: the dialogue's own recordings; `extra`: others the mocker may fall back on (e.g. the whole corpus). When
+ * several recordings answer the same call, the dialogue's own wins, then the first seen: measured on SGD's test split, 7 of
+ * 200 recorded calls were otherwise answered with another dialogue's results, making those users' goals unreachable.
+ */
+export function createToolMocker(services: SgdService[], own: RecordedCall[], extra: RecordedCall[] = []): ToolMocker {
+  const recorded = [...own, ...extra];
   const exact = new Map<string, Record<string, string>[]>();
   const rowsByMethod = new Map<string, Record<string, string>[]>();
   const defaultsOf = (service: string, method: string): Record<string, string> =>
@@ -49,7 +55,8 @@ export function createToolMocker(services: SgdService[], recorded: RecordedCall[
   const seenRows = new Set<string>();
   for (const c of recorded) {
     const key = `${c.service}.${c.method}`;
-    exact.set(`${key}|${parameterKey(canonicalParameters(c.parameters, defaultsOf(c.service, c.method)))}`, c.results);
+    const exactKey = `${key}|${parameterKey(canonicalParameters(c.parameters, defaultsOf(c.service, c.method)))}`;
+    if (!exact.has(exactKey)) exact.set(exactKey, c.results);
     const rows = rowsByMethod.get(key) ?? [];
     for (const r of c.results) {
       const rowKey = `${key}|${JSON.stringify(r)}`;

@@ -46,8 +46,13 @@ export interface GymRules<TData, TState> {
 }
 
 export interface GymOptions {
-  /** Subtracted from every turn reward (UserRL's step_penalty; 0 by default as in its configs). */
+  /**
+   * UserRL's step_penalty (0 by default, as in its configs): turn k (1-based) loses penalty × k, so later turns cost
+   * more, and — with `normalizeRewards`, UserRL's default — the turn reward is then clipped to [0, 1].
+   */
   stepPenalty?: number;
+  /** UserRL's normalize_rewards: clip each turn reward to [0, 1] after the penalty (default true). */
+  normalizeRewards?: boolean;
 }
 
 const FORMAT_NAMES: Record<GymActionKind, string> = {
@@ -67,7 +72,13 @@ export function createGymEpisode<TData, TState>(
   options: GymOptions = {},
 ): Episode {
   const state = rules.initState(task.data);
-  const penalty = options.stepPenalty ?? 0;
+  const penaltyPerStep = options.stepPenalty ?? 0;
+  const normalize = options.normalizeRewards ?? true;
+  /** The turn reward as UserRL's gym computes it: raw − penalty × step_count, then clipped to [0, 1] if normalising. */
+  const shaped = (raw: number, turn: number) => {
+    const r = raw - penaltyPerStep * (turn + 1);
+    return normalize ? Math.max(0, Math.min(1, r)) : r;
+  };
 
   function formatFeedback(turn: number, code: string, message: string): StepResult {
     const obs: ConversationMessage = {
@@ -77,7 +88,7 @@ export function createGymEpisode<TData, TState>(
       turn,
       formatError: `${code}: ${message}`,
     };
-    return finish({ observations: [obs], turnReward: 0 - penalty, done: false }, turn);
+    return finish({ observations: [obs], turnReward: shaped(0, turn), done: false }, turn);
   }
 
   function finish(r: StepResult, turn: number): StepResult {
@@ -97,12 +108,12 @@ export function createGymEpisode<TData, TState>(
       const parsed = parsePolicyAction(policyText);
       if (!parsed.ok) {
         const obs = formatErrorObservation(parsed.error, turn, formatHint(rules.kinds));
-        return finish({ observations: [obs], turnReward: 0 - penalty, done: false }, turn);
+        return finish({ observations: [obs], turnReward: shaped(0, turn), done: false }, turn);
       }
       const a = parsed.action;
       if (a.kind === "finish") {
         const obs: ConversationMessage = { role: "user", source: "environment", content: "Episode finished.", turn };
-        return { observations: [obs], turnReward: 0 - penalty, done: true, endReason: "agent_finished" };
+        return { observations: [obs], turnReward: shaped(0, turn), done: true, endReason: "agent_finished" };
       }
       const kind = a.kind === "action" || a.kind === "answer" || a.kind === "search" ? a.kind : null;
       if (kind === null || !rules.kinds.includes(kind)) {
@@ -119,7 +130,7 @@ export function createGymEpisode<TData, TState>(
       }
       const obs: ConversationMessage = { role: "user", source: out.source, content: out.feedback, turn };
       if (out.llmCallIds?.length) obs.llmCallIds = out.llmCallIds;
-      const r: StepResult = { observations: [obs], turnReward: out.turnReward - penalty, done: out.done === true };
+      const r: StepResult = { observations: [obs], turnReward: shaped(out.turnReward, turn), done: out.done === true };
       if (out.done) r.endReason = out.endReason ?? "env_terminal";
       return finish(r, turn);
     },

@@ -34,8 +34,10 @@ const RULES: { [G in GymName]: GymRules<GymData<G>, unknown> } = {
 /** The `userrl-<gym>` section of a run config. */
 export const UserRlConfigSchema = z
   .object({
-    /** Subtracted from every turn reward (UserRL's step_penalty). */
+    /** UserRL's step_penalty: turn k (1-based) loses stepPenalty × k. */
     stepPenalty: z.number().min(0).max(1).default(0),
+    /** UserRL's normalize_rewards: clip each turn reward to [0, 1] after the penalty. */
+    normalizeRewards: z.boolean().default(true),
   })
   .strict();
 

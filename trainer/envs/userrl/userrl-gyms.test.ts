@@ -141,10 +141,15 @@ test("malformed task files are rejected with a DatasetError naming the file and 
   assert.equal((await env.loadTasks!(file))[0].split, "train");
 });
 
-test("configs are validated and a step penalty is subtracted from every turn reward", async () => {
+test("configs are validated; the step penalty grows with the step count and rewards are clipped to [0, 1], as UserRL does", async () => {
   assert.throws(() => createUserRlEnvironment("turtle", { stepPenlty: 0.1 }), /Invalid userrl-turtle config/);
-  const env = createUserRlEnvironment("function", { stepPenalty: 0.01 });
+  const env = createUserRlEnvironment("function", { stepPenalty: 0.1 });
   const t = env.builtinTasks()[0];
-  const { turnRewards } = await play(env, t, ["[action] 1 1 1 1", `[answer] ${applyRule(t.data.rule, t.data.testCase)}`]);
-  assert.deepEqual(turnRewards, [-0.01, 0.99]);
+  const moves = ["[action] 1 1 1 1", "[action] 2 2 2 2", `[answer] ${applyRule(t.data.rule, t.data.testCase)}`];
+  // Turn k loses 0.1 × k: the queries' 0 − 0.1 and 0 − 0.2 clip to 0; the correct answer at step 3 earns 1 − 0.3.
+  const { turnRewards } = await play(env, t, moves);
+  assert.deepEqual(turnRewards.map((r) => Number(r.toFixed(6))), [0, 0, 0.7]);
+  const raw = createUserRlEnvironment("function", { stepPenalty: 0.1, normalizeRewards: false });
+  const unclipped = await play(raw, t, moves);
+  assert.deepEqual(unclipped.turnRewards.map((r) => Number(r.toFixed(6))), [-0.1, -0.2, 0.7]);
 });
