@@ -8,7 +8,7 @@ test("every RunConfig field appears in the form with its help text, default and 
   assert.equal(byPath.get("grpo.groupSize")?.kind, "integer");
   assert.equal(byPath.get("grpo.groupSize")?.defaultValue, 4);
   assert.match(byPath.get("grpo.groupSize")?.description ?? "", /group_size/);
-  assert.deepEqual(byPath.get("grpo.klEstimator")?.options, ["k1", "k2", "k3"]);
+  assert.deepEqual(byPath.get("grpo.klEstimator")?.options, ["k1", "k2", "k3", "k1+", "k3+"]);
   assert.equal(byPath.get("grpo.dynamicSampling")?.kind, "boolean");
   assert.equal(byPath.get("tags")?.kind, "tags");
   assert.equal(byPath.get("curriculum")?.kind, "json");
