@@ -97,7 +97,9 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     family: "userrl",
     seedSystem: "UserRL",
     description: "Guess the entity the user thinks of by asking questions.",
-    preset: learningPreset({ context: 1024, maxTurns: 4, maxNewTokens: 40, sft: 40, microBatch: 4, turnCredit: true }),
+    // 1,536: a 420-token opening plus four turns whose format-error feedback runs ~200 tokens each ended 98% of
+    // episodes context_full at 1,024 (bench:learn).
+    preset: learningPreset({ context: 1536, maxTurns: 4, maxNewTokens: 40, sft: 40, microBatch: 4, turnCredit: true }),
   },
   {
     name: "userrl-turtle",
@@ -111,7 +113,7 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     family: "userrl",
     seedSystem: "UserRL",
     description: "Discover a hidden function from queries (deterministic).",
-    preset: learningPreset({ context: 1024, maxTurns: 5, maxNewTokens: 24, sft: 40, microBatch: 4, turnCredit: true }),
+    preset: learningPreset({ context: 1536, maxTurns: 5, maxNewTokens: 24, sft: 40, microBatch: 4, turnCredit: true }),
   },
   {
     name: "userrl-intention",
