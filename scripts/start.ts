@@ -68,6 +68,11 @@ async function main() {
     if (seeded) log(`Empty database: queued the demo run (${seeded}); the worker trains it live. Use --no-seed to skip.`);
   }
 
+  if (!dev && !buildIsCurrent() && otherBuildRunning()) {
+    // Next refuses two builds at once (another `npm start`, or the test suite); wait for it, then look again.
+    log("Another web build is running; waiting for it to finish…");
+    for (let waited = 0; otherBuildRunning() && waited < 600; waited++) await new Promise((r) => setTimeout(r, 1000));
+  }
   if (!dev && !buildIsCurrent()) {
     log("Building the web app (first start or sources changed; 1–3 minutes on a 2-core machine)…");
     const build = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit" });
@@ -94,6 +99,11 @@ async function main() {
   const url = `http://${env.HOST}:${env.PORT}`;
   if (await waitForHealth(url, 120_000)) log(`Rollout Lab is running at ${url}  (Ctrl-C to stop)`);
   else log(`The web server did not become healthy at ${url}/api/health within 2 minutes.`);
+}
+
+/** True while some `next build` runs on this machine. */
+function otherBuildRunning(): boolean {
+  return spawnSync("pgrep", ["-f", "next build"], { encoding: "utf8" }).status === 0;
 }
 
 process.on("SIGINT", () => void shutdown(0));

@@ -14,6 +14,7 @@ import { discardMetricRollupsFrom, refreshMetricRollups } from "../../server/db/
 import { insertJsonRows } from "../../server/db/bulk-insert";
 import type { StepRecord } from "./step-record";
 import { storable } from "../../lib/storable";
+import { llmCallRow } from "./llm-call-row";
 
 /** This worker's lease on a run (or a re-scoring job) expired and another worker claimed it: stop, write nothing. */
 export class LeaseLostError extends Error {
@@ -112,27 +113,7 @@ export async function recordStep(db: PrismaClient, runId: string, given: StepRec
             expectedState: t.expectedState ?? null,
             createdAt: nowIso,
           });
-          for (const c of t.llmCalls) {
-            callRows.push({
-              id: c.id,
-              runId,
-              trajectoryId,
-              turn: c.turn,
-              role: c.role,
-              model: c.model,
-              endpoint: c.endpoint,
-              request: c.request,
-              response: c.response,
-              latencyMs: Math.round(c.latencyMs),
-              promptTokens: c.promptTokens,
-              completionTokens: c.completionTokens,
-              costUsd: c.costUsd,
-              attempt: c.attempt,
-              error: c.error,
-              cached: c.cached,
-              startedAt: new Date(c.startedAt).toISOString(),
-            });
-          }
+          for (const c of t.llmCalls) callRows.push(llmCallRow(c, runId, trajectoryId) as unknown as Record<string, unknown>);
         }
       }
       if (groupRows.length) await tx.group.createMany({ data: groupRows });

@@ -16,6 +16,7 @@ import { finishRescoring, recordProgress } from "./queue";
 import { scoreTrajectory } from "./score-trajectory";
 import { storable } from "../../lib/storable";
 import { LeaseLostError } from "../record/record-step";
+import { llmCallRow } from "../record/llm-call-row";
 
 export interface ExecuteRescoringOptions {
   workerId: string;
@@ -80,25 +81,12 @@ function llmFor(scorer: Scorer, env?: Record<string, string | undefined>): LlmCl
 }
 
 function callRow(c: LlmCallRecord, runId: string, trajectoryId: string, rescoringId: string): Prisma.LlmCallCreateManyInput {
+  const row = llmCallRow(c, runId, trajectoryId);
   return {
-    id: c.id,
-    runId,
-    trajectoryId,
-    turn: c.turn,
-    role: c.role,
-    model: c.model,
-    endpoint: c.endpoint,
+    ...row,
     // The marker that tells these calls apart from the ones made during training.
-    request: { ...c.request, params: { ...c.request.params, rescoringId } } as unknown as Prisma.InputJsonValue,
-    response: (c.response ?? undefined) as Prisma.InputJsonValue | undefined,
-    latencyMs: Math.round(c.latencyMs),
-    promptTokens: c.promptTokens,
-    completionTokens: c.completionTokens,
-    costUsd: c.costUsd,
-    attempt: c.attempt,
-    error: c.error,
-    cached: c.cached,
-    startedAt: new Date(c.startedAt),
+    request: { ...row.request, params: { ...row.request.params, rescoringId } } as unknown as Prisma.InputJsonValue,
+    response: (row.response ?? undefined) as Prisma.InputJsonValue | undefined,
   };
 }
 
