@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { ApiClient } from "./api-client";
 import { readConfigFile } from "./config-file";
 import { importCommand, importFormatsHelp } from "./import";
+import { writeSimiaLayout } from "./simia-layout";
 import { CliError, EXIT, type ExitCode } from "./exit-codes";
 import { waitForRun, type RunStatus } from "./wait";
 
@@ -21,7 +22,7 @@ Usage:
   rollout-lab runs list [--status S] [--limit N]
   rollout-lab runs cancel ID
   rollout-lab runs resume ID
-  rollout-lab runs export ID [--out FILE] [--split train|eval]
+  rollout-lab runs export ID [--out FILE] [--split train|eval] [--layout simia --out DIR]
   rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]...   (a run trained elsewhere; formats below)
   rollout-lab tokens create --name NAME [--scope read|write] [--database-url URL]
   rollout-lab tokens list [--all] [--database-url URL]
@@ -55,6 +56,7 @@ const OPTIONS = {
   "database-url": { type: "string" },
   all: { type: "boolean" },
   tag: { type: "string", multiple: true },
+  layout: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -155,8 +157,15 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       }
       case "export": {
         const query = v.split ? `?split=${encodeURIComponent(v.split)}` : "";
+        if (v.layout !== undefined && v.layout !== "simia") throw new CliError(EXIT.USAGE, `--layout must be "simia" (one file per episode as Simia-RL writes them), got "${v.layout}".`);
+        if (v.layout === "simia" && !v.out) throw new CliError(EXIT.USAGE, "--layout simia needs --out DIR (the training_record folder to write).");
         const res = await client.raw("GET", `${runPath(need("run id"))}/export.jsonl${query}`);
         const body = Readable.fromWeb(res.body as import("node:stream/web").ReadableStream<Uint8Array>);
+        if (v.layout === "simia") {
+          const written = await writeSimiaLayout(body, v.out!);
+          io.err(`Wrote ${written} records under ${v.out} (sample_<index>/env_<id>_ep<episode>_<time>.json)`);
+          return EXIT.OK;
+        }
         if (v.out) {
           await pipeline(body, createWriteStream(v.out));
           io.err(`Wrote ${v.out}`);

@@ -64,13 +64,45 @@ test("a trajectory exports in Simia-RL's record shape", () => {
   assert.equal(rec.gpt_call_history[1].temperature, null);
   assert.equal(rec.timestamp, "2025-01-01T00:00:05.000Z");
   assert.doesNotThrow(() => JSON.parse(JSON.stringify(rec)));
+  assert.deepEqual(rec.reference_conversations, []);
+  assert.equal(rec.config, null);
+});
+
+test("the record is filled field by field as Simia's _save_trajectory_record fills it", () => {
+  const reference = [
+    { from: "human", value: "I need to change my flight." },
+    { from: "gpt", value: "Sure, what is your booking?" },
+  ];
+  const config = { deployment: "gpt-4o", temperature: 0.7, max_tokens: 1024, azure_endpoint: "https://llm.example/v1", simulator_mode: "base" };
+  const rec = toSimiaRecord({
+    messages,
+    evaluation: { reward: 0, reasoning: "no" },
+    endReason: "max_turns",
+    llmCalls: [],
+    envId: 13,
+    sampleIndex: 42,
+    episodeCount: 7,
+    maxSteps: 10,
+    systemPrompt: "The sample's own system prompt.",
+    referenceConversations: reference,
+    config,
+  });
+  assert.deepEqual(
+    Object.keys(rec),
+    ["env_id", "sample_index", "episode_count", "timestamp", "reward", "reasoning", "num_steps", "max_steps", "termination_reason", "system_prompt", "reference_conversations", "conversation_history", "gpt_call_history", "config"],
+    "Simia's keys, in Simia's order",
+  );
+  assert.deepEqual([rec.env_id, rec.sample_index, rec.episode_count, rec.max_steps], [13, 42, 7, 10]);
+  assert.equal(rec.system_prompt, "The sample's own system prompt.");
+  assert.deepEqual(rec.reference_conversations, reference);
+  assert.deepEqual(rec.config, config);
 });
 
 test("unscored and failed episodes keep null reward and map limits to max_steps", () => {
-  const unscored = toSimiaRecord({ messages, evaluation: { reward: null, reasoning: "Unscored: judge failed" }, endReason: "max_turns", llmCalls: [call({ response: null, error: "500" })] });
+  const unscored = toSimiaRecord({ messages, evaluation: { reward: null, reasoning: "Unscored: judge failed" }, endReason: "max_turns", llmCalls: [call({ response: null, error: "500" }), call({ id: "ok" })] });
   assert.equal(unscored.reward, null, "never coerced to 0");
   assert.equal(unscored.termination_reason, "max_steps");
-  assert.equal(unscored.gpt_call_history[0].response, null);
+  assert.deepEqual(unscored.gpt_call_history.map((c) => c.response), ["Hi"], "only calls that produced a reply, as Simia records them");
   const failed = toSimiaRecord({ messages: [], evaluation: null, endReason: "error", llmCalls: [] });
   assert.equal(failed.reward, null);
   assert.equal(failed.termination_reason, "error");

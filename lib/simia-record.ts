@@ -13,12 +13,31 @@ export interface SimiaExportInput {
   evaluation: { reward: number | null; reasoning: string } | null;
   endReason: string;
   llmCalls: LlmCallRecord[];
+  /** Simia: the environment slot that played the episode (group × group size + index in group). */
   envId?: string | number;
-  sampleIndex?: number;
+  /** Simia: the sample's index in the dataset (here the task id, a number when it is one). */
+  sampleIndex?: string | number;
+  /** Simia: episodes that environment slot had played before (here the training step). */
   episodeCount?: number;
+  /** Simia: max_simulation_steps (here rollout.maxTurns). */
   maxSteps?: number;
+  /** Simia: the dataset sample's `system`; defaults to the episode's system messages. */
+  systemPrompt?: string;
+  /** Simia: the dataset sample's `conversations` (ShareGPT from/value), when the task came from one. */
+  referenceConversations?: { from: string; value: string }[];
+  /** Simia's `config` block: the simulator's deployment and sampling settings (never a key). */
+  config?: SimiaConfig;
   /** ISO time the episode finished; defaults to the latest call's start (keeps the function pure). */
   timestamp?: string;
+}
+
+export interface SimiaConfig {
+  deployment: string;
+  temperature: number | null;
+  max_tokens: number | null;
+  /** Simia's field name for the endpoint; here the base URL, or "offline" for the built-in simulator. */
+  azure_endpoint: string;
+  simulator_mode: string;
 }
 
 export interface SimiaConversationTurn {
@@ -38,7 +57,7 @@ export interface SimiaGptCall {
 
 export interface SimiaRecord {
   env_id: string | number | null;
-  sample_index: number | null;
+  sample_index: string | number | null;
   episode_count: number | null;
   timestamp: string;
   /** null when the episode is unscored: Simia-RL would have written 0, we keep the distinction. */
@@ -48,9 +67,10 @@ export interface SimiaRecord {
   max_steps: number | null;
   termination_reason: string;
   system_prompt: string;
-  reference_conversations: unknown[];
+  reference_conversations: { from: string; value: string }[];
   conversation_history: SimiaConversationTurn[];
   gpt_call_history: SimiaGptCall[];
+  config: SimiaConfig | null;
 }
 
 /** Simia-RL names: "gpt_decision" when the simulator ended the dialogue, "max_steps" at the step limit. */
@@ -82,7 +102,9 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
   const conversation = input.messages
     .filter((m) => m.role !== "system")
     .map((m): SimiaConversationTurn => ({ role: m.source === "policy" ? "assistant" : "human", content: m.content }));
-  const calls = input.llmCalls.map(
+  // Simia records one entry per call that produced a reply (its retries happen inside the call); failed attempts
+  // stay in Rollout Lab's own call history and API.
+  const calls = input.llmCalls.filter((c) => c.error === null && c.response !== null).map(
     (c): SimiaGptCall => ({
       timestamp: c.startedAt,
       prompt: promptText(c.request.messages),
@@ -112,9 +134,10 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
     num_steps: input.messages.filter((m) => m.source === "policy").length,
     max_steps: input.maxSteps ?? null,
     termination_reason: simiaTerminationReason(input.endReason),
-    system_prompt: system,
-    reference_conversations: [],
+    system_prompt: input.systemPrompt ?? system,
+    reference_conversations: input.referenceConversations ?? [],
     conversation_history: conversation,
     gpt_call_history: calls,
+    config: input.config ?? null,
   };
 }

@@ -7,6 +7,7 @@ import { toLlmCallRecord } from "./llm-call-record";
 import { Prisma, type TrajectoryStatus } from "../../generated/prisma/client";
 import type { ConversationMessage, LlmCallRecord } from "../../lib/conversation";
 import { toSimiaRecord, type SimiaRecord } from "../../lib/simia-record";
+import { runFacts, simiaPlacement } from "./simia-export";
 import type { PrismaClient } from "../db/client";
 import { AppError, notFound } from "../errors";
 
@@ -219,13 +220,13 @@ export async function getTrajectory(db: PrismaClient, input: { runId: string; id
 
 export async function exportTrajectorySimia(db: PrismaClient, input: { runId: string; id: string }): Promise<SimiaRecord> {
   const t = await getTrajectory(db, input);
+  const placed = await db.trajectory.findUniqueOrThrow({ where: { id: t.id }, select: { group: { select: { task: true, indexInStep: true } }, run: { select: { config: true } } } });
   return toSimiaRecord({
     messages: t.conversation,
     evaluation: t.status === "unscored" || t.status === "error" ? { reward: null, reasoning: t.reasoning ?? t.error ?? "" } : { reward: t.reward, reasoning: t.reasoning ?? "" },
     endReason: t.endReason ?? t.status,
     llmCalls: t.llmCalls,
-    envId: t.taskId,
-    sampleIndex: t.indexInGroup,
+    ...simiaPlacement({ ...t, group: placed.group }, runFacts(placed.run.config)),
     timestamp: t.createdAt.toISOString(),
   });
 }

@@ -9,7 +9,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startApiServer, type ApiServer } from "./api-harness";
@@ -179,6 +179,17 @@ test("runs get and runs export write what the API returns", async () => {
   const none = await cli(["runs", "export", id, "--out", out, "--split", "no-such-split"]);
   assert.equal(none.code, 0, none.stderr);
   assert.equal(readFileSync(out, "utf8"), "", "an empty selection is an empty file");
+
+  // Simia-RL's own layout: one indented JSON file per episode under sample_<index>/env_<slot>_ep<episode>_<time>.json.
+  const layout = path.join(dir, "training_record");
+  const simia = await cli(["runs", "export", id, "--layout", "simia", "--out", layout, "--split", "train"]);
+  assert.equal(simia.code, 0, simia.stderr);
+  const files = readdirSync(layout, { recursive: true }).map(String).filter((f) => f.endsWith(".json"));
+  assert.equal(files.length, lines.length);
+  assert.ok(files.every((f) => /^sample_[^/]+\/env_\d+_ep\d+_\d{8}_\d{6}_\d{6}(_.+)?\.json$/.test(f)), files[0]);
+  const first = JSON.parse(readFileSync(path.join(layout, files[0]), "utf8")) as { env_id: number; episode_count: number };
+  assert.ok(files[0].includes(`env_${first.env_id}_ep${first.episode_count}_`));
+  assert.equal((await cli(["runs", "export", id, "--layout", "simia"])).code, 2, "--layout simia needs --out");
 
   const list = await cli(["tokens", "list", "--database-url", server.db.url]);
   assert.match(list.stdout, /github-actions/);
