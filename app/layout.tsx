@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { TrpcReactProvider } from "@/components/providers/trpc-provider";
+import { KeyboardHelp } from "@/components/providers/keyboard-help";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -32,6 +33,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         </header>
         <TrpcReactProvider>
           <main className="mx-auto max-w-7xl px-4 py-6">{children}</main>
+          <KeyboardHelp />
         </TrpcReactProvider>
       </body>
     </html>

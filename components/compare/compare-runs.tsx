@@ -116,7 +116,7 @@ function RunPicker({ selected, onChange }: { selected: string[]; onChange: (runs
   return (
     <details className="rounded border border-slate-200 bg-white p-2 text-sm" open={selected.length === 0}>
       <summary className="cursor-pointer text-slate-600">Runs ({selected.length} selected)</summary>
-      <input aria-label="Search runs to compare" placeholder="Search by name" className="mt-2 w-full max-w-sm rounded border border-slate-300 px-2 py-1" value={search} onChange={(e) => setSearch(e.target.value)} />
+      <input data-search aria-label="Search runs to compare" placeholder="Search by name" className="mt-2 w-full max-w-sm rounded border border-slate-300 px-2 py-1" value={search} onChange={(e) => setSearch(e.target.value)} />
       <QueryState loading={runs.isLoading} error={runs.error} empty={runs.data?.items.length === 0} what="runs" />
       <ul className="mt-2 max-h-64 space-y-1 overflow-y-auto">
         {runs.data?.items.map((r) => (

@@ -3,14 +3,27 @@ import { useState } from "react";
 import type { FieldDescriptor } from "@/lib/config-form";
 
 /** One run-config field: an input matching its kind, its default as placeholder, help text and error. */
-export function ConfigField({ field, value, error, onChange }: { field: FieldDescriptor; value: unknown; error?: string; onChange: (v: unknown) => void }) {
+/** `onJsonValidity`: JSON fields report whether their text parses, so the form can refuse to launch without it. */
+export function ConfigField({
+  field,
+  value,
+  error,
+  onChange,
+  onJsonValidity,
+}: {
+  field: FieldDescriptor;
+  value: unknown;
+  error?: string;
+  onChange: (v: unknown) => void;
+  onJsonValidity?: (ok: boolean) => void;
+}) {
   const id = `cfg-${field.path.join("-")}`;
   return (
     <div className="flex flex-col gap-1">
       <label htmlFor={id} className="font-mono text-xs text-slate-700">
         {field.label}
       </label>
-      <FieldInput id={id} field={field} value={value} onChange={onChange} invalid={Boolean(error)} />
+      <FieldInput id={id} field={field} value={value} onChange={onChange} invalid={Boolean(error)} onJsonValidity={onJsonValidity} />
       {field.description && <p className="text-xs text-slate-500">{field.description}</p>}
       {error && (
         <p className="text-xs text-red-700" role="alert" data-testid={`error-${field.path.join(".")}`}>
@@ -21,7 +34,21 @@ export function ConfigField({ field, value, error, onChange }: { field: FieldDes
   );
 }
 
-function FieldInput({ id, field, value, onChange, invalid }: { id: string; field: FieldDescriptor; value: unknown; onChange: (v: unknown) => void; invalid: boolean }) {
+function FieldInput({
+  id,
+  field,
+  value,
+  onChange,
+  invalid,
+  onJsonValidity,
+}: {
+  id: string;
+  field: FieldDescriptor;
+  value: unknown;
+  onChange: (v: unknown) => void;
+  invalid: boolean;
+  onJsonValidity?: (ok: boolean) => void;
+}) {
   const cls = `rounded border px-2 py-1 text-sm ${invalid ? "border-red-400" : "border-slate-300"}`;
   const placeholder = field.defaultValue === undefined ? "" : `default: ${JSON.stringify(field.defaultValue)}`;
   switch (field.kind) {
@@ -63,7 +90,7 @@ function FieldInput({ id, field, value, onChange, invalid }: { id: string; field
         />
       );
     case "json":
-      return <JsonInput id={id} className={cls} value={value} placeholder={placeholder} onChange={onChange} />;
+      return <JsonInput id={id} className={cls} value={value} placeholder={placeholder} onChange={onChange} onValidity={onJsonValidity} />;
     default:
       return (
         <input id={id} className={cls} placeholder={placeholder} value={value === undefined ? "" : String(value)} onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)} />
@@ -71,8 +98,25 @@ function FieldInput({ id, field, value, onChange, invalid }: { id: string; field
   }
 }
 
-/** JSON-valued fields keep the user's text while it does not parse yet, instead of resetting it. */
-function JsonInput({ id, className, value, placeholder, onChange }: { id: string; className: string; value: unknown; placeholder: string; onChange: (v: unknown) => void }) {
+/**
+ * JSON-valued fields keep the user's text while it does not parse yet, instead of resetting it, and say so to the
+ * form: a launch with text that does not parse would silently drop the option.
+ */
+function JsonInput({
+  id,
+  className,
+  value,
+  placeholder,
+  onChange,
+  onValidity,
+}: {
+  id: string;
+  className: string;
+  value: unknown;
+  placeholder: string;
+  onChange: (v: unknown) => void;
+  onValidity?: (ok: boolean) => void;
+}) {
   const [text, setText] = useState(value === undefined ? "" : JSON.stringify(value, null, 2));
   const [parseError, setParseError] = useState<string | null>(null);
   return (
@@ -87,17 +131,24 @@ function JsonInput({ id, className, value, placeholder, onChange }: { id: string
           setText(e.target.value);
           if (e.target.value.trim() === "") {
             setParseError(null);
+            onValidity?.(true);
             return onChange(undefined);
           }
           try {
             onChange(JSON.parse(e.target.value));
             setParseError(null);
+            onValidity?.(true);
           } catch {
-            setParseError("Not valid JSON yet.");
+            setParseError("Not valid JSON: fix it or clear the field to launch.");
+            onValidity?.(false);
           }
         }}
       />
-      {parseError && <p className="text-xs text-amber-700">{parseError}</p>}
+      {parseError && (
+        <p className="text-xs text-red-700" role="alert" data-testid={`json-error-${id}`}>
+          {parseError}
+        </p>
+      )}
     </>
   );
 }

@@ -40,6 +40,19 @@ export function LaunchForm({
   const errors = validation.ok ? {} : validation.errors;
   const [verdict, setVerdict] = useState<PreflightVerdict>("checking");
   const [launchAnyway, setLaunchAnyway] = useState(false);
+  // JSON fields whose text does not parse: their option would be silently dropped, so they hold the launch.
+  const [badJson, setBadJson] = useState<Set<string>>(new Set());
+  const jsonValidity = useCallback(
+    (key: string) => (ok: boolean) =>
+      setBadJson((prev) => {
+        if (ok === !prev.has(key)) return prev;
+        const next = new Set(prev);
+        if (ok) next.delete(key);
+        else next.add(key);
+        return next;
+      }),
+    [],
+  );
   const onVerdict = useCallback((v: PreflightVerdict) => setVerdict(v), []);
   // Only a finished check that found problems holds the launch; "checking" and "no worker" never do.
   const blocked = verdict === "problems" && !launchAnyway;
@@ -61,7 +74,17 @@ export function LaunchForm({
       onSubmit={(e) => {
         e.preventDefault();
         setSubmitted(true);
-        if (validation.ok && !blocked) onLaunch(value as RunConfigInput);
+        if (badJson.size > 0) {
+          document.getElementById(`cfg-${[...badJson][0].replace(/\./g, "-")}`)?.scrollIntoView({ block: "center" });
+          return;
+        }
+        if (!validation.ok) {
+          // Show the first problem: the field's error sits beside it.
+          const first = Object.keys(validation.errors).find((k) => k !== "");
+          if (first) document.getElementById(`cfg-${first.replace(/\./g, "-")}`)?.scrollIntoView({ block: "center" });
+          return;
+        }
+        if (!blocked) onLaunch(value as RunConfigInput);
       }}
     >
       <div className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3">
@@ -88,6 +111,7 @@ export function LaunchForm({
                 value={getAtPath(value, f.path)}
                 error={submitted || getAtPath(value, f.path) !== undefined ? errors[f.path.join(".")] : undefined}
                 onChange={(v) => setValue((prev) => setAtPath(prev, f.path, v))}
+                onJsonValidity={jsonValidity(f.path.join("."))}
               />
             ))}
           </div>
@@ -110,7 +134,12 @@ export function LaunchForm({
         <button type="submit" disabled={launching || blocked} className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-50">
           {launching ? "Launching…" : "Launch run"}
         </button>
-        {submitted && !validation.ok && <span className="text-sm text-red-700">Fix the highlighted fields.</span>}
+        {submitted && (!validation.ok || badJson.size > 0) && (
+          <span className="text-sm text-red-700" role="alert">
+            Fix the highlighted fields:{" "}
+            {[...badJson, ...(validation.ok ? [] : Object.keys(validation.errors).filter((k) => k !== ""))].join(", ")}.
+          </span>
+        )}
       </div>
     </form>
   );

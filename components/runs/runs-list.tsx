@@ -44,6 +44,7 @@ export function RunsList() {
           New run
         </Link>
         <input
+          data-search
           aria-label="Search runs"
           placeholder="Search by name"
           className="rounded border border-slate-300 px-2 py-1 text-sm"

@@ -134,7 +134,7 @@ function FilterForm({ state, taskIds, onApply }: { state: BrowserState; taskIds:
       </label>
       <label className="flex min-w-40 flex-1 flex-col text-xs text-slate-600">
         Text in conversation
-        <input aria-label="Search conversations" placeholder="e.g. refund" className="rounded border border-slate-300 px-2 py-1 text-sm" value={draft.text} onChange={set("text")} />
+        <input data-search aria-label="Search conversations" placeholder="e.g. refund" className="rounded border border-slate-300 px-2 py-1 text-sm" value={draft.text} onChange={set("text")} />
       </label>
       <button type="submit" className="rounded bg-blue-700 px-3 py-1 text-white hover:bg-blue-800">
         Apply

@@ -23,6 +23,15 @@ test("launch a run from the form: it appears, trains on the worker, and can be c
   await page.locator("#cfg-checkpoint-saveFreq").fill("1");
   await page.locator("#cfg-evaluation-testFreq").fill("0");
 
+  // An option whose JSON does not parse holds the launch instead of being silently dropped.
+  await page.locator("#cfg-environmentOptions").fill('{"max": ');
+  await page.getByRole("button", { name: "Launch run" }).click();
+  await expect(page.getByTestId("json-error-cfg-environmentOptions")).toContainText("Not valid JSON");
+  await expect(page.getByText(/Fix the highlighted fields: environmentOptions/)).toBeVisible();
+  await expect(page).toHaveURL(/\/runs\/new/);
+  await page.locator("#cfg-environmentOptions").fill('{"max": 4}');
+  await expect(page.getByTestId("json-error-cfg-environmentOptions")).toHaveCount(0);
+
   // The pre-flight check: the worker renders the game's opening prompt with the policy's tokenizer. A context too
   // small for it holds the launch (unless "Launch anyway"); the preset's context fits.
   const preflight = page.getByTestId("preflight");

@@ -38,6 +38,16 @@ test("a click on a curve opens that step's trajectories; hovering one chart mark
   await expect(page).toHaveURL(new RegExp(`/runs/${runId}/trajectories\\?stepMin=(\\d+)&stepMax=\\1`));
   await expect(page.getByTestId("trajectory-row").first()).toBeVisible();
 
+  // Keyboard: "/" jumps to the search box, "?" lists the shortcuts, Esc closes them.
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("/");
+  await expect(page.getByLabel("Search conversations")).toBeFocused();
+  await page.getByLabel("Search conversations").blur();
+  await page.keyboard.press("?");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toContainText("j / k");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toHaveCount(0);
+
   for (const path of ["/runs/no-such-run", `/runs/${runId}/trajectories/no-such-trajectory`, `/runs/${runId}/groups/no-such-group`]) {
     const res = await page.goto(path);
     expect(res?.status(), path).toBe(404);
