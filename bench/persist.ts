@@ -71,7 +71,7 @@ try {
         bench: "persist",
         step: { groups: GROUPS, groupSize: GROUP_SIZE, turns: TURNS, ...rows },
         repeats: REPEATS,
-        recordStepSeconds: { median: round(median), min: round(sorted[0]), max: round(sorted[sorted.length - 1]), all: times.map(round) },
+        recordStepSeconds: { median: round(median), min: round(sorted[0]), max: round(sorted[sorted.length - 1]), all: times.map((t) => round(t)) },
         assumedTypicalStepSeconds: TYPICAL_STEP_S,
         fractionOfStep: round(median / TYPICAL_STEP_S, 4),
         targetFraction: 0.05,

@@ -85,6 +85,9 @@ test("a worker trains a queued run to the end: succeeded, every step recorded on
   assert.deepEqual((await series(runId, "eval/pass@1")).map(([s]) => s), [2, 5]);
   assert.deepEqual((await db.prisma.checkpoint.findMany({ where: { runId }, orderBy: { step: "asc" } })).map((c) => c.step), [2, 4, 6]);
   assert.equal(await db.prisma.trajectory.count({ where: { runId, split: "train" } }), 6 * 2 * 3);
+  const recordTimes = await series(runId, "time/record_s");
+  assert.deepEqual(recordTimes.map(([s]) => s), [0, 1, 2, 3, 4, 5], "every step shows what recording it cost");
+  assert.ok(recordTimes.every(([, v]) => v > 0 && v < 60));
 });
 
 test("a dead worker's run is reclaimed after its lease expires and resumes under the same id without gaps", async () => {

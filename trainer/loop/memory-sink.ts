@@ -21,6 +21,10 @@ export function createMemorySink(): MemorySink {
     async recordStep(record) {
       sink.steps.set(record.step, structuredClone(record));
     },
+    async recordLateMetrics(step, metrics) {
+      const recorded = sink.steps.get(step);
+      if (recorded) Object.assign(recorded.metrics, metrics);
+    },
     async setPhase(phase) {
       sink.phases.push(phase);
     },

@@ -3,11 +3,22 @@ import type { PrismaClient } from "../../generated/prisma/client";
 import { forgetCheckpointsAfter, listCheckpoints, pruneCheckpoints, recordCheckpoint } from "../record/checkpoint-rows";
 import { discardStepsFrom, recordStep } from "../record/record-step";
 import { recordEvent } from "../record/run-events";
+import { refreshMetricRollups } from "../../server/db/metric-rollups";
 import type { RunSink } from "./types";
 
 export function createPrismaSink(db: PrismaClient, runId: string, workerId: string): RunSink {
   return {
     recordStep: (record) => recordStep(db, runId, record, { workerId }),
+    async recordLateMetrics(step, metrics) {
+      await db.$transaction(async (tx) => {
+        for (const [key, value] of Object.entries(metrics)) {
+          if (!Number.isFinite(value)) continue;
+          await tx.$executeRaw`INSERT INTO "MetricPoint" ("runId", "key", "step", "value") VALUES (${runId}, ${key}, ${step}, ${value})
+            ON CONFLICT ("runId", "key", "step") DO UPDATE SET "value" = EXCLUDED."value"`;
+        }
+        await refreshMetricRollups(tx, runId, step);
+      });
+    },
     async setPhase(phase) {
       await db.run.updateMany({ where: { id: runId, workerId }, data: { phase } });
     },

@@ -174,7 +174,10 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       if (warm) events.unshift(...warm.events);
       warm = null;
       if (evalGroups.length) events.push({ level: "info", message: `Evaluation at step ${step}: pass@1 ${fmt(metrics["eval/pass@1"])}, pass^k ${fmt(metrics["eval/pass^k"])}.` });
+      t0 = performance.now();
       await sink.recordStep({ step, groups: [...groups, ...evalGroups], metrics, events, phase: completed === totalSteps ? null : "rollout" });
+      // What recording costs, per step, on every run (bench:persist measures it in isolation).
+      await sink.recordLateMetrics?.(step, { "time/record_s": seconds(t0) });
       step = completed;
       weightsAhead = false;
 

@@ -109,6 +109,11 @@ export interface LoopDeps<S> {
 /** Where the loop's results go: Postgres in production (prisma-sink.ts), memory in unit tests. */
 export interface RunSink {
   recordStep(record: StepRecord): Promise<void>;
+  /**
+   * Metrics of an already recorded step that can only be known after recording it (time/record_s, the recording's
+   * own duration). Written outside the step's transaction; losing them in a crash loses nothing else.
+   */
+  recordLateMetrics?(step: number, metrics: Record<string, number>): Promise<void>;
   setPhase(phase: string | null): Promise<void>;
   event(level: EventLevel, message: string, extra?: { step?: number; data?: Record<string, unknown> }): Promise<void>;
   listCheckpoints(): Promise<CheckpointRow[]>;
