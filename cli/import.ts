@@ -26,8 +26,9 @@ async function readInput(target: string): Promise<ImportFile[]> {
     throw new CliError(EXIT.BAD_CONFIG, `${target}: no such file or folder.`);
   }
   if (info.isFile()) return [{ path: path.basename(target), text: await readFile(target, "utf8") }];
-  const names = (await readdir(target)).filter((n) => n.endsWith(".jsonl") || n.endsWith(".json")).sort();
-  return Promise.all(names.map(async (n) => ({ path: n, text: await readFile(path.join(target, n), "utf8") })));
+  // Recursive: Simia-RL keeps one folder per sample. Paths stay relative to what the user named, with "/".
+  const names = (await readdir(target, { recursive: true })).map(String).filter((n) => n.endsWith(".jsonl") || n.endsWith(".json")).sort();
+  return Promise.all(names.map(async (n) => ({ path: n.split(path.sep).join("/"), text: await readFile(path.join(target, n), "utf8") })));
 }
 
 /** Chunks by count and by serialized size, so one huge conversation never makes a batch too large. */

@@ -80,3 +80,28 @@ test("Rollout Lab JSONL: each bad line is named with the field at fault; --name 
   );
   assert.equal(runImporter("jsonl", [file("rollout-lab.jsonl")], undefined, "fallback").run.name, "trl gsm8k");
 });
+
+test("Simia-RL training records: the episodes of one sample and round form a group; the judge's calls and reasoning come through", () => {
+  const root = path.join(dir, "simia-training-record");
+  const files = readdirSync(root, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => ({ path: f.split(path.sep).join("/"), text: readFileSync(path.join(root, f), "utf8") }));
+  const r = runImporter("simia", files, undefined, "simia run");
+  assert.equal(r.run.source, "simia");
+  assert.equal(r.trajectories.length, 4);
+  assert.deepEqual(r.problems.map((p) => p.file), ["sample_9/env_4_ep0_20261120_100400_000000.json"]);
+  assert.match(r.problems[0].message, /not valid JSON/);
+  assert.deepEqual([...new Set(r.trajectories.map((t) => t.group))].sort(), ["sample-4", "sample-9"]);
+  const first = r.trajectories[0];
+  assert.equal(first.reward, 1);
+  assert.equal(first.endReason, "user_done");
+  assert.match(first.reasoning ?? "", /completed the booking change/);
+  assert.deepEqual(first.conversation.map((m) => m.role), ["system", "user", "assistant", "user", "assistant", "user"]);
+  assert.equal(first.conversation.at(-1)?.content, "Thanks! [TERMINATE]", "Simia's text as written");
+  assert.deepEqual(first.llmCalls?.map((c) => c.role), ["user_simulator", "judge"]);
+  assert.equal((first.task as { reference: unknown[] }).reference.length, 2, "the sample's reference conversation is kept");
+  assert.equal(r.trajectories.find((t) => t.id.includes("env_3"))?.endReason, "max_turns");
+  assert.ok(!JSON.stringify(r.run.config).includes("azure.com"), "the endpoint is not copied into the run config");
+  for (const t of r.trajectories) assert.ok(trajectoryInput.safeParse(t).success, "valid ingest input");
+});

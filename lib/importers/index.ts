@@ -1,5 +1,6 @@
 /** The importers by format name, as `rollout-lab import <format> <path>` and the docs name them. */
 import { importRolloutLabJsonl } from "./rollout-lab-jsonl";
+import { importSimia } from "./simia";
 import { importTau2 } from "./tau2";
 import type { ImportFile, ImportedRun } from "./types";
 import { importVerl } from "./verl";
@@ -9,6 +10,7 @@ export const IMPORT_FORMATS = {
   verl: { describe: "verl rollout dumps (the trainer.rollout_data_dir folder of <step>.jsonl files)", multiFile: true },
   "verl-validation": { describe: "verl validation dumps (trainer.validation_data_dir), imported as the eval split", multiFile: true },
   tau2: { describe: "τ²-bench results JSON (tau2 run --save-to)", multiFile: false },
+  simia: { describe: "Simia-RL's training_record folder (sample_X/env_Y_epZ_*.json)", multiFile: true },
 } as const;
 export type ImportFormat = keyof typeof IMPORT_FORMATS;
 
@@ -26,5 +28,7 @@ function importOther(format: Exclude<ImportFormat, "jsonl">, files: ImportFile[]
       return importVerl(files, { name, split: "eval" });
     case "tau2":
       return importTau2(files[0], { name });
+    case "simia":
+      return importSimia(files, { name });
   }
 }

@@ -165,6 +165,20 @@ test("rollout-lab import verl <folder>: broken records are named by file and lin
   assert.equal(again, 3, "importing again makes a second run (a new import), and reports the same broken lines");
 });
 
+test("rollout-lab import simia <training_record>: one folder per sample is read recursively; groups per sample and round", async () => {
+  const token = await server.token(["write", "read"], "simia-importer");
+  const err: string[] = [];
+  const out: string[] = [];
+  const folder = path.join(import.meta.dirname, "../fixtures/import/simia-training-record");
+  const code = await main(["import", "simia", folder, "--url", server.base, "--token", token], { out: (l) => out.push(l), err: (l) => err.push(l) });
+  assert.equal(code, 3);
+  assert.ok(err.some((l) => l.startsWith("sample_9/env_4_ep0_20261120_100400_000000.json: not valid JSON")), err.join("\n"));
+  const db = server.db.prisma;
+  assert.equal(await db.trajectory.count({ where: { runId: out[0] } }), 4);
+  assert.equal(await db.group.count({ where: { runId: out[0] } }), 2);
+  assert.equal(await db.llmCall.count({ where: { runId: out[0], role: "judge" } }), 4);
+});
+
 test("the Python client streams a run with the standard library only; a retried batch is skipped", { skip: spawnSync("python3", ["--version"]).status !== 0 ? "python3 is not installed" : false }, async () => {
   const token = await server.token(["write"], "python-client");
   const script = `
