@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ENVIRONMENT_NAMES } from "../../lib/environments";
-import { runOfflineCall } from "./offline/offline-provider";
+import { runOfflineCall } from "../llm/offline-provider";
 import { getEnvironment } from "./registry";
 import type { LlmChat } from "./types";
 import { Rng } from "../policy/rng";

@@ -6,7 +6,7 @@
  */
 import type { ConversationMessage } from "../../lib/conversation";
 import type { Demonstration, DemonstrationMessage, Environment, LlmChat, Task } from "./types";
-import { runOfflineCall } from "./offline/offline-provider";
+import { runOfflineCall } from "../llm/offline-provider";
 
 /** The offline provider as an LlmChat: every simulator and judge call is answered by the environment's own rules. */
 const offlineChat: LlmChat = {

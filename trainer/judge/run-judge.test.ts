@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { LlmCallRecord } from "../../lib/conversation";
 import { LlmClient } from "../llm/client";
 import { startFakeLlmServer, type FakeLlmServerOptions } from "../llm/fake-server/server";
-import { createOfflineLlm } from "../envs/offline/offline-provider";
+import { createOfflineLlm } from "../llm/offline-provider";
 import { parseJudgeReply, runJudge } from "./index";
 
 const rubric = [

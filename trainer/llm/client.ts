@@ -8,7 +8,7 @@ import OpenAI, { APIError, APIUserAbortError } from "openai";
 import type { LlmCallRecord, LlmRole, ToolCall } from "../../lib/conversation";
 import { apiKeyEnvProblem, baseUrlProblem, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
 import type { LlmChat, LlmChatRequest, LlmChatResponse } from "../envs/types";
-import { runOfflineCall } from "../envs/offline/offline-provider";
+import { runOfflineCall } from "./offline-provider";
 import { LlmConfigSchema, type LlmConfig, type LlmConfigInput, type LlmEndpointConfig } from "./config";
 import { Semaphore } from "./semaphore";
 import { backoffDelayMs, isRetryableStatus, parseRetryAfterMs } from "./retry-policy";

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ConversationMessage } from "../../lib/conversation";
 import { JudgeScorerSchema, ScorerSchema } from "../../lib/rescoring-config";
-import { createOfflineLlm } from "../envs/offline/offline-provider";
+import { createOfflineLlm } from "../llm/offline-provider";
 import { checklistJudgeReply, judgePromptFor, offlineJudgeFor, reconstructSimulatedState, type StoredTrajectory } from "./rebuild-judge";
 import { scoreTrajectory } from "./score-trajectory";
 

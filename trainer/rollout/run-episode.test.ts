@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ConversationMessage } from "../../lib/conversation";
 import type { Environment, Task } from "../envs/types";
-import { createOfflineLlm } from "../envs/offline/offline-provider";
+import { createOfflineLlm } from "../llm/offline-provider";
 import { getEnvironment, listEnvironments, UnknownEnvironmentError } from "../envs/registry";
 import { runEpisode, runEpisodes } from "./run-episode";
 

@@ -4,8 +4,8 @@
  * simulator and judge turns exactly the way it shows GPT-backed ones (and offline runs cost nothing).
  */
 import { randomUUID } from "node:crypto";
-import type { LlmCallRecord } from "../../../lib/conversation";
-import type { LlmChat, LlmChatRequest, LlmChatResponse } from "../types";
+import type { LlmCallRecord } from "../../lib/conversation";
+import type { LlmChat, LlmChatRequest, LlmChatResponse } from "../envs/types";
 
 export const OFFLINE_MODEL = "offline";
 
