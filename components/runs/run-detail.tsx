@@ -11,6 +11,7 @@ import { RunActions } from "./run-actions";
 import { StatusBadge } from "./status-badge";
 import { RewardHealthPanel } from "@/components/signals/reward-health-panel";
 import { RunHealthBanner } from "@/components/signals/run-health-banner";
+import { slowPathNotice } from "@/lib/backend-notice";
 
 function isLive(status: string | undefined) {
   return status === "running" || status === "queued";
@@ -71,6 +72,11 @@ export function RunDetail({ runId }: { runId: string }) {
       {r.error && (
         <p className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800" data-testid="run-error">
           {r.error}
+        </p>
+      )}
+      {slowPathNotice(r.backend) && (
+        <p role="status" data-testid="slow-path" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900">
+          {slowPathNotice(r.backend)}
         </p>
       )}
       <RunHealthBanner runId={r.id} live={live} />

@@ -1,0 +1,11 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { slowPathNotice } from "./backend-notice";
+
+test("the slow CPU paths get a notice with the fix; the native path and the GPU do not", () => {
+  assert.equal(slowPathNotice("wasm + native OpenBLAS kernels; default order"), null);
+  assert.equal(slowPathNotice("tensorflow; forced by ROLLOUT_LAB_BACKEND=tensorflow"), null);
+  assert.equal(slowPathNotice(null), null);
+  assert.match(slowPathNotice("wasm (stock kernels: OpenBLAS headers not found); default order") ?? "", /without the native OpenBLAS kernels \(OpenBLAS headers not found\).*Install libopenblas-dev/);
+  assert.match(slowPathNotice("cpu (stock kernels: disabled); forced by ROLLOUT_LAB_BACKEND=cpu") ?? "", /plain cpu backend/);
+});
