@@ -10,7 +10,7 @@ import { digestRecords, forkDb, pickRecords, sameDatabase, touchedIds, type Reta
 import { runRetailTool } from "./retail-tools";
 import { RETAIL_TOOL_SCHEMAS } from "./retail-tool-schemas";
 import type { Tau2TaskData } from "./tau2-format";
-import { communicateChecks, evaluateTau2, type Tau2Trace } from "./tau2-reward";
+import { applyTau2StopRule, communicateChecks, evaluateTau2, type Tau2Trace } from "./tau2-reward";
 import { Tau2UserSimulator } from "./user-simulator";
 import type { UserStrategy } from "./user-prompts";
 
@@ -117,16 +117,17 @@ export function createTau2Episode(task: Tau2TaskData, ctx: EpisodeContext, deps:
       }
     },
 
-    async evaluate() {
+    async evaluate(endReason: EpisodeEndReason) {
       const expected = deps.expected();
       // Only records touched by the agent or the gold replay can differ; those are what the inspector diffs.
       const ids = touchedIds(db, expected);
-      return evaluateTau2(
+      const evaluation = await evaluateTau2(
         task,
         trace,
         { finalHash: digestRecords(db, ids), expectedHash: digestRecords(expected, ids), finalState: pickRecords(db, ids), expectedState: pickRecords(expected, ids) },
         ctx.llm,
       );
+      return applyTau2StopRule(evaluation, endReason);
     },
   };
 }

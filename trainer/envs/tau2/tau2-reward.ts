@@ -9,7 +9,7 @@
  *   unscorable (null), never 0.
  * Every computed component is reported, whether or not it is in the basis.
  */
-import type { ToolCall } from "../../../lib/conversation";
+import type { EpisodeEndReason, ToolCall } from "../../../lib/conversation";
 import type { Evaluation, LlmChat } from "../types";
 import { canonicalJson } from "./retail-db";
 import type { Tau2Action, Tau2TaskData } from "./tau2-format";
@@ -119,5 +119,22 @@ export async function evaluateTau2(task: Tau2TaskData, trace: Tau2Trace, db: DbC
     reasoning: `reward basis ${task.rewardBasis.join(" × ")}. ${notes.join(" ")}`,
     finalState: db.finalState,
     expectedState: db.expectedState,
+  };
+}
+
+/**
+ * τ²-bench scores 0 any simulation that did not end with the agent or the user stopping (its termination reasons
+ * other than AGENT_STOP / USER_STOP: max steps, too many errors, an invalid message). Here: the user said
+ * ###STOP###, the agent finished, or it transferred to a human; a run cut by maxTurns, a full context or an error
+ * scores 0 whatever its database looks like. The components stay, so the inspector still shows what was done.
+ */
+export function applyTau2StopRule(evaluation: Evaluation, endReason: EpisodeEndReason): Evaluation {
+  const stopped = endReason === "user_done" || endReason === "agent_finished" || endReason === "env_terminal";
+  if (stopped || evaluation.reward === null) return { ...evaluation, components: { ...evaluation.components, stopped: stopped ? 1 : 0 } };
+  return {
+    ...evaluation,
+    reward: 0,
+    components: { ...evaluation.components, stopped: 0 },
+    reasoning: `Reward 0: the episode ended by ${endReason}, and τ² scores only episodes that the agent or the user stopped. ${evaluation.reasoning}`,
   };
 }

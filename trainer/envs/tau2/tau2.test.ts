@@ -185,3 +185,25 @@ test("config is validated: an unknown strategy or option names the problem", () 
   assert.throws(() => createTau2RetailEnvironment({ userStrategy: "psychic" }), /tau2-retail environment config: userStrategy/);
   assert.throws(() => createTau2RetailEnvironment({ maxTurn: 5 }), /Unrecognized key/);
 });
+
+test("τ²'s stop rule: a gold replay cut by the turn budget scores 0 even with the right database; stopped by the user it scores 1", async () => {
+  const env = createTau2RetailEnvironment();
+  const task = env.builtinTasks()[0];
+  const ep = env.createEpisode(task, ctx(offlineLlm(), task.data.actions.length));
+  await ep.reset();
+  let end: string | undefined;
+  for (const [turn, a] of task.data.actions.entries()) {
+    const r = await ep.step(toolCallText(a.name, a.arguments), turn);
+    if (r.done) end = r.endReason;
+  }
+  assert.equal(end, "max_turns");
+  const cut = await ep.evaluate("max_turns");
+  assert.equal(cut.components.db, 1, "the database is right");
+  assert.equal(cut.components.stopped, 0);
+  assert.equal(cut.reward, 0);
+  assert.match(cut.reasoning, /ended by max_turns, and τ² scores only episodes that the agent or the user stopped/);
+  const { ep: full } = await replayGold(env, task);
+  const stopped = await full.evaluate("user_done");
+  assert.equal(stopped.reward, 1);
+  assert.equal(stopped.components.stopped, 1);
+});
