@@ -58,6 +58,9 @@ function str(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
 
+/** τ² domains whose tools this environment implements. */
+export const SUPPORTED_TAU2_DOMAINS = ["retail"];
+
 /** Parses one τ² task record; `file` and `index` only serve the error message. */
 export function parseTau2Task(raw: unknown, file: string, index: number, domainSource: Tau2TaskData["domainSource"]): Tau2TaskData {
   if (!isObject(raw)) throw new DatasetError(file, index, "a task must be a JSON object");
@@ -69,6 +72,12 @@ export function parseTau2Task(raw: unknown, file: string, index: number, domainS
   const instr = scenario.instructions;
   // τ² allows free-text instructions; the structured form is what its retail tasks use.
   const structured = isObject(instr) ? instr : { reason_for_call: str(instr) };
+  // Only the retail tools are implemented: an airline or telecom task must not import against a retail database
+  // (a do-nothing agent would then "solve" most of them, since nothing changes the database).
+  const domain = str(structured.domain);
+  if (domain && !SUPPORTED_TAU2_DOMAINS.includes(domain)) {
+    throw new DatasetError(file, record, `domain "${domain}" is not supported; supported: ${SUPPORTED_TAU2_DOMAINS.join(", ")}`);
+  }
   if (str(structured.reason_for_call) === "" && str(structured.task_instructions) === "") {
     throw new DatasetError(file, record, '"user_scenario.instructions" has neither reason_for_call nor task_instructions');
   }
