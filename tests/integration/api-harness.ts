@@ -4,8 +4,8 @@
  * down and drops the database.
  */
 import { spawn, spawnSync } from "node:child_process";
-import net from "node:net";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
+import { freePort } from "./helpers/start-app";
 import { createToken, type TokenScope } from "../../server/services/tokens";
 
 export interface ApiServer {
@@ -17,15 +17,7 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "./helpers/start-app";
 
 /** True while some `next build` runs (another test file's server, or an engineer's build). */
 function nextBuildRunning(): boolean {

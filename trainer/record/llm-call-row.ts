@@ -5,44 +5,9 @@
  */
 import type { LlmCallRecord } from "../../lib/conversation";
 
-export interface LlmCallRow {
-  id: string;
-  runId: string;
-  trajectoryId: string;
-  turn: number | null;
-  role: LlmCallRecord["role"];
-  model: string;
-  endpoint: string;
-  request: LlmCallRecord["request"];
-  response: LlmCallRecord["response"];
-  latencyMs: number;
-  promptTokens: number;
-  completionTokens: number;
-  costUsd: number;
-  attempt: number;
-  error: string | null;
-  cached: boolean;
-  startedAt: string;
-}
+/** The record plus the row's foreign keys. */
+export type LlmCallRow = LlmCallRecord & { runId: string; trajectoryId: string };
 
 export function llmCallRow(c: LlmCallRecord, runId: string, trajectoryId: string): LlmCallRow {
-  return {
-    id: c.id,
-    runId,
-    trajectoryId,
-    turn: c.turn,
-    role: c.role,
-    model: c.model,
-    endpoint: c.endpoint,
-    request: c.request,
-    response: c.response,
-    latencyMs: Math.round(c.latencyMs),
-    promptTokens: c.promptTokens,
-    completionTokens: c.completionTokens,
-    costUsd: c.costUsd,
-    attempt: c.attempt,
-    error: c.error,
-    cached: c.cached,
-    startedAt: new Date(c.startedAt).toISOString(),
-  };
+  return { ...c, runId, trajectoryId, latencyMs: Math.round(c.latencyMs), startedAt: new Date(c.startedAt).toISOString() };
 }
