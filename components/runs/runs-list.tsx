@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
@@ -12,11 +13,29 @@ import { RUN_STATUSES } from "@/lib/run-status";
 const STATUSES = RUN_STATUSES;
 type Status = (typeof STATUSES)[number];
 
+/** The runs list: filters live in the URL (shareable, kept on reload); ticked runs open side by side in Compare. */
 export function RunsList() {
   const trpc = useTRPC();
-  const [status, setStatus] = useState<Status | "">("");
-  const [environment, setEnvironment] = useState("");
-  const [search, setSearch] = useState("");
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const initialStatus = params.get("status") ?? "";
+  const [status, setStatusState] = useState<Status | "">((STATUSES as readonly string[]).includes(initialStatus) ? (initialStatus as Status) : "");
+  const [environment, setEnvironmentState] = useState(params.get("environment") ?? "");
+  const [search, setSearchState] = useState(params.get("search") ?? "");
+  const [selected, setSelected] = useState<string[]>([]);
+  const syncUrl = (next: { status?: string; environment?: string; search?: string }) => {
+    const q = new URLSearchParams(params.toString());
+    for (const [k, v] of Object.entries(next)) {
+      if (v) q.set(k, v);
+      else q.delete(k);
+    }
+    router.replace(`${pathname}${q.size ? `?${q}` : ""}`, { scroll: false });
+  };
+  const setStatus = (v: Status | "") => (setStatusState(v), syncUrl({ status: v }));
+  const setEnvironment = (v: string) => (setEnvironmentState(v), syncUrl({ environment: v }));
+  const setSearch = (v: string) => (setSearchState(v), syncUrl({ search: v }));
+  const toggle = (id: string) => setSelected((prev) => (prev.includes(id) ? prev.filter((x) => x !== id) : [...prev, id]));
   const facets = useQuery(trpc.runs.facets.queryOptions());
   const runs = useQuery({
     ...trpc.runs.list.queryOptions({
@@ -40,6 +59,11 @@ export function RunsList() {
     <section>
       <div className="mb-4 flex flex-wrap items-end gap-3">
         <h1 className="mr-auto text-xl font-semibold">Runs</h1>
+        {selected.length >= 2 && (
+          <Link href={`/compare?runs=${selected.join(",")}`} className="rounded border border-blue-700 px-3 py-1.5 text-sm font-medium text-blue-700 hover:bg-blue-50">
+            Compare {selected.length} runs
+          </Link>
+        )}
         <Link href="/runs/new" className="rounded bg-blue-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-800">
           New run
         </Link>
@@ -72,6 +96,9 @@ export function RunsList() {
           <table className="w-full text-left text-sm">
             <thead className="bg-slate-50 text-xs uppercase text-slate-500">
               <tr>
+                <th className="px-3 py-2">
+                  <span className="sr-only">Select</span>
+                </th>
                 <th className="px-3 py-2">Name</th>
                 <th className="px-3 py-2">Status</th>
                 <th className="px-3 py-2">Environment</th>
@@ -88,6 +115,9 @@ export function RunsList() {
                 const eta = run.status === "running" ? estimateRemainingMs(run.startedAt, run.step, run.totalSteps) : null;
                 return (
                   <tr key={run.id} className="border-t border-slate-100 hover:bg-slate-50" data-testid="run-row">
+                    <td className="px-3 py-2">
+                      <input type="checkbox" aria-label={`Select ${run.name} to compare`} checked={selected.includes(run.id)} onChange={() => toggle(run.id)} />
+                    </td>
                     <td className="px-3 py-2">
                       <Link href={`/runs/${run.id}`} className="font-medium text-blue-700 hover:underline">
                         {run.name}

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { DEMO_RUN, GUESS_RUN, openRun } from "./fixtures";
+import { DEMO_RUN, GUESS_RUN, SIMULATED_RUN, openRun } from "./fixtures";
 
 test("the demo run is a real run: it is queued on a fresh database and the worker trains it while you watch", async ({ page }) => {
   await page.goto("/");
@@ -23,6 +23,19 @@ test("a finished run's page shows its curves; the runs list filters by status", 
   await page.screenshot({ path: "artifacts/screenshots/runs-list.png", fullPage: true });
   await page.getByLabel("Status").selectOption("failed");
   await expect(page.getByText("No runs match")).toBeVisible();
+  // The filter lives in the URL: a reload (or a shared link) keeps it.
+  await expect(page).toHaveURL(/status=failed/);
+  await page.reload();
+  await expect(page.getByLabel("Status")).toHaveValue("failed");
+  await expect(page.getByText("No runs match")).toBeVisible();
+
+  // Tick two runs and open them side by side.
+  await page.goto("/runs");
+  await page.getByLabel(`Select ${GUESS_RUN} to compare`).check();
+  await page.getByLabel(`Select ${SIMULATED_RUN} to compare`).check();
+  await page.getByRole("link", { name: "Compare 2 runs" }).click();
+  await expect(page).toHaveURL(/\/compare\?runs=[^,]+,[^,]+$/);
+  await expect(page.getByTestId("overlay-chart").first()).toBeVisible();
 });
 
 test("a click on a curve opens that step's trajectories; hovering one chart marks the step on all; unknown ids are a 404", async ({ page }) => {
