@@ -10,6 +10,7 @@
  */
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { parseJsonKeepingKeyOrder, stringifyKeepingKeyOrder } from "../lib/ordered-json";
 import { fullSharedDir, VENDORED_DIR } from "../tests/fixtures/shared-data";
 
 const source = fullSharedDir();
@@ -27,7 +28,8 @@ cpSync(from("reference/grpo-vectors.json"), to("reference/grpo-vectors.json"));
 type Db = { products: Record<string, unknown>; users: Record<string, UserRow>; orders: Record<string, { user_id: string }> };
 type UserRow = { user_id: string; name: { first_name: string; last_name: string }; address: { zip: string }; email: string; orders: string[] };
 type Task = { id: string; evaluation_criteria?: { actions?: { name: string; arguments: Record<string, unknown> }[] } };
-const db = json("data/tau2/retail/db.json") as Db;
+// Parsed and written in source key order: τ² lists a product's variants in db.json's order (see lib/ordered-json).
+const db = parseJsonKeepingKeyOrder(readFileSync(from("data/tau2/retail/db.json"), "utf8")) as Db;
 const split = json("data/tau2/retail/split_tasks.json") as Record<string, string[]>;
 // Every 8th training task: τ² writes several tasks per customer, so consecutive ones would cover only 3 users.
 const keep = new Set(split.train.filter((_, i) => i % 8 === 0).slice(0, 12));
@@ -47,11 +49,12 @@ for (const t of tasks) {
 }
 for (const o of orders) if (db.orders[o]) users.add(db.orders[o].user_id);
 for (const u of users) for (const o of db.users[u]?.orders ?? []) orders.add(o);
-write("data/tau2/retail/db.json", {
+const sampleDb = {
   products: db.products,
   users: Object.fromEntries([...users].sort().map((u) => [u, db.users[u]])),
   orders: Object.fromEntries([...orders].sort().filter((o) => db.orders[o]).map((o) => [o, db.orders[o]])),
-});
+};
+writeFileSync(to("data/tau2/retail/db.json"), `${stringifyKeepingKeyOrder(sampleDb)}\n`);
 write("data/tau2/retail/tasks.json", tasks);
 write("data/tau2/retail/split_tasks.json", { train: tasks.map((t) => t.id) });
 cpSync(from("data/tau2/retail/policy.md"), to("data/tau2/retail/policy.md"));

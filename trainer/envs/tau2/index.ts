@@ -8,6 +8,7 @@
  * reference their database (by folder), so a worker that never called loadTasks loads and caches it on demand.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { parseJsonKeepingKeyOrder } from "../../../lib/ordered-json";
 import { formatToolCallText } from "../parse/tool-prompt";
 import { scriptedDemonstration } from "../scripted-demonstration";
 import path from "node:path";
@@ -38,9 +39,18 @@ interface DomainBundle {
 
 const BUILTIN_FILE = new URL("./builtin-domain.json", import.meta.url);
 
+/** Keeps db.json's key order: τ² lists a product's variants to the agent in that order, not JavaScript's. */
+function parseDbJson(text: string, file: string): unknown {
+  try {
+    return parseJsonKeepingKeyOrder(text);
+  } catch (e) {
+    throw new DatasetError(file, null, `not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
 function readBuiltin(): { bundle: DomainBundle; tasks: Task<Tau2TaskData>[] } {
   const file = BUILTIN_FILE.pathname;
-  const raw = JSON.parse(readFileSync(BUILTIN_FILE, "utf8")) as { policy: string; db: unknown; tasks: unknown[] };
+  const raw = parseDbJson(readFileSync(BUILTIN_FILE, "utf8"), file) as { policy: string; db: unknown; tasks: unknown[] };
   const db = validateRetailDb(raw.db, file);
   const tasks = raw.tasks.map((t, i) => {
     const data = parseTau2Task(t, file, i, { kind: "builtin" });
@@ -90,7 +100,7 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
       }
       const policyFile = path.join(src.dir, "policy.md");
       const policy = existsSync(policyFile) ? readFileSync(policyFile, "utf8") : builtin.bundle.policy;
-      b = { db: validateRetailDb(JSON.parse(text), dbFile), policy };
+      b = { db: validateRetailDb(parseDbJson(text, dbFile), dbFile), policy };
       loaded.set(src.dir, b);
     }
     return b;

@@ -91,5 +91,4 @@ export const RETAIL_TOOL_SCHEMAS: readonly ToolSchema[] = [
     "Hand the conversation to a human agent, with a summary. Only when the user asks for one or the request is outside what the tools and policy allow.",
     { summary: str("Summary of the user's issue.") },
   ),
-  tool("think", "Write down reasoning; changes nothing and returns nothing.", { thought: str("The thought.") }),
 ];

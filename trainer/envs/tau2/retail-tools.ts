@@ -1,37 +1,41 @@
 /**
- * The τ²-bench retail tools, written from their documented behaviour (tau2-bench `domains/retail/tools.py`
- * docstrings and policy.md). Each tool validates exactly what the benchmark validates — order status, item
- * membership, same-product variants, availability, payment method ownership, gift-card balance — and raises a
- * RetailToolError whose message the agent sees as "Error: ...". Write tools mutate the episode's private database.
+ * The τ²-bench retail tools (tau2-bench `domains/retail/tools.py`), behaving as τ²'s do, quirks included, because a
+ * policy trained here is evaluated there: the same checks in the same order, the same error messages (the agent
+ * sees "Error: ..."), money rounded where τ² rounds it (and left unrounded where it does not), and results printed
+ * as τ² prints them (Python's json.dumps of the pydantic model). tests/fixtures/parity/tau2-retail.json holds τ²'s
+ * own outputs and database hashes for every retail task's gold actions; retail-parity.test.ts replays them here.
+ * Write tools mutate the episode's private database.
  */
-import { ownRecord, type Address, type OrderItem, type PaymentMethod, type Product, type RetailDb, type RetailOrder, type RetailUser, type Variant, type WorkingDb } from "./retail-db";
+import type { PyType } from "../../../lib/python-json";
+import { pythonJsonDumps, pythonRound } from "../../../lib/python-json";
+import { ownRecord, type Address, type PaymentMethod, type Product, type RetailDb, type RetailOrder, type RetailUser, type Variant, type WorkingDb } from "./retail-db";
+import { Order, Product as ProductModel, User, Variant as VariantModel } from "./retail-models";
+import { PythonEvalError, tau2Calculate } from "./python-arithmetic";
 
 export class RetailToolError extends Error {}
 
-export type ToolKind = "read" | "write" | "generic" | "think";
+export type ToolKind = "read" | "write" | "generic";
 
 function fail(message: string): never {
   throw new RetailToolError(message);
 }
 
-/** Money is rounded to cents after every update, as the benchmark does (floats otherwise drift the DB hash). */
-function cents(x: number): number {
-  return Math.round(x * 100) / 100;
-}
+/** Python's round(x, 2), which τ² applies to gift-card balances and exchange differences (not to payments). */
+const cents = (x: number): number => pythonRound(x, 2);
 
+// τ² passes arguments to Python untyped; a wrong JSON type is a clear error here (τ² would fail further in).
 function asString(args: Record<string, unknown>, key: string): string {
   const v = args[key];
   if (typeof v === "string") return v;
-  if (typeof v === "number") return String(v);
-  return fail(`Missing or invalid argument "${key}" (expected a string)`);
+  return fail(`Invalid argument "${key}": expected a string, got ${JSON.stringify(v)}`);
 }
 
 function asStringList(args: Record<string, unknown>, key: string): string[] {
   const v = args[key];
-  if (!Array.isArray(v) || !v.every((x) => typeof x === "string" || typeof x === "number")) {
-    return fail(`Missing or invalid argument "${key}" (expected a list of ids)`);
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) {
+    return fail(`Invalid argument "${key}": expected a list of id strings, got ${JSON.stringify(v)}`);
   }
-  return v.map(String);
+  return v as string[];
 }
 
 function countOf(list: string[], x: string): number {
@@ -88,41 +92,57 @@ function checkItemsInOrder(order: RetailOrder, itemIds: string[], message: (id: 
   for (const id of itemIds) if (countOf(itemIds, id) > countOf(inOrder, id)) fail(message(id));
 }
 
-/** Price difference of swapping items for same-product, available variants; throws on any mismatch. */
-function swapPlan(s: RetailState, order: RetailOrder, itemIds: string[], newItemIds: string[], forbidSame: boolean) {
-  if (itemIds.length !== newItemIds.length) fail("The number of items to be exchanged should match");
+/**
+ * τ²'s price difference of swapping items for variants of the same product: each old item is the order's first
+ * item with that id, each new one must be an available variant. Summed unrounded, left to right, as τ² sums it.
+ * Returns the last variant too: τ²'s item modification gives every swapped item that variant's price and options.
+ */
+function priceDifference(s: RetailState, order: RetailOrder, itemIds: string[], newItemIds: string[], forbidSame: boolean) {
   let diff = 0;
-  const plan: { item: OrderItem; variant: Variant }[] = [];
-  const used = new Set<OrderItem>();
+  let lastVariant: Variant | undefined;
   itemIds.forEach((id, k) => {
     const newId = newItemIds[k];
     if (forbidSame && id === newId) fail("The new item id should be different from the old item id");
-    const item = order.items.find((i) => i.item_id === id && !used.has(i)) ?? fail(`Item ${id} not found`);
-    used.add(item);
+    const item = order.items.find((i) => i.item_id === id) ?? fail(`Item ${id} not found`);
     const variant = s.variant(item.product_id, newId);
     if (!variant.available) fail(`New item ${newId} not found or available`);
     diff += variant.price - item.price;
-    plan.push({ item, variant });
+    lastVariant = variant;
   });
-  return { diff: cents(diff), plan };
+  return { diff, lastVariant };
 }
 
 type ToolFn = (s: RetailState, args: Record<string, unknown>) => unknown;
 
-const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
+interface RetailTool {
+  kind: ToolKind;
+  /** The Python signature's parameters, in order (for Python's missing/unexpected-argument errors). */
+  params: readonly string[];
+  /** The pydantic model τ² returns; results without one are strings, shown as they are. */
+  returns?: PyType;
+  run: ToolFn;
+}
+
+const ADDRESS_PARAMS = ["address1", "address2", "city", "state", "country", "zip"] as const;
+
+const TOOLS: Record<string, RetailTool> = {
   calculate: {
     kind: "generic",
+    params: ["expression"],
     run: (_s, a) => {
       const expr = asString(a, "expression");
-      if (!/^[0-9+\-*/(). ]+$/.test(expr)) fail("Invalid characters in expression");
-      // Safe: the character whitelist above leaves only arithmetic.
-      const value = Number(new Function(`return (${expr});`)());
-      if (!Number.isFinite(value)) fail("Invalid expression");
-      return String(cents(value));
+      if (![...expr].every((c) => "0123456789+-*/(). ".includes(c))) fail("Invalid characters in expression");
+      try {
+        return tau2Calculate(expr);
+      } catch (e) {
+        if (e instanceof PythonEvalError) fail(e.message);
+        throw e;
+      }
     },
   },
   find_user_id_by_email: {
     kind: "read",
+    params: ["email"],
     run: (s, a) => {
       const email = asString(a, "email").toLowerCase();
       const u = Object.values(s.db.users).find((x) => x.email.toLowerCase() === email);
@@ -131,6 +151,7 @@ const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
   },
   find_user_id_by_name_zip: {
     kind: "read",
+    params: ["first_name", "last_name", "zip"],
     run: (s, a) => {
       const first = asString(a, "first_name").toLowerCase();
       const last = asString(a, "last_name").toLowerCase();
@@ -141,20 +162,24 @@ const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
       return u ? u.user_id : fail("User not found");
     },
   },
-  get_user_details: { kind: "read", run: (s, a) => s.user(asString(a, "user_id")) },
-  get_order_details: { kind: "read", run: (s, a) => s.order(asString(a, "order_id")) },
-  get_product_details: { kind: "read", run: (s, a) => s.product(asString(a, "product_id")) },
-  get_item_details: { kind: "read", run: (s, a) => s.item(asString(a, "item_id")) },
+  get_user_details: { kind: "read", params: ["user_id"], returns: User, run: (s, a) => s.user(asString(a, "user_id")) },
+  get_order_details: { kind: "read", params: ["order_id"], returns: Order, run: (s, a) => s.order(asString(a, "order_id")) },
+  get_product_details: { kind: "read", params: ["product_id"], returns: ProductModel, run: (s, a) => s.product(asString(a, "product_id")) },
+  get_item_details: { kind: "read", params: ["item_id"], returns: VariantModel, run: (s, a) => s.item(asString(a, "item_id")) },
   list_all_product_types: {
     kind: "read",
+    params: [],
+    // τ² returns this one already as a string: json.dumps({name: product_id}, sort_keys=True).
     run: (s) => {
-      const byName = Object.values(s.db.products).map((p) => [p.name, p.product_id] as const);
-      byName.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
-      return Object.fromEntries(byName);
+      const byName: Record<string, string> = {};
+      for (const p of Object.values(s.db.products)) byName[p.name] = p.product_id;
+      return pythonJsonDumps(byName, { dict: "str" }, { sortKeys: true });
     },
   },
   cancel_pending_order: {
     kind: "write",
+    params: ["order_id", "reason"],
+    returns: Order,
     run: (s, a) => {
       const order = s.order(asString(a, "order_id"));
       if (order.status !== "pending") fail("Non-pending order cannot be cancelled");
@@ -174,6 +199,8 @@ const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
   },
   modify_pending_order_address: {
     kind: "write",
+    params: ["order_id", ...ADDRESS_PARAMS],
+    returns: Order,
     run: (s, a) => {
       const order = s.order(asString(a, "order_id"));
       if (!order.status.includes("pending")) fail("Non-pending order cannot be modified");
@@ -183,15 +210,17 @@ const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
   },
   modify_pending_order_payment: {
     kind: "write",
+    params: ["order_id", "payment_method_id"],
+    returns: Order,
     run: (s, a) => {
       const order = s.order(asString(a, "order_id"));
       if (!order.status.includes("pending")) fail("Non-pending order cannot be modified");
       const newId = asString(a, "payment_method_id");
       const method = s.payment(order.user_id, newId);
-      const first = order.payment_history[0];
-      if (order.payment_history.length !== 1 || first.transaction_type !== "payment") {
+      if (order.payment_history.length !== 1 || order.payment_history[0].transaction_type !== "payment") {
         fail("There should be exactly one payment for a pending order");
       }
+      const first = order.payment_history[0];
       if (first.payment_method_id === newId) fail("The new payment method should be different from the current one");
       const amount = first.amount;
       if (method.source === "gift_card" && (method.balance ?? 0) < amount) fail("Insufficient gift card balance to pay for the order");
@@ -207,6 +236,8 @@ const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
   },
   modify_pending_order_items: {
     kind: "write",
+    params: ["order_id", "item_ids", "new_item_ids", "payment_method_id"],
+    returns: Order,
     run: (s, a) => {
       const order = s.order(asString(a, "order_id"));
       // Strict: an order whose items were already modified ("pending (item modified)") cannot be modified again.
@@ -214,17 +245,21 @@ const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
       const itemIds = asStringList(a, "item_ids");
       const newItemIds = asStringList(a, "new_item_ids");
       checkItemsInOrder(order, itemIds, (id) => `${id} not found`);
-      const { diff, plan } = swapPlan(s, order, itemIds, newItemIds, true);
+      if (itemIds.length !== newItemIds.length) fail("The number of items to be exchanged should match");
+      const { diff, lastVariant } = priceDifference(s, order, itemIds, newItemIds, true);
       const payId = asString(a, "payment_method_id");
       const method = s.payment(order.user_id, payId);
       if (method.source === "gift_card" && (method.balance ?? 0) < diff) fail("Insufficient gift card balance to pay for the new item");
+      // τ² records the payment unrounded (only the gift-card balance is rounded).
       order.payment_history.push({ transaction_type: diff > 0 ? "payment" : "refund", amount: Math.abs(diff), payment_method_id: payId });
       if (method.source === "gift_card") method.balance = cents((method.balance ?? 0) - diff);
-      // Each item takes its own new variant's price and options (tau2's code reuses the last variant's; we do not).
-      for (const { item, variant } of plan) {
-        item.item_id = variant.item_id;
-        item.price = variant.price;
-        item.options = { ...variant.options };
+      // As τ²: each pair rewrites the order's first item still carrying the old id, with the new id but the price
+      // and options of the last pair's variant (so with several items the listed order changes the result).
+      for (const [k, id] of itemIds.entries()) {
+        const item = order.items.find((i) => i.item_id === id) ?? fail(`Item ${id} not found`);
+        item.item_id = newItemIds[k];
+        item.price = lastVariant!.price;
+        item.options = { ...lastVariant!.options };
       }
       order.status = "pending (item modified)";
       return order;
@@ -232,6 +267,8 @@ const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
   },
   modify_user_address: {
     kind: "write",
+    params: ["user_id", ...ADDRESS_PARAMS],
+    returns: User,
     run: (s, a) => {
       const user = s.user(asString(a, "user_id"));
       user.address = address(a);
@@ -240,13 +277,16 @@ const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
   },
   exchange_delivered_order_items: {
     kind: "write",
+    params: ["order_id", "item_ids", "new_item_ids", "payment_method_id"],
+    returns: Order,
     run: (s, a) => {
       const order = s.order(asString(a, "order_id"));
       if (order.status !== "delivered") fail("Non-delivered order cannot be exchanged");
       const itemIds = asStringList(a, "item_ids");
       const newItemIds = asStringList(a, "new_item_ids");
       checkItemsInOrder(order, itemIds, (id) => `Number of ${id} not found.`);
-      const { diff } = swapPlan(s, order, itemIds, newItemIds, false);
+      if (itemIds.length !== newItemIds.length) fail("The number of items to be exchanged should match.");
+      const diff = cents(priceDifference(s, order, itemIds, newItemIds, false).diff);
       const payId = asString(a, "payment_method_id");
       const method = s.payment(order.user_id, payId);
       if (method.source === "gift_card" && (method.balance ?? 0) < diff) fail("Insufficient gift card balance to pay for the price difference");
@@ -260,6 +300,8 @@ const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
   },
   return_delivered_order_items: {
     kind: "write",
+    params: ["order_id", "item_ids", "payment_method_id"],
+    returns: Order,
     run: (s, a) => {
       const order = s.order(asString(a, "order_id"));
       if (order.status !== "delivered") fail("Non-delivered order cannot be returned");
@@ -278,14 +320,8 @@ const TOOLS: Record<string, { kind: ToolKind; run: ToolFn }> = {
   },
   transfer_to_human_agents: {
     kind: "generic",
-    run: (_s, a) => {
-      asString(a, "summary");
-      return "Transfer successful";
-    },
-  },
-  think: {
-    kind: "think",
-    run: () => "",
+    params: ["summary"],
+    run: () => "Transfer successful",
   },
 };
 
@@ -302,15 +338,29 @@ export interface ToolOutcome {
   wrote: boolean;
 }
 
+/** Python's TypeError for a call whose keyword arguments do not fit the signature (unexpected ones first). */
+function signatureError(name: string, params: readonly string[], args: Record<string, unknown>): string | null {
+  const qualname = `RetailTools.${name}()`;
+  const unexpected = Object.keys(args).find((k) => !params.includes(k));
+  if (unexpected !== undefined) return `${qualname} got an unexpected keyword argument '${unexpected}'`;
+  const missing = params.filter((p) => !(p in args)).map((p) => `'${p}'`);
+  if (missing.length === 0) return null;
+  const list = missing.length === 1 ? missing[0] : missing.length === 2 ? missing.join(" and ") : `${missing.slice(0, -1).join(", ")}, and ${missing.at(-1)}`;
+  return `${qualname} missing ${missing.length} required positional argument${missing.length > 1 ? "s" : ""}: ${list}`;
+}
+
 /** Runs one tool call against the episode's copy (write tools mutate it). Never throws for agent mistakes. */
 export function runRetailTool(w: WorkingDb, name: string, args: Record<string, unknown>): ToolOutcome {
   const tool = TOOLS[name];
   if (!tool) return { ok: false, content: `Error: Tool '${name}' not found.`, wrote: false };
+  const badCall = signatureError(name, tool.params, args);
+  if (badCall) return { ok: false, content: `Error: ${badCall}`, wrote: false };
   const state = new RetailState(w, tool.kind === "write");
-  // Validation happens before any mutation in every write tool, so a failed call leaves the database untouched.
+  // As in τ², a call that fails after it has started writing keeps what it wrote (only an odd item swap can).
   try {
     const result = tool.run(state, args);
-    return { ok: true, content: typeof result === "string" ? result : JSON.stringify(result), wrote: tool.kind === "write" };
+    const content = tool.returns ? pythonJsonDumps(result, tool.returns) : String(result);
+    return { ok: true, content, wrote: tool.kind === "write" };
   } catch (e) {
     if (e instanceof RetailToolError) return { ok: false, content: `Error: ${e.message}`, wrote: false };
     throw e;

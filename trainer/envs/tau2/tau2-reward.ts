@@ -11,7 +11,6 @@
  */
 import type { EpisodeEndReason, ToolCall } from "../../../lib/conversation";
 import type { Evaluation, LlmChat } from "../types";
-import { canonicalJson } from "./retail-db";
 import type { Tau2Action, Tau2TaskData } from "./tau2-format";
 
 export interface Tau2Trace {
@@ -19,10 +18,33 @@ export interface Tau2Trace {
   agentMessages: string[];
 }
 
+/** Python's `==` on JSON values: dicts by key set and values, lists in order, True == 1, 1 == 1.0. */
+function pythonEquals(a: unknown, b: unknown): boolean {
+  const num = (v: unknown) => (typeof v === "boolean" ? Number(v) : v);
+  if ((typeof a === "number" || typeof a === "boolean") && (typeof b === "number" || typeof b === "boolean")) return num(a) === num(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => pythonEquals(x, b[i]));
+  }
+  if (typeof a === "object" && a !== null && typeof b === "object" && b !== null) {
+    const ka = Object.keys(a);
+    const rb = b as Record<string, unknown>;
+    return ka.length === Object.keys(rb).length && ka.every((k) => k in rb && pythonEquals((a as Record<string, unknown>)[k], rb[k]));
+  }
+  return a === b || (a == null && b == null);
+}
+
+/**
+ * τ²'s `Action.compare_with_tool_call`: same tool name, and the call's arguments restricted to the compared names
+ * equal the gold arguments restricted to the same names. Without `compare_args` the compared names are the
+ * *call's* own arguments, so a call that leaves out a gold argument still matches, and one that adds an argument
+ * does not.
+ */
 export function actionMatches(gold: Tau2Action, call: Pick<ToolCall, "name" | "arguments">): boolean {
   if (gold.name !== call.name) return false;
-  const keys = gold.compareArgs ?? [...new Set([...Object.keys(gold.arguments), ...Object.keys(call.arguments)])];
-  return keys.every((k) => canonicalJson(gold.arguments[k]) === canonicalJson(call.arguments[k]));
+  const compared = gold.compareArgs ?? Object.keys(call.arguments);
+  if (compared.length === 0) return true;
+  const restrict = (args: Record<string, unknown>) => Object.fromEntries(Object.entries(args).filter(([k]) => compared.includes(k)));
+  return pythonEquals(restrict(call.arguments), restrict(gold.arguments));
 }
 
 export function communicateChecks(info: string[], agentMessages: string[]): { info: string; met: boolean }[] {

@@ -1,0 +1,114 @@
+/**
+ * JSON.parse that remembers each object's key order as written in the source.
+ *
+ * JavaScript objects list integer-like keys ("1008292230") first, in numeric order, whatever order the text gave.
+ * Python dicts keep the text's order, and τ²-bench shows the agent its products' variants (keyed by numeric item
+ * ids) in that order. The parsed value is plain JSON; `sourceKeyOrder` gives the original order of any object whose
+ * JavaScript key order differs from it.
+ */
+
+const keyOrders = new WeakMap<object, string[]>();
+
+/** The keys of `obj` in the order its source text listed them, when that differs from `Object.keys(obj)`. */
+export function sourceKeyOrder(obj: object): string[] | undefined {
+  return keyOrders.get(obj);
+}
+
+const LITERAL = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+
+export function parseJsonKeepingKeyOrder(text: string): unknown {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && (text[i] === " " || text[i] === "\n" || text[i] === "\r" || text[i] === "\t")) i++;
+  };
+  const fail = (what: string): never => {
+    throw new SyntaxError(`${what} in JSON at position ${i}`);
+  };
+  const str = (): string => {
+    const start = i;
+    i++; // opening quote
+    let escaped = false;
+    while (i < text.length) {
+      const ch = text[i++];
+      if (escaped) escaped = false;
+      else if (ch === "\\") escaped = true;
+      else if (ch === '"') return JSON.parse(text.slice(start, i)) as string;
+    }
+    return fail("Unterminated string");
+  };
+  const value = (): unknown => {
+    ws();
+    const ch = text[i];
+    if (ch === "{") {
+      i++;
+      const obj: Record<string, unknown> = {};
+      const order: string[] = [];
+      ws();
+      if (text[i] === "}") {
+        i++;
+        return obj;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail("Expected a property name");
+        const key = str();
+        ws();
+        if (text[i++] !== ":") fail("Expected ':'");
+        if (!(key in obj)) order.push(key);
+        obj[key] = value();
+        ws();
+        const sep = text[i++];
+        if (sep === "}") break;
+        if (sep !== ",") fail("Expected ',' or '}'");
+      }
+      const jsOrder = Object.keys(obj);
+      if (jsOrder.some((k, n) => k !== order[n])) keyOrders.set(obj, order);
+      return obj;
+    }
+    if (ch === "[") {
+      i++;
+      const arr: unknown[] = [];
+      ws();
+      if (text[i] === "]") {
+        i++;
+        return arr;
+      }
+      for (;;) {
+        arr.push(value());
+        ws();
+        const sep = text[i++];
+        if (sep === "]") break;
+        if (sep !== ",") fail("Expected ',' or ']'");
+      }
+      return arr;
+    }
+    if (ch === '"') return str();
+    LITERAL.lastIndex = i;
+    const literal = LITERAL.exec(text);
+    if (!literal) return fail(`Unexpected token ${JSON.stringify(ch ?? "end")}`);
+    i += literal[0].length;
+    return JSON.parse(literal[0]);
+  };
+  const result = value();
+  ws();
+  if (i < text.length) fail("Unexpected data after JSON");
+  return result;
+}
+
+/** JSON.stringify (one space of indent per level) that writes objects in their source key order where one is known. */
+export function stringifyKeepingKeyOrder(value: unknown, depth = 0): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  const pad = "\n" + " ".repeat(depth + 1);
+  const close = "\n" + " ".repeat(depth);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    return `[${value.map((v) => pad + stringifyKeepingKeyOrder(v, depth + 1)).join(",")}${close}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const order = sourceKeyOrder(record);
+  const keys = (order ? [...order.filter((k) => k in record), ...Object.keys(record).filter((k) => !order.includes(k))] : Object.keys(record)).filter(
+    (k) => record[k] !== undefined,
+  );
+  if (keys.length === 0) return "{}";
+  return `{${keys.map((k) => `${pad}${JSON.stringify(k)}: ${stringifyKeepingKeyOrder(record[k], depth + 1)}`).join(",")}${close}}`;
+}

@@ -1,0 +1,141 @@
+/**
+ * Python's `json.dumps` and `round`, byte for byte, for values whose Python types a schema gives.
+ *
+ * Systems written in Python (τ²-bench above all) hash `json.dumps(model.model_dump(), sort_keys=True)` and show the
+ * agent `json.dumps(...)` of tool results. JavaScript loses the int/float distinction (`54.0` parses to 54) and
+ * formats floats, separators and non-ASCII text differently, so reproducing those strings needs the declared
+ * type of every number: a `PyType` schema, written once per pydantic model.
+ */
+import { sourceKeyOrder } from "./ordered-json";
+
+/** A pydantic field type. `model` fields are dumped in declaration order, every field present (null when unset). */
+export type PyType =
+  | "str"
+  | "int"
+  | "float"
+  | "bool"
+  | "any"
+  | { list: PyType }
+  | { dict: PyType }
+  | { optional: PyType }
+  | { model: PyModel }
+  | { union: (value: Record<string, unknown>) => PyModel };
+
+export interface PyModel {
+  name: string;
+  fields: readonly (readonly [string, PyType])[];
+}
+
+/** `repr(float)`: the shortest round-tripping digits, as JavaScript finds them, in Python's layout. */
+export function pythonFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  if (!Number.isFinite(x)) return x > 0 ? "Infinity" : "-Infinity";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mantissa, expText] = x.toExponential().split("e");
+  const exp = Number(expText);
+  const negative = mantissa.startsWith("-");
+  const digits = mantissa.replace("-", "").replace(".", "");
+  let body: string;
+  if (exp >= -4 && exp < 16) {
+    // Python prints positional notation for 1e-4 <= |x| < 1e16 and always keeps a fractional part.
+    if (exp < 0) body = `0.${"0".repeat(-exp - 1)}${digits}`;
+    else if (digits.length <= exp + 1) body = `${digits}${"0".repeat(exp + 1 - digits.length)}.0`;
+    else body = `${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+  } else {
+    const frac = digits.length > 1 ? `.${digits.slice(1)}` : "";
+    body = `${digits[0]}${frac}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  }
+  return negative ? `-${body}` : body;
+}
+
+/**
+ * `round(x, ndigits)` for a float: the decimal nearest to x's exact binary value, ties to even. `toFixed` already
+ * rounds the exact value; it only differs on exact ties, where it rounds away from zero.
+ */
+export function pythonRound(x: number, ndigits: number): number {
+  if (!Number.isFinite(x)) return x;
+  // x*10^n ends in exactly .5 only when x = odd / 2^(n+1); anything else toFixed rounds correctly already.
+  const halves = x * 2 ** (ndigits + 1);
+  if (Number.isInteger(halves) && Math.abs(halves % 2) === 1) {
+    const scale = 10 ** ndigits;
+    const floor = Math.floor(x * scale);
+    return (floor % 2 === 0 ? floor : floor + 1) / scale;
+  }
+  const rounded = Number(x.toFixed(ndigits));
+  return rounded === 0 && (x < 0 || Object.is(x, -0)) ? -0 : rounded; // Python keeps the sign: round(-0.001, 2) == -0.0
+
+}
+
+/** A JSON string literal as Python writes it with ensure_ascii=True: everything outside space..tilde escaped. */
+export function pythonStringLiteral(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    const code = s.charCodeAt(i);
+    if (ch === '"') out += '\\"';
+    else if (ch === "\\") out += "\\\\";
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\b") out += "\\b";
+    else if (ch === "\f") out += "\\f";
+    else if (code < 0x20 || code > 0x7e) out += `\\u${code.toString(16).padStart(4, "0")}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+export interface PythonDumpOptions {
+  /** json.dumps(sort_keys=True): object keys in code-point order instead of declaration/insertion order. */
+  sortKeys?: boolean;
+}
+
+/** A dict's entries in Python's order: as the source JSON listed them (see ordered-json), else insertion order. */
+function entriesInSourceOrder(record: Record<string, unknown>): [string, unknown][] {
+  const order = sourceKeyOrder(record);
+  const keys = order ? [...order.filter((k) => k in record), ...Object.keys(record).filter((k) => !order.includes(k))] : Object.keys(record);
+  return keys.map((k) => [k, record[k]] as [string, unknown]).filter(([, v]) => v !== undefined);
+}
+
+function dumpUntyped(value: unknown, opts: PythonDumpOptions): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "boolean") return value ? "true" : "false";
+  // Untyped numbers come from JSON, where Python would have kept the int/float it parsed: integers stay integers.
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : pythonFloatRepr(value);
+  if (typeof value === "string") return pythonStringLiteral(value);
+  if (Array.isArray(value)) return `[${value.map((v) => dumpUntyped(v, opts)).join(", ")}]`;
+  const entries = entriesInSourceOrder(value as Record<string, unknown>);
+  if (opts.sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${pythonStringLiteral(k)}: ${dumpUntyped(v, opts)}`).join(", ")}}`;
+}
+
+/** `json.dumps(value)` of a value of Python type `type` (a model is dumped as `model_dump()` would give it). */
+export function pythonJsonDumps(value: unknown, type: PyType, opts: PythonDumpOptions = {}): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof type === "string") {
+    switch (type) {
+      case "float":
+        return typeof value === "number" ? pythonFloatRepr(value) : dumpUntyped(value, opts);
+      case "int":
+        return typeof value === "number" && Number.isInteger(value) ? String(value) : dumpUntyped(value, opts);
+      default:
+        return dumpUntyped(value, opts);
+    }
+  }
+  if ("optional" in type) return pythonJsonDumps(value, type.optional, opts);
+  if ("list" in type) {
+    if (!Array.isArray(value)) return dumpUntyped(value, opts);
+    return `[${value.map((v) => pythonJsonDumps(v, type.list, opts)).join(", ")}]`;
+  }
+  if (typeof value !== "object" || Array.isArray(value)) return dumpUntyped(value, opts);
+  const record = value as Record<string, unknown>;
+  let entries: [string, string][];
+  if ("dict" in type) {
+    entries = entriesInSourceOrder(record).map(([k, v]) => [k, pythonJsonDumps(v, type.dict, opts)]);
+  } else {
+    const model = "model" in type ? type.model : type.union(record);
+    entries = model.fields.map(([k, t]) => [k, pythonJsonDumps(record[k], t, opts)]);
+  }
+  if (opts.sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${pythonStringLiteral(k)}: ${v}`).join(", ")}}`;
+}

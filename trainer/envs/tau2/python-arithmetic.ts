@@ -1,0 +1,177 @@
+/**
+ * τ²'s `calculate` tool evaluates the expression with Python's `eval` (after a character whitelist) and returns
+ * `str(round(float(result), 2))`. This evaluator follows Python's arithmetic on that whitelist — exact integers,
+ * `/` true division, `//` floor division, `**` binding tighter than a unary minus on its left — and raises
+ * Python's messages, so the agent reads what τ² would show it ("Error: division by zero", "4.0", "-17.99").
+ */
+import { pythonFloatRepr, pythonRound } from "../../../lib/python-json";
+
+export class PythonEvalError extends Error {}
+
+/** A Python int (exact, as bigint) or float. */
+type PyNum = bigint | number;
+
+const isInt = (x: PyNum): x is bigint => typeof x === "bigint";
+function toFloat(x: PyNum): number {
+  if (!isInt(x)) return x;
+  const f = Number(x);
+  if (!Number.isFinite(f)) throw new PythonEvalError("int too large to convert to float");
+  return f;
+}
+
+function floatFloorDiv(a: number, b: number): number {
+  if (b === 0) throw new PythonEvalError("float floor division by zero");
+  // CPython's float_floor_div: divide the exact remainder out, then correct the rounding.
+  let mod = a % b;
+  let div = (a - mod) / b;
+  if (mod !== 0) {
+    if (b < 0 !== mod < 0) {
+      mod += b;
+      div -= 1;
+    }
+  }
+  if (div === 0) return Math.sign(a / b) < 0 || Object.is(a / b, -0) ? -0 : 0;
+  let floorDiv = Math.floor(div);
+  if (div - floorDiv > 0.5) floorDiv += 1;
+  return floorDiv;
+}
+
+function binary(op: string, a: PyNum, b: PyNum): PyNum {
+  if (isInt(a) && isInt(b)) {
+    switch (op) {
+      case "+":
+        return a + b;
+      case "-":
+        return a - b;
+      case "*":
+        return a * b;
+      case "/":
+        if (b === 0n) throw new PythonEvalError("division by zero");
+        return Number(a) / Number(b);
+      case "//": {
+        if (b === 0n) throw new PythonEvalError("integer division or modulo by zero");
+        const q = a / b;
+        return (a % b !== 0n && a < 0n !== b < 0n) ? q - 1n : q;
+      }
+      case "**":
+        if (b < 0n) {
+          if (a === 0n) throw new PythonEvalError("0.0 cannot be raised to a negative power");
+          return Number(a) ** Number(b);
+        }
+        if (b > 100_000n) throw new PythonEvalError("int too large to convert to float");
+        return a ** b;
+    }
+  }
+  const x = toFloat(a);
+  const y = toFloat(b);
+  switch (op) {
+    case "+":
+      return x + y;
+    case "-":
+      return x - y;
+    case "*":
+      return x * y;
+    case "/":
+      if (y === 0) throw new PythonEvalError("float division by zero");
+      return x / y;
+    case "//":
+      return floatFloorDiv(x, y);
+    case "**":
+      if (x === 0 && y < 0) throw new PythonEvalError("0.0 cannot be raised to a negative power");
+      if (x < 0 && !Number.isInteger(y)) throw new PythonEvalError("float() argument must be a string or a real number, not 'complex'");
+      return x ** y;
+  }
+  throw new PythonEvalError(`unsupported operator ${op}`);
+}
+
+const SYNTAX = "invalid syntax (<string>, line 1)";
+
+function tokenize(expr: string): string[] {
+  const tokens: string[] = [];
+  const re = /\s*(\d+\.?\d*|\.\d+|\*\*|\/\/|[-+*/()])/y;
+  let i = 0;
+  while (i < expr.length) {
+    if (/^\s*$/.test(expr.slice(i))) break;
+    re.lastIndex = i;
+    const m = re.exec(expr);
+    if (!m) throw new PythonEvalError(SYNTAX);
+    tokens.push(m[1]);
+    i = re.lastIndex;
+  }
+  return tokens;
+}
+
+/** Python's value of `expr` (digits, + - * / ( ) . and spaces only). */
+export function evalPythonArithmetic(expr: string): PyNum {
+  const tokens = tokenize(expr);
+  if (tokens.length === 0) throw new PythonEvalError("invalid syntax (<string>, line 0)");
+  let pos = 0;
+  const peek = () => tokens[pos];
+
+  // Grammar (Python's): sum := term (('+'|'-') term)*; term := factor (('*'|'/'|'//') factor)*;
+  // factor := ('+'|'-') factor | power; power := atom ['**' factor]; atom := number | '(' sum ')'.
+  const atom = (): PyNum => {
+    const t = tokens[pos++];
+    if (t === undefined) throw new PythonEvalError(SYNTAX);
+    if (t === "(") {
+      const v = sum();
+      if (tokens[pos] === undefined) throw new PythonEvalError("'(' was never closed (<string>, line 1)");
+      if (tokens[pos++] !== ")") throw new PythonEvalError(SYNTAX);
+      return v;
+    }
+    if (/^[\d.]/.test(t)) {
+      if (t.includes(".")) return Number(t);
+      if (/^0+[1-9]/.test(t)) {
+        throw new PythonEvalError("leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)");
+      }
+      return BigInt(t);
+    }
+    throw new PythonEvalError(SYNTAX);
+  };
+  const power = (): PyNum => {
+    const base = atom();
+    if (peek() === "(") throw new PythonEvalError(`'${isInt(base) ? "int" : "float"}' object is not callable`);
+    if (peek() !== "**") return base;
+    pos++;
+    return binary("**", base, factor());
+  };
+  const factor = (): PyNum => {
+    const t = peek();
+    if (t === "-" || t === "+") {
+      pos++;
+      const v = factor();
+      if (t === "+") return v;
+      return typeof v === "bigint" ? -v : -v;
+    }
+    return power();
+  };
+  const term = (): PyNum => {
+    let v = factor();
+    while (peek() === "*" || peek() === "/" || peek() === "//") {
+      const op = tokens[pos++];
+      v = binary(op, v, factor());
+    }
+    return v;
+  };
+  const sum = (): PyNum => {
+    let v = term();
+    while (peek() === "+" || peek() === "-") {
+      const op = tokens[pos++];
+      v = binary(op, v, term());
+    }
+    return v;
+  };
+  const value = sum();
+  if (pos !== tokens.length) throw new PythonEvalError(tokens[pos] === ")" ? "unmatched ')' (<string>, line 1)" : SYNTAX);
+  return value;
+}
+
+/** `str(round(float(eval(expression)), 2))`, τ²'s `calculate`. */
+export function tau2Calculate(expression: string): string {
+  const value = toFloat(evalPythonArithmetic(expression));
+  if (!Number.isFinite(value)) {
+    if (Number.isNaN(value)) return "nan";
+    return value > 0 ? "inf" : "-inf";
+  }
+  return pythonFloatRepr(pythonRound(value, 2));
+}
