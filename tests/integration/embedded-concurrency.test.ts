@@ -40,7 +40,9 @@ test("two runs train while dashboard clients poll and the worker is killed once:
     try {
       const runIds = [await insertQueuedRun(db, runConfig(1)), await insertQueuedRun(db, runConfig(2))];
 
-      // Dashboard clients: what the runs list and run pages poll, as fast as they can.
+      // Dashboard clients: what the runs list and run pages poll, six of them each sending a request every ~20 ms
+      // (a real page polls every few seconds). Back to back with no pause they would starve the worker of CPU on
+      // a 2-core machine, and the test would measure the scheduler instead of the database.
       const failures: string[] = [];
       let requests = 0;
       let polling = true;
@@ -58,6 +60,7 @@ test("two runs train while dashboard clients poll and the worker is killed once:
           const res = await fetch(url).catch((err: Error) => ({ ok: false, status: 0, text: async () => err.message }));
           requests++;
           if (!res.ok) failures.push(`${res.status} ${url.split("?")[0]}: ${(await res.text()).slice(0, 200)}`);
+          await new Promise((r) => setTimeout(r, 20));
         }
       };
       const clients = Array.from({ length: 6 }, (_, k) => client(k));
