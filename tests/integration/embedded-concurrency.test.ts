@@ -36,6 +36,7 @@ test("two runs train while dashboard clients poll and the worker is killed once:
   const app = startApp({ PORT: String(port), EMBEDDED_DB_PORT: String(dbPort), ROLLOUT_LAB_DATA_DIR: dataDir, START_WORKER: "true", SEED_DEMO: "false", WORKER_POLL_MS: "300" });
   try {
     await waitFor(() => app.output().includes("Rollout Lab is running at"), 240_000, "start", app.output);
+    let polling = true;
     const db = createPrismaClient(localEmbeddedDatabaseUrl({ ROLLOUT_LAB_DATA_DIR: dataDir, EMBEDDED_DB_PORT: String(dbPort) })!, 2);
     try {
       const runIds = [await insertQueuedRun(db, runConfig(1)), await insertQueuedRun(db, runConfig(2))];
@@ -45,7 +46,6 @@ test("two runs train while dashboard clients poll and the worker is killed once:
       // a 2-core machine, and the test would measure the scheduler instead of the database.
       const failures: string[] = [];
       let requests = 0;
-      let polling = true;
       const trpc = (proc: string, input: unknown) => `${base}/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
       const urls = (id: string) => [
         trpc("runs.list", {}),
@@ -97,6 +97,7 @@ test("two runs train while dashboard clients poll and the worker is killed once:
       assert.deepEqual(errors.map((e) => e.message), [], "no error events");
       assert.doesNotMatch(app.output(), /bind message supplies|portal "" does not exist|protocol/i);
     } finally {
+      polling = false; // a failed wait must not leave the clients polling (the file would hang until its timeout)
       await db.$disconnect();
     }
   } finally {
