@@ -89,7 +89,7 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     name: "bfcl",
     family: "function-calling",
     seedSystem: "AWorld EnvTuning",
-    description: "BFCL multi-turn function calling against stateful APIs; format, state and response rewards; curriculum stages.",
+    description: "BFCL multi-turn function calling against stateful APIs, in EnvTuning's <think>/<tool_call>/<answer> interaction; its format and progress rewards; curriculum stages that switch them.",
     preset: learningPreset({ context: 3072, maxTurns: 6, maxNewTokens: 160, sft: 30, groups: 2, microBatch: 1, steps: 20 }),
   },
   {

@@ -30,7 +30,7 @@ test("round(x, 2) is Python's: the exact binary value rounded, ties to even (2.6
 });
 
 test("strings are escaped as json.dumps escapes them (ensure_ascii): quotes, controls, accents, emoji", () => {
-  assert.deepEqual(cases.strings.map(pythonStringLiteral), cases.dumped);
+  assert.deepEqual(cases.strings.map((x) => pythonStringLiteral(x)), cases.dumped);
 });
 
 test("a model dumps its declared fields in order (unset ones as null), floats as floats; sort_keys sorts", () => {

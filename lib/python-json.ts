@@ -66,8 +66,11 @@ export function pythonRound(x: number, ndigits: number): number {
 
 }
 
-/** A JSON string literal as Python writes it with ensure_ascii=True: everything outside space..tilde escaped. */
-export function pythonStringLiteral(s: string): string {
+/**
+ * A JSON string literal as Python writes it: with ensure_ascii (the default) everything outside space..tilde is
+ * escaped; without it only quotes, backslashes and control characters are.
+ */
+export function pythonStringLiteral(s: string, ensureAscii = true): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const ch = s[i];
@@ -79,7 +82,7 @@ export function pythonStringLiteral(s: string): string {
     else if (ch === "\t") out += "\\t";
     else if (ch === "\b") out += "\\b";
     else if (ch === "\f") out += "\\f";
-    else if (code < 0x20 || code > 0x7e) out += `\\u${code.toString(16).padStart(4, "0")}`;
+    else if (code < 0x20 || (ensureAscii && code > 0x7e)) out += `\\u${code.toString(16).padStart(4, "0")}`;
     else out += ch;
   }
   return `${out}"`;
@@ -88,6 +91,8 @@ export function pythonStringLiteral(s: string): string {
 export interface PythonDumpOptions {
   /** json.dumps(sort_keys=True): object keys in code-point order instead of declaration/insertion order. */
   sortKeys?: boolean;
+  /** json.dumps(ensure_ascii=False): non-ASCII text written as is. Default true, as in Python. */
+  ensureAscii?: boolean;
 }
 
 /** A dict's entries in Python's order: as the source JSON listed them (see ordered-json), else insertion order. */
@@ -102,11 +107,11 @@ function dumpUntyped(value: unknown, opts: PythonDumpOptions): string {
   if (typeof value === "boolean") return value ? "true" : "false";
   // Untyped numbers come from JSON, where Python would have kept the int/float it parsed: integers stay integers.
   if (typeof value === "number") return Number.isInteger(value) ? String(value) : pythonFloatRepr(value);
-  if (typeof value === "string") return pythonStringLiteral(value);
+  if (typeof value === "string") return pythonStringLiteral(value, opts.ensureAscii ?? true);
   if (Array.isArray(value)) return `[${value.map((v) => dumpUntyped(v, opts)).join(", ")}]`;
   const entries = entriesInSourceOrder(value as Record<string, unknown>);
   if (opts.sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${pythonStringLiteral(k)}: ${dumpUntyped(v, opts)}`).join(", ")}}`;
+  return `{${entries.map(([k, v]) => `${pythonStringLiteral(k, opts.ensureAscii ?? true)}: ${dumpUntyped(v, opts)}`).join(", ")}}`;
 }
 
 /** `json.dumps(value)` of a value of Python type `type` (a model is dumped as `model_dump()` would give it). */
@@ -137,5 +142,5 @@ export function pythonJsonDumps(value: unknown, type: PyType, opts: PythonDumpOp
     entries = model.fields.map(([k, t]) => [k, pythonJsonDumps(record[k], t, opts)]);
   }
   if (opts.sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${pythonStringLiteral(k)}: ${v}`).join(", ")}}`;
+  return `{${entries.map(([k, v]) => `${pythonStringLiteral(k, opts.ensureAscii ?? true)}: ${v}`).join(", ")}}`;
 }

@@ -205,6 +205,10 @@ export const runConfigSchema = z
               .object({ tags: z.array(z.string()).optional(), split: z.string().optional() })
               .strict()
               .default({}),
+            environmentOptions: z
+              .record(z.string(), z.unknown())
+              .optional()
+              .describe("Environment options for this stage, over the run's (EnvTuning: rewardMode \"format\" in stages 1-2, \"progress\" in 3)."),
           })
           .strict(),
       )

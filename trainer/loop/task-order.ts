@@ -49,6 +49,8 @@ export function tasksAtCursor<T>(tasks: readonly T[], seed: number, cursor: numb
 
 export interface StageSelection {
   stageName: string | null;
+  /** Index into config.curriculum, or null without stages. */
+  stageIndex: number | null;
   tasks: Task[];
   /** The tasks this step draws from (the curriculum stage's pool, or all): DAPO's refill samples more from it. */
   pool: readonly Task[];
@@ -67,7 +69,7 @@ export function sampleTasksForStep(config: RunConfig, tasks: readonly Task[], st
   const perStep = config.grpo.groupsPerStep;
   if (config.curriculum.length === 0) {
     const cursor = step * perStep;
-    return { stageName: null, tasks: tasksAtCursor(tasks, config.seed, cursor, perStep), cursor, pool: tasks };
+    return { stageName: null, stageIndex: null, tasks: tasksAtCursor(tasks, config.seed, cursor, perStep), cursor, pool: tasks };
   }
   let start = 0;
   for (const [index, stage] of config.curriculum.entries()) {
@@ -75,7 +77,7 @@ export function sampleTasksForStep(config: RunConfig, tasks: readonly Task[], st
       const pool = tasks.filter((t) => matchesFilter(t, stage.filter));
       if (pool.length === 0) throw new Error(`Curriculum stage "${stage.name}" selects no tasks; loosen its filter (tags ${JSON.stringify(stage.filter.tags ?? [])}).`);
       const cursor = (step - start) * perStep;
-      return { stageName: stage.name, tasks: tasksAtCursor(pool, mixSeed(config.seed, index + 1), cursor, perStep), cursor, pool };
+      return { stageName: stage.name, stageIndex: index, tasks: tasksAtCursor(pool, mixSeed(config.seed, index + 1), cursor, perStep), cursor, pool };
     }
     start += stage.steps;
   }

@@ -49,11 +49,15 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
   let weightsAhead = false;
   let unscoredSteps = 0;
 
-  const rollGroups = (split: "train" | "eval", tasks: Task[], size: number, firstIndex = 0) =>
+  // Training rollouts play with their curriculum stage's environment options; evaluations with the run's own, so
+  // that evaluation figures compare across stages.
+  const rollGroups = (split: "train" | "eval", tasks: Task[], size: number, firstIndex = 0, stage: number | null = null) =>
     mapLimit(tasks, groupConcurrency, (task, i) => {
       const groupIndex = firstIndex + i;
-      return deps.runGroup({ task, step, split, groupIndex, size, seed: mixSeed(config.seed, step, SPLIT_SALT[split], groupIndex), signal: control.signal });
+      const seed = mixSeed(config.seed, step, SPLIT_SALT[split], groupIndex);
+      return deps.runGroup({ task, step, split, groupIndex, size, seed, signal: control.signal, ...(stage !== null && { stage }) });
     });
+  let previousStage: number | null = null;
 
   try {
     // --- warm start (fresh runs only) ----------------------------------------------------------------------------
@@ -76,12 +80,21 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       // --- sample tasks -------------------------------------------------------------------------------------
       await sink.setPhase("rollout");
       const selection = deps.sampleTasks
-        ? { tasks: deps.sampleTasks(step), cursor: step * config.grpo.groupsPerStep, stageName: null, pool: deps.trainTasks }
+        ? { tasks: deps.sampleTasks(step), cursor: step * config.grpo.groupsPerStep, stageName: null, stageIndex: null, pool: deps.trainTasks }
         : sampleTasksForStep(config, deps.trainTasks, step);
+      if (selection.stageIndex !== null && selection.stageIndex !== previousStage) {
+        const stage = config.curriculum[selection.stageIndex];
+        const options = stage.environmentOptions ? `, environment options ${JSON.stringify(stage.environmentOptions)}` : "";
+        events.push({
+          level: "info",
+          message: `Curriculum stage ${selection.stageIndex + 1} of ${config.curriculum.length} "${stage.name}" from step ${step}: ${selection.pool.length} tasks${options}.`,
+        });
+      }
+      previousStage = selection.stageIndex;
 
       // --- rollouts (scored) ----------------------------------------------------------------------------------
       let t0 = performance.now();
-      let rollouts = await rollGroups("train", selection.tasks, groupSize);
+      let rollouts = await rollGroups("train", selection.tasks, groupSize, 0, selection.stageIndex);
       let playedTasks = selection.tasks;
       // Episodes cut short by a stop end "normally" (as errors): never score or record them.
       control.signal.throwIfAborted();
@@ -93,7 +106,7 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
         while (refillRounds < config.grpo.dynamicSamplingMaxRounds && groupsWithSignal(rollouts) < perStep) {
           refillRounds++;
           const extra = refillTasks(config, selection.pool, step, refillRounds, perStep - groupsWithSignal(rollouts));
-          rollouts = [...rollouts, ...(await rollGroups("train", extra, groupSize, rollouts.length))];
+          rollouts = [...rollouts, ...(await rollGroups("train", extra, groupSize, rollouts.length, selection.stageIndex))];
           playedTasks = [...playedTasks, ...extra];
           control.signal.throwIfAborted();
         }
@@ -110,6 +123,8 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
         const refilled = refillRounds ? ` after ${refillRounds} extra sampling round${refillRounds > 1 ? "s" : ""}` : "";
         events.push({ level: "info", message: `Dynamic sampling dropped ${dropped} of ${groups.length} groups (all rewards equal, or beyond the batch)${refilled}.` });
       }
+      // 1-based, so the run page can chart which stage each step trained in.
+      if (selection.stageIndex !== null) scoreMetrics["curriculum/stage"] = selection.stageIndex + 1;
       if (config.grpo.dynamicSampling) {
         scoreMetrics["dapo/extra_rounds"] = refillRounds;
         scoreMetrics["dapo/groups_sampled"] = groups.length;

@@ -24,6 +24,8 @@ export interface GroupRequest {
   seed: number;
   /** Aborted when the worker loses its lease: stop at once, nothing will be recorded. */
   signal: AbortSignal;
+  /** Index of the curriculum stage this step trains in (its environment options apply); absent without stages. */
+  stage?: number;
 }
 
 export interface GroupRollout<S> {

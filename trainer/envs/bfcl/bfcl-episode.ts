@@ -1,8 +1,10 @@
 /**
  * One BFCL multi-turn episode. The dataset's user turns are presented in order; within a turn the policy makes
- * function calls (JSON tool calls or BFCL's Python syntax `[cd(folder='x'), ls()]`), each executed against the
- * episode's API instances with the result returned as a tool observation, and ends the turn with a plain-text
- * reply; then the next user turn follows. After the last turn the episode is done. Ground truth is executed on
+ * function calls, each executed against the episode's API instances, and ends the turn with an answer; then the
+ * next user turn follows. After the last turn the episode is done. Two protocols (`BfclProtocol`): EnvTuning's
+ * (the default: `<think>` + `<tool_call>` JSON / `<answer>`, results as one user message, 5 attempts per turn)
+ * and gorilla's (JSON tool calls or BFCL's Python syntax `[cd(folder='x'), ls()]`, results as tool messages, a
+ * plain-text reply closes the turn). Ground truth is executed on
  * fresh instances turn by turn (shared per task, see `GroundTruthRun`) for the state and response checks.
  */
 import type { ConversationMessage } from "../../../lib/conversation";
@@ -11,9 +13,16 @@ import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, type Tool
 import { BfclRuntime } from "./runtime";
 import { CallSyntaxError, parsePythonCalls, type PyCall } from "./call-syntax";
 import type { BfclTaskData } from "./bfcl-format";
-import { judgeTurns, scoreBfcl, type BfclRewardMode, type TurnRecord } from "./bfcl-reward";
+import { judgeTurns, ROUND_CALLS_ERROR, ROUND_CALLS_OK, ROUND_FORMAT_ERROR, scoreBfcl, type BfclRewardMode, type TurnRecord } from "./bfcl-reward";
+import {
+  EMPTY_TURN_CALL_WARNING,
+  ENVTUNING_FORMAT_INSTRUCTIONS,
+  ENVTUNING_MAX_STEPS_PER_TURN,
+  executionFeedback,
+  parseEnvTuningResponse,
+} from "./envtuning-format";
 
-/** BFCL's inference loop stops a turn after 20 model steps; so do we (then the turn counts as answered). */
+/** gorilla's BFCL inference loop stops a turn after 20 model steps (then the turn counts as answered). */
 export const MAX_STEPS_PER_TURN = 20;
 
 export interface GroundTruthRun {
@@ -33,10 +42,18 @@ export function runGroundTruth(task: BfclTaskData): GroundTruthRun {
   return { results, states, finalState: rt.state() };
 }
 
+/**
+ * "envtuning": AWorld EnvTuning's interaction — `<think>` + `<tool_call>`/`<answer>` messages, at most 5 attempts
+ * per user turn, its feedback texts. "bfcl": gorilla's inference loop — calls as JSON or BFCL's Python syntax, a
+ * plain-text reply closes the turn, at most 20 steps per turn.
+ */
+export type BfclProtocol = "envtuning" | "bfcl";
+
 export interface BfclEpisodeDeps {
   groundTruth: () => GroundTruthRun;
   toolStyle: ToolPromptStyle;
   rewardMode: BfclRewardMode;
+  protocol: BfclProtocol;
 }
 
 const LOOKS_LIKE_CALL = /^\s*(?:```(?:python|py)?\s*)?\[?\s*[A-Za-z_][\w.]*\s*\(/;
@@ -70,9 +87,11 @@ function parseTurn(text: string, turn: number): Parsed {
   return { kind: "reply", text: reply };
 }
 
-export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle): string {
+export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle, protocol: BfclProtocol = "bfcl"): string {
+  const intro = "You are an expert in composing functions. You are given a question and a set of possible functions; make one or more function calls to achieve the purpose.";
+  if (protocol === "envtuning") return [intro, ENVTUNING_FORMAT_INSTRUCTIONS, formatToolsPrompt(task.tools, "json")].join("\n\n");
   return [
-    "You are an expert in composing functions. You are given a question and a set of possible functions; make one or more function calls to achieve the purpose.",
+    intro,
     "Call functions with the format below, or write them in Python syntax, e.g. [func_name1(param=value), func_name2(param=value)].",
     "After the calls of a request are done, reply to the user in plain text (no call) to finish that request.",
     formatToolsPrompt(task.tools, style),
@@ -82,13 +101,16 @@ export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle): st
 export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps: BfclEpisodeDeps): Episode {
   const rt = new BfclRuntime(task.involvedClasses, task.initialConfig);
   const records: { modelResults: string[]; modelState: Record<string, string> | null }[] = task.turns.map(() => ({ modelResults: [], modelState: null }));
+  const envTuning = deps.protocol === "envtuning";
+  const maxStepsPerTurn = envTuning ? ENVTUNING_MAX_STEPS_PER_TURN : MAX_STEPS_PER_TURN;
   let userTurn = 0;
   let stepsInTurn = 0;
-  const format = { messages: 0, malformed: 0 };
+  /** EnvTuning's per-message codes (see bfcl-reward.ts): what its format and progress rewards are computed from. */
+  const codes: number[] = [];
 
-  const userMessages = (t: number, turn: number): ConversationMessage[] =>
+  const userMessages = (t: number, turn: number, prefix = ""): ConversationMessage[] =>
     // The user turns are the dataset's own instructions, not a simulator's: attributed to "system".
-    task.turns[t].map((m) => ({ role: "user", source: "system", content: m.content, turn }));
+    task.turns[t].map((m, i) => ({ role: "user", source: "system", content: i === 0 ? prefix + m.content : m.content, turn }));
 
   const turnRecords = (): TurnRecord[] => {
     const gt = deps.groundTruth();
@@ -103,53 +125,95 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
     }));
   };
 
-  /** Closes the current user turn; its per-turn verdict is the turn reward (EnvTuning's fine-grained signal). */
-  const closeTurn = (turn: number, notice?: string): StepResult => {
+  const finish = (r: StepResult, turn: number): StepResult => (!r.done && turn + 1 >= ctx.maxTurns ? { ...r, done: true, endReason: "max_turns" } : r);
+
+  /**
+   * Closes the current user turn with its verdict as the turn reward (EnvTuning's fine-grained signal): BFCL's
+   * per-turn check, or for a turn whose ground truth is empty, 1 when the policy answered and 0 when it called.
+   */
+  const closeTurn = (turn: number, opts: { notice?: string; emptyTurnVerdict?: 0 | 1; prefix?: string } = {}): StepResult => {
     records[userTurn].modelState = rt.stateStrings();
-    const verdict = judgeTurns(turnRecords().slice(0, userTurn + 1))[userTurn];
+    const verdict =
+      task.groundTruth[userTurn].length === 0
+        ? (opts.emptyTurnVerdict ?? 0)
+        : judgeTurns(turnRecords().slice(0, userTurn + 1))[userTurn].success
+          ? 1
+          : 0;
+    codes.push(verdict);
     userTurn += 1;
     stepsInTurn = 0;
-    const observations: ConversationMessage[] = notice ? [{ role: "user", source: "environment", content: notice, turn }] : [];
-    const turnReward = verdict.success ? 1 : 0;
-    if (userTurn >= task.turns.length) return { observations, turnReward, done: true, endReason: "agent_finished" };
-    observations.push(...userMessages(userTurn, turn));
-    return finish({ observations, turnReward, done: false }, turn);
+    const observations: ConversationMessage[] = opts.notice ? [{ role: "user", source: "environment", content: opts.notice, turn }] : [];
+    if (userTurn >= task.turns.length) return { observations, turnReward: verdict, done: true, endReason: "agent_finished" };
+    observations.push(...userMessages(userTurn, turn, opts.prefix));
+    return finish({ observations, turnReward: verdict, done: false }, turn);
   };
 
-  const finish = (r: StepResult, turn: number): StepResult => (!r.done && turn + 1 >= ctx.maxTurns ? { ...r, done: true, endReason: "max_turns" } : r);
+  const execute = (calls: (Pick<PyCall, "name" | "positional" | "keywords"> & { id: string })[]) => {
+    const results = calls.map((call) => rt.execute(call).result);
+    records[userTurn].modelResults.push(...results);
+    const failed = results.some((r) => r.startsWith("Error during execution:"));
+    return { results, failed };
+  };
+
+  /** EnvTuning's interaction (AWorld-RL `new_multi_turn_fc.py`), message by message. */
+  function stepEnvTuning(policyText: string, turn: number): StepResult {
+    const parsed = parseEnvTuningResponse(policyText);
+    const emptyGroundTruth = task.groundTruth[userTurn].length === 0;
+    if (parsed.kind === "error") {
+      stepsInTurn += 1;
+      if (stepsInTurn > maxStepsPerTurn) return closeTurn(turn, { notice: `${parsed.message} (attempt limit of ${maxStepsPerTurn} reached; next turn)` });
+      codes.push(ROUND_FORMAT_ERROR);
+      return finish({ observations: [{ role: "user", source: "environment", content: parsed.message, turn, formatError: parsed.message }], done: false }, turn);
+    }
+    if (emptyGroundTruth) {
+      // Nothing may be called in this turn: answering passes it, calling fails it and the calls are not executed.
+      if (parsed.kind === "answer") return closeTurn(turn, { emptyTurnVerdict: 1 });
+      return closeTurn(turn, { emptyTurnVerdict: 0, prefix: EMPTY_TURN_CALL_WARNING });
+    }
+    if (parsed.kind === "answer" || parsed.calls.length === 0) return closeTurn(turn);
+    const calls = parsed.calls.map((c, i) => ({ id: `t${turn}_call_${i}`, name: c.name, positional: [], keywords: c.arguments }));
+    const { results, failed } = execute(calls);
+    stepsInTurn += 1;
+    if (stepsInTurn > maxStepsPerTurn) return closeTurn(turn);
+    codes.push(failed ? ROUND_CALLS_ERROR : ROUND_CALLS_OK);
+    // EnvTuning returns the results as one user message; its author is the tools.
+    return finish({ observations: [{ role: "user", source: "tool", content: executionFeedback(results), turn }], done: false }, turn);
+  }
+
+  /** gorilla's inference loop: calls in JSON or Python syntax, a plain reply closes the turn. */
+  function stepBfcl(policyText: string, turn: number): StepResult {
+    stepsInTurn += 1;
+    const parsed = parseTurn(policyText, turn);
+    if (parsed.kind === "error") {
+      codes.push(ROUND_FORMAT_ERROR);
+      return finish({ observations: [parsed.obs], done: false }, turn);
+    }
+    if (parsed.kind === "reply") return closeTurn(turn, { emptyTurnVerdict: 1 });
+    const { results, failed } = execute(parsed.calls);
+    const observations: ConversationMessage[] = parsed.calls.map((call, i) => ({ role: "tool", source: "tool", content: results[i], turn, toolCallId: call.id, name: call.name }));
+    if (stepsInTurn >= maxStepsPerTurn) {
+      const closed = closeTurn(turn, { notice: `Step limit of ${maxStepsPerTurn} calls for this request reached; moving on.` });
+      return { ...closed, observations: [...observations, ...closed.observations] };
+    }
+    codes.push(failed ? ROUND_CALLS_ERROR : ROUND_CALLS_OK);
+    return finish({ observations, done: false }, turn);
+  }
 
   return {
     async reset() {
-      return [{ role: "system", source: "system", content: bfclSystemPrompt(task, deps.toolStyle), turn: 0 }, ...userMessages(0, 0)];
+      return [{ role: "system", source: "system", content: bfclSystemPrompt(task, deps.toolStyle, deps.protocol), turn: 0 }, ...userMessages(0, 0)];
     },
 
     async step(policyText, turn) {
-      format.messages += 1;
-      stepsInTurn += 1;
-      const parsed = parseTurn(policyText, turn);
-      if (parsed.kind === "error") {
-        format.malformed += 1;
-        return finish({ observations: [parsed.obs], done: false }, turn);
-      }
-      if (parsed.kind === "reply") return closeTurn(turn);
-      const observations: ConversationMessage[] = parsed.calls.map((call) => {
-        const ex = rt.execute(call);
-        records[userTurn].modelResults.push(ex.result);
-        return { role: "tool", source: "tool", content: ex.result, turn, toolCallId: call.id, name: call.name };
-      });
-      if (stepsInTurn >= MAX_STEPS_PER_TURN) {
-        const closed = closeTurn(turn, `Step limit of ${MAX_STEPS_PER_TURN} calls for this request reached; moving on.`);
-        return { ...closed, observations: [...observations, ...closed.observations] };
-      }
-      return finish({ observations, done: false }, turn);
+      return envTuning ? stepEnvTuning(policyText, turn) : stepBfcl(policyText, turn);
     },
 
     async evaluate() {
-      const score = scoreBfcl(turnRecords(), format, deps.rewardMode);
+      const score = scoreBfcl(turnRecords(), codes, deps.rewardMode);
       return {
         reward: score.reward,
         components: score.components,
-        reasoning: `${task.entryId}: ${score.reasoning}`,
+        reasoning: `${task.entryId} (${deps.protocol} protocol): ${score.reasoning}`,
         finalState: rt.state(),
         expectedState: deps.groundTruth().finalState,
       };

@@ -1,14 +1,25 @@
 /**
  * Rewards for BFCL multi-turn episodes, following BFCL's multi-turn checker (`multi_turn_checker.py`) and AWorld
- * EnvTuning's decomposition (Lu et al., 2025, "Don't Just Fine-tune the Agent, Tune the Environment"):
- * - format: share of policy messages that parsed as calls or a reply (EnvTuning stage 1 trains on this alone);
- * - state: after the last turn, every involved class's public state equals the ground truth's (BFCL state checker);
- * - response: per turn, the ground-truth execution results of that turn all appear (as a multiset) among the
- *   model's execution results so far (BFCL response checker); reported per turn and for the episode;
- * - turn_success: per turn, state matches at the end of the turn AND the response check passes AND the model made
- *   at least one call when the ground truth has calls — BFCL's per-turn verdict, EnvTuning's progress reward;
- * - bfcl_valid: every turn succeeded (BFCL's accuracy for the entry).
+ * EnvTuning's reward code (Lu et al., 2025, "Don't Just Fine-tune the Agent, Tune the Environment"; AWorld-RL
+ * `env_tuning/format_reward.py`, `bfcl_reward.py`).
+ *
+ * EnvTuning scores an episode from one code per policy message ("round"): -1 calls executed without error, -2
+ * calls of which one failed, -3 a format error, and, for a message that closed a user turn, that turn's verdict
+ * 0 or 1 (a turn whose ground truth is empty is passed by answering and failed by calling). From the codes:
+ * - format (stages 1-2): is_tool_call × (format_reward + tool_call_reward), in [0, 2], where format_reward is
+ *   the share of rounds without a format error, tool_call_reward the share of call rounds without an error, and
+ *   is_tool_call whether any call round happened (a policy that never calls scores 0);
+ * - progress (stage 3): the mean of the turn verdicts.
+ * BFCL's own verdicts are reported beside them: state (after the last turn every involved class's public state
+ * equals the ground truth's), response (each turn's ground-truth results appear among the model's results so
+ * far), turn_success (both, and at least one call where the ground truth has calls), and bfcl_valid: every turn
+ * with ground-truth calls succeeded (BFCL's checker skips turns whose ground truth is empty) — the "binary" mode.
  */
+
+/** EnvTuning's per-round codes (`user_turn_rewards`). */
+export const ROUND_CALLS_OK = -1;
+export const ROUND_CALLS_ERROR = -2;
+export const ROUND_FORMAT_ERROR = -3;
 
 export interface TurnRecord {
   /** Execution results of the model's calls in this turn. */
@@ -62,21 +73,40 @@ export interface BfclScore {
   reasoning: string;
 }
 
-export function scoreBfcl(turns: TurnRecord[], format: { messages: number; malformed: number }, mode: BfclRewardMode): BfclScore {
+/** EnvTuning's `format_reward.py` and `bfcl_reward.py` figures from the round codes. */
+export function envTuningScores(codes: number[]) {
+  const count = (c: number) => codes.filter((x) => x === c).length;
+  const ok = count(ROUND_CALLS_OK);
+  const failed = count(ROUND_CALLS_ERROR);
+  const isToolCall = ok + failed > 0 ? 1 : 0;
+  const formatReward = codes.length > 0 ? (codes.length - count(ROUND_FORMAT_ERROR)) / codes.length : 0;
+  const toolCallReward = isToolCall ? ok / (ok + failed) : 0;
+  const verdicts = codes.filter((c) => c === 0 || c === 1);
+  const progress = verdicts.length ? verdicts.reduce((a: number, b) => a + b, 0) / verdicts.length : 0;
+  return { format: isToolCall * (formatReward + toolCallReward), formatReward, toolCallReward, isToolCall, progress };
+}
+
+export function scoreBfcl(turns: TurnRecord[], codes: number[], mode: BfclRewardMode): BfclScore {
   const verdicts = judgeTurns(turns);
-  const formatScore = format.messages === 0 ? 0 : 1 - format.malformed / format.messages;
-  const last = verdicts[verdicts.length - 1];
+  // BFCL's checker skips turns whose ground truth is empty (the model should have asked, not called).
+  const checked = verdicts.filter((_, i) => turns[i].gtCalls > 0);
+  const lastChecked = [...verdicts.keys()].filter((i) => turns[i].gtCalls > 0).at(-1);
   const mean = (xs: boolean[]) => (xs.length === 0 ? 1 : xs.filter(Boolean).length / xs.length);
+  const env = envTuningScores(codes);
   const components: Record<string, number> = {
-    format: formatScore,
-    state: last?.stateOk ? 1 : 0,
-    response: mean(verdicts.map((v) => v.responseOk)),
-    response_episode: verdicts.every((v) => v.responseOk) ? 1 : 0,
-    turn_success: mean(verdicts.map((v) => v.success)),
-    bfcl_valid: verdicts.every((v) => v.success) ? 1 : 0,
+    format: env.format,
+    format_reward: env.formatReward,
+    tool_call_reward: env.toolCallReward,
+    is_tool_call: env.isToolCall,
+    progress: env.progress,
+    state: lastChecked === undefined || verdicts[lastChecked].stateOk ? 1 : 0,
+    response: mean(checked.map((v) => v.responseOk)),
+    turn_success: mean(checked.map((v) => v.success)),
+    bfcl_valid: checked.every((v) => v.success) ? 1 : 0,
   };
-  const reward = mode === "format" ? components.format : mode === "binary" ? components.bfcl_valid : components.format * components.turn_success;
+  const reward = mode === "format" ? components.format : mode === "binary" ? components.bfcl_valid : components.progress;
   const notes = verdicts.map((v, i) => {
+    if (turns[i].gtCalls === 0) return `turn ${i}: no ground-truth calls (not state-checked)`;
     if (v.success) return `turn ${i}: ok`;
     const why = [
       v.stateOk ? "" : `state differs in ${v.differingClasses.join(", ")}`,
@@ -85,9 +115,13 @@ export function scoreBfcl(turns: TurnRecord[], format: { messages: number; malfo
     ].filter(Boolean);
     return `turn ${i}: ${why.join("; ")}`;
   });
+  const formatErrors = codes.filter((c) => c === ROUND_FORMAT_ERROR).length;
   return {
     reward,
     components,
-    reasoning: `reward mode ${mode}; format ${format.messages - format.malformed}/${format.messages} well-formed. ${notes.join(". ")}`,
+    reasoning:
+      `reward mode ${mode}; ${codes.length} rounds (${formatErrors} format errors), round codes [${codes.join(", ")}]; ` +
+      `format ${env.format.toFixed(3)} = is_tool_call ${env.isToolCall} × (format ${env.formatReward.toFixed(3)} + tool calls ${env.toolCallReward.toFixed(3)}); ` +
+      `progress ${env.progress.toFixed(3)}. ${notes.join(". ")}`,
   };
 }

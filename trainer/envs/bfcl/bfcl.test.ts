@@ -6,6 +6,7 @@ import path from "node:path";
 import { DatasetError, type EpisodeContext, type LlmChat, type Task } from "../types";
 import { createBfclEnvironment, selectStageTasks, BFCL_CURRICULUM_STAGES, type BfclTaskData } from "./index";
 import { parsePythonCalls } from "./call-syntax";
+import { groundTruthAsJsonCalls } from "./bfcl-demonstrations";
 import { PyRandom } from "./py-random";
 import { sharedData } from "../../../tests/fixtures/shared-data";
 
@@ -38,7 +39,7 @@ async function playGroundTruth(env: ReturnType<typeof createBfclEnvironment>, ta
 }
 
 test("every BFCL v4 multi_turn_base entry imports (200 in the full set), and replaying its ground truth scores full reward", async () => {
-  const env = createBfclEnvironment();
+  const env = createBfclEnvironment({ protocol: "bfcl" });
   const tasks = await env.loadTasks!(BFCL_DIR);
   assert.equal(tasks.length, bfcl.full ? 200 : 30, "every entry's classes are implemented");
   for (const task of tasks) {
@@ -47,13 +48,14 @@ test("every BFCL v4 multi_turn_base entry imports (200 in the full set), and rep
     assert.ok(turnRewards.every((r) => r === 1), `${task.id} turn rewards ${turnRewards}`);
     const ev = await ep.evaluate("agent_finished");
     assert.equal(ev.reward, 1, `${task.id}: ${ev.reasoning}`);
-    assert.deepEqual(ev.components, { format: 1, state: 1, response: 1, response_episode: 1, turn_success: 1, bfcl_valid: 1 }, task.id);
+    const { tool_call_reward: _toolCalls, format: _format, ...verdicts } = ev.components;
+    assert.deepEqual(verdicts, { format_reward: 1, is_tool_call: 1, progress: 1, state: 1, response: 1, turn_success: 1, bfcl_valid: 1 }, task.id);
     assert.deepEqual(ev.finalState, ev.expectedState);
   }
 });
 
 test("a wrong call lowers the state reward and names the turn that diverged", async () => {
-  const env = createBfclEnvironment();
+  const env = createBfclEnvironment({ protocol: "bfcl" });
   const task = (await env.loadTasks!(BFCL_DIR)).find((t) => t.data.entryId === "multi_turn_base_0")!;
   const { ep, turnRewards } = await playGroundTruth(env, task, (c) => c.replace("mkdir(dir_name='temp')", "mkdir(dir_name='tmp')"));
   assert.equal(turnRewards[0], 0);
@@ -64,7 +66,7 @@ test("a wrong call lowers the state reward and names the turn that diverged", as
 });
 
 test("the opening shows the first user turn and only the involved, non-excluded functions", async () => {
-  const env = createBfclEnvironment();
+  const env = createBfclEnvironment({ protocol: "bfcl" });
   const task = (await env.loadTasks!(BFCL_DIR)).find((t) => t.data.entryId === "multi_turn_base_0")!;
   const [system, user] = await env.createEpisode(task, ctx()).reset();
   assert.match(system.content, /"name":"mkdir"/);
@@ -75,7 +77,7 @@ test("the opening shows the first user turn and only the involved, non-excluded 
 });
 
 test("malformed calls are format errors; tool errors are observations, not format errors", async () => {
-  const env = createBfclEnvironment();
+  const env = createBfclEnvironment({ protocol: "bfcl" });
   const task = env.builtinTasks().find((t) => t.data.entryId === "builtin_fs_notes_0")!;
   const ep = env.createEpisode(task, ctx());
   await ep.reset();
@@ -88,12 +90,15 @@ test("malformed calls are format errors; tool errors are observations, not forma
   const typo = await ep.step("[touch(name='x')]", 2);
   assert.match(typo.observations[0].content, /^Error during execution: touch\(\) got an unexpected keyword argument 'name'/);
   const ev = await ep.evaluate("max_turns");
-  assert.ok(Math.abs(ev.components.format - 2 / 3) < 1e-9, "one of three messages was malformed");
+  assert.ok(Math.abs(ev.components.format_reward - 2 / 3) < 1e-9, "one of three messages was malformed");
+  // EnvTuning counts only "Error during execution" as a failed call (cd's error is a result): codes -3, -1, -2.
+  assert.equal(ev.components.tool_call_reward, 0.5);
+  assert.ok(Math.abs(ev.components.format - (2 / 3 + 1 / 2)) < 1e-9);
   assert.equal(ev.components.bfcl_valid, 0);
 });
 
 test("builtin tasks run out of the box and score 1 on their ground truth", async () => {
-  const env = createBfclEnvironment();
+  const env = createBfclEnvironment({ protocol: "bfcl" });
   const tasks = env.builtinTasks();
   assert.equal(tasks.length, 5);
   for (const task of tasks) {
@@ -115,9 +120,9 @@ test("curriculum stages select format → base → all, and stage 1 rewards form
   const env = createBfclEnvironment({ rewardMode: "format" });
   const ep = env.createEpisode(formatTasks[0], ctx());
   await ep.reset();
-  await ep.step("[ls(a=True)]", 0);
+  await ep.step('<think>list it</think><tool_call>[{"name": "ls", "arguments": {"a": true}}]</tool_call>', 0);
   const ev = await ep.evaluate("max_turns");
-  assert.equal(ev.reward, 1, "well-formed but wrong calls still earn the stage-1 reward");
+  assert.equal(ev.reward, 2, "well-formed, successful but wrong calls earn the full stage-1 reward (1 × (1 + 1))");
   assert.ok(ev.components.bfcl_valid === 0);
 });
 
@@ -165,4 +170,103 @@ test("malformed BFCL files are rejected with DatasetError naming file and entry"
 
 test("config is validated: an unknown reward mode names the problem", () => {
   assert.throws(() => createBfclEnvironment({ rewardMode: "vibes" }), /bfcl environment config: rewardMode/);
+});
+
+/** The ground truth played under EnvTuning's protocol: each turn's calls in one <tool_call>, then an <answer>. */
+async function playEnvTuning(env: ReturnType<typeof createBfclEnvironment>, task: Task<BfclTaskData>) {
+  const ep = env.createEpisode(task, ctx());
+  await ep.reset();
+  let turn = 0;
+  const feedback: string[] = [];
+  for (const calls of task.data.groundTruth) {
+    const json = groundTruthAsJsonCalls(calls, task.data.tools);
+    if (json.length) feedback.push((await ep.step(`<think>do it</think>\n<tool_call>${JSON.stringify(json)}</tool_call>`, turn++)).observations[0].content);
+    await ep.step("<think>done</think>\n<answer>Done.</answer>", turn++);
+  }
+  return { ep, feedback };
+}
+
+test("EnvTuning protocol: the ground truth in <think>/<tool_call>/<answer> scores progress 1 and format 2, with EnvTuning's feedback", async () => {
+  const env = createBfclEnvironment();
+  const tasks = await env.loadTasks!(BFCL_DIR);
+  for (const task of tasks) {
+    const { ep, feedback } = await playEnvTuning(env, task);
+    const ev = await ep.evaluate("agent_finished");
+    assert.equal(ev.reward, 1, `${task.id}: ${ev.reasoning}`);
+    assert.equal(ev.components.progress, 1);
+    assert.equal(ev.components.bfcl_valid, 1);
+    assert.match(feedback[0], /^Here are the function's execution results\. Execution results:\["/);
+  }
+  const [system] = await env.createEpisode(tasks[0], ctx()).reset();
+  assert.match(system.content, /<think>/);
+  assert.match(system.content, /<tool_call>/);
+});
+
+test("EnvTuning format reward: a policy that never calls scores 0; format errors use EnvTuning's messages", async () => {
+  const env = createBfclEnvironment({ rewardMode: "format" });
+  const task = env.builtinTasks()[0];
+  const silent = env.createEpisode(task, ctx());
+  await silent.reset();
+  for (let t = 0; t < task.data.turns.length; t++) await silent.step("<think>no</think><answer>I will not call anything.</answer>", t);
+  const quiet = await silent.evaluate("agent_finished");
+  assert.equal(quiet.reward, 0, "is_tool_call is 0");
+  assert.equal(quiet.components.format_reward, 1, "every message was well-formed");
+
+  const ep = env.createEpisode(task, ctx());
+  await ep.reset();
+  const cases: [string, RegExp][] = [
+    ["just text", /^Error: Missing <think><\/think> tags$/],
+    ["<think>a</think><think>b</think><answer>x</answer>", /Multiple <think><\/think> tag pairs/],
+    ["<think>a</think><tool_call>[]</tool_call><answer>x</answer>", /cannot contain both <tool_call> and <answer>/],
+    ["<think>a</think>", /must contain either <tool_call> or <answer>/],
+    ["<think>a</think> hello <answer>x</answer>", /must not contain text outside the required XML tags/],
+  ];
+  for (const [i, [text, message]] of cases.entries()) {
+    const r = await ep.step(text, i);
+    assert.match(r.observations[0].content, message, text);
+    assert.ok(r.observations[0].formatError);
+    assert.equal(r.done, false);
+  }
+  // The sixth attempt of the turn forces the next one, with the turn's verdict (0: nothing was called).
+  const forced = await ep.step("<think>a</think><tool_call>{oops</tool_call>", 5);
+  assert.equal(forced.turnReward, 0);
+  const ev = await ep.evaluate("max_turns");
+  assert.match(ev.reasoning, /round codes \[-3, -3, -3, -3, -3, 0\]/);
+
+  const fresh = env.createEpisode(task, ctx());
+  await fresh.reset();
+  assert.match((await fresh.step("<think>a</think><tool_call>{oops</tool_call>", 0)).observations[0].content, /^Error: Invalid JSON inside <tool_call>:/);
+});
+
+test("EnvTuning: at most 5 attempts per turn; the 6th closes the turn with its verdict", async () => {
+  const env = createBfclEnvironment();
+  const task = env.builtinTasks().find((t) => t.data.groundTruth.length > 1)!;
+  const ep = env.createEpisode(task, ctx());
+  await ep.reset();
+  const call = `<think>x</think><tool_call>${JSON.stringify([{ name: "pwd", arguments: {} }])}</tool_call>`;
+  const rs = [];
+  for (let i = 0; i < 6; i++) rs.push(await ep.step(call, i));
+  assert.ok(rs.slice(0, 5).every((r) => r.turnReward === undefined && /Execution results/.test(r.observations[0].content)));
+  assert.equal(rs[5].turnReward, 0, "the sixth attempt forces the next turn");
+  assert.equal(rs[5].observations.at(-1)?.content, task.data.turns[1][0].content, "the next question follows");
+});
+
+test("EnvTuning: a turn whose ground truth is empty is passed by answering and failed by calling (calls not run); BFCL's check skips it", async () => {
+  const env = createBfclEnvironment();
+  const base = env.builtinTasks().find((t) => t.data.groundTruth.length > 1)!;
+  // A miss-param-like entry: the second turn has no ground-truth calls (the model should ask instead).
+  const task = { ...base, data: { ...base.data, groundTruth: [base.data.groundTruth[0], [], ...base.data.groundTruth.slice(2)] } };
+  for (const [reply, verdict] of [["<think>ask</think><answer>Which file do you mean?</answer>", 1], ['<think>x</think><tool_call>[{"name": "pwd", "arguments": {}}]</tool_call>', 0]] as const) {
+    const ep = env.createEpisode(task, ctx());
+    await ep.reset();
+    let turn = 0;
+    const json = groundTruthAsJsonCalls(task.data.groundTruth[0], task.data.tools);
+    await ep.step(`<think>a</think><tool_call>${JSON.stringify(json)}</tool_call>`, turn++);
+    assert.equal((await ep.step("<think>b</think><answer>ok</answer>", turn++)).turnReward, 1);
+    const r = await ep.step(reply, turn++);
+    assert.equal(r.turnReward, verdict);
+    if (verdict === 0) assert.match(r.observations[0].content, /^\(SYSTEM WARNING: You should not call any function in this turn/);
+    const ev = await ep.evaluate("max_turns");
+    assert.match(ev.reasoning, /turn 1: no ground-truth calls \(not state-checked\)/);
+  }
 });

@@ -1,13 +1,14 @@
 /**
- * EnvTuning's curriculum on BFCL (Lu et al., 2025, §3): the agent first learns to emit well-formed calls, then to
- * solve the base multi-turn tasks, then everything (missing parameters / functions, long context). Stages are
- * expressed as task tags so a run config's `curriculum[].filter.tags` selects them; the reward mode each stage
- * trains with is an option of `createBfclEnvironment({ rewardMode })`.
+ * EnvTuning's curriculum on BFCL (Lu et al., 2025, §3; AWorld-RL's stage scripts): the agent first learns to emit
+ * well-formed calls, then to solve the base multi-turn tasks, then everything (missing parameters / functions,
+ * long context). Stages 1 and 2 train with the format reward, stage 3 with the progress (BFCL) reward. In a run
+ * config each stage is a `curriculum[]` entry: its `filter.tags` selects the tasks and its `environmentOptions`
+ * switch the reward mode (see `BFCL_CURRICULUM_STAGES`; the run page charts `curriculum/stage` per step).
  *
  * | stage | run-config filter            | tasks                                           | rewardMode |
  * |-------|------------------------------|-------------------------------------------------|------------|
  * | 1     | `{ tags: ["format"] }`       | short entries (≤ 4 ground-truth calls in total) | "format"   |
- * | 2     | `{ tags: ["base"] }`         | the multi_turn_base category                    | "progress" |
+ * | 2     | `{ tags: ["base"] }`         | the multi_turn_base category                    | "format"   |
  * | 3     | `{}`                         | every imported entry                            | "progress" |
  *
  * Other tags: "bfcl", the BFCL category ("multi_turn_base", "multi_turn_miss_param", ...), the short category
@@ -27,7 +28,7 @@ export interface BfclCurriculumStage {
 
 export const BFCL_CURRICULUM_STAGES: readonly BfclCurriculumStage[] = [
   { name: "stage1_format", filter: { tags: ["format"] }, rewardMode: "format" },
-  { name: "stage2_base", filter: { tags: ["base"] }, rewardMode: "progress" },
+  { name: "stage2_base", filter: { tags: ["base"] }, rewardMode: "format" },
   { name: "stage3_all", filter: {}, rewardMode: "progress" },
 ];
 
@@ -40,6 +41,16 @@ export function bfclTags(data: BfclTaskData): string[] {
   const calls = data.groundTruth.reduce((n, t) => n + t.length, 0);
   if (calls <= FORMAT_STAGE_MAX_CALLS) tags.add("format");
   return [...tags];
+}
+
+/** The stages as run-config `curriculum` entries (steps per stage given), each switching the reward mode. */
+export function bfclCurriculum(stepsPerStage: readonly [number, number, number]) {
+  return BFCL_CURRICULUM_STAGES.map((stage, i) => ({
+    name: stage.name,
+    steps: stepsPerStage[i],
+    filter: stage.filter,
+    environmentOptions: { rewardMode: stage.rewardMode },
+  }));
 }
 
 /** Tasks a stage's filter selects: any listed tag matches, as the trainer's curriculum (trainer/loop) applies it. */

@@ -3,7 +3,7 @@
  * classes (file system, math, messaging, posting, tickets, trading, travel, vehicle) are implemented in TypeScript
  * (`apis/`), so every entry of BFCL v4 multi_turn_base runs without Python. Without a dataset path, five small
  * builtin entries (written for this project) run out of the box; `loadTasks(dir)` imports a BFCL data folder.
- * Curriculum stages: see `curriculum.ts` (tags "format" → "base" → all; rewardMode "format" → "progress").
+ * Curriculum stages: see `curriculum.ts` (tags "format" → "base" → all; rewardMode "format", "format", "progress").
  */
 import { readFileSync } from "node:fs";
 import type { Environment, Task } from "../types";
@@ -19,11 +19,14 @@ import { bfclDemonstration } from "./bfcl-demonstrations";
 export const BfclConfigSchema = z
   .object({
     /**
-     * "progress": format × share of turns passing BFCL's per-turn check (EnvTuning stages 2-3); "format": the
-     * well-formed share only (EnvTuning stage 1); "binary": 1 only when the whole entry passes (BFCL accuracy).
+     * EnvTuning's rewards (bfcl-reward.ts): "progress" = the share of user turns passed (bfcl_reward.py, stage 3);
+     * "format" = is_tool_call × (format + tool-call success), 0..2 (format_reward.py, stages 1-2); "binary": 1 only
+     * when every turn passes (BFCL accuracy).
      */
     rewardMode: z.enum(["progress", "format", "binary"]).default("progress"),
-    /** How functions are described to the policy. */
+    /** "envtuning": EnvTuning's <think>/<tool_call>/<answer> messages, 5 attempts per turn; "bfcl": gorilla's loop. */
+    protocol: z.enum(["envtuning", "bfcl"]).default("envtuning"),
+    /** How functions are described to the policy under the "bfcl" protocol (EnvTuning's lists them as JSON). */
     toolStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
   })
   .strict();
@@ -60,7 +63,7 @@ export function createBfclEnvironment(config: BfclEnvironmentOptions | Record<st
   if (!parsed.success) {
     throw new Error(`Invalid bfcl environment config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`);
   }
-  const { rewardMode, toolStyle } = parsed.data;
+  const { rewardMode, toolStyle, protocol } = parsed.data;
   const builtin = builtinTasks();
   const gtCache = new Map<string, GroundTruthRun>();
   const groundTruthOf = (task: Task<BfclTaskData>): GroundTruthRun => {
@@ -80,12 +83,13 @@ export function createBfclEnvironment(config: BfclEnvironmentOptions | Record<st
       return entries.map((data) => ({ id: `bfcl-${data.entryId}`, split: "train", tags: bfclTags(data), data }));
     },
     async demonstrations(tasks) {
-      return tasks.flatMap((task) => bfclDemonstration(task, groundTruthOf(task), toolStyle) ?? []);
+      return tasks.flatMap((task) => bfclDemonstration(task, groundTruthOf(task), toolStyle, protocol) ?? []);
     },
     createEpisode(task, ctx) {
       return createBfclEpisode(task.data, ctx, {
         rewardMode,
         toolStyle,
+        protocol,
         groundTruth: () => groundTruthOf(task),
       });
     },

@@ -29,8 +29,19 @@ export interface GroupPlayer {
   runGroup(req: GroupRequest): Promise<GroupRollout<PolicySample>>;
 }
 
-export function createGroupPlayer(deps: { config: RunConfig; env: Environment; model: DecoderLM; tok: Tokenizer; llm: LlmClient }): GroupPlayer {
-  const { config, env, model, tok, llm } = deps;
+export interface GroupPlayerDeps {
+  config: RunConfig;
+  env: Environment;
+  /** Per curriculum stage, the environment built with that stage's options (index-aligned with config.curriculum). */
+  stageEnvs?: readonly Environment[];
+  model: DecoderLM;
+  tok: Tokenizer;
+  llm: LlmClient;
+}
+
+export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
+  const { config, model, tok, llm } = deps;
+  const envFor = (req: GroupRequest): Environment => (req.stage !== undefined ? (deps.stageEnvs?.[req.stage] ?? deps.env) : deps.env);
   const maxPositions = model.config.maxPositions;
   // A turn is sampled only while the whole episode so far plus its longest reply fits the context: cutting a later
   // prompt would sample from a context other than the one the update trains on. Only the opening prompt may be
@@ -55,7 +66,7 @@ export function createGroupPlayer(deps: { config: RunConfig; env: Environment; m
     sampler.enter();
     try {
       const episode = await runEpisode({
-        env,
+        env: envFor(req),
         task: req.task,
         maxTurns: config.rollout.maxTurns,
         ctx: { seed: req.seed + i, llm, signal: req.signal },

@@ -104,7 +104,11 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
     reference,
   );
   const llm = new LlmClient(toLlmConfig(config));
-  const player = createGroupPlayer({ config, env, model, tok, llm });
+  // A stage with its own environment options (EnvTuning: its reward mode) plays on an environment built with them.
+  const stageEnvs = config.curriculum.map((stage) =>
+    stage.environmentOptions ? getEnvironment(config.environment, { ...config.environmentOptions, ...stage.environmentOptions }) : env,
+  );
+  const player = createGroupPlayer({ config, env, stageEnvs, model, tok, llm });
 
   const deps: LoopDeps<PolicySample> = {
     trainTasks,
