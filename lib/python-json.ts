@@ -8,6 +8,20 @@
  */
 import { sourceKeyOrder } from "./ordered-json";
 
+/** A value that is a float in Python whatever its digits: prints as `37.0`, never `37`. */
+export class PyFloat {
+  constructor(readonly value: number) {}
+}
+export const pyFloat = (value: number): PyFloat => new PyFloat(value);
+
+/** A Python object json.dumps cannot serialize (an mpmath mpf, a Decimal): `repr` is what str() shows of it. */
+export class PyOpaque {
+  constructor(readonly repr: string) {}
+}
+
+/** json.dumps met a value it cannot serialize (Python's TypeError "Object of type … is not JSON serializable"). */
+export class NotJsonSerializableError extends Error {}
+
 /** A pydantic field type. `model` fields are dumped in declaration order, every field present (null when unset). */
 export type PyType =
   | "str"
@@ -104,6 +118,8 @@ function entriesInSourceOrder(record: Record<string, unknown>): [string, unknown
 
 function dumpUntyped(value: unknown, opts: PythonDumpOptions): string {
   if (value === null || value === undefined) return "null";
+  if (value instanceof PyFloat) return pythonFloatRepr(value.value);
+  if (value instanceof PyOpaque) throw new NotJsonSerializableError(`Object ${value.repr} is not JSON serializable`);
   if (typeof value === "boolean") return value ? "true" : "false";
   // Untyped numbers come from JSON, where Python would have kept the int/float it parsed: integers stay integers.
   if (typeof value === "number") return Number.isInteger(value) ? String(value) : pythonFloatRepr(value);
@@ -143,4 +159,41 @@ export function pythonJsonDumps(value: unknown, type: PyType, opts: PythonDumpOp
   }
   if (opts.sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${pythonStringLiteral(k, opts.ensureAscii ?? true)}: ${v}`).join(", ")}}`;
+}
+
+/** `repr(s)` of a Python str: single quotes unless the text has one and no double quote; controls escaped. */
+function pythonStrRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!;
+    if (ch === "\\") out += "\\\\";
+    else if (ch === quote) out += `\\${quote}`;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    // Not printable for Python: C0/C1 controls, DEL, no-break space, soft hyphen, line/paragraph separators.
+    else if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad) out += `\\x${code.toString(16).padStart(2, "0")}`;
+    else if (code === 0x2028 || code === 0x2029) out += `\\u${code.toString(16)}`;
+    else out += ch;
+  }
+  return out + quote;
+}
+
+/**
+ * `str(value)` / `repr(value)` of a JSON value loaded by Python's json module: dicts `{'k': v}` in source order,
+ * True / False / None, integers as integers (JSON floats with a zero fraction would print as `1.0`, which JavaScript
+ * cannot tell from 1; callers pass data without them).
+ */
+export function pythonRepr(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value instanceof PyFloat) return pythonFloatRepr(value.value);
+  if (value instanceof PyOpaque) return value.repr;
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : pythonFloatRepr(value);
+  if (typeof value === "string") return pythonStrRepr(value);
+  if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
+  return `{${entriesInSourceOrder(value as Record<string, unknown>)
+    .map(([k, v]) => `${pythonStrRepr(k)}: ${pythonRepr(v)}`)
+    .join(", ")}}`;
 }

@@ -3,7 +3,10 @@
  * - `BFCL_v4_multi_turn_<category>.json`: JSON lines {id, question: user turns (each a list of messages),
  *   initial_config: {Class: state}, involved_classes, excluded_function?}
  * - `possible_answer/<same name>`: JSON lines {id, ground_truth: per turn, a list of Python call strings}
- * - `func_doc/<class file>.json`: JSON lines, one function description per line (BFCL's own type names).
+ * - `func_doc/<class file>.json` (gorilla's folder: `multi_turn_func_doc/`): JSON lines, one function description
+ *   per line (BFCL's own type names).
+ * Categories: multi_turn_base, miss_param (turns whose ground truth is empty: the model should ask) and miss_func
+ * (functions held back until a turn); long_context and others are refused by name.
  * Every record is checked (and every ground-truth call parsed) at import; problems raise DatasetError naming the
  * file and the entry id.
  */
@@ -14,6 +17,7 @@ import { DatasetError } from "../types";
 import type { ToolSchema } from "../parse";
 import { BFCL_API_CLASSES } from "./apis";
 import { CallSyntaxError, parsePythonCalls } from "./call-syntax";
+import { pythonRepr } from "../../../lib/python-json";
 
 export interface BfclTaskData {
   entryId: string;
@@ -25,9 +29,21 @@ export interface BfclTaskData {
   involvedClasses: string[];
   /** Per turn, the ground-truth calls in Python syntax. */
   groundTruth: string[][];
-  /** Tools shown to the policy (func docs of the involved classes minus excluded functions). */
+  /** Tools shown to the policy from the start (func docs of the involved classes minus excluded and held-back ones). */
   tools: ToolSchema[];
+  /**
+   * miss_func: functions held back until a turn (gorilla's `missed_function`), by turn index. That turn's user
+   * message is gorilla's: the functions' docs, then "I have updated some more functions you can choose from. What
+   * about now?" (already placed in `turns`).
+   */
+  revealedTools?: Record<number, ToolSchema[]>;
 }
+
+/** The categories whose mechanics are implemented; others are refused by name. */
+export const SUPPORTED_BFCL_CATEGORIES = ["multi_turn_base", "multi_turn_miss_param", "multi_turn_miss_func"] as const;
+
+/** gorilla's user message for a turn that reveals held-back functions (its prompting mode, `{functions}` = str(docs)). */
+export const ADDITIONAL_FUNCTIONS_PROMPT = "I have updated some more functions you can choose from. What about now?";
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -66,9 +82,13 @@ function toJsonSchema(p: unknown): unknown {
   return out;
 }
 
+/** A function's doc as the policy sees it, and as gorilla's func_doc file has it (for the reveal message). */
+export type FuncDocs = Map<string, ToolSchema[]> & { raw?: Map<string, unknown> };
+
 /** Reads func_doc files for the given classes (cached per directory by the caller). */
-export async function loadFuncDocs(funcDocDir: string, classes: string[]): Promise<Map<string, ToolSchema[]>> {
-  const docs = new Map<string, ToolSchema[]>();
+export async function loadFuncDocs(funcDocDir: string, classes: string[]): Promise<FuncDocs> {
+  const docs: FuncDocs = new Map<string, ToolSchema[]>();
+  docs.raw = new Map();
   for (const cls of classes) {
     const entry = BFCL_API_CLASSES[cls];
     if (!entry) continue;
@@ -80,6 +100,7 @@ export async function loadFuncDocs(funcDocDir: string, classes: string[]): Promi
         if (!isObject(r) || typeof r.name !== "string" || !isObject(r.parameters)) {
           throw new DatasetError(file, `line ${i + 1}`, "a function description needs a name and parameters");
         }
+        docs.raw!.set(r.name, r);
         return { name: r.name, description: String(r.description ?? ""), parameters: toJsonSchema(r.parameters) as Record<string, unknown> };
       }),
     );
@@ -98,7 +119,7 @@ export function parseBfclEntry(
   gt: unknown,
   files: { questions: string; answers: string },
   index: number,
-  docs: Map<string, ToolSchema[]>,
+  docs: FuncDocs,
 ): BfclTaskData {
   if (!isObject(raw) || typeof raw.id !== "string") throw new DatasetError(files.questions, index, 'an entry needs a string "id"');
   const id = raw.id;
@@ -133,8 +154,31 @@ export function parseBfclEntry(
   if (groundTruth.length !== turns.length) {
     throw new DatasetError(files.answers, id, `ground_truth has ${groundTruth.length} turns but the question has ${turns.length}`);
   }
-  const tools = (classes as string[]).flatMap((c) => docs.get(c) ?? []).filter((t) => !excluded.includes(t.name));
-  return { entryId: id, category: categoryOf(id), turns, initialConfig: raw.initial_config, involvedClasses: classes as string[], groundTruth, tools };
+  const available = (classes as string[]).flatMap((c) => docs.get(c) ?? []).filter((t) => !excluded.includes(t.name));
+  // miss_func: gorilla removes each held-back function from the list and shows it, in its own message, at its turn.
+  const revealedTools: Record<number, ToolSchema[]> = {};
+  const missed = raw.missed_function;
+  if (missed !== undefined) {
+    if (!isObject(missed)) throw new DatasetError(files.questions, id, '"missed_function" must map turn indexes to function names');
+    for (const [turnKey, names] of Object.entries(missed)) {
+      const t = Number(turnKey);
+      if (!Number.isInteger(t) || t < 0 || t >= turns.length || !Array.isArray(names)) {
+        throw new DatasetError(files.questions, id, `"missed_function" turn "${turnKey}" must be a turn index with a list of function names`);
+      }
+      if (turns[t].length > 0) throw new DatasetError(files.questions, id, `turn ${t} reveals functions, so its question must be empty (as gorilla requires)`);
+      const held = names.map((n) => available.find((tool) => tool.name === n) ?? null);
+      const unknown = names.filter((_, i) => held[i] === null);
+      if (unknown.length) throw new DatasetError(files.questions, id, `"missed_function" names unknown functions: ${unknown.join(", ")}`);
+      revealedTools[t] = held as ToolSchema[];
+      const rawDocs = names.map((n) => docs.raw?.get(String(n)) ?? held[names.indexOf(n)]);
+      turns[t] = [{ role: "user", content: `${pythonRepr(rawDocs)}\n${ADDITIONAL_FUNCTIONS_PROMPT}` }];
+    }
+  }
+  const heldBack = new Set(Object.values(revealedTools).flat().map((t) => t.name));
+  const tools = available.filter((t) => !heldBack.has(t.name));
+  const data: BfclTaskData = { entryId: id, category: categoryOf(id), turns, initialConfig: raw.initial_config, involvedClasses: classes as string[], groundTruth, tools };
+  if (Object.keys(revealedTools).length) data.revealedTools = revealedTools;
+  return data;
 }
 
 export interface BfclImport {
@@ -151,9 +195,17 @@ export async function loadBfclDataset(target: string): Promise<BfclImport> {
     ? [path.basename(target)]
     : (await readdir(dir).catch(() => [] as string[])).filter((n) => /^BFCL_v\d+_multi_turn_.+\.json$/.test(n)).sort();
   if (names.length === 0) throw new DatasetError(dir, null, "no BFCL_v*_multi_turn_*.json question file found");
-  const docs = await loadFuncDocs(path.join(dir, "func_doc"), Object.keys(BFCL_API_CLASSES));
+  // gorilla's own data folder names it multi_turn_func_doc; the shared data set, func_doc.
+  const gorillaDocs = path.join(dir, "multi_turn_func_doc");
+  const docDir = (await stat(gorillaDocs).catch(() => null))?.isDirectory() ? gorillaDocs : path.join(dir, "func_doc");
+  const docs = await loadFuncDocs(docDir, Object.keys(BFCL_API_CLASSES));
   const out: BfclImport = { entries: [], skipped: [] };
   for (const name of names) {
+    const category = /^BFCL_v\d+_(multi_turn_.+)\.json$/.exec(name)?.[1] ?? name;
+    if (!(SUPPORTED_BFCL_CATEGORIES as readonly string[]).includes(category)) {
+      const why = category === "multi_turn_long_context" ? " (gorilla's long-context state extension is not implemented)" : "";
+      throw new DatasetError(path.join(dir, name), null, `category "${category}" is not supported${why}; supported: ${SUPPORTED_BFCL_CATEGORIES.join(", ")} (import those files one by one)`);
+    }
     const files = { questions: path.join(dir, name), answers: path.join(dir, "possible_answer", name) };
     const questions = await readJsonLines(files.questions);
     const answers = new Map<string, unknown>();

@@ -47,6 +47,8 @@ export function containsAll(have: string[], needed: string[]): { ok: boolean; mi
 }
 
 export interface TurnVerdict {
+  /** The ground truth has calls and the model made none this turn. */
+  emptyTurn: boolean;
   stateOk: boolean;
   responseOk: boolean;
   success: boolean;
@@ -63,7 +65,7 @@ export function judgeTurns(turns: TurnRecord[]): TurnVerdict[] {
     // A turn with ground-truth calls where the model called nothing fails outright (BFCL: empty turn response).
     const emptyTurn = t.gtCalls > 0 && t.modelResults.length === 0;
     const stateOk = differing.length === 0;
-    return { stateOk, responseOk: response.ok, success: stateOk && response.ok && !emptyTurn, differingClasses: differing, missing: response.missing };
+    return { emptyTurn, stateOk, responseOk: response.ok, success: stateOk && response.ok && !emptyTurn, differingClasses: differing, missing: response.missing };
   });
 }
 

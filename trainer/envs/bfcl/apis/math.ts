@@ -1,8 +1,12 @@
 /**
  * MathAPI: stateless arithmetic and unit conversion (BFCL func_doc `math_api.json`). Results are {"result": x} or
- * {"error": "..."}. Precision arguments exist for compatibility; doubles are used throughout.
+ * {"error": "..."}. Results that are floats in Python whatever the inputs (true division, square roots, float
+ * factors) are marked so, and print as `37.0`; logarithm computes at the requested precision, as gorilla's mpmath
+ * does. Doubles are used otherwise (square_root's Decimal precision is not reproduced).
  */
+import { pyFloat, pythonRound } from "../../../../lib/python-json";
 import { method, num, list, type ApiInstance } from "./api-types";
+import { mpmathLogRatio } from "./mpmath-log";
 
 const LENGTH_IN_METERS: Record<string, number> = { km: 1000, m: 1, cm: 0.01, mm: 0.001, um: 1e-6, nm: 1e-9 };
 const IMPERIAL: Record<string, number> = {
@@ -27,18 +31,8 @@ function numbers(v: unknown): number[] | { error: string } {
   return xs as number[];
 }
 
-/** Python's round(x, n): half-to-even on the decimal value. */
-function pyRound(x: number, places: number): number {
-  const f = 10 ** places;
-  const scaled = x * f;
-  const floor = Math.floor(scaled);
-  const diff = scaled - floor;
-  const r = Math.abs(diff - 0.5) < 1e-9 ? (floor % 2 === 0 ? floor : floor + 1) : Math.round(scaled);
-  return r / f;
-}
-
 /** A list statistic with BFCL's messages for an empty list / non-numbers. */
-function aggregate(empty: string, fn: (xs: number[]) => number) {
+function aggregate(empty: string, fn: (xs: number[]) => number | ReturnType<typeof pyFloat>) {
   return method(["numbers"], (a) => {
     const xs = numbers(a.numbers);
     if (!Array.isArray(xs)) return { error: xs.error === "empty" ? empty : xs.error };
@@ -52,18 +46,21 @@ export function createMathApi(): ApiInstance {
     className: "MathAPI",
     state: () => ({}),
     methods: {
-      logarithm: method(["value", "base", "precision"], (a) => ({ result: Math.log(num(a.value, "value")) / Math.log(num(a.base, "base")) })),
-      mean: aggregate("Cannot calculate mean of an empty list", mean),
+      logarithm: method(["value", "base", "precision"], (a) => {
+        const r = mpmathLogRatio(num(a.value, "value"), num(a.base, "base"), num(a.precision, "precision"));
+        return "error" in r ? r : { result: r };
+      }),
+      mean: aggregate("Cannot calculate mean of an empty list", (xs) => pyFloat(mean(xs))),
       standard_deviation: aggregate("Cannot calculate standard deviation of an empty list", (xs) => {
         const m = mean(xs);
-        return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / xs.length);
+        return pyFloat(Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / xs.length));
       }),
       si_unit_conversion: method(["value", "unit_in", "unit_out"], (a) => {
         if (typeof a.value !== "number") return { error: "Value must be a number" };
         const from = LENGTH_IN_METERS[String(a.unit_in)];
         const to = LENGTH_IN_METERS[String(a.unit_out)];
         if (from === undefined || to === undefined) return { error: `Conversion from '${String(a.unit_in)}' to '${String(a.unit_out)}' is not supported` };
-        return { result: a.value * from * (1 / to) };
+        return { result: pyFloat(a.value * from * (1 / to)) };
       }),
       imperial_si_conversion: method(["value", "unit_in", "unit_out"], (a) => {
         if (typeof a.value !== "number") return { error: "Value must be a number" };
@@ -71,24 +68,24 @@ export function createMathApi(): ApiInstance {
         const key = `${String(a.unit_in)}_to_${String(a.unit_out)}`;
         const factor = IMPERIAL[key];
         if (factor === undefined) return { error: `Conversion from '${String(a.unit_in)}' to '${String(a.unit_out)}' is not supported` };
-        if (key === "celsius_to_fahrenheit") return { result: a.value * factor + 32 };
-        if (key === "fahrenheit_to_celsius") return { result: (a.value - 32) * factor };
-        return { result: a.value * factor };
+        if (key === "celsius_to_fahrenheit") return { result: pyFloat(a.value * factor + 32) };
+        if (key === "fahrenheit_to_celsius") return { result: pyFloat((a.value - 32) * factor) };
+        return { result: pyFloat(a.value * factor) };
       }),
       add: method(["a", "b"], (a) => ({ result: num(a.a, "a") + num(a.b, "b") })),
       subtract: method(["a", "b"], (a) => ({ result: num(a.a, "a") - num(a.b, "b") })),
       multiply: method(["a", "b"], (a) =>
         typeof a.a === "number" && typeof a.b === "number" ? { result: a.a * a.b } : { error: "Both inputs must be numbers" },
       ),
-      divide: method(["a", "b"], (a) => (num(a.b, "b") === 0 ? { error: "Cannot divide by zero" } : { result: num(a.a, "a") / num(a.b, "b") })),
+      divide: method(["a", "b"], (a) => (num(a.b, "b") === 0 ? { error: "Cannot divide by zero" } : { result: pyFloat(num(a.a, "a") / num(a.b, "b")) })),
       power: method(["base", "exponent"], (a) => ({ result: num(a.base, "base") ** num(a.exponent, "exponent") })),
       square_root: method(["number", "precision"], (a) =>
         num(a.number, "number") < 0 ? { error: "Cannot calculate square root of a negative number" } : { result: Math.sqrt(num(a.number, "number")) },
       ),
       absolute_value: method(["number"], (a) => ({ result: Math.abs(num(a.number, "number")) })),
-      round_number: method(["number", ["decimal_places", 0]], (a) => ({ result: pyRound(num(a.number, "number"), num(a.decimal_places, "decimal_places")) })),
+      round_number: method(["number", ["decimal_places", 0]], (a) => ({ result: pythonRound(num(a.number, "number"), num(a.decimal_places, "decimal_places")) })),
       percentage: method(["part", "whole"], (a) =>
-        num(a.whole, "whole") === 0 ? { error: "Whole value cannot be zero" } : { result: (num(a.part, "part") / num(a.whole, "whole")) * 100 },
+        num(a.whole, "whole") === 0 ? { error: "Whole value cannot be zero" } : { result: pyFloat((num(a.part, "part") / num(a.whole, "whole")) * 100) },
       ),
       min_value: aggregate("Cannot find minimum of an empty list", (xs) => Math.min(...xs)),
       max_value: aggregate("Cannot find maximum of an empty list", (xs) => Math.max(...xs)),

@@ -133,9 +133,18 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
         if (denied) return denied;
         const b = s.booking_record[String(a.booking_id)];
         if (!b) return { error: "Booking not found" };
-        const { card_id: _card, ...rest } = b;
-        void _card;
-        return { invoice: { booking_id: String(a.booking_id), ...rest } };
+        // gorilla's invoice: these fields in this order, whatever else the booking record holds (no insurance).
+        return {
+          invoice: {
+            booking_id: String(a.booking_id),
+            travel_date: b.travel_date,
+            travel_from: b.travel_from,
+            travel_to: b.travel_to,
+            travel_class: b.travel_class,
+            travel_cost: b.travel_cost,
+            transaction_id: b.transaction_id,
+          },
+        };
       }),
       get_booking_history: method(["access_token"], (a) => tokenError(a.access_token) ?? { booking_history: structuredClone(s.booking_record) }),
       list_all_airports: method([], () => [...AIRPORTS]),
