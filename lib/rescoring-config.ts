@@ -72,7 +72,7 @@ Reply with only a JSON object: {"reasoning": "<what was and was not done>", "rew
 export const JudgeScorerSchema = z
   .object({
     kind: z.literal("judge"),
-    /** Template with {{instruction}}, {{policy}}, {{expected}}, {{final_state}}, {{history}}, {{task}} placeholders. */
+    /** Template with {{instruction}}, {{policy}}, {{expected}}, {{final_state}}, {{history}}, {{task}}, {{system_prompt}}, {{transcript}} placeholders. */
     prompt: z.string().min(1).max(20_000).default(DEFAULT_RESCORE_JUDGE_PROMPT),
     /** Omit to use the offline judge. */
     endpoint: RescoringEndpointSchema.optional(),

@@ -82,7 +82,7 @@ export function RescoringForm({ runId, defaultStep, defaultGroupId }: { runId: s
       </div>
       {kind === "judge" ? (
         <>
-          <label className="flex flex-col">Judge prompt (placeholders: {"{{instruction}} {{policy}} {{expected}} {{final_state}} {{history}} {{task}}"})
+          <label className="flex flex-col">Judge prompt (placeholders: {"{{instruction}} {{policy}} {{expected}} {{final_state}} {{history}} {{task}} {{system_prompt}} {{transcript}}"})
             <textarea aria-label="Judge prompt" value={prompt} onChange={(e) => setPrompt(e.target.value)} rows={8} className={`${input} font-mono text-xs`} />
           </label>
           <div className="flex flex-wrap gap-3">

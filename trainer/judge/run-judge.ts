@@ -20,6 +20,11 @@ export interface JudgeOptions {
   samples?: number;
   /** How several samples combine: mean reward, or the majority of rounded 0/1 rewards. */
   aggregate?: "mean" | "majority";
+  /**
+   * A judgement whose replies never parsed: "unscored" (reward null, the default) or "zero" (reward 0, Simia-RL's
+   * rule). Only unparsable replies score 0; a judge endpoint that fails leaves the episode unscored either way.
+   */
+  unparsable?: "unscored" | "zero";
 }
 
 export interface JudgeSample {
@@ -68,6 +73,10 @@ async function judgeOnce(opts: JudgeOptions, sampleIndex: number, samples: numbe
       { role: "assistant", content: text },
       { role: "user", content: `Your reply could not be used (${parsed.error}). Reply with only a JSON object: {"reasoning": "...", "reward": 0 or 1}.` },
     ];
+  }
+  const onlyParseFailures = failures.length > 0 && failures.every((f) => f.startsWith("unparseable"));
+  if (opts.unparsable === "zero" && onlyParseFailures) {
+    return { reward: 0, reasoning: `Scored 0 because the judge's reply could not be parsed (Simia-RL's rule): ${failures.join(" | ")}`, components: { judge_unparsable: 1 }, callIds, failures };
   }
   return { reward: null, reasoning: `Unscored: ${failures.join(" | ")}`, components: {}, callIds, failures };
 }

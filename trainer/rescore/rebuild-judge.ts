@@ -12,7 +12,7 @@ import type { ConversationMessage } from "../../lib/conversation";
 import type { JudgeScorer } from "../../lib/rescoring-config";
 import { createSimulatedState, offlineJudgeReply, type SimulatedState } from "../envs/simulated/offline-simulators";
 import { SimulatedTaskDataSchema, type SimulatedTaskData } from "../envs/simulated/task-schema";
-import { renderTemplate } from "../envs/simulated/prompts";
+import { renderTemplate, simiaTranscript } from "../envs/simulated/prompts";
 import { fnv1a32, mulberry32Step } from "../../lib/seeded-random";
 
 export interface StoredTrajectory {
@@ -71,6 +71,13 @@ export function templateValues(traj: StoredTrajectory, task: unknown): Record<st
     task: json(task),
     domain: sim?.domain ?? "(unknown)",
     history: historyText(traj.conversation),
+    // Simia-RL's judge inputs: the agent's system prompt and the conversation in its "Assistant:" /
+    // "User/Tool response:" layout (the simulated environment's default judge template uses these).
+    system_prompt: traj.conversation.find((m) => m.role === "system")?.content ?? "(none)",
+    transcript: simiaTranscript(
+      traj.conversation.filter((m) => m.role !== "system").map((m) => ({ from: m.source === "policy" ? "agent" : "environment", text: m.content })),
+      "No conversation history",
+    ),
   };
 }
 

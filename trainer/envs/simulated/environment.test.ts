@@ -6,7 +6,8 @@ import { LlmClient } from "../../llm/client";
 import { runEpisode, type Policy } from "../../rollout/run-episode";
 import { createSimulatedEnvironment, type SimulatedEnvConfigInput, type SimulatedTaskData } from "./index";
 
-const env = createSimulatedEnvironment();
+// These tests cover the split simulators (user + tool); simia-episode.test.ts covers Simia-RL's single simulator.
+const env = createSimulatedEnvironment({ simulator: "split" });
 const tasks = env.builtinTasks() as Task<SimulatedTaskData>[];
 const task = (id: string): Task<SimulatedTaskData> => tasks.find((t) => t.id === id) ?? assert.fail(`no task ${id}`);
 
@@ -27,7 +28,7 @@ const badPolicy: Policy = async () => ({ text: "I'm sorry, I can't help with tha
 async function run(t: Task<SimulatedTaskData>, policy: Policy, config: SimulatedEnvConfigInput = {}, maxTurns = 10) {
   const calls: LlmCallRecord[] = [];
   const traj = await runEpisode({
-    env: createSimulatedEnvironment(config),
+    env: createSimulatedEnvironment({ simulator: "split", ...config }),
     task: t,
     policy,
     ctx: { seed: 1, llm: new LlmClient({}), onLlmCall: (r) => calls.push(r) },

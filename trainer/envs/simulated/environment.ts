@@ -11,15 +11,21 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { Demonstration, Environment, Task } from "../types";
 import { SimulatedEpisode } from "./episode";
+import { SimiaEpisode } from "./simia-episode";
 import { loadSimulatedTasks, parseSimulatedTaskFile } from "./importer";
 import { SimulatedPromptsSchema, DEFAULT_SIMULATED_PROMPTS } from "./prompts";
 import type { SimulatedTaskData } from "./task-schema";
 
 export const SimulatedEnvConfigSchema = z.object({
+  /**
+   * "simia": Simia-RL's single simulator playing user and tools, its opening and judge inputs (simia-episode.ts);
+   * "split": a user simulator and a tool simulator over the task's structured data (episode.ts).
+   */
+  simulator: z.enum(["simia", "split"]).default("simia"),
   prompts: SimulatedPromptsSchema.default(DEFAULT_SIMULATED_PROMPTS),
   toolPromptStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
-  /** Simulator calls per episode before it is cut ("max_sim_steps"); Simia-RL's max_simulation_steps. */
-  maxSimSteps: z.number().int().positive().max(1000).default(40),
+  /** Agent messages (simia) or simulator calls (split) per episode before it is judged; Simia-RL's max_simulation_steps. */
+  maxSimSteps: z.number().int().positive().max(1000).default(25),
   judge: z
     .object({
       /** Share of the expected outcome the offline judge needs for reward 1: 1 is strict, lower is more lenient. */
@@ -29,8 +35,13 @@ export const SimulatedEnvConfigSchema = z.object({
       samples: z.number().int().min(1).max(9).default(1),
       maxAttempts: z.number().int().min(1).max(5).default(2),
       aggregate: z.enum(["mean", "majority"]).default("mean"),
+      /**
+       * A judgement that never parsed: "unscored" (reward null, left out of advantages — a broken judge must not
+       * read as a bad policy) or "zero" (Simia-RL scores it 0).
+       */
+      unparsable: z.enum(["unscored", "zero"]).default("unscored"),
     })
-    .default({ threshold: 1, argumentMatch: "lenient", samples: 1, maxAttempts: 2, aggregate: "mean" }),
+    .default({ threshold: 1, argumentMatch: "lenient", samples: 1, maxAttempts: 2, aggregate: "mean", unparsable: "unscored" }),
 });
 export type SimulatedEnvConfig = z.infer<typeof SimulatedEnvConfigSchema>;
 export type SimulatedEnvConfigInput = z.input<typeof SimulatedEnvConfigSchema>;
@@ -52,11 +63,13 @@ export function createSimulatedEnvironment(config: SimulatedEnvConfigInput = {})
   const cfg = parseOptions(SimulatedEnvConfigSchema, config, "simulated environment options");
   const env: Environment<SimulatedTaskData> = {
     name: "simulated",
-    description: "Simia-RL style: an LLM (or the offline simulator) plays the user and the tools from a task description; a judge scores 0/1 with reasoning.",
+    description: "Simia-RL: one LLM (or the offline simulator) plays the user and the tools from the task's reference conversation; a judge scores 0/1 with reasoning.",
     builtinTasks: () => readBuiltinTasks(),
     loadTasks: (p) => loadSimulatedTasks(p),
-    createEpisode: (task, ctx) =>
-      new SimulatedEpisode(task, ctx, { prompts: cfg.prompts, toolPromptStyle: cfg.toolPromptStyle, maxSimSteps: cfg.maxSimSteps, judge: cfg.judge }),
+    createEpisode: (task, ctx) => {
+      const options = { prompts: cfg.prompts, toolPromptStyle: cfg.toolPromptStyle, maxSimSteps: cfg.maxSimSteps, judge: cfg.judge };
+      return cfg.simulator === "simia" ? new SimiaEpisode(task, ctx, options) : new SimulatedEpisode(task, ctx, options);
+    },
     // Gold play for the SFT warm-start: the expected calls in order, then a reply stating the expected facts.
     async demonstrations(tasks) {
       const played = await Promise.all(

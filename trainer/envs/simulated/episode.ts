@@ -9,7 +9,7 @@ import type { Episode, EpisodeContext, Evaluation, StepResult, Task } from "../t
 import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, toolCallIdPrefix, type ToolPromptStyle } from "../parse";
 import { runJudge } from "../../judge/run-judge";
 import type { SimulatedTaskData } from "./task-schema";
-import { renderTemplate, TERMINATE_MARKER, type SimulatedPrompts } from "./prompts";
+import { judgePromptFor, renderTemplate, TERMINATE_MARKER, type SimulatedPrompts } from "./prompts";
 import {
   createSimulatedState,
   offlineJudgeReply,
@@ -24,7 +24,20 @@ export interface SimulatedEpisodeOptions {
   toolPromptStyle: ToolPromptStyle;
   /** Simulator calls allowed per episode (Simia-RL's max_simulation_steps). */
   maxSimSteps: number;
-  judge: OfflineJudgeOptions & { samples: number; maxAttempts: number; aggregate: "mean" | "majority" };
+  judge: OfflineJudgeOptions & { samples: number; maxAttempts: number; aggregate: "mean" | "majority"; unparsable: "unscored" | "zero" };
+}
+
+/** The agent's system prompt: the task's own (Simia's sample `system`, verbatim) or one composed from its parts. */
+export function agentSystemPrompt(d: SimulatedTaskData, style: ToolPromptStyle): string {
+  if (d.systemPrompt) return d.systemPrompt;
+  return [
+    `You are a ${d.domain} customer-support agent. Help the user by calling tools and replying to them.`,
+    d.policy ? `Policy:\n${d.policy}` : "",
+    formatToolsPrompt(d.tools, style),
+    "When the user's request is fully handled, tell them the outcome. Reply [finish] only to end the conversation.",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
 }
 
 export class SimulatedEpisode implements Episode {
@@ -50,14 +63,7 @@ export class SimulatedEpisode implements Episode {
       role: "system",
       source: "system",
       turn: 0,
-      content: [
-        `You are a ${d.domain} customer-support agent. Help the user by calling tools and replying to them.`,
-        d.policy ? `Policy:\n${d.policy}` : "",
-        formatToolsPrompt(d.tools, this.options.toolPromptStyle),
-        "When the user's request is fully handled, tell them the outcome. Reply [finish] only to end the conversation.",
-      ]
-        .filter(Boolean)
-        .join("\n\n"),
+      content: agentSystemPrompt(d, this.options.toolPromptStyle),
     };
     this.transcript.push(system);
     const opening = await this.askUser(0, () => d.opening, true);
@@ -99,7 +105,7 @@ export class SimulatedEpisode implements Episode {
     const messages = [
       {
         role: "user" as const,
-        content: renderTemplate(this.options.prompts.judge, {
+        content: renderTemplate(judgePromptFor(this.options.prompts, "split"), {
           ...this.templateValues(),
           history: this.historyText(),
         }),
@@ -114,6 +120,7 @@ export class SimulatedEpisode implements Episode {
       samples: judge.samples,
       maxAttempts: judge.maxAttempts,
       aggregate: judge.aggregate,
+      unparsable: judge.unparsable,
     });
     const components = { ...result.components };
     if (result.agreement !== null) components.judge_agreement = result.agreement;

@@ -32,9 +32,10 @@ test("Simia-RL samples import: opening, follow-ups, tools from <tools>, expected
   assert.equal(t.data.tools[0].name, "get_order");
   assert.deepEqual(t.data.expected.calls, [{ name: "get_order", arguments: { order_id: "#W100" }, result: { status: "shipped", eta: "Friday" } }]);
   assert.doesNotMatch(t.data.policy, /<tools>/);
+  assert.equal(t.data.systemPrompt, simiaSample.system, "the agent's system prompt is the sample's, verbatim");
   // And it is playable offline: the tool simulator answers from the reference.
   const traj = await runEpisode({
-    env: createSimulatedEnvironment(),
+    env: createSimulatedEnvironment({ simulator: "split" }),
     task: t,
     policy: async (_m, { turn }) => ({ text: turn === 0 ? '<tool_call>{"name": "get_order", "arguments": {"order_id": "#W100"}}</tool_call>' : "[finish]" }),
     ctx: { seed: 0, llm: new LlmClient({}) },

@@ -102,6 +102,7 @@ function fromSimia(sample: z.infer<typeof SimiaSampleSchema>, index: number, fil
       tools: parseTools(sample.tools, sample.system, file, record),
       toolDefaults: {},
       expected: { calls, facts: [], forbiddenCalls: [] },
+      systemPrompt: sample.system,
       reference: conv,
     },
   };

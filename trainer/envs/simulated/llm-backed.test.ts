@@ -24,7 +24,7 @@ async function episodeAgainst(faultScript: ("malformed_json" | null)[] = []) {
   try {
     const endpoint = { baseUrl: server.url, model: "gpt-fake", params: { temperature: 0 } };
     const client = new LlmClient({ endpoints: { user_simulator: endpoint, tool_simulator: endpoint, judge: endpoint }, retry: { maxAttempts: 2, baseDelayMs: 1 } });
-    const env = createSimulatedEnvironment({ judge: { maxAttempts: 2 } });
+    const env = createSimulatedEnvironment({ simulator: "split", judge: { maxAttempts: 2 } });
     const task = env.builtinTasks().find((t) => t.id === "airline-change-earlier")!;
     return await runEpisode({ env, task, policy, ctx: { seed: 0, llm: client }, maxTurns: 6 });
   } finally {

@@ -51,6 +51,8 @@ export const SimulatedTaskDataSchema = z.object({
       forbiddenCalls: z.array(z.string()).default([]),
     })
     .default({ calls: [], facts: [], forbiddenCalls: [] }),
+  /** The agent's system prompt verbatim (an imported Simia-RL sample's `system`); otherwise one is composed. */
+  systemPrompt: z.string().optional(),
   /** Reference dialogue from an imported Simia-RL sample (ShareGPT `from`/`value`), shown to LLM simulators. */
   reference: z.array(z.object({ from: z.string(), value: z.string() })).optional(),
 });
