@@ -24,6 +24,11 @@ export const SgdConfigSchema = z
     fewShot: z.number().int().min(0).max(8).default(2),
     /** How tools are described to the policy. */
     toolStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
+    /** agent_gym's mocker fallbacks: fuzzy match on ≥ 50% parameter overlap, then an LLM mocker for the rest. */
+    mocker: z
+      .object({ fuzzy: z.boolean().default(true), llmFallback: z.boolean().default(true) })
+      .strict()
+      .default({ fuzzy: true, llmFallback: true }),
   })
   .strict();
 export type SgdEnvironmentOptions = z.input<typeof SgdConfigSchema>;
@@ -75,6 +80,7 @@ export function createSgdEnvironment(config: SgdEnvironmentOptions | Record<stri
         judgeWeight,
         fewShot: opts.fewShot,
         toolStyle: opts.toolStyle as ToolPromptStyle,
+        mocker: opts.mocker,
       });
     },
   };

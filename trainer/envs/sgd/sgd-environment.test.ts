@@ -79,21 +79,27 @@ test("a scripted agent calling the right services with the goal's slots complete
   assert.match(evaluation.reasoning, /FindRestaurants=1\.00/);
 });
 
-test("a call that matches no recording gets a tool error and a lower reward than the right call", async () => {
+test("a call that matches no recording is answered by the LLM mocker (recorded as such), and scores below the right call", async () => {
   const env = createSgdEnvironment();
   const tasks = await env.loadTasks!(SGD_TRAIN);
   const task = tasks.find((x) => x.id === "sgd-1_00001")!;
   const good = await rollout(env.createEpisode(task, ctx()), oraclePolicy(task));
-  const wrong = await rollout(env.createEpisode(task, ctx(4)), (turn) =>
+  const wrongCall = (turn: number) =>
     turn % 2 === 0
       ? '{"name": "ReserveRestaurant", "arguments": {"restaurant_name": "Nowhere Diner", "city": "Atlantis", "time": "18:00"}}'
-      : "Sorry, something went wrong. Can you repeat?",
-  4);
+      : "Sorry, something went wrong. Can you repeat?";
+  const wrong = await rollout(env.createEpisode(task, ctx(4)), wrongCall, 4);
   const toolMsg = wrong.seen.find((m) => m.role === "tool")!;
-  assert.match(toolMsg.content, /"error":"no recorded transaction for ReserveRestaurant/);
-  assert.ok(wrong.evaluation.components.tool_errors >= 1);
+  assert.equal(toolMsg.source, "tool_simulator", "an invented answer is the mocker's, not a recording");
+  assert.ok(toolMsg.llmCallIds?.length, "linked to its LLM call");
+  assert.ok(wrong.evaluation.components.mocked_llm >= 1);
   assert.ok(wrong.evaluation.components.goal_completion < 1);
   assert.ok(wrong.evaluation.reward! < good.evaluation.reward! - 0.3, `${wrong.evaluation.reward} vs ${good.evaluation.reward}`);
+  // Without agent_gym's fallbacks the same call is a tool error.
+  const strict = createSgdEnvironment({ mocker: { fuzzy: false, llmFallback: false } });
+  const strictRun = await rollout(strict.createEpisode(task, ctx(4)), wrongCall, 4);
+  assert.match(strictRun.seen.find((m) => m.role === "tool")!.content, /"error":"no recorded transaction for ReserveRestaurant/);
+  assert.ok(strictRun.evaluation.components.tool_errors >= 1);
 });
 
 test("the simulated user answers the slot the agent asks about from the goal instead of replaying text", async () => {

@@ -11,6 +11,7 @@ import type { SgdDialogue } from "./sgd-format";
 import type { RecordedCall, SgdTaskData } from "./sgd-task";
 import type { UserTemplates } from "./user-templates";
 import { createToolMocker, type MockResponse } from "./tool-mocker";
+import { llmMock } from "./llm-mocker";
 import { canonicalParameters, normalizeSlotValue } from "./normalize-slot-value";
 import { createOfflineUserState, offlineUserReply, openingUtterance, STOP_TOKEN } from "./offline-user";
 import { buildUserSystemPrompt, userSideMessages } from "./user-prompt";
@@ -29,6 +30,8 @@ export interface SgdEpisodeOptions {
   judgeWeight: number;
   fewShot: number;
   toolStyle: ToolPromptStyle;
+  /** agent_gym's fallbacks for calls without an exact recording: fuzzy parameter overlap, then an LLM mocker. */
+  mocker: { fuzzy: boolean; llmFallback: boolean };
 }
 
 interface MadeCall {
@@ -60,7 +63,7 @@ export function goalScores(task: SgdTaskData, calls: MadeCall[]): number[] {
 }
 
 export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: SgdEpisodeOptions): Episode {
-  const mocker = createToolMocker(task.services, task.recordedCalls, opts.extraRecordings);
+  const mocker = createToolMocker(task.services, task.recordedCalls, opts.extraRecordings, { fuzzy: opts.mocker.fuzzy });
   const history: ConversationMessage[] = [];
   const calls: MadeCall[] = [];
   const userState = createOfflineUserState();
@@ -89,11 +92,24 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
     return { role: "user", source: "user_simulator", content: res.text.replace(STOP_TOKEN, "").trim(), turn, llmCallIds: [res.callId] };
   }
 
-  function runCall(call: ToolCall, turn: number): ConversationMessage {
-    const response = mocker.call(call.name, call.arguments);
+  async function runCall(call: ToolCall, turn: number): Promise<ConversationMessage> {
+    let response = mocker.call(call.name, call.arguments);
+    let llmCallIds: string[] | undefined;
+    if (!response.ok && response.unmatched && opts.mocker.llmFallback && response.service && response.method) {
+      const intent = task.services.find((s) => s.name === response.service)?.intents.find((i) => i.name === response.method);
+      if (intent) {
+        const mock = await llmMock(ctx.llm, turn, { service: response.service, intent, args: call.arguments, examples: response.unmatched.examples });
+        llmCallIds = [mock.callId];
+        response = mock.ok
+          ? { ok: true, service: response.service, method: response.method, results: mock.results, match: "llm" }
+          : { ok: false, service: response.service, method: response.method, error: mock.error };
+      }
+    }
     calls.push({ call, response });
     const content = response.ok ? formatToolResults(response.results) : JSON.stringify({ error: response.error });
-    return { role: "tool", source: "tool", content, turn, toolCallId: call.id, name: call.name };
+    // Recorded answers come from the tools' recordings; invented ones from the LLM mocker, attributed as such.
+    const source = llmCallIds ? "tool_simulator" : "tool";
+    return { role: "tool", source, content, turn, toolCallId: call.id, name: call.name, ...(llmCallIds && { llmCallIds }) };
   }
 
   return {
@@ -120,7 +136,7 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
           const toolCalls = a.kind === "tool_calls" ? a.calls : a.kind === "action" && a.call ? [a.call] : [];
           if (toolCalls.length > 0) {
             own.toolCalls = toolCalls;
-            for (const c of toolCalls) observations.push(runCall(c, turn));
+            for (const c of toolCalls) observations.push(await runCall(c, turn));
           } else if (a.kind === "action" || a.kind === "search") {
             formatErrors++;
             own.formatError = `unsupported_action: ${a.kind}`;
@@ -175,7 +191,13 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
         tool_calls: facts.toolCalls,
         format_errors: formatErrors,
       };
-      const finalState = calls.map((c) => ({ name: c.call.name, arguments: c.call.arguments, ok: c.response.ok }));
+      // How each call was answered (exact / filtered / fuzzy recording, or the LLM mocker), for the inspector.
+      const finalState = calls.map((c) => ({ name: c.call.name, arguments: c.call.arguments, ok: c.response.ok, ...(c.response.ok && { answeredBy: c.response.match }) }));
+      const answered = calls.flatMap((c) => (c.response.ok ? [c.response.match] : []));
+      if (answered.some((m) => m === "fuzzy" || m === "llm")) {
+        components.mocked_fuzzy = answered.filter((m) => m === "fuzzy").length;
+        components.mocked_llm = answered.filter((m) => m === "llm").length;
+      }
       const expectedState = task.goal.map((g) => ({ name: g.intent, arguments: g.parameters }));
       if (!verdict) {
         return { reward: null, components, reasoning: "The judge's reply could not be read as {score, reasoning}; episode left unscored.", finalState, expectedState };

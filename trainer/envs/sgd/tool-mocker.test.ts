@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createToolMocker } from "./tool-mocker";
+import { createToolMocker, parameterOverlap } from "./tool-mocker";
 import { normalizeSlotValue } from "./normalize-slot-value";
 import type { SgdService } from "./sgd-format";
 
@@ -42,13 +42,26 @@ test("a call matches its recording regardless of argument order, formatting and 
   assert.ok(b.ok && b.match === "exact");
 });
 
-test("a narrower search is answered by filtering recorded rows; transactions must match exactly", () => {
+test("a narrower search is answered by filtering recorded rows", () => {
   const r = mocker.call("FindRestaurants", { city: "San Jose", cuisine: "American", price_range: "expensive" });
   assert.ok(r.ok && r.match === "filtered");
   assert.deepEqual(r.results.map((x) => x.restaurant_name), ["B"]);
+});
+
+test("agent_gym's fuzzy fallback: the recording overlapping at least half answers, scored as agent_gym scores it", () => {
+  // Recorded {restaurant_name A, city San Jose, time 17:30, party_size 2}; asked {A, San Jose, 18:00}: names in
+  // the union 4, equal values 2 (restaurant_name, city) → 2/4 = 0.5, just enough.
   const b = mocker.call("ReserveRestaurant", { restaurant_name: "A", city: "San Jose", time: "18:00" });
-  assert.ok(!b.ok);
-  assert.match(b.error, /no recorded transaction for ReserveRestaurant/);
+  assert.ok(b.ok && b.match === "fuzzy", JSON.stringify(b));
+  assert.equal(b.score, 0.5);
+  assert.equal(parameterOverlap({ city: "san jose", name: "chop" }, { city: "san jose", name: "chop bar" }), 0.75, "a contained value counts half");
+  // Less than half in common: nothing answers, and the call is marked for the LLM mocker with the method's recordings.
+  const far = mocker.call("ReserveRestaurant", { restaurant_name: "Z", city: "Oakland", time: "18:00" });
+  assert.ok(!far.ok && far.unmatched?.examples.length === 1);
+  assert.match(far.error, /no recorded transaction for ReserveRestaurant/);
+  // Without the fuzzy fallback a transaction must match its recording exactly.
+  const strict = createToolMocker(services, [{ service: "Restaurants_1", method: "ReserveRestaurant", parameters: { restaurant_name: "A", city: "San Jose", time: "17:30" }, results: [{ ok: "yes" }] }], [], { fuzzy: false });
+  assert.ok(!strict.call("ReserveRestaurant", { restaurant_name: "A", city: "San Jose", time: "18:00" }).ok);
 });
 
 test("unknown functions, unknown parameters and missing required slots are clear tool errors", () => {
