@@ -70,9 +70,10 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     name: "sgd",
     family: "dialogue",
     seedSystem: "Agent Gym",
-    description: "Schema-Guided Dialogue goals: a simulated user pursues a real dialogue's goal; a tool mocker answers from recorded service results.",
+    description: "Schema-Guided Dialogue goals: a simulated user pursues a real dialogue's goal; a tool mocker answers from recorded service results (fuzzy and LLM fallbacks); every turn judged.",
     // The built-in goals come without recorded dialogues, so no warm-start (a dataset path with dialogues gives one).
-    preset: learningPreset({ context: 3072, maxTurns: 5, maxNewTokens: 96, sft: 0, groups: 2, microBatch: 1, steps: 20 }),
+    // agent_gym's per-turn judge gives every turn its own reward: credited turn by turn (UserRL's r2g).
+    preset: learningPreset({ context: 3072, maxTurns: 5, maxNewTokens: 96, sft: 0, groups: 2, microBatch: 1, steps: 20, turnCredit: true }),
   },
   {
     name: "tau2-retail",

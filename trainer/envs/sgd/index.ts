@@ -18,7 +18,12 @@ import { sgdDemonstrations } from "./sgd-demonstrations";
 /** The `sgd` section of a run config. */
 export const SgdConfigSchema = z
   .object({
-    /** Share of the judge's quality score in the reward (rest: goal completion). */
+    /**
+     * "turn_judge" (agent_gym's): each assistant turn judged on its own, the turn scores feeding turn-level credit,
+     * the episode's reward their mean; "goal_blend": goal completion blended with an episode-level judge.
+     */
+    rewardMode: z.enum(["turn_judge", "goal_blend"]).default("turn_judge"),
+    /** goal_blend: share of the judge's quality score in the reward (rest: goal completion). */
     judgeWeight: z.number().min(0).max(1).default(0.5),
     /** Real dialogues shown to an LLM user simulator. */
     fewShot: z.number().int().min(0).max(8).default(2),
@@ -81,6 +86,7 @@ export function createSgdEnvironment(config: SgdEnvironmentOptions | Record<stri
         fewShot: opts.fewShot,
         toolStyle: opts.toolStyle as ToolPromptStyle,
         mocker: opts.mocker,
+        rewardMode: opts.rewardMode,
       });
     },
   };

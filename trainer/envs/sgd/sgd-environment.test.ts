@@ -64,7 +64,7 @@ test("imports the real SGD train split: 26 services, dialogues become goal tasks
   assert.equal(t.data.recordedCalls.length, 3);
 });
 
-test("a scripted agent calling the right services with the goal's slots completes the goal and the user stops", async () => {
+test("a scripted agent calling the right services with the goal's slots completes the goal, the user stops, every turn is judged", async () => {
   const env = createSgdEnvironment();
   const tasks = await env.loadTasks!(SGD_TRAIN);
   const task = tasks.find((x) => x.id === "sgd-1_00001")!;
@@ -72,7 +72,10 @@ test("a scripted agent calling the right services with the goal's slots complete
   assert.equal(evaluation.components.goal_completion, 1);
   assert.equal(evaluation.components.tool_errors, 0);
   assert.equal(end, "user_done");
-  assert.ok(evaluation.reward !== null && evaluation.reward > 0.85, `reward ${evaluation.reward}`);
+  // agent_gym's per-turn judge: each right call with the goal's values scores 0.75 (acceptable + right service +
+  // all arguments, halved), each report of a result 0.375 (good); the episode is their mean.
+  assert.equal(evaluation.reward, 0.563, evaluation.reasoning);
+  assert.match(evaluation.reasoning, /turn 0: acceptable, right service, args 100% → 0\.750/);
   // Every observation is attributed: tool results to "tool", user turns to the simulator.
   assert.ok(seen.some((m) => m.role === "tool" && m.source === "tool" && m.toolCallId === "t0_call_0"));
   assert.ok(seen.filter((m) => m.role === "user").every((m) => m.source === "user_simulator"));
@@ -94,7 +97,7 @@ test("a call that matches no recording is answered by the LLM mocker (recorded a
   assert.ok(toolMsg.llmCallIds?.length, "linked to its LLM call");
   assert.ok(wrong.evaluation.components.mocked_llm >= 1);
   assert.ok(wrong.evaluation.components.goal_completion < 1);
-  assert.ok(wrong.evaluation.reward! < good.evaluation.reward! - 0.3, `${wrong.evaluation.reward} vs ${good.evaluation.reward}`);
+  assert.ok(wrong.evaluation.reward! < good.evaluation.reward! - 0.2, `${wrong.evaluation.reward} vs ${good.evaluation.reward}`);
   // Without agent_gym's fallbacks the same call is a tool error.
   const strict = createSgdEnvironment({ mocker: { fuzzy: false, llmFallback: false } });
   const strictRun = await rollout(strict.createEpisode(task, ctx(4)), wrongCall, 4);
@@ -154,4 +157,25 @@ test("an unreadable judge reply leaves the episode unscored instead of 0", async
 test("the sgd config is validated with a message naming the bad field", () => {
   assert.throws(() => createSgdEnvironment({ judgeWeight: 2 }), /Invalid sgd environment config: judgeWeight/);
   assert.throws(() => createSgdEnvironment({ fewshot: 1 }), /Invalid sgd environment config/);
+});
+
+test("agent_gym's reward: turn scores are turn rewards; garbage turns score 0; goal_blend keeps the old blend", async () => {
+  const env = createSgdEnvironment();
+  const tasks = await env.loadTasks!(SGD_TRAIN);
+  const task = tasks.find((x) => x.id === "sgd-1_00001")!;
+  const ep = env.createEpisode(task, ctx(3));
+  await ep.reset();
+  const garbage = await ep.step("x#@! 9z%%~ q", 0);
+  assert.equal(garbage.turnReward, 0, "random bytes are inappropriate");
+  const asks = await ep.step("Sure! Which city should I search in?", 1);
+  assert.equal(asks.turnReward, 0.375, "asking for a slot the goal needs is good (0.75 / 2)");
+  const wrongService = await ep.step('<tool_call>{"name": "FindRestaurants", "arguments": {"city": "Paris", "cuisine": "Ethiopian"}}</tool_call>', 2);
+  assert.ok(wrongService.turnReward !== undefined && wrongService.turnReward > 0 && wrongService.turnReward < 0.75);
+  const ev = await ep.evaluate("max_turns");
+  assert.ok(Math.abs(ev.reward! - (0 + 0.375 + wrongService.turnReward!) / 3) < 0.001, ev.reasoning);
+
+  const blend = createSgdEnvironment({ rewardMode: "goal_blend" });
+  const good = await rollout(blend.createEpisode(task, ctx()), oraclePolicy(task));
+  assert.ok(good.evaluation.reward! > 0.85, `goal_blend reward ${good.evaluation.reward}`);
+  assert.ok(good.evaluation.components.judge_quality !== undefined);
 });

@@ -1,7 +1,10 @@
 /**
  * One Agent Gym episode on an SGD goal: the policy talks to a simulated user (LLM or offline rule-based) and calls
- * services that the tool mocker answers from recorded results. Reward = goal completion (programmatic: right
- * services with the goal's slot values) blended with the judge's quality score.
+ * services that the tool mocker answers from recorded results. Reward, by `rewardMode`:
+ * - "turn_judge" (agent_gym's, the default): each assistant turn judged on its own (turn-judge.ts); the turn's
+ *   score is its turn reward (for turn-level credit) and the episode's reward is their mean;
+ * - "goal_blend": goal completion (programmatic: right services with the goal's slot values) blended with an
+ *   episode-level judge's quality score.
  */
 import type { ConversationMessage } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, StepResult } from "../types";
@@ -17,7 +20,8 @@ import { createOfflineUserState, offlineUserReply, openingUtterance, STOP_TOKEN 
 import { buildUserSystemPrompt, userSideMessages } from "./user-prompt";
 import { selectFewShotDialogues } from "./few-shot";
 import { judgeEpisode, type JudgeFacts } from "./sgd-judge";
-import { formatToolResults, sgdSystemPrompt } from "./sgd-tools";
+import { formatToolResults, sgdSystemPrompt, sgdToolSchemas } from "./sgd-tools";
+import { judgeTurn, QUALITY_SCORES, totalScore, type TurnVerdict } from "./turn-judge";
 import { mulberry32 } from "../../../lib/seeded-random";
 
 export interface SgdEpisodeOptions {
@@ -32,6 +36,7 @@ export interface SgdEpisodeOptions {
   toolStyle: ToolPromptStyle;
   /** agent_gym's fallbacks for calls without an exact recording: fuzzy parameter overlap, then an LLM mocker. */
   mocker: { fuzzy: boolean; llmFallback: boolean };
+  rewardMode: "turn_judge" | "goal_blend";
 }
 
 interface MadeCall {
@@ -62,6 +67,19 @@ export function goalScores(task: SgdTaskData, calls: MadeCall[]): number[] {
   });
 }
 
+/** Values the services returned so far (normalized, longer than 3 characters): what "reporting a result" means. */
+function resultValuesOf(calls: MadeCall[]): Set<string> {
+  return new Set(calls.flatMap((c) => (c.response.ok ? c.response.results.flatMap((r) => Object.values(r)) : [])).map(normalizeSlotValue).filter((v) => v.length > 3));
+}
+
+/** The conversation as the judges read it: one line per message, service calls as JSON. */
+function transcriptOf(messages: ConversationMessage[]): string {
+  return messages
+    .filter((m) => m.source !== "system")
+    .map((m) => `${m.source.toUpperCase()}: ${m.toolCalls ? JSON.stringify(m.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments }))) : m.content}`)
+    .join("\n");
+}
+
 export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: SgdEpisodeOptions): Episode {
   const mocker = createToolMocker(task.services, task.recordedCalls, opts.extraRecordings, { fuzzy: opts.mocker.fuzzy });
   const history: ConversationMessage[] = [];
@@ -71,6 +89,9 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
   let formatErrors = 0;
   let userDone = false;
   let policyTurns = 0;
+  /** agent_gym's per-turn judgements (turn_judge mode); null for a turn whose judgement could not be read. */
+  const turnVerdicts: (TurnVerdict | null)[] = [];
+  const toolsText = sgdToolSchemas(task.services).map((t) => `${t.name}: ${t.description}`).join("\n");
   const examples = selectFewShotDialogues(task, opts.corpus, opts.fewShot);
   const userSystem = buildUserSystemPrompt(task, examples);
 
@@ -110,6 +131,42 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
     // Recorded answers come from the tools' recordings; invented ones from the LLM mocker, attributed as such.
     const source = llmCallIds ? "tool_simulator" : "tool";
     return { role: "tool", source, content, turn, toolCallId: call.id, name: call.name, ...(llmCallIds && { llmCallIds }) };
+  }
+
+  /** How many calls agent_gym's fallbacks answered (fuzzy recording, LLM mocker); absent when none did. */
+  function mockComponents(): Record<string, number> {
+    const answered = calls.flatMap((c) => (c.response.ok ? [c.response.match] : []));
+    if (!answered.some((m) => m === "fuzzy" || m === "llm")) return {};
+    return { mocked_fuzzy: answered.filter((m) => m === "fuzzy").length, mocked_llm: answered.filter((m) => m === "llm").length };
+  }
+
+  /** The episode under agent_gym's reward: the mean of its turn scores; unscored if any turn's judgement was unreadable. */
+  function turnJudgeEvaluation(goalCompletion: number, perIntent: number[]): Evaluation {
+    const finalState = calls.map((c) => ({ name: c.call.name, arguments: c.call.arguments, ok: c.response.ok, ...(c.response.ok && { answeredBy: c.response.match }) }));
+    const expectedState = task.goal.map((g) => ({ name: g.intent, arguments: g.parameters }));
+    const components: Record<string, number> = {
+      goal_completion: goalCompletion,
+      tool_calls: calls.length,
+      tool_errors: calls.filter((c) => !c.response.ok).length,
+      format_errors: formatErrors,
+      ...mockComponents(),
+    };
+    const perTurn = turnVerdicts.map((v, i) => (v ? `turn ${i}: ${v.quality}${v.toolCorrect === undefined ? "" : `, ${v.toolCorrect ? "right" : "wrong"} service, args ${Math.round((v.toolArgs ?? 0) * 100)}%`} → ${(totalScore(v) / 2).toFixed(3)} (${v.reasoning})` : `turn ${i}: judgement unreadable`));
+    const goalNote = `Goal completion per intent (reported, not rewarded): ${perIntent.map((s, i) => `${task.goal[i].intent}=${s.toFixed(2)}`).join(", ")}.`;
+    if (turnVerdicts.length === 0 || turnVerdicts.some((v) => v === null)) {
+      return { reward: null, components, reasoning: `Unscored: ${turnVerdicts.length === 0 ? "no assistant turn to judge" : "a turn's judgement could not be read"}. ${perTurn.join("; ")}. ${goalNote}`, finalState, expectedState };
+    }
+    const verdicts = turnVerdicts as TurnVerdict[];
+    const scores = verdicts.map((v) => totalScore(v) / 2);
+    components.turn_judge_mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+    components.judge_quality = verdicts.reduce((a, v) => a + QUALITY_SCORES[v.quality], 0) / verdicts.length;
+    return {
+      reward: Math.round(components.turn_judge_mean * 1000) / 1000,
+      components,
+      reasoning: `agent_gym's per-turn judge, mean of ${scores.length} turns. ${perTurn.join("; ")}. ${goalNote}`,
+      finalState,
+      expectedState,
+    };
   }
 
   return {
@@ -158,17 +215,36 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
         observations.push({ role: "user", source: "environment", turn, content: `Environment error: ${(e as Error).message}` });
         endReason = "error";
       }
+      const before = history.filter((m) => m !== own);
       history.push(...observations);
       if (!endReason && turn + 1 >= ctx.maxTurns) endReason = "max_turns";
-      return endReason ? { observations, done: true, endReason } : { observations, done: false };
+      let turnReward: number | undefined;
+      if (opts.rewardMode === "turn_judge" && endReason !== "error") {
+        const made = own.toolCalls?.[0] ? calls.find((c) => c.call === own.toolCalls![0]) : undefined;
+        const judged = await judgeTurn(ctx.llm, turn, {
+          history: transcriptOf(before),
+          userMessage: [...before].reverse().find((m) => m.source === "user_simulator")?.content ?? "",
+          response: policyText,
+          tools: toolsText,
+          call: made ? { name: made.call.name, arguments: made.call.arguments, ok: made.response.ok } : null,
+          formatError: own.formatError !== undefined,
+          goal: task.goal,
+          resultValues: resultValuesOf(calls),
+        });
+        turnVerdicts.push(judged?.verdict ?? null);
+        if (judged) {
+          turnReward = totalScore(judged.verdict) / 2;
+          own.llmCallIds = [...(own.llmCallIds ?? []), ...judged.callIds];
+        }
+      }
+      const result: StepResult = endReason ? { observations, done: true, endReason } : { observations, done: false };
+      return turnReward === undefined ? result : { ...result, turnReward };
     },
 
     async evaluate(endReason): Promise<Evaluation> {
       const perIntent = goalScores(task, calls);
       const goalCompletion = perIntent.reduce((a, b) => a + b, 0) / Math.max(1, perIntent.length);
-      const resultValues = new Set(
-        calls.flatMap((c) => (c.response.ok ? c.response.results.flatMap((r) => Object.values(r)) : [])).map(normalizeSlotValue).filter((v) => v.length > 3),
-      );
+      const resultValues = resultValuesOf(calls);
       const saidToUser = history.filter((m) => m.source === "policy" && !m.toolCalls && !m.formatError).map((m) => m.content.toLowerCase());
       const facts: JudgeFacts = {
         goalCompletion,
@@ -180,10 +256,8 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
         policyTurns,
         maxTurns: ctx.maxTurns,
       };
-      const transcript = history
-        .filter((m) => m.source !== "system")
-        .map((m) => `${m.source.toUpperCase()}: ${m.toolCalls ? JSON.stringify(m.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments }))) : m.content}`)
-        .join("\n");
+      const transcript = transcriptOf(history);
+      if (opts.rewardMode === "turn_judge") return turnJudgeEvaluation(goalCompletion, perIntent);
       const verdict = await judgeEpisode(ctx.llm, task.goal, transcript, facts, policyTurns);
       const components: Record<string, number> = {
         goal_completion: goalCompletion,
@@ -193,11 +267,7 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
       };
       // How each call was answered (exact / filtered / fuzzy recording, or the LLM mocker), for the inspector.
       const finalState = calls.map((c) => ({ name: c.call.name, arguments: c.call.arguments, ok: c.response.ok, ...(c.response.ok && { answeredBy: c.response.match }) }));
-      const answered = calls.flatMap((c) => (c.response.ok ? [c.response.match] : []));
-      if (answered.some((m) => m === "fuzzy" || m === "llm")) {
-        components.mocked_fuzzy = answered.filter((m) => m === "fuzzy").length;
-        components.mocked_llm = answered.filter((m) => m === "llm").length;
-      }
+      Object.assign(components, mockComponents());
       const expectedState = task.goal.map((g) => ({ name: g.intent, arguments: g.parameters }));
       if (!verdict) {
         return { reward: null, components, reasoning: "The judge's reply could not be read as {score, reasoning}; episode left unscored.", finalState, expectedState };

@@ -1,0 +1,136 @@
+/**
+ * agent_gym's reward: every assistant turn is judged on its own (`src/reward/llm_judge.py`), with no ground truth
+ * beyond the dialogue: a quality rating (excellent 1, good 0.75, acceptable 0.5, poor 0.25, inappropriate 0),
+ * and for a service call whether it was the right one (+0.5, or −0.25 if not) and how right its arguments were
+ * (+0.5 × share), clamped to [0, 2]. Here the turn reward is that total / 2, in [0, 1], and feeds turn-level credit.
+ * Offline a rule-based rater stands in, from what the episode can check (the user's goal, the call's slots, the
+ * services' results), so garbage scores 0 and its reasons are readable in the inspector.
+ */
+import type { LlmChat } from "../types";
+import { normalizeSlotValue } from "./normalize-slot-value";
+import type { SgdGoalIntent } from "./sgd-task";
+
+export const QUALITY_SCORES = { excellent: 1, good: 0.75, acceptable: 0.5, poor: 0.25, inappropriate: 0 } as const;
+export type Quality = keyof typeof QUALITY_SCORES;
+
+export interface TurnVerdict {
+  quality: Quality;
+  /** Only for a turn with a service call. */
+  toolCorrect?: boolean;
+  /** Share of the call's arguments that are right, 0..1. */
+  toolArgs?: number;
+  reasoning: string;
+}
+
+/** agent_gym's `total_score`, in [0, 2]. */
+export function totalScore(v: TurnVerdict): number {
+  let score = QUALITY_SCORES[v.quality];
+  if (v.toolCorrect !== undefined) score += v.toolCorrect ? 0.5 + 0.5 * (v.toolArgs ?? 0) : -0.25;
+  return Math.max(0, Math.min(2, score));
+}
+
+export interface TurnToJudge {
+  history: string;
+  userMessage: string;
+  response: string;
+  tools: string;
+  /** The service call the turn made, if any, and whether it executed. */
+  call: { name: string; arguments: Record<string, unknown>; ok: boolean } | null;
+  formatError: boolean;
+  goal: SgdGoalIntent[];
+  /** Values from successful service results so far (normalized). */
+  resultValues: Set<string>;
+}
+
+const LETTERS = /[a-z]/i;
+
+/** The offline rater: the same rubric, from what the episode can check. */
+export function offlineTurnVerdict(t: TurnToJudge): TurnVerdict {
+  const text = t.response.trim();
+  const letterShare = text.length ? [...text].filter((c) => LETTERS.test(c) || c === " ").length / text.length : 0;
+  if (t.formatError || (!t.call && (text.split(/\s+/).filter((w) => /[a-z]{2,}/i.test(w)).length < 2 || letterShare < 0.6))) {
+    return { quality: "inappropriate", reasoning: "Not a usable assistant message (malformed or not language)." };
+  }
+  if (t.call) {
+    const intent = t.goal.find((g) => g.intent.toLowerCase() === t.call!.name.split(/\.|__/).pop()!.toLowerCase());
+    if (!intent) return { quality: t.call.ok ? "acceptable" : "poor", toolCorrect: false, toolArgs: 0, reasoning: `Called ${t.call.name}, which the user's goal does not need.` };
+    const args = Object.fromEntries(Object.entries(t.call.arguments).map(([k, v]) => [k.toLowerCase(), normalizeSlotValue(String(v))]));
+    const wanted = Object.entries(intent.parameters);
+    const right = wanted.filter(([k, v]) => args[k.toLowerCase()] === normalizeSlotValue(String(v))).length;
+    const share = wanted.length ? right / wanted.length : 1;
+    return {
+      quality: t.call.ok ? "acceptable" : "poor",
+      toolCorrect: true,
+      toolArgs: share,
+      reasoning: `Called ${intent.intent}, which the goal needs, with ${right} of ${wanted.length} goal values right${t.call.ok ? "" : "; the call failed"}.`,
+    };
+  }
+  // Plain lower-casing: normalizeSlotValue is for slot values, and is slow on whole messages.
+  const lower = text.toLowerCase().replace(/\s+/g, " ");
+  const slotNames = t.goal.flatMap((g) => Object.keys(g.parameters).map((k) => k.replace(/_/g, " ")));
+  const asksForSlot = /\?/.test(text) && slotNames.some((s) => lower.includes(s) || s.split(" ").some((w) => w.length > 3 && lower.includes(w)));
+  const reportsResult = [...t.resultValues].some((v) => v.length > 3 && lower.includes(v));
+  if (reportsResult) return { quality: "good", reasoning: "Reports what the service returned." };
+  if (asksForSlot) return { quality: "good", reasoning: "Asks for a detail the request needs." };
+  return { quality: "poor", reasoning: "Neither asks for a needed detail nor reports a result." };
+}
+
+function judgePrompt(t: TurnToJudge): string {
+  return [
+    "Rate one assistant turn of a task-oriented dialogue (the assistant helps a user through service APIs).",
+    `Services available:\n${t.tools}`,
+    `Conversation before this turn:\n${t.history || "(none)"}`,
+    `The user's latest message: ${t.userMessage || "(none)"}`,
+    `The assistant's turn: ${t.response}`,
+    `Service call in this turn: ${t.call ? JSON.stringify({ name: t.call.name, arguments: t.call.arguments }) : "none"}`,
+    'Reply with only a JSON object: {"quality": "excellent" | "good" | "acceptable" | "poor" | "inappropriate", "reasoning": "<one or two sentences>"' +
+      (t.call ? ', "correct_tool": "yes" | "no", "correct_args": <0 to 100>}' : "}") +
+      ". Unreadable or off-topic text is inappropriate.",
+  ].join("\n\n");
+}
+
+export function parseTurnVerdict(text: string, withCall: boolean): TurnVerdict | null {
+  const m = /\{[\s\S]*\}/.exec(text);
+  if (!m) return null;
+  try {
+    const v = JSON.parse(m[0]) as { quality?: unknown; reasoning?: unknown; correct_tool?: unknown; correct_args?: unknown };
+    const quality = typeof v.quality === "string" ? (v.quality.trim().toLowerCase() as Quality) : null;
+    if (!quality || !(quality in QUALITY_SCORES)) return null;
+    const verdict: TurnVerdict = { quality, reasoning: typeof v.reasoning === "string" ? v.reasoning : "" };
+    if (withCall) {
+      const tool = typeof v.correct_tool === "string" ? v.correct_tool.trim().toLowerCase() : typeof v.correct_tool === "boolean" ? (v.correct_tool ? "yes" : "no") : null;
+      const args = typeof v.correct_args === "string" ? Number(v.correct_args) : v.correct_args;
+      if ((tool !== "yes" && tool !== "no") || typeof args !== "number" || !Number.isFinite(args) || args < 0 || args > 100) return null;
+      verdict.toolCorrect = tool === "yes";
+      verdict.toolArgs = args / 100;
+    }
+    return verdict;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One turn's judgement (one retry with the parse problem fed back); null when the judge's reply cannot be read,
+ * which leaves the episode unscored rather than scoring the turn 0.
+ */
+export async function judgeTurn(llm: LlmChat, turn: number, t: TurnToJudge): Promise<{ verdict: TurnVerdict; callIds: string[] } | null> {
+  const messages: { role: "user" | "assistant"; content: string }[] = [{ role: "user", content: judgePrompt(t) }];
+  const callIds: string[] = [];
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const res = await llm.chat({ role: "judge", turn, responseFormat: "json", messages, offline: () => JSON.stringify(toReply(offlineTurnVerdict(t))) });
+    callIds.push(res.callId);
+    const verdict = parseTurnVerdict(res.text, t.call !== null);
+    if (verdict) return { verdict, callIds };
+    messages.push({ role: "assistant", content: res.text }, { role: "user", content: "That reply could not be read. Answer with only the JSON object asked for." });
+  }
+  return null;
+}
+
+function toReply(v: TurnVerdict): Record<string, unknown> {
+  return {
+    quality: v.quality,
+    reasoning: v.reasoning,
+    ...(v.toolCorrect !== undefined && { correct_tool: v.toolCorrect ? "yes" : "no", correct_args: Math.round((v.toolArgs ?? 0) * 100) }),
+  };
+}
