@@ -10,7 +10,7 @@ import type { PyType } from "../../../lib/python-json";
 import { pythonJsonDumps, pythonRound } from "../../../lib/python-json";
 import { ownRecord, type Address, type PaymentMethod, type Product, type RetailDb, type RetailOrder, type RetailUser, type Variant, type WorkingDb } from "./retail-db";
 import { Order, Product as ProductModel, User, Variant as VariantModel } from "./retail-models";
-import { PythonEvalError, tau2Calculate } from "./python-arithmetic";
+import { PythonEvalError, tau2Calculate } from "../../../lib/python-arithmetic";
 
 export class RetailToolError extends Error {}
 

@@ -3,13 +3,27 @@
  * + - * / %, parentheses, unary minus and min/max/abs. UserRL evaluates its rules with Python eval; a parser of our
  * own keeps task files from ever executing code.
  */
+import { evalPythonArithmetic, PythonEvalError } from "../../../lib/python-arithmetic";
+
 type Vars = { a: number; b: number; c: number; d: number };
+
+/** The rule's value as Python computes it (exact integers, true division), with the inputs substituted. */
+function pythonRuleValue(rule: string, vars: Vars): number {
+  const text = rule.replace(/[abcd]/g, (name) => `(${vars[name as keyof Vars]})`);
+  try {
+    const value = evalPythonArithmetic(text);
+    return typeof value === "bigint" ? Number(value) : value;
+  } catch (e) {
+    if (e instanceof PythonEvalError) throw new RangeError(e.message);
+    throw e;
+  }
+}
 type Node = (v: Vars) => number;
 
 export class RuleSyntaxError extends Error {}
 
 export function compileRule(src: string): Node {
-  const tokens = src.match(/\d+(\.\d+)?|[a-z]+|[-+*/%(),]/g) ?? [];
+  const tokens = src.match(/\d+(\.\d+)?|[a-z]+|\*\*|[-+*/%(),]/g) ?? [];
   if (tokens.join("") !== src.replace(/\s+/g, "")) throw new RuleSyntaxError(`unexpected character in rule "${src}"`);
   let i = 0;
   const peek = (): string | undefined => tokens[i];
@@ -45,18 +59,30 @@ export function compileRule(src: string): Node {
       expect(")");
       return inner;
     }
-    if (t === "-") {
-      const operand = primary();
-      return (v) => -operand(v);
-    }
     throw new RuleSyntaxError(`unexpected "${t}" in rule "${src}"`);
   }
+  // Python's precedence: ** binds tighter than a unary minus on its left (-2 ** 2 == -4) and is right-associative.
+  function power(): Node {
+    const base = primary();
+    if (peek() !== "**") return base;
+    i++;
+    const exponent = factor();
+    return (v) => base(v) ** exponent(v);
+  }
+  function factor(): Node {
+    if (peek() === "-") {
+      i++;
+      const operand = factor();
+      return (v) => -operand(v);
+    }
+    return power();
+  }
   function product(): Node {
-    let left = primary();
+    let left = factor();
     while (peek() === "*" || peek() === "/" || peek() === "%") {
       const op = tokens[i++];
       const l = left;
-      const r = primary();
+      const r = factor();
       left = op === "*" ? (v) => l(v) * r(v) : op === "/" ? (v) => l(v) / r(v) : (v) => l(v) % r(v);
     }
     return left;
@@ -76,9 +102,13 @@ export function compileRule(src: string): Node {
   return root;
 }
 
+/** Rules UserRL writes: only a, b, c, d, numbers and + - * / ** ( ) — evaluated exactly as Python's eval would. */
+const PYTHON_ARITHMETIC_RULE = /^[abcd\d\s.+\-*/()]+$/;
+
 /** Applies a rule to four numbers; throws on a non-finite result (e.g. division by zero). */
 export function applyRule(rule: string, [a, b, c, d]: number[]): number {
-  const value = compileRule(rule)({ a, b, c, d });
+  compileRule(rule); // the syntax check, with this module's messages
+  const value = PYTHON_ARITHMETIC_RULE.test(rule) ? pythonRuleValue(rule, { a, b, c, d }) : compileRule(rule)({ a, b, c, d });
   if (!Number.isFinite(value)) throw new RangeError("the result is not a finite number (division by zero?)");
   return Math.round(value * 1e4) / 1e4;
 }

@@ -11,6 +11,23 @@ import { formatErrorObservation, parsePolicyAction } from "../parse";
 
 export type GymActionKind = "action" | "answer" | "search";
 
+/**
+ * UserRL's tool-call form: one call of `interact_with_env` with `choice` ("action" | "answer" | "search" | "finish")
+ * and `content`, in any of the tool-call formats the parser reads, means the same as the bracketed text.
+ * Returns null for anything else (the bracketed protocol then applies).
+ */
+export function interactWithEnv(policyText: string): ReturnType<typeof parsePolicyAction> | null {
+  const parsed = parsePolicyAction(policyText);
+  if (!parsed.ok || parsed.action.kind !== "tool_calls" || parsed.action.calls.length !== 1) return null;
+  const call = parsed.action.calls[0];
+  if (call.name !== "interact_with_env") return null;
+  const choice = String(call.arguments.choice ?? "").trim().toLowerCase().replace(/^\[|\]$/g, "");
+  const content = String(call.arguments.content ?? "");
+  if (choice === "finish") return parsePolicyAction("[finish]");
+  if (choice === "action" || choice === "answer" || choice === "search") return parsePolicyAction(`[${choice}] ${content}`);
+  return { ok: false, error: { code: "bad_arguments", message: `interact_with_env's choice must be action, answer, search or finish (got ${JSON.stringify(call.arguments.choice)})`, snippet: policyText.slice(0, 200) } };
+}
+
 export interface GymTurnOutcome {
   feedback: string;
   /** "user_simulator" when a (possibly offline) LLM played the user, "tool" for deterministic gym code. */
@@ -105,7 +122,7 @@ export function createGymEpisode<TData, TState>(
     },
 
     async step(policyText: string, turn: number): Promise<StepResult> {
-      const parsed = parsePolicyAction(policyText);
+      const parsed = interactWithEnv(policyText) ?? parsePolicyAction(policyText);
       if (!parsed.ok) {
         const obs = formatErrorObservation(parsed.error, turn, formatHint(rules.kinds));
         return finish({ observations: [obs], turnReward: shaped(0, turn), done: false }, turn);

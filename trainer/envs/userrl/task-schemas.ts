@@ -1,17 +1,27 @@
 /**
  * Task-file validation for the UserRL gyms. A task file is a JSON array of `{id, split?, tags?, ...gym fields}`;
- * the builtin files in tasks/ use the same format, so a user's own file is a copy with their content.
+ * the builtin files in tasks/ use the same format, so a user's own file is a copy with their content. UserRL's
+ * own data files are accepted too (userrl-data.ts).
  */
 import { jsonErrorDetail, readDataFile, readErrorDetail } from "../../data-roots";
 import { z } from "zod";
 import { DatasetError, type Task } from "../types";
+import path from "node:path";
 import { compileRule, applyRule } from "./arithmetic-rule";
+import { fromUserRlFile, isUserRlFile } from "./userrl-data";
 
 const keywords = z.array(z.string().min(1)).min(1);
 const fact = z.object({ keywords, answer: z.enum(["yes", "no"]) });
 
 export const GYM_SCHEMAS = {
-  telepathy: z.object({ entity: z.string().min(1), aliases: z.array(z.string()).default([]), category: z.string().min(1), facts: z.array(fact).min(1) }),
+  telepathy: z.object({
+    entity: z.string().min(1),
+    aliases: z.array(z.string()).default([]),
+    category: z.string().min(1),
+    /** What the user has in mind, in full (UserRL's target_entity): an LLM user answers from it. */
+    description: z.string().optional(),
+    facts: z.array(fact).min(1),
+  }),
   turtle: z.object({
     surface: z.string().min(1),
     bottom: z.string().min(1),
@@ -70,5 +80,7 @@ export async function loadGymTasks<G extends GymName>(gym: G, file: string): Pro
   } catch (e) {
     throw new DatasetError(file, null, e instanceof SyntaxError ? jsonErrorDetail(e) : readErrorDetail(e));
   }
-  return parseGymTasks(gym, raw, file, "train");
+  // UserRL's own files (see userrl-data.ts) are read as its gyms read them; *_test files hold the test split.
+  const defaultSplit = /test/i.test(path.basename(file)) ? "test" : "train";
+  return parseGymTasks(gym, isUserRlFile(gym, raw) ? fromUserRlFile(gym, raw, file) : raw, file, defaultSplit);
 }

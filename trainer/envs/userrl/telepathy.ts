@@ -12,6 +12,8 @@ export interface TelepathyTask {
   /** Other names that count as a correct guess. */
   aliases: string[];
   category: string;
+  /** The entity in full (UserRL's target_entity), for an LLM user. */
+  description?: string;
   facts: { keywords: string[]; answer: "yes" | "no" }[];
 }
 
@@ -58,7 +60,7 @@ export const telepathyRules: GymRules<TelepathyTask, TelepathyState> = {
         messages: [
           {
             role: "system",
-            content: `You are thinking of: ${task.entity}. Answer the player's yes/no question truthfully about it. Reply with JSON {"response": "Yes" | "No" | "Maybe"}; use Maybe only when it is genuinely ambiguous. Never reveal the entity.`,
+            content: `You are thinking of: ${task.description ?? task.entity}. Answer the player's yes/no question truthfully about it. Reply with JSON {"response": "Yes" | "No" | "Maybe"}; use Maybe only when it is genuinely ambiguous. Never reveal the entity.`,
           },
           { role: "user", content: content },
         ],

@@ -153,3 +153,17 @@ test("configs are validated; the step penalty grows with the step count and rewa
   const unclipped = await play(raw, t, moves);
   assert.deepEqual(unclipped.turnRewards.map((r) => Number(r.toFixed(6))), [-0.1, -0.2, 0.7]);
 });
+
+test("UserRL's tool-call form interact_with_env(choice, content) means the same as the bracketed text", async () => {
+  const env = createUserRlEnvironment("telepathy");
+  const task = env.builtinTasks()[0];
+  const call = (choice: string, content: string) => `<tool_call>\n${JSON.stringify({ name: "interact_with_env", arguments: { choice, content } })}\n</tool_call>`;
+  const q = `Is it related to ${task.data.facts[0].keywords[0]}?`;
+  const asTool = await play(env, task, [call("action", q), call("answer", task.data.entity)]);
+  const asText = await play(env, task, [`[action] ${q}`, `[answer] ${task.data.entity}`]);
+  assert.deepEqual(asTool.feedback.map((m) => m.content), asText.feedback.map((m) => m.content));
+  assert.deepEqual(asTool.turnRewards, asText.turnRewards);
+  const bad = await play(env, task, [call("dance", "now")]);
+  assert.ok(bad.feedback[0].formatError);
+  assert.match(bad.feedback[0].content, /choice must be action, answer, search or finish/);
+});

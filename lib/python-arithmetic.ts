@@ -1,10 +1,10 @@
 /**
- * τ²'s `calculate` tool evaluates the expression with Python's `eval` (after a character whitelist) and returns
- * `str(round(float(result), 2))`. This evaluator follows Python's arithmetic on that whitelist — exact integers,
- * `/` true division, `//` floor division, `**` binding tighter than a unary minus on its left — and raises
- * Python's messages, so the agent reads what τ² would show it ("Error: division by zero", "4.0", "-17.99").
+ * Python's arithmetic for expressions other systems evaluate with `eval`: digits, + - * / // ** ( ) and spaces —
+ * exact integers, `/` true division, `//` floor division, `**` binding tighter than a unary minus on its left —
+ * with Python's error messages. τ²'s `calculate` tool returns `str(round(float(result), 2))` of it ("4.0",
+ * "-17.99", "Error: division by zero"); UserRL's Function gym evaluates its hidden rules with it.
  */
-import { pythonFloatRepr, pythonRound } from "../../../lib/python-json";
+import { pythonFloatRepr, pythonRound } from "./python-json";
 
 export class PythonEvalError extends Error {}
 
@@ -58,6 +58,9 @@ function binary(op: string, a: PyNum, b: PyNum): PyNum {
           if (a === 0n) throw new PythonEvalError("0.0 cannot be raised to a negative power");
           return Number(a) ** Number(b);
         }
+        // Powers of 0, 1 and -1 stay small whatever the exponent (UserRL's rules write 1 ** 10 ** 27).
+        if (a === 0n || a === 1n) return b === 0n ? 1n : a;
+        if (a === -1n) return b % 2n === 0n ? 1n : -1n;
         if (b > 100_000n) throw new PythonEvalError("int too large to convert to float");
         return a ** b;
     }
