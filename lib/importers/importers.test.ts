@@ -105,3 +105,25 @@ test("Simia-RL training records: the episodes of one sample and round form a gro
   assert.ok(!JSON.stringify(r.run.config).includes("azure.com"), "the endpoint is not copied into the run config");
   for (const t of r.trajectories) assert.ok(trajectoryInput.safeParse(t).success, "valid ingest input");
 });
+
+test("TRL output_dir: the furthest checkpoint's trainer_state.json gives the curves, under Rollout Lab's names where they exist", () => {
+  const root = path.join(dir, "trl-output");
+  const files = ["checkpoint-2/trainer_state.json", "checkpoint-4/trainer_state.json"].map((p) => ({ path: p, text: readFileSync(path.join(root, p), "utf8") }));
+  const r = runImporter("trl", files, undefined, "trl run");
+  assert.equal(r.run.source, "trl");
+  assert.deepEqual(r.problems, []);
+  assert.deepEqual(r.steps.map((s) => s.step), [1, 2, 3, 4], "all four steps, from checkpoint-4");
+  const last = r.steps[3].metrics;
+  assert.equal(last["reward/mean"], 0.44);
+  assert.equal(last["reward/std"], 0.31);
+  assert.equal(last.kl, 0.0034);
+  assert.equal(last.entropy, 0.64);
+  assert.equal(last["response/length_mean"], 184.5);
+  assert.ok(Math.abs(last["reward/accuracy_reward"] - 0.352) < 1e-12, "a reward function's mean is a reward component curve");
+  assert.equal(last.lr, 5e-7);
+  assert.ok(!("epoch" in last) && !("step" in last));
+  assert.equal(r.trajectories.length, 0, "TRL keeps no samples on disk");
+  assert.deepEqual((r.run.config as { summary: { train_runtime: number } }).summary.train_runtime, 512.3);
+  const broken = runImporter("trl", [{ path: "trainer_state.json", text: '{"global_step": 1}' }], undefined, "x");
+  assert.match(broken.problems[0].message, /no "log_history" list/);
+});

@@ -2,6 +2,7 @@
 import { importRolloutLabJsonl } from "./rollout-lab-jsonl";
 import { importSimia } from "./simia";
 import { importTau2 } from "./tau2";
+import { importTrl } from "./trl";
 import type { ImportFile, ImportedRun } from "./types";
 import { importVerl } from "./verl";
 
@@ -11,6 +12,7 @@ export const IMPORT_FORMATS = {
   "verl-validation": { describe: "verl validation dumps (trainer.validation_data_dir), imported as the eval split", multiFile: true },
   tau2: { describe: "τ²-bench results JSON (tau2 run --save-to)", multiFile: false },
   simia: { describe: "Simia-RL's training_record folder (sample_X/env_Y_epZ_*.json)", multiFile: true },
+  trl: { describe: "Hugging Face TRL (GRPOTrainer) output_dir or checkpoint: trainer_state.json's curves", multiFile: true },
 } as const;
 export type ImportFormat = keyof typeof IMPORT_FORMATS;
 
@@ -30,5 +32,7 @@ function importOther(format: Exclude<ImportFormat, "jsonl">, files: ImportFile[]
       return importTau2(files[0], { name });
     case "simia":
       return importSimia(files, { name });
+    case "trl":
+      return importTrl(files, { name });
   }
 }
