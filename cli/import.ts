@@ -5,7 +5,7 @@
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { IMPORT_FORMATS, runImporter, type ImportFormat } from "../lib/importers";
+import { IMPORT_FORMATS, importFilesWanted, runImporter, type ImportFormat } from "../lib/importers";
 import type { ImportFile, ImportedRun } from "../lib/importers/types";
 import { MAX_STEPS_PER_BATCH, MAX_TRAJECTORIES_PER_BATCH } from "../lib/ingest";
 import type { ApiClient } from "./api-client";
@@ -18,7 +18,7 @@ export const importFormatsHelp = Object.entries(IMPORT_FORMATS)
   .map(([name, f]) => `    ${name.padEnd(16)} ${f.describe}`)
   .join("\n");
 
-async function readInput(target: string): Promise<ImportFile[]> {
+async function readInput(target: string, wanted: RegExp): Promise<ImportFile[]> {
   let info;
   try {
     info = await stat(target);
@@ -27,7 +27,8 @@ async function readInput(target: string): Promise<ImportFile[]> {
   }
   if (info.isFile()) return [{ path: path.basename(target), text: await readFile(target, "utf8") }];
   // Recursive: Simia-RL keeps one folder per sample. Paths stay relative to what the user named, with "/".
-  const names = (await readdir(target, { recursive: true })).map(String).filter((n) => n.endsWith(".jsonl") || n.endsWith(".json")).sort();
+  // Only the files the format reads: a TRL output_dir also holds tokenizers and weights.
+  const names = (await readdir(target, { recursive: true })).map(String).filter((n) => wanted.test(n.split(path.sep).join("/"))).sort();
   return Promise.all(names.map(async (n) => ({ path: n.split(path.sep).join("/"), text: await readFile(path.join(target, n), "utf8") })));
 }
 
@@ -75,7 +76,7 @@ export async function importCommand(
     throw new CliError(EXIT.USAGE, `import needs a format: rollout-lab import <format> <path>\n  formats:\n${importFormatsHelp}`);
   }
   if (!args.target) throw new CliError(EXIT.USAGE, `import ${format} needs a path: rollout-lab import ${format} <path>`);
-  const files = await readInput(args.target);
+  const files = await readInput(args.target, importFilesWanted(format));
   if (!IMPORT_FORMATS[format].multiFile && files.length !== 1) {
     throw new CliError(EXIT.BAD_CONFIG, `${args.target}: the ${format} format is one file; name the file, not a folder of ${files.length}.`);
   }

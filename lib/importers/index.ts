@@ -14,6 +14,11 @@ export const IMPORT_FORMATS = {
   simia: { describe: "Simia-RL's training_record folder (sample_X/env_Y_epZ_*.json)", multiFile: true },
   trl: { describe: "Hugging Face TRL (GRPOTrainer) output_dir or checkpoint: trainer_state.json's curves", multiFile: true },
 } as const;
+
+/** The files of a folder a format reads (the rest — weights, tokenizers — are never opened). */
+export function importFilesWanted(format: ImportFormat): RegExp {
+  return format === "trl" ? /(^|\/)trainer_state\.json$/ : /\.jsonl?$/;
+}
 export type ImportFormat = keyof typeof IMPORT_FORMATS;
 
 /** `name` overrides the run's name; `fallbackName` is used when neither it nor the files name the run. */

@@ -7,6 +7,8 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
+import { cp, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { api, startApiServer, type ApiServer } from "./api-harness";
 import { main } from "../../cli/main";
 import { claimNextRun } from "../../trainer/worker/lease";
@@ -177,6 +179,23 @@ test("rollout-lab import simia <training_record>: one folder per sample is read 
   assert.equal(await db.trajectory.count({ where: { runId: out[0] } }), 4);
   assert.equal(await db.group.count({ where: { runId: out[0] } }), 2);
   assert.equal(await db.llmCall.count({ where: { runId: out[0], role: "judge" } }), 4);
+});
+
+test("rollout-lab import trl <output_dir>: only trainer_state.json files are read; the curves land on the run", async () => {
+  const token = await server.token(["write", "read"], "trl-importer");
+  const folder = await mkdtemp(path.join(tmpdir(), "trl-out-"));
+  await cp(path.join(import.meta.dirname, "../fixtures/import/trl-output"), folder, { recursive: true });
+  // A real output_dir also holds weights and tokenizers; they must never be opened (this one is not text).
+  await writeFile(path.join(folder, "checkpoint-4", "model.safetensors"), Buffer.from([0xff, 0xfe, 0x00, 0x01]));
+  await writeFile(path.join(folder, "checkpoint-4", "tokenizer.json"), "{not json");
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(["import", "trl", folder, "--url", server.base, "--token", token], { out: (l) => out.push(l), err: (l) => err.push(l) });
+  assert.equal(code, 0, err.join("\n"));
+  const points = await server.db.prisma.metricPoint.findMany({ where: { runId: out[0], key: "reward/mean" }, orderBy: { step: "asc" } });
+  assert.deepEqual(points.map((p) => [p.step, p.value]), [[1, 0.25], [2, 0.31], [3, 0.38], [4, 0.44]]);
+  const run = await server.db.prisma.run.findUniqueOrThrow({ where: { id: out[0] } });
+  assert.equal(run.source, "import");
 });
 
 test("the Python client streams a run with the standard library only; a retried batch is skipped", { skip: spawnSync("python3", ["--version"]).status !== 0 ? "python3 is not installed" : false }, async () => {
