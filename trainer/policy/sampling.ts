@@ -34,7 +34,11 @@ export interface Sample {
   finishReason: "stop" | "length";
 }
 
-/** Index drawn from logits row `l` with temperature / top-p, plus its untempered log-prob. */
+/**
+ * Index drawn from logits row `l` with temperature / top-p, plus its log-prob under the distribution the update
+ * computes — the full softmax of `l / temperature` (no top-p renormalisation; temperature 0 counts as 1, as in
+ * policy/logprobs.ts) — so the update can use it as the old log-prob instead of recomputing it.
+ */
 export function sampleFromLogits(l: Float32Array, temperature: number, topP: number, rng: Rng): { id: number; logprob: number } {
   let max = -Infinity;
   for (const x of l) if (x > max) max = x;
@@ -72,7 +76,10 @@ export function sampleFromLogits(l: Float32Array, temperature: number, topP: num
       }
     }
   }
-  return { id, logprob: l[id] - logZ };
+  if (temperature <= 0) return { id, logprob: l[id] - logZ };
+  let zT = 0;
+  for (const x of l) zT += Math.exp((x - max) / temperature);
+  return { id, logprob: (l[id] - max) / temperature - Math.log(zT) };
 }
 
 function lastRows(logits: tf.Tensor2D, B: number, T: number): tf.Tensor2D {

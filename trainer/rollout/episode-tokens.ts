@@ -20,6 +20,8 @@ export class EpisodeTokens {
   readonly turnIds: number[] = [];
   /** Sampling log-prob of each sampled token, 0 elsewhere (the rollout policy's log-probs, when recorded). */
   readonly logprobs: number[] = [];
+  /** Every sampled token came with its log-prob (a policy that records none — a script, a test — leaves gaps). */
+  logprobsComplete = true;
   /** Tokens cut from the start of the opening prompt to fit the context (0 when it fitted). */
   truncatedPrompt = 0;
   /** Messages already in `ids`. */
@@ -53,6 +55,7 @@ export class EpisodeTokens {
    * observation renders as the template expects, masked out: the policy never chose it.
    */
   addTurn(sampled: readonly number[], turn: number, stopped: boolean, logprobs: readonly number[] = []): void {
+    if (logprobs.length < sampled.length) this.logprobsComplete = false;
     this.push(sampled, 1, turn, logprobs);
     if (!stopped) this.push([this.eot], 0, -1, []);
     this.consumed++; // the policy's own message, which runEpisode appends to the conversation

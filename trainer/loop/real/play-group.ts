@@ -20,6 +20,11 @@ import { turnRewardsOf } from "./turn-credit";
 export interface PolicySample {
   tokens: number[];
   lossMask: number[];
+  /**
+   * The sampler's log-prob of each token (aligned with `tokens`, 0 where nothing was sampled): the update's old
+   * log-probs, since the weights have not changed between sampling and the update. Null when a turn lacked them.
+   */
+  sampledLogProbs: number[] | null;
   /** Multi-turn credit inputs (grpo.turnCredit): per-policy-turn rewards and each token's policy turn. */
   turnRewards: number[] | null;
   tokenTurnIds: number[];
@@ -92,6 +97,7 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
       sample: {
         tokens: train.ids,
         lossMask: train.lossMask,
+        sampledLogProbs: tokens.logprobsComplete ? train.logprobs : null,
         turnRewards: turnRewardsOf(e.messages, e.evaluation?.reward ?? null),
         tokenTurnIds: train.turnIds,
       },

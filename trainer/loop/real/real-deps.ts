@@ -131,12 +131,17 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
         g.samples
           .map((s, i) => ({ s, i }))
           .filter(({ i }) => g.scored[i])
-          .map(({ s, i }) => ({ tokens: s.tokens, lossMask: s.lossMask, advantages: perToken[gi][i] })),
+          // The sampler's log-probs are the old ones: the weights are those that sampled (no update in between),
+          // so the update skips a forward pass over the whole batch (sampled-logprobs.test.ts checks they agree).
+          .map(({ s, i }) => ({ tokens: s.tokens, lossMask: s.lossMask, advantages: perToken[gi][i], ...(s.sampledLogProbs && { oldLogProbs: s.sampledLogProbs }) })),
       );
+      const flat = batch.flat();
+      const reused = flat.filter((t) => t.oldLogProbs).length;
       const report = await updater.update(batch, new Rng(config.seed * 7919 + step), signal);
       const metrics: Record<string, number> = {};
       for (const [k, v] of Object.entries(report.metrics)) metrics[POLICY_LOSS_METRIC_KEYS[k] ?? (k === "grad_norm" ? "grad/norm" : k)] = v;
       if (report.skippedSteps) metrics["update/skipped_steps"] = report.skippedSteps;
+      if (flat.length) metrics["update/old_logprobs_sampled_frac"] = reused / flat.length;
       return { metrics, advantagesUsed: groups.map((g, gi) => g.samples.map((s, i) => advantagesUsedBy(s, perToken[gi][i]))) };
     },
     async saveCheckpoint(completedSteps, state) {
