@@ -18,26 +18,35 @@ import { pickByName } from "./registry";
 export interface AggregationOptions {
   /** Constant normaliser for the `*-sum-norm` / `dr_grpo` modes; default: the token dimension T. */
   maxTokens?: number;
+  /**
+   * The batch the loss stands for, when rows that contribute exactly 0 were left out of `lossMat` (an update
+   * skipping zero-advantage rows): its row count and masked-token count replace the visible ones as denominators,
+   * so the result — and its gradient — is the full batch's.
+   */
+  rows?: number;
+  tokens?: number;
 }
 
 type Aggregator = (lossMat: tf.Tensor2D, mask: tf.Tensor2D, opts: AggregationOptions) => tf.Scalar;
 
-const tokenMean: Aggregator = (l, m) => tf.div(tf.sum(tf.mul(l, m)), tf.maximum(tf.sum(m), 1));
+const tokenMean: Aggregator = (l, m, o) => tf.div(tf.sum(tf.mul(l, m)), o.tokens !== undefined ? Math.max(o.tokens, 1) : tf.maximum(tf.sum(m), 1));
 
-const seqMeanTokenMean: Aggregator = (l, m) =>
-  tf.mean(tf.div(tf.sum(tf.mul(l, m), 1), tf.maximum(tf.sum(m, 1), 1)));
+/** Mean over rows: the visible rows' sum over the batch's row count. */
+const rowMean = (perRow: tf.Tensor, o: AggregationOptions): tf.Scalar => tf.div(tf.sum(perRow), o.rows ?? perRow.shape[0]!) as tf.Scalar;
+
+const seqMeanTokenMean: Aggregator = (l, m, o) => rowMean(tf.div(tf.sum(tf.mul(l, m), 1), tf.maximum(tf.sum(m, 1), 1)), o);
 
 const maxTokensOf = (l: tf.Tensor2D, opts: AggregationOptions) => opts.maxTokens ?? l.shape[1];
 
 export const LOSS_AGGREGATIONS: Readonly<Record<string, Aggregator>> = {
   "token-mean": tokenMean,
-  "seq-mean-token-sum": (l, m) => tf.mean(tf.sum(tf.mul(l, m), 1)),
+  "seq-mean-token-sum": (l, m, o) => rowMean(tf.sum(tf.mul(l, m), 1), o),
   "seq-mean-token-mean": seqMeanTokenMean,
   "seq-mean-token-sum-norm": (l, m, o) => tf.div(tf.sum(tf.mul(l, m)), maxTokensOf(l, o)),
   "trl-grpo": seqMeanTokenMean,
   "trl-bnpo": tokenMean,
   "trl-dapo": tokenMean,
-  "trl-dr_grpo": (l, m, o) => tf.div(tf.sum(tf.mul(l, m)), l.shape[0] * maxTokensOf(l, o)),
+  "trl-dr_grpo": (l, m, o) => tf.div(tf.sum(tf.mul(l, m)), (o.rows ?? l.shape[0]) * maxTokensOf(l, o)),
 };
 
 /** Aggregates lossMat [B, T] under mask [B, T] (0/1) with the named mode; returns a scalar tensor. */

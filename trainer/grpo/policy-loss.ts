@@ -45,6 +45,9 @@ export interface PolicyLossConfig {
   logRatioClamp?: number | null;
   /** Normaliser for `seq-mean-token-sum-norm` / `trl-dr_grpo` (max response length); default: tokens dim. */
   maxTokens?: number;
+  /** The full batch's row and masked-token counts when zero-contribution rows were left out (see AggregationOptions). */
+  batchRows?: number;
+  batchTokens?: number;
 }
 
 export interface PolicyLossInput {
@@ -154,7 +157,7 @@ export function computePolicyLoss(input: PolicyLossInput, config: PolicyLossConf
   }
   return tf.tidy(() => {
     const mask = tf.cast(input.mask, "float32") as tf.Tensor2D;
-    const agg = (m: tf.Tensor) => aggregateLoss(m as tf.Tensor2D, mask, config.lossAgg, { maxTokens: config.maxTokens });
+    const agg = (m: tf.Tensor) => aggregateLoss(m as tf.Tensor2D, mask, config.lossAgg, { maxTokens: config.maxTokens, rows: config.batchRows, tokens: config.batchTokens });
     const s = surrogate(input, config);
     const pgLoss = agg(s.pg);
     let loss: tf.Scalar = pgLoss;

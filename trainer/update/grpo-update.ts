@@ -36,11 +36,19 @@ export interface GrpoUpdateConfig {
   maxConsecutiveBadSteps?: number;
   /** The rollout's sampling temperature: every log-prob of the update divides the logits by it (default 1). */
   temperature?: number;
+  /**
+   * Leave rows whose advantages are all 0 out of the forward/backward pass when the loss has no KL or entropy term:
+   * their policy-gradient loss is exactly 0, and the aggregation keeps the full micro-batch's denominators, so the
+   * gradient is the same (default true).
+   */
+  skipZeroAdvantageRows?: boolean;
 }
 
 export interface UpdateReport {
   steps: StepOutcome[];
   skippedSteps: number;
+  /** Rows left out of the forward/backward passes because their advantages were all 0 (counted per epoch). */
+  zeroAdvantageRowsSkipped: number;
   /** Means over applied steps: loss, grad_norm, lr and every computePolicyLoss metric. */
   metrics: Record<string, number>;
 }
@@ -80,25 +88,41 @@ export class GrpoUpdater {
     return trajs;
   }
 
-  private microLoss(chunk: ScoredTrajectory[]) {
+  /**
+   * The loss of one micro-batch. `rows` are the trajectories computed; `full` is the micro-batch they stand for
+   * (the same, unless zero-advantage rows were left out): its denominators and padded length make the loss and
+   * gradient those of the full micro-batch.
+   */
+  private microLoss(rows: ScoredTrajectory[], full: ScoredTrajectory[] = rows) {
     return () => {
-      const batch = padBatch(chunk.map((t) => t.tokens));
+      const batch = padBatch(rows.map((t) => t.tokens));
       const { B, T } = batch;
-      const mat = (rows: number[][]) => tf.tensor2d(padMatrix(rows, T), [B, T]);
+      const mat = (values: number[][]) => tf.tensor2d(padMatrix(values, T), [B, T]);
       const wantEntropy = this.config.loss.entropyCoef !== 0;
       const { logp, entropy } = tokenLogProbs(this.model, batch, wantEntropy, this.config.temperature ?? 1);
+      const fullT = Math.max(...full.map((t) => t.tokens.length));
+      const dropped = rows.length !== full.length;
       return computePolicyLoss(
         {
           logProbs: logp,
-          oldLogProbs: mat(chunk.map((t) => t.oldLogProbs as number[])),
-          advantages: mat(chunk.map((t) => t.advantages)),
-          mask: mat(chunk.map((t) => t.lossMask)),
-          refLogProbs: chunk.every((t) => t.refLogProbs) ? mat(chunk.map((t) => t.refLogProbs as number[])) : undefined,
+          oldLogProbs: mat(rows.map((t) => t.oldLogProbs as number[])),
+          advantages: mat(rows.map((t) => t.advantages)),
+          mask: mat(rows.map((t) => t.lossMask)),
+          refLogProbs: rows.every((t) => t.refLogProbs) ? mat(rows.map((t) => t.refLogProbs as number[])) : undefined,
           entropy,
         },
-        { ...this.config.loss, maxTokens: this.config.loss.maxTokens ?? T },
+        {
+          ...this.config.loss,
+          maxTokens: this.config.loss.maxTokens ?? fullT,
+          ...(dropped && { batchRows: full.length, batchTokens: full.reduce((n, t) => n + t.lossMask.reduce((a, m) => a + (m > 0 ? 1 : 0), 0), 0) }),
+        },
       );
     };
+  }
+
+  /** Whether zero-advantage rows may be left out: nothing but the policy-gradient term in the loss. */
+  private get skipsZeroAdvantage(): boolean {
+    return (this.config.skipZeroAdvantageRows ?? true) && this.config.loss.klCoef === 0 && this.config.loss.entropyCoef === 0;
   }
 
   /**
@@ -111,19 +135,35 @@ export class GrpoUpdater {
     const steps: StepOutcome[] = [];
     const mini = this.config.miniBatchSize;
     const micro = Math.min(this.config.microBatchSize ?? mini, mini);
+    const isZero = (t: ScoredTrajectory) => t.advantages.every((a, i) => a === 0 || t.lossMask[i] === 0);
+    let zeroSkipped = 0;
     for (let epoch = 0; epoch < this.config.ppoEpochs; epoch++) {
       const order = rng.shuffle([...trajs.keys()]);
       for (let s = 0; s < order.length; s += mini) {
         const mb = order.slice(s, s + mini).map((i) => trajs[i]);
-        const parts: { weight: number; loss: () => ReturnType<typeof computePolicyLoss> }[] = [];
+        const parts: { weight: number; loss: () => ReturnType<typeof computePolicyLoss>; metricWeight?: number }[] = [];
         for (let m = 0; m < mb.length; m += micro) {
           const chunk = mb.slice(m, m + micro);
+          const weight = chunk.length / mb.length;
+          const kept = this.skipsZeroAdvantage ? chunk.filter((t) => !isZero(t)) : chunk;
+          zeroSkipped += chunk.length - kept.length;
+          if (kept.length === 0) continue; // contributes exactly 0 to the gradient
+          parts.push({ weight, loss: this.microLoss(kept, chunk) });
+        }
+        if (parts.length === 0) {
+          // Every row is zero: the gradient is 0, but the optimizer still steps (AdamW's momentum and weight decay
+          // move the weights), so one micro-batch is computed in full to keep the step exactly as it would be.
+          const chunk = mb.slice(0, micro);
+          zeroSkipped -= chunk.length; // counted as skipped above, computed after all
           parts.push({ weight: chunk.length / mb.length, loss: this.microLoss(chunk) });
         }
+        // Metrics average over the micro-batches computed.
+        const computed = parts.reduce((a, p) => a + p.weight, 0);
+        for (const p of parts) p.metricWeight = p.weight / computed;
         steps.push(await this.stepper.step(parts, signal));
       }
     }
-    return summarize(steps);
+    return { ...summarize(steps), zeroAdvantageRowsSkipped: zeroSkipped };
   }
 }
 
@@ -137,5 +177,5 @@ export function summarize(steps: StepOutcome[]): UpdateReport {
     add("lr", s.lr);
     for (const [k, v] of Object.entries(s.metrics)) add(k, v);
   }
-  return { steps, skippedSteps: steps.length - applied.length, metrics };
+  return { steps, skippedSteps: steps.length - applied.length, zeroAdvantageRowsSkipped: 0, metrics };
 }

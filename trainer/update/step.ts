@@ -50,16 +50,17 @@ export class GuardedStepper {
 
   /**
    * Runs each micro-batch loss with weight w (weights should sum to 1), accumulates gradients, applies once.
+   * Metrics are averaged with `metricWeight` when given (micro-batches left out still count in the gradient's w).
    * Between micro-batches it yields to the event loop (TF.js blocks it while computing, and the worker's lease
    * heartbeats and cancel requests need it) and stops if `signal` was aborted, before any weight changes.
    */
-  async step(micro: { weight: number; loss: MicroLoss }[], signal?: AbortSignal): Promise<StepOutcome> {
+  async step(micro: { weight: number; loss: MicroLoss; metricWeight?: number }[], signal?: AbortSignal): Promise<StepOutcome> {
     const vars = this.model.trainableVariables();
     let acc: tf.NamedTensorMap | null = null;
     let lossSum = 0;
     const metrics: Record<string, number> = {};
     try {
-      for (const { weight, loss } of micro) {
+      for (const { weight, loss, metricWeight } of micro) {
         await yieldToEventLoop(signal);
         let kept: Record<string, tf.Scalar> = {};
         const { value, grads } = tf.variableGrads(() => {
@@ -71,7 +72,7 @@ export class GuardedStepper {
         lossSum += value.dataSync()[0];
         value.dispose();
         for (const [k, t] of Object.entries(kept)) {
-          metrics[k] = (metrics[k] ?? 0) + weight * t.dataSync()[0];
+          metrics[k] = (metrics[k] ?? 0) + (metricWeight ?? weight) * t.dataSync()[0];
           t.dispose();
         }
         if (!acc) acc = grads;

@@ -142,6 +142,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       for (const [k, v] of Object.entries(report.metrics)) metrics[POLICY_LOSS_METRIC_KEYS[k] ?? (k === "grad_norm" ? "grad/norm" : k)] = v;
       if (report.skippedSteps) metrics["update/skipped_steps"] = report.skippedSteps;
       if (flat.length) metrics["update/old_logprobs_sampled_frac"] = reused / flat.length;
+      metrics["update/zero_adv_rows_skipped"] = report.zeroAdvantageRowsSkipped;
       return { metrics, advantagesUsed: groups.map((g, gi) => g.samples.map((s, i) => advantagesUsedBy(s, perToken[gi][i]))) };
     },
     async saveCheckpoint(completedSteps, state) {
