@@ -28,6 +28,12 @@ export interface ForwardOptions {
   returnCache?: boolean;
   /** [B, cachedLength + T] 1 = real token, 0 = padding (left-padded prompts in batched sampling). */
   keyMask?: tf.Tensor2D;
+  /**
+   * The output head [hidden, vocab] computed once by the caller (`outputHead()`), for decoding loops that run many
+   * forwards with the same weights: with tied embeddings it is the embedding's transpose, which otherwise costs a
+   * [vocab, hidden] copy per token. Not for training forwards (the gradient must flow to the embedding).
+   */
+  head?: tf.Tensor2D;
 }
 
 export interface ForwardResult {
@@ -131,10 +137,20 @@ export class DecoderLM {
     for (let i = 0; i < c.numLayers; i++) h = layer(h, i);
     posT.dispose();
     const hf = this.norm(h, "model.norm.weight", fused);
-    const head = c.tieEmbeddings
-      ? (tf.transpose(this.p("model.embed_tokens.weight")) as tf.Tensor2D)
-      : (this.p("lm_head.weight") as tf.Tensor2D);
+    const head = opts.head ?? this.outputHead();
     return { logits: mm(hf, head), cache: newCache };
+  }
+
+  /**
+   * The output projection [hidden, vocab]: lm_head, or the embedding's transpose when tied (a new tensor then,
+   * which a caller that keeps it must dispose; `ownsOutputHead` says which).
+   */
+  outputHead(): tf.Tensor2D {
+    return this.config.tieEmbeddings ? (tf.transpose(this.p("model.embed_tokens.weight")) as tf.Tensor2D) : (this.p("lm_head.weight") as tf.Tensor2D);
+  }
+
+  get ownsOutputHead(): boolean {
+    return this.config.tieEmbeddings;
   }
 
   private norm(x: tf.Tensor2D, weight: string, fused: boolean): tf.Tensor2D {

@@ -16,6 +16,8 @@ import { lookupRows, mm } from "./ops";
 export class NativeDecoder {
   private readonly k: tf.Tensor[];
   private readonly v: tf.Tensor[];
+  /** The output head, transposed once for the whole decode when embeddings are tied (not per token). */
+  private readonly head: tf.Tensor2D;
 
   /** Available for plain models on the fused path (LoRA adapters would need their own path through the kernel). */
   static supports(model: DecoderLM): boolean {
@@ -37,6 +39,7 @@ export class NativeDecoder {
     const grow = (t: tf.Tensor) => tf.tidy(() => tf.concat([t, tf.zeros([B, capacity - prefill.length, width])], 1));
     this.k = prefill.k.map(grow);
     this.v = prefill.v.map(grow);
+    this.head = model.outputHead();
   }
 
   /**
@@ -77,12 +80,12 @@ export class NativeDecoder {
         h = tf.engine().runKernel(FUSED.decodeLayer, inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor;
       }
       const hf = fusedRmsNorm(h as tf.Tensor2D, m.p("model.norm.weight") as tf.Tensor1D, c.rmsNormEps);
-      const head = c.tieEmbeddings ? (tf.transpose(m.p("model.embed_tokens.weight")) as tf.Tensor2D) : (m.p("lm_head.weight") as tf.Tensor2D);
-      return mm(hf, head);
+      return mm(hf, this.head);
     });
   }
 
   dispose(): void {
     tf.dispose([...this.k, ...this.v]);
+    if (this.model.ownsOutputHead) this.head.dispose();
   }
 }

@@ -140,6 +140,8 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
   let past = 0;
   let stepIds = ids;
   let stepLen = L;
+  // The output head once per generation (with tied embeddings a transpose of the whole embedding table).
+  const head = model.outputHead();
   try {
     for (let step = 0; step < budget; step++) {
       let last: tf.Tensor2D;
@@ -151,7 +153,7 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
         let built: KvCache | undefined;
         last = tf.tidy(() => {
           const keyMask = padded ? maskTensor(mask, mask[0].length) : undefined;
-          const r = model.forward(stepIds, B, stepLen, { cache: prev, returnCache: true, keyMask });
+          const r = model.forward(stepIds, B, stepLen, { cache: prev, returnCache: true, keyMask, head });
           built = r.cache as KvCache;
           for (const t of [...built.k, ...built.v]) tf.keep(t);
           return lastRows(r.logits, B, stepLen);
@@ -197,6 +199,7 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
   } finally {
     disposeCache(cache);
     decoder?.dispose();
+    if (model.ownsOutputHead) head.dispose();
   }
   return out;
 }
