@@ -7,12 +7,11 @@
 import type { ConversationMessage, EpisodeEndReason } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, StepResult, Task } from "../types";
 import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, toolCallIdPrefix, type ToolPromptStyle } from "../parse";
-import { runJudge } from "../../judge/run-judge";
 import type { SimulatedTaskData } from "./task-schema";
 import { judgePromptFor, renderTemplate, TERMINATE_MARKER, type SimulatedPrompts } from "./prompts";
+import { judgeSimulatedEpisode } from "./judge-episode";
 import {
   createSimulatedState,
-  offlineJudgeReply,
   offlineToolAnswer,
   offlineUserReply,
   type OfflineJudgeOptions,
@@ -102,35 +101,15 @@ export class SimulatedEpisode implements Episode {
 
   async evaluate(endReason: EpisodeEndReason): Promise<Evaluation> {
     const d = this.data;
-    const messages = [
-      {
-        role: "user" as const,
-        content: renderTemplate(judgePromptFor(this.options.prompts, "split"), {
-          ...this.templateValues(),
-          history: this.historyText(),
-        }),
-      },
-    ];
-    const judge = this.options.judge;
-    const result = await runJudge({
-      llm: this.ctx.llm,
-      messages,
-      turn: this.state.policyTurns,
-      offline: () => offlineJudgeReply(d, this.state, judge),
-      samples: judge.samples,
-      maxAttempts: judge.maxAttempts,
-      aggregate: judge.aggregate,
-      unparsable: judge.unparsable,
-    });
-    const components = { ...result.components };
-    if (result.agreement !== null) components.judge_agreement = result.agreement;
-    return {
-      reward: result.reward,
-      components,
-      reasoning: `${result.reasoning} (episode ended: ${endReason})`,
+    return judgeSimulatedEpisode({
+      ctx: this.ctx,
+      prompt: renderTemplate(judgePromptFor(this.options.prompts, "split"), { ...this.templateValues(), history: this.historyText() }),
+      task: d,
+      state: this.state,
+      judge: this.options.judge,
+      endReason,
       finalState: { calls: this.state.calls, formatErrors: this.state.formatErrors, revealedFacts: [...this.state.revealedFacts].map((i) => d.facts[i]?.value) },
-      expectedState: d.expected,
-    };
+    });
   }
 
   private observe(observations: ConversationMessage[], done: boolean, endReason?: EpisodeEndReason): StepResult {

@@ -12,11 +12,11 @@
 import type { ConversationMessage, EpisodeEndReason } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, StepResult, Task } from "../types";
 import { parsePolicyAction, toolCallIdPrefix } from "../parse";
-import { runJudge } from "../../judge/run-judge";
+import { judgeSimulatedEpisode } from "./judge-episode";
 import type { SimulatedTaskData } from "./task-schema";
 import { judgePromptFor, renderTemplate, simiaReference, simiaTranscript, TERMINATE_MARKER } from "./prompts";
 import { agentSystemPrompt, type SimulatedEpisodeOptions } from "./episode";
-import { createSimulatedState, offlineJudgeReply, offlineToolAnswer, offlineUserReply, type SimulatedState } from "./offline-simulators";
+import { createSimulatedState, offlineToolAnswer, offlineUserReply, type SimulatedState } from "./offline-simulators";
 
 /** What the offline simulator says to a tool call that is not well-formed (the LLM simulator is asked the same). */
 export const OFFLINE_FORMAT_ERROR = "Error: a tool call must be JSON inside <tool_call></tool_call> tags.";
@@ -100,35 +100,15 @@ export class SimiaEpisode implements Episode {
   }
 
   async evaluate(endReason: EpisodeEndReason): Promise<Evaluation> {
-    const d = this.data;
-    const judge = this.options.judge;
-    const result = await runJudge({
-      llm: this.ctx.llm,
-      messages: [
-        {
-          role: "user",
-          content: renderTemplate(judgePromptFor(this.options.prompts, "simia"), {
-            ...this.templateValues(),
-            history: simiaTranscript(this.history, "No conversation history"),
-          }),
-        },
-      ],
-      turn: this.state.policyTurns,
-      offline: () => offlineJudgeReply(d, this.state, judge),
-      samples: judge.samples,
-      maxAttempts: judge.maxAttempts,
-      aggregate: judge.aggregate,
-      unparsable: judge.unparsable,
-    });
-    const components = { ...result.components };
-    if (result.agreement !== null) components.judge_agreement = result.agreement;
-    return {
-      reward: result.reward,
-      components,
-      reasoning: `${result.reasoning} (episode ended: ${endReason})`,
+    return judgeSimulatedEpisode({
+      ctx: this.ctx,
+      prompt: renderTemplate(judgePromptFor(this.options.prompts, "simia"), { ...this.templateValues(), history: simiaTranscript(this.history, "No conversation history") }),
+      task: this.data,
+      state: this.state,
+      judge: this.options.judge,
+      endReason,
       finalState: { calls: this.state.calls, formatErrors: this.state.formatErrors },
-      expectedState: d.expected,
-    };
+    });
   }
 
   /** The offline simulator's single reply: a tool result, a format error, or the user's next message. */
