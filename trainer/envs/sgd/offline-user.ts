@@ -41,9 +41,26 @@ const SLOT_SYNONYMS: Record<string, string[]> = {
   restaurant_name: ["restaurant", "which place", "name"],
 };
 
-export function slotKeywords(slot: string): string[] {
+const DESCRIPTION_STOPWORDS = new Set("the and for with from that this which what whom whose into its are was were been being than also any all per".split(" "));
+
+/**
+ * The words of a slot's schema description that tell it apart from the service's other slots: Restaurants_2's
+ * `location` ("City where the restaurant is located") gets "city" and "located", but not "restaurant", which
+ * every slot of that service mentions.
+ */
+function descriptionKeywords(slot: string, service: SgdService | undefined): string[] {
+  const own = service?.slots.find((s) => s.name === slot)?.description;
+  if (!service || !own) return [];
+  const wordsOf = (text: string) => new Set((text.toLowerCase().match(/[a-z]{3,}/g) ?? []).filter((w) => !DESCRIPTION_STOPWORDS.has(w)));
+  const others = service.slots.filter((s) => s.name !== slot).map((s) => wordsOf(s.description));
+  // A word shared with at most one other slot still points here (e.g. "date" in a date and a check-in slot).
+  return [...wordsOf(own)].filter((w) => others.filter((o) => o.has(w)).length <= 1);
+}
+
+/** Words that count as the agent asking for `slot`: its name, common synonyms, and its schema description's words. */
+export function slotKeywords(slot: string, service?: SgdService): string[] {
   const words = slot.split("_").filter((w) => w.length > 2);
-  return [...new Set([slot.replace(/_/g, " "), ...words, ...(SLOT_SYNONYMS[slot] ?? [])])];
+  return [...new Set([slot.replace(/_/g, " "), ...words, ...(SLOT_SYNONYMS[slot] ?? []), ...descriptionKeywords(slot, service)])];
 }
 
 const mentions = (text: string, keyword: string): boolean =>
@@ -116,8 +133,9 @@ export function offlineUserReply(state: OfflineUserState, input: OfflineUserInpu
   const asked: { gi: number; slot: string }[] = [];
   const seen = new Set<string>();
   for (let gi = state.intentIndex; gi < goal.length; gi++) {
+    const service = services.find((s) => s.name === goal[gi].service);
     for (const slot of slotOrder(goal[gi], services)) {
-      if (!seen.has(slot) && slotKeywords(slot).some((k) => mentions(agentText, k))) {
+      if (!seen.has(slot) && slotKeywords(slot, service).some((k) => mentions(agentText, k))) {
         seen.add(slot);
         asked.push({ gi, slot });
       }
