@@ -195,7 +195,7 @@ test("rollout-lab import trl <output_dir>: only trainer_state.json files are rea
   const points = await server.db.prisma.metricPoint.findMany({ where: { runId: out[0], key: "reward/mean" }, orderBy: { step: "asc" } });
   assert.deepEqual(points.map((p) => [p.step, p.value]), [[1, 0.25], [2, 0.31], [3, 0.38], [4, 0.44]]);
   const run = await server.db.prisma.run.findUniqueOrThrow({ where: { id: out[0] } });
-  assert.equal(run.source, "import");
+  assert.equal(run.source, "trl");
 });
 
 test("the Python client streams a run with the standard library only; a retried batch is skipped", { skip: spawnSync("python3", ["--version"]).status !== 0 ? "python3 is not installed" : false }, async () => {
