@@ -127,3 +127,22 @@ test("TRL output_dir: the furthest checkpoint's trainer_state.json gives the cur
   const broken = runImporter("trl", [{ path: "trainer_state.json", text: '{"global_step": 1}' }], undefined, "x");
   assert.match(broken.problems[0].message, /no "log_history" list/);
 });
+
+test("SkyRL dumped_evals: each evaluation's samples at its step (eval split), per-token scores summed, the aggregated metrics as curves", () => {
+  const root = path.join(dir, "skyrl-export");
+  const rel = ["dumped_evals/global_step_0_evals/gsm8k.jsonl", "dumped_evals/global_step_0_evals/aggregated_results.jsonl", "dumped_evals/global_step_5_evals/gsm8k.jsonl", "dumped_evals/global_step_5_evals/aggregated_results.jsonl"];
+  const r = runImporter("skyrl", rel.map((p) => ({ path: p, text: readFileSync(path.join(root, p), "utf8") })), undefined, "skyrl run");
+  assert.equal(r.run.source, "skyrl");
+  assert.equal(r.run.environment, "gsm8k");
+  assert.deepEqual(r.problems.map((p) => `${p.file}:${p.line}`), ["dumped_evals/global_step_5_evals/gsm8k.jsonl:5"]);
+  assert.match(r.problems[0].message, /"score" must be a number or a list of per-token rewards/);
+  assert.equal(r.trajectories.length, 8);
+  assert.ok(r.trajectories.every((t) => t.split === "eval"));
+  assert.deepEqual([...new Set(r.trajectories.map((t) => t.step))], [0, 5]);
+  const step5 = r.trajectories.filter((t) => t.step === 5);
+  assert.equal(step5[1].reward, 1, "per-token rewards [0, 0, 1] sum to the sequence reward");
+  assert.equal(new Set(step5.map((t) => t.group)).size, 2, "two prompts, two samples each");
+  assert.equal(step5[2].endReason, "length");
+  assert.deepEqual(r.steps.map((s) => [s.step, s.metrics["eval/gsm8k/pass_at_2"]]), [[0, 0.5], [5, 1]]);
+  for (const t of r.trajectories) assert.ok(trajectoryInput.safeParse(t).success, "every sample is valid ingest input");
+});

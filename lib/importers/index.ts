@@ -1,6 +1,7 @@
 /** The importers by format name, as `rollout-lab import <format> <path>` and the docs name them. */
 import { importRolloutLabJsonl } from "./rollout-lab-jsonl";
 import { importSimia } from "./simia";
+import { importSkyrl } from "./skyrl";
 import { importTau2 } from "./tau2";
 import { importTrl } from "./trl";
 import type { ImportFile, ImportedRun } from "./types";
@@ -13,6 +14,7 @@ export const IMPORT_FORMATS = {
   tau2: { describe: "τ²-bench results JSON (tau2 run --save-to)", multiFile: false },
   simia: { describe: "Simia-RL's training_record folder (sample_X/env_Y_epZ_*.json)", multiFile: true },
   trl: { describe: "Hugging Face TRL (GRPOTrainer) output_dir or checkpoint: trainer_state.json's curves", multiFile: true },
+  skyrl: { describe: "SkyRL's trainer.export_path: its dumped_evals/global_step_<N>_evals/*.jsonl (eval split)", multiFile: true },
 } as const;
 
 /** The files of a folder a format reads (the rest — weights, tokenizers — are never opened). */
@@ -39,5 +41,7 @@ function importOther(format: Exclude<ImportFormat, "jsonl">, files: ImportFile[]
       return importSimia(files, { name });
     case "trl":
       return importTrl(files, { name });
+    case "skyrl":
+      return importSkyrl(files, { name });
   }
 }
