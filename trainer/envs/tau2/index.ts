@@ -1,7 +1,8 @@
 /**
- * τ²-bench retail (Barres et al., 2025; sierra-research/tau2-bench) as a Rollout Lab environment: the policy is the
- * store's agent, an LLM (or the offline rule-based customer) plays the user, tools run against a private copy of
- * the database, and the reward is τ²'s product of DB / COMMUNICATE / ACTION / NL_ASSERTION checks.
+ * τ²-bench (Barres et al., 2025; sierra-research/tau2-bench) as a Rollout Lab environment: the policy is the
+ * domain's agent, an LLM (or the offline rule-based user) plays the user, tools run against a private copy of the
+ * database, and the reward is τ²'s product of DB / COMMUNICATE / ACTION / ENV_ASSERTION / NL_ASSERTION checks.
+ * Domains: retail and mock (domains.ts; a folder's domain is recognised from its db.json's tables).
  *
  * Without a dataset path the builtin "Harbor Goods" mini-store (written for this project) runs out of the box;
  * `loadTasks(dir)` imports a real τ² domain folder (tasks.json, db.json, policy.md, split_tasks.json). Tasks only
@@ -14,7 +15,9 @@ import { scriptedDemonstration } from "../scripted-demonstration";
 import path from "node:path";
 import { DatasetError, type Demonstration, type Environment, type Task } from "../types";
 import { z } from "zod";
-import { validateRetailDb, type RetailDb, type WorkingDb } from "./retail-db";
+import type { Tau2DomainTools } from "./domain";
+import { loadDomainDb, TAU2_DOMAINS } from "./domains";
+import { retailDomain } from "./retail-domain";
 import { loadTau2Domain, parseTau2Task, type Tau2TaskData } from "./tau2-format";
 import { createTau2Episode, replayGoldActions, TAU2_MAX_TURNS } from "./tau2-episode";
 import { USER_STRATEGIES, type UserStrategy } from "./user-prompts";
@@ -33,7 +36,9 @@ export const Tau2RetailConfigSchema = z
 export type Tau2RetailOptions = z.input<typeof Tau2RetailConfigSchema>;
 
 interface DomainBundle {
-  db: RetailDb;
+  /** The τ² domain's tools (retail, mock), recognised from the database's tables. */
+  tools: Tau2DomainTools;
+  db: unknown;
   policy: string;
 }
 
@@ -51,18 +56,18 @@ function parseDbJson(text: string, file: string): unknown {
 function readBuiltin(): { bundle: DomainBundle; tasks: Task<Tau2TaskData>[] } {
   const file = BUILTIN_FILE.pathname;
   const raw = parseDbJson(readFileSync(BUILTIN_FILE, "utf8"), file) as { policy: string; db: unknown; tasks: unknown[] };
-  const db = validateRetailDb(raw.db, file);
+  const db = retailDomain.validateDb(raw.db, file);
   const tasks = raw.tasks.map((t, i) => {
     const data = parseTau2Task(t, file, i, { kind: "builtin" });
     // The builtin tasks double as a format-warmup set: short and single-request.
     return { id: `tau2-builtin-${data.taskId}`, split: "train", tags: ["tau2", "retail", "builtin"], data };
   });
-  return { bundle: { db, policy: raw.policy }, tasks };
+  return { bundle: { tools: retailDomain as Tau2DomainTools, db, policy: raw.policy }, tasks };
 }
 
-function tagsFor(data: Tau2TaskData): string[] {
-  const tags = ["tau2", "retail"];
-  const writes = new Set(data.actions.map((a) => a.name).filter((n) => /^(cancel|modify|exchange|return)_/.test(n)));
+function tagsFor(data: Tau2TaskData, domain: Tau2DomainTools): string[] {
+  const tags = ["tau2", domain.name];
+  const writes = new Set(data.actions.map((a) => a.name).filter((n) => domain.isWriteTool(n)));
   for (const w of writes) tags.push(`action:${w}`);
   if (writes.size === 0) tags.push("read_only");
   if (data.communicateInfo.length > 0) tags.push("communicate");
@@ -79,7 +84,7 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
   const maxTurns = opts.maxTurns;
   const builtin = readBuiltin();
   const loaded = new Map<string, DomainBundle>();
-  const expectedCache = new Map<string, WorkingDb>();
+  const expectedCache = new Map<string, unknown>();
 
   const bundleKey = (src: Tau2TaskData["domainSource"]) => (src.kind === "builtin" ? "builtin" : src.dir);
 
@@ -100,7 +105,8 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
       }
       const policyFile = path.join(src.dir, "policy.md");
       const policy = existsSync(policyFile) ? readFileSync(policyFile, "utf8") : builtin.bundle.policy;
-      b = { db: validateRetailDb(parseDbJson(text, dbFile), dbFile), policy };
+      const { tools, db } = loadDomainDb(parseDbJson(text, dbFile), dbFile);
+      b = { tools, db, policy };
       loaded.set(src.dir, b);
     }
     return b;
@@ -115,9 +121,14 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
     builtinTasks: () => builtin.tasks,
     async loadTasks(dir: string) {
       const domain = await loadTau2Domain(dir);
+      // Tasks this environment cannot play are left out, and said so (the worker's log shows it).
+      for (const s of domain.skipped) console.warn(`[tau2] left out task ${s.id}: ${s.reason}`);
       const key = path.resolve(dir);
-      loaded.set(key, { db: domain.db, policy: domain.policy || builtin.bundle.policy });
-      return domain.tasks.map((t) => ({ id: `tau2-retail-${t.id}`, split: t.split, tags: tagsFor(t.data), data: t.data }));
+      const tools = TAU2_DOMAINS.find((d) => d.name === domain.domain)!.tools;
+      loaded.set(key, { tools, db: domain.db, policy: domain.policy || builtin.bundle.policy });
+      // Retail task ids keep their old prefix (runs and links made before other domains existed refer to them).
+      const prefix = domain.domain === "retail" ? "tau2-retail" : `tau2-${domain.domain}`;
+      return domain.tasks.map((t) => ({ id: `${prefix}-${t.id}`, split: t.split, tags: tagsFor(t.data, tools), data: t.data }));
     },
     // Gold play for the SFT warm-start: τ²'s gold actions as tool calls in order, then a reply carrying the
     // information the task requires the agent to communicate.
@@ -137,6 +148,7 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
       const bundle = bundleFor(task.data.domainSource);
       const key = `${bundleKey(task.data.domainSource)}::${task.data.taskId}`;
       return createTau2Episode(task.data, ctx, {
+        domain: bundle.tools,
         initialDb: bundle.db,
         policy: bundle.policy,
         strategy,
@@ -144,7 +156,7 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
         maxTurns,
         expected: () => {
           let e = expectedCache.get(key);
-          if (!e) expectedCache.set(key, (e = replayGoldActions(bundle.db, task.data)));
+          if (!e) expectedCache.set(key, (e = replayGoldActions(bundle.tools, bundle.db, task.data)));
           return e;
         },
       });

@@ -11,6 +11,7 @@ import { pythonJsonDumps, pythonRound } from "../../../lib/python-json";
 import { ownRecord, type Address, type PaymentMethod, type Product, type RetailDb, type RetailOrder, type RetailUser, type Variant, type WorkingDb } from "./retail-db";
 import { Order, Product as ProductModel, User, Variant as VariantModel } from "./retail-models";
 import { PythonEvalError, tau2Calculate } from "../../../lib/python-arithmetic";
+import { pythonSignatureError, type ToolOutcome } from "./domain";
 
 export class RetailToolError extends Error {}
 
@@ -331,29 +332,12 @@ export function retailToolKind(name: string): ToolKind | undefined {
   return TOOLS[name]?.kind;
 }
 
-export interface ToolOutcome {
-  ok: boolean;
-  /** What the agent sees: JSON for objects, the string itself for strings, "Error: ..." on failure. */
-  content: string;
-  wrote: boolean;
-}
-
-/** Python's TypeError for a call whose keyword arguments do not fit the signature (unexpected ones first). */
-function signatureError(name: string, params: readonly string[], args: Record<string, unknown>): string | null {
-  const qualname = `RetailTools.${name}()`;
-  const unexpected = Object.keys(args).find((k) => !params.includes(k));
-  if (unexpected !== undefined) return `${qualname} got an unexpected keyword argument '${unexpected}'`;
-  const missing = params.filter((p) => !(p in args)).map((p) => `'${p}'`);
-  if (missing.length === 0) return null;
-  const list = missing.length === 1 ? missing[0] : missing.length === 2 ? missing.join(" and ") : `${missing.slice(0, -1).join(", ")}, and ${missing.at(-1)}`;
-  return `${qualname} missing ${missing.length} required positional argument${missing.length > 1 ? "s" : ""}: ${list}`;
-}
 
 /** Runs one tool call against the episode's copy (write tools mutate it). Never throws for agent mistakes. */
 export function runRetailTool(w: WorkingDb, name: string, args: Record<string, unknown>): ToolOutcome {
   const tool = TOOLS[name];
   if (!tool) return { ok: false, content: `Error: Tool '${name}' not found.`, wrote: false };
-  const badCall = signatureError(name, tool.params, args);
+  const badCall = pythonSignatureError(`RetailTools.${name}()`, tool.params, args);
   if (badCall) return { ok: false, content: `Error: ${badCall}`, wrote: false };
   const state = new RetailState(w, tool.kind === "write");
   // As in τ², a call that fails after it has started writing keeps what it wrote (only an odd item swap can).

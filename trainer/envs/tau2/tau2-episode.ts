@@ -1,14 +1,14 @@
 /**
- * One τ² retail conversation: the policy (agent) talks to a simulated customer and calls retail tools against a
- * private deep copy of the database. As in τ², a tool call and a message are separate turns; the episode ends when
- * the customer says ###STOP### / ###TRANSFER###, when the agent transfers to a human, or after `maxTurns` (20).
+ * One τ² conversation in any implemented domain (retail, mock): the policy (agent) talks to a simulated user and
+ * calls the domain's tools against a private copy of the database, prepared from the task's initial state as τ²
+ * prepares it (initialization data, initialization actions, the write calls of a conversation already under way).
+ * As in τ², a tool call and a message are separate turns; the episode ends when the user says ###STOP### /
+ * ###TRANSFER###, when the agent transfers to a human, or after `maxTurns` (20).
  */
 import type { ConversationMessage, EpisodeEndReason, ToolCall } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, StepResult } from "../types";
 import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, type ToolPromptStyle } from "../parse";
-import { digestRecords, forkDb, pickRecords, sameDatabase, touchedIds, type RetailDb, type WorkingDb } from "./retail-db";
-import { runRetailTool } from "./retail-tools";
-import { RETAIL_TOOL_SCHEMAS } from "./retail-tool-schemas";
+import type { Tau2DomainTools } from "./domain";
 import type { Tau2TaskData } from "./tau2-format";
 import { applyTau2StopRule, communicateChecks, evaluateTau2, type Tau2Trace } from "./tau2-reward";
 import { Tau2UserSimulator } from "./user-simulator";
@@ -16,39 +16,78 @@ import type { UserStrategy } from "./user-prompts";
 
 export const TAU2_MAX_TURNS = 20;
 
-/** The database after replaying the gold actions on a fresh copy (failed gold calls change nothing, as in τ²). */
-export function replayGoldActions(initial: RetailDb, task: Tau2TaskData): WorkingDb {
-  const expected = forkDb(initial);
-  for (const a of task.actions) runRetailTool(expected, a.name, a.arguments);
+/**
+ * A private copy of the database in the task's initial state, as τ²'s Environment.set_state builds it: the
+ * initialization data merged in, the initialization actions run, then the write calls of the initial conversation
+ * replayed (reads change nothing and are skipped, as τ² skips them).
+ */
+export function initialCopy(domain: Tau2DomainTools, initialDb: unknown, task: Tau2TaskData): unknown {
+  const w = domain.fork(initialDb);
+  const init = task.initialState;
+  if (!init) return w;
+  if (init.agentData) domain.initialize(w, init.agentData);
+  for (const a of init.actions) domain.runTool(w, a.funcName, a.arguments);
+  for (const m of init.history) for (const c of m.toolCalls ?? []) if (domain.isWriteTool(c.name)) domain.runTool(w, c.name, c.arguments);
+  return w;
+}
+
+/** The database after replaying the gold actions on the initial copy (failed gold calls change nothing, as in τ²). */
+export function replayGoldActions(domain: Tau2DomainTools, initialDb: unknown, task: Tau2TaskData): unknown {
+  const expected = initialCopy(domain, initialDb, task);
+  for (const a of task.actions) domain.runTool(expected, a.name, a.arguments);
   return expected;
 }
 
+/** τ²'s ENV_ASSERTION checks on the final database: each function's result must equal its expected value. */
+export function envAssertionChecks(domain: Tau2DomainTools, w: unknown, task: Tau2TaskData): { check: string; met: boolean }[] {
+  return (task.envAssertions ?? []).map((a) => {
+    let result: boolean | null;
+    try {
+      result = domain.assertion ? domain.assertion(w, a.funcName, a.arguments) : null;
+    } catch {
+      result = null; // the function raised (a missing record): the assertion is not met
+    }
+    return { check: `${a.funcName}(${JSON.stringify(a.arguments)}) is ${a.assertValue}`, met: result === a.assertValue };
+  });
+}
+
 export interface Tau2EpisodeDeps {
-  /** Shared and never mutated; the episode clones it. */
-  initialDb: RetailDb;
+  domain: Tau2DomainTools;
+  /** Shared and never mutated; the episode copies it. */
+  initialDb: unknown;
   policy: string;
   strategy: UserStrategy;
   toolStyle: ToolPromptStyle;
   maxTurns: number;
-  expected: () => WorkingDb;
+  expected: () => unknown;
 }
 
-function systemPrompt(policy: string, style: ToolPromptStyle): string {
+function systemPrompt(domain: Tau2DomainTools, policy: string, style: ToolPromptStyle): string {
   return [
-    "You are a customer service agent of an online retail store. Help the customer following the policy below.",
-    "Each turn, either call exactly one tool or send one message to the customer — never both.",
+    domain.agentRole,
+    "Each turn, either call exactly one tool or send one message to the user — never both.",
     `# Policy\n${policy.trim()}`,
-    `# Tools\n${formatToolsPrompt(RETAIL_TOOL_SCHEMAS, style)}`,
+    `# Tools\n${formatToolsPrompt(domain.toolSchemas, style)}`,
   ].join("\n\n");
 }
 
+/** A task's initial conversation as the agent sees it, before the user simulator's first message. */
+function historyMessages(task: Tau2TaskData): ConversationMessage[] {
+  return (task.initialState?.history ?? []).map((m): ConversationMessage => {
+    if (m.role === "tool") return { role: "tool", source: "tool", content: m.content, turn: 0, ...(m.toolCallId && { toolCallId: m.toolCallId }) };
+    if (m.role === "assistant") return { role: "assistant", source: "system", content: m.content, turn: 0, ...(m.toolCalls && { toolCalls: m.toolCalls }) };
+    return { role: "user", source: "system", content: m.content, turn: 0 };
+  });
+}
+
 export function createTau2Episode(task: Tau2TaskData, ctx: EpisodeContext, deps: Tau2EpisodeDeps): Episode {
-  const db = forkDb(deps.initialDb);
+  const domain = deps.domain;
+  const db = initialCopy(domain, deps.initialDb, task);
   const user = new Tau2UserSimulator(task.scenario, deps.strategy, ctx.llm);
   const trace: Tau2Trace = { toolCalls: [], agentMessages: [] };
   const maxTurns = Math.min(deps.maxTurns, ctx.maxTurns);
-  const goldWrites = task.actions.some((a) => !a.name.startsWith("get_") && !a.name.startsWith("find_") && a.name !== "calculate" && a.name !== "transfer_to_human_agents");
-  const dbMatchesExpected = (): boolean => sameDatabase(db, deps.expected());
+  const goldWrites = task.actions.some((a) => domain.isWriteTool(a.name));
+  const dbMatchesExpected = (): boolean => domain.compare(db, deps.expected()).same;
 
   /** What the offline customer may know: the goal is reached only when nothing is left for the agent to do. */
   const goalMet = (): boolean => {
@@ -67,7 +106,7 @@ export function createTau2Episode(task: Tau2TaskData, ctx: EpisodeContext, deps:
     const observations: ConversationMessage[] = [];
     let transferred = false;
     for (const call of calls) {
-      const outcome = runRetailTool(db, call.name, call.arguments);
+      const outcome = domain.runTool(db, call.name, call.arguments);
       trace.toolCalls.push({ name: call.name, arguments: call.arguments });
       if (call.name === "transfer_to_human_agents" && outcome.ok) transferred = true;
       observations.push({ role: "tool", source: "tool", content: outcome.content, turn, toolCallId: call.id, name: call.name });
@@ -88,7 +127,8 @@ export function createTau2Episode(task: Tau2TaskData, ctx: EpisodeContext, deps:
     async reset() {
       const opening = await user.opening(0);
       return [
-        { role: "system", source: "system", content: systemPrompt(deps.policy, deps.toolStyle), turn: 0 },
+        { role: "system", source: "system", content: systemPrompt(domain, deps.policy, deps.toolStyle), turn: 0 },
+        ...historyMessages(task),
         { role: "user", source: "user_simulator", content: opening.text, turn: 0, llmCallIds: opening.callIds },
       ];
     },
@@ -118,15 +158,8 @@ export function createTau2Episode(task: Tau2TaskData, ctx: EpisodeContext, deps:
     },
 
     async evaluate(endReason: EpisodeEndReason) {
-      const expected = deps.expected();
-      // Only records touched by the agent or the gold replay can differ; those are what the inspector diffs.
-      const ids = touchedIds(db, expected);
-      const evaluation = await evaluateTau2(
-        task,
-        trace,
-        { finalHash: digestRecords(db, ids), expectedHash: digestRecords(expected, ids), finalState: pickRecords(db, ids), expectedState: pickRecords(expected, ids) },
-        ctx.llm,
-      );
+      const comparison = domain.compare(db, deps.expected());
+      const evaluation = await evaluateTau2(task, trace, comparison, ctx.llm, envAssertionChecks(domain, db, task));
       return applyTau2StopRule(evaluation, endReason);
     },
   };

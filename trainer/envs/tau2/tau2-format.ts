@@ -9,7 +9,8 @@ import { jsonErrorDetail, readDataFile, readErrorDetail } from "../../data-roots
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { DatasetError } from "../types";
-import { validateRetailDb, type RetailDb } from "./retail-db";
+import { loadDomainDb } from "./domains";
+import { parseJsonKeepingKeyOrder } from "../../../lib/ordered-json";
 
 /** One expected tool call of the gold trajectory. */
 export interface Tau2Action {
@@ -31,6 +32,25 @@ export interface Tau2UserScenario {
   persona: string | null;
 }
 
+/** A message of a task's initial conversation (τ²'s `initial_state.message_history`). */
+export interface Tau2HistoryMessage {
+  role: "user" | "assistant" | "tool";
+  content: string;
+  toolCalls?: { id: string; name: string; arguments: Record<string, unknown> }[];
+  /** For a tool message: the call it answers. */
+  toolCallId?: string;
+}
+
+/** Where a task starts from (τ²'s `initial_state`), on the agent's side of the environment. */
+export interface Tau2InitialState {
+  /** Merged into the database first (`initialization_data.agent_data`). */
+  agentData: Record<string, unknown> | null;
+  /** Tool calls run on the database next (`initialization_actions`). */
+  actions: { funcName: string; arguments: Record<string, unknown> }[];
+  /** A conversation already under way: shown to the agent; its write calls are replayed on the database. */
+  history: Tau2HistoryMessage[];
+}
+
 export interface Tau2TaskData {
   /** Where the domain database comes from: the builtin mini-store or a τ² domain folder on this host. */
   domainSource: { kind: "builtin" } | { kind: "dir"; dir: string };
@@ -40,12 +60,19 @@ export interface Tau2TaskData {
   communicateInfo: string[];
   nlAssertions: string[];
   rewardBasis: Tau2RewardComponent[];
+  initialState?: Tau2InitialState;
+  /** Assertion functions run on the final database (ENV_ASSERTION), each expecting `assertValue`. */
+  envAssertions?: { funcName: string; arguments: Record<string, unknown>; assertValue: boolean }[];
 }
 
 export interface Tau2Domain {
-  db: RetailDb;
+  /** The τ² domain (retail, mock), recognised from the database's tables. */
+  domain: string;
+  db: unknown;
   policy: string;
   tasks: { id: string; split: string; data: Tau2TaskData }[];
+  /** Tasks left out because they need what is not implemented, each with the reason (said, never silent). */
+  skipped: { id: string; reason: string }[];
 }
 
 const KNOWN_BASIS = new Set<Tau2RewardComponent>(["DB", "COMMUNICATE", "ACTION", "NL_ASSERTION", "ENV_ASSERTION"]);
@@ -58,8 +85,11 @@ function str(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
 
+/** A well-formed task that needs something this environment does not implement (the user's own tools). */
+export class UnsupportedTaskError extends DatasetError {}
+
 /** τ² domains whose tools this environment implements. */
-export const SUPPORTED_TAU2_DOMAINS = ["retail"];
+export const SUPPORTED_TAU2_DOMAINS = ["retail", "mock"];
 
 /** Parses one τ² task record; `file` and `index` only serve the error message. */
 export function parseTau2Task(raw: unknown, file: string, index: number, domainSource: Tau2TaskData["domainSource"]): Tau2TaskData {
@@ -115,9 +145,24 @@ export function parseTau2Task(raw: unknown, file: string, index: number, domainS
   if (!Array.isArray(basisRaw) || basisRaw.some((b) => !KNOWN_BASIS.has(b as Tau2RewardComponent))) {
     throw new DatasetError(file, record, `"reward_basis" must list some of ${[...KNOWN_BASIS].join(", ")}`);
   }
+  const unsupported = (what: string) => new UnsupportedTaskError(file, record, `${what}: the user's own tools (τ²'s user environment) are not supported`);
+  const envCall = (c: unknown, where: string) => {
+    if (!isObject(c) || typeof c.func_name !== "string" || (c.arguments !== undefined && !isObject(c.arguments))) {
+      throw new DatasetError(file, record, `${where} needs a "func_name" and object "arguments"`);
+    }
+    if (c.env_type === "user") throw unsupported(`${where} runs ${c.func_name} on the user's side`);
+    return { funcName: c.func_name, arguments: (c.arguments as Record<string, unknown> | undefined) ?? {} };
+  };
+  const envAssertions = (Array.isArray(crit.env_assertions) ? crit.env_assertions : []).map((a, j) => ({
+    ...envCall(a, `env_assertions[${j}]`),
+    assertValue: isObject(a) && a.assert_value === false ? false : true,
+  }));
+  const initialState = parseInitialState(raw.initial_state, envCall, (m) => new DatasetError(file, record, m), unsupported);
   return {
     domainSource,
     taskId: id,
+    ...(initialState && { initialState }),
+    ...(envAssertions.length && { envAssertions }),
     scenario: {
       taskInstructions: str(structured.task_instructions),
       reasonForCall: str(structured.reason_for_call),
@@ -132,7 +177,39 @@ export function parseTau2Task(raw: unknown, file: string, index: number, domainS
   };
 }
 
-async function readJson(file: string): Promise<unknown> {
+function parseInitialState(
+  raw: unknown,
+  envCall: (c: unknown, where: string) => { funcName: string; arguments: Record<string, unknown> },
+  bad: (message: string) => Error,
+  unsupported: (what: string) => Error,
+): Tau2InitialState | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!isObject(raw)) throw bad('"initial_state" must be an object');
+  const data = isObject(raw.initialization_data) ? raw.initialization_data : null;
+  if (data && data.user_data !== undefined && data.user_data !== null) throw unsupported("initialization_data.user_data");
+  const agentData = data && isObject(data.agent_data) ? data.agent_data : null;
+  const actions = (Array.isArray(raw.initialization_actions) ? raw.initialization_actions : []).map((a, j) => envCall(a, `initialization_actions[${j}]`));
+  const history = (Array.isArray(raw.message_history) ? raw.message_history : []).map((m, j): Tau2HistoryMessage => {
+    if (!isObject(m) || (m.role !== "user" && m.role !== "assistant" && m.role !== "tool")) throw bad(`message_history[${j}] needs a role of user, assistant or tool`);
+    const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+    if (m.role === "user" && calls.length) throw unsupported(`message_history[${j}] has the user calling tools`);
+    return {
+      role: m.role,
+      content: str(m.content),
+      ...(calls.length && {
+        toolCalls: calls.map((c, k) => {
+          if (!isObject(c) || typeof c.name !== "string") throw bad(`message_history[${j}].tool_calls[${k}] needs a name`);
+          return { id: str(c.id) || `history_${j}_${k}`, name: c.name, arguments: isObject(c.arguments) ? c.arguments : {} };
+        }),
+      }),
+      ...(m.role === "tool" && { toolCallId: str(m.id) }),
+    };
+  });
+  if (!agentData && actions.length === 0 && history.length === 0) return undefined;
+  return { agentData, actions, history };
+}
+
+async function readJson(file: string, keepKeyOrder = false): Promise<unknown> {
   let text: string;
   try {
     text = await readDataFile(file);
@@ -140,7 +217,7 @@ async function readJson(file: string): Promise<unknown> {
     throw new DatasetError(file, null, readErrorDetail(e));
   }
   try {
-    return JSON.parse(text);
+    return keepKeyOrder ? parseJsonKeepingKeyOrder(text) : JSON.parse(text);
   } catch (e) {
     throw new DatasetError(file, null, jsonErrorDetail(e));
   }
@@ -150,7 +227,8 @@ async function readJson(file: string): Promise<unknown> {
 export async function loadTau2Domain(dir: string): Promise<Tau2Domain> {
   const tasksFile = path.join(dir, "tasks.json");
   const dbFile = path.join(dir, "db.json");
-  const db = validateRetailDb(await readJson(dbFile), dbFile);
+  // Key order kept: τ² lists records (a product's variants) to the agent in db.json's order.
+  const { tools, db } = loadDomainDb(await readJson(dbFile, true), dbFile);
   const rawTasks = await readJson(tasksFile);
   if (!Array.isArray(rawTasks)) throw new DatasetError(tasksFile, null, "must be a JSON list of tasks");
   const policyFile = path.join(dir, "policy.md");
@@ -168,9 +246,16 @@ export async function loadTau2Domain(dir: string): Promise<Tau2Domain> {
     }
   }
   const source = { kind: "dir" as const, dir: path.resolve(dir) };
-  const tasks = rawTasks.map((t, i) => {
-    const data = parseTau2Task(t, tasksFile, i, source);
-    return { id: data.taskId, split: splitOf.get(data.taskId) ?? "train", data };
+  const tasks: Tau2Domain["tasks"] = [];
+  const skipped: Tau2Domain["skipped"] = [];
+  rawTasks.forEach((t, i) => {
+    try {
+      const data = parseTau2Task(t, tasksFile, i, source);
+      tasks.push({ id: data.taskId, split: splitOf.get(data.taskId) ?? "train", data });
+    } catch (e) {
+      if (!(e instanceof UnsupportedTaskError)) throw e;
+      skipped.push({ id: isObject(t) ? String(t.id) : String(i), reason: e.message });
+    }
   });
-  return { db, policy, tasks };
+  return { domain: tools.name, db, policy, tasks, skipped };
 }

@@ -4,6 +4,7 @@
  * - DB: the final database equals the database obtained by replaying the gold actions on a fresh copy.
  * - COMMUNICATE: every `communicate_info` string appears (case-insensitive, commas removed) in an agent message.
  * - ACTION: every gold action is matched by some agent tool call (same name, same compared arguments).
+ * - ENV_ASSERTION: the domain's assertion functions (e.g. mock's assert_task_status) hold on the final database.
  * - NL_ASSERTION: an LLM judge checks each natural-language assertion against the agent's messages; offline, the
  *   assertion's numbers must appear in the agent's messages. A judge that cannot be parsed makes the episode
  *   unscorable (null), never 0.
@@ -12,6 +13,7 @@
 import type { EpisodeEndReason, ToolCall } from "../../../lib/conversation";
 import type { Evaluation, LlmChat } from "../types";
 import type { Tau2Action, Tau2TaskData } from "./tau2-format";
+import type { DbComparison } from "./domain";
 
 export interface Tau2Trace {
   toolCalls: Pick<ToolCall, "name" | "arguments">[];
@@ -96,17 +98,16 @@ async function judgeAssertions(
   }
 }
 
-export interface DbComparison {
-  finalHash: string;
-  expectedHash: string;
-  finalState: unknown;
-  expectedState: unknown;
-}
-
-export async function evaluateTau2(task: Tau2TaskData, trace: Tau2Trace, db: DbComparison, llm: LlmChat): Promise<Evaluation> {
+export async function evaluateTau2(
+  task: Tau2TaskData,
+  trace: Tau2Trace,
+  db: DbComparison,
+  llm: LlmChat,
+  envChecks: { check: string; met: boolean }[] = [],
+): Promise<Evaluation> {
   const components: Record<string, number> = {};
   const notes: string[] = [];
-  components.db = db.finalHash === db.expectedHash ? 1 : 0;
+  components.db = db.same ? 1 : 0;
   notes.push(components.db ? "DB: final database equals the gold replay." : "DB: final database differs from the gold replay.");
 
   const comm = communicateChecks(task.communicateInfo, trace.agentMessages);
@@ -131,8 +132,12 @@ export async function evaluateTau2(task: Tau2TaskData, trace: Tau2Trace, db: DbC
     }
   }
 
-  const keyOf: Record<string, string> = { DB: "db", COMMUNICATE: "communicate", ACTION: "action", NL_ASSERTION: "nl_assertion" };
-  // ENV_ASSERTION checks tool-side assertions that the retail domain never uses; it counts as met.
+  // ENV_ASSERTION: the domain's assertion functions on the final database (1 when the task has none).
+  if (envChecks.length || task.rewardBasis.includes("ENV_ASSERTION")) components.env_assertion = envChecks.every((c) => c.met) ? 1 : 0;
+  const failedChecks = envChecks.filter((c) => !c.met).map((c) => c.check);
+  if (envChecks.length) notes.push(failedChecks.length ? `ENV_ASSERTION: failed ${failedChecks.join("; ")}.` : "ENV_ASSERTION: all assertions hold.");
+
+  const keyOf: Record<string, string> = { DB: "db", COMMUNICATE: "communicate", ACTION: "action", NL_ASSERTION: "nl_assertion", ENV_ASSERTION: "env_assertion" };
   const basis = task.rewardBasis.map((b) => keyOf[b]).filter((k): k is string => k !== undefined);
   const reward = unscorable ? null : basis.reduce((p, k) => p * (components[k] ?? 1), 1);
   return {
