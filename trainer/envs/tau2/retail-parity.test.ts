@@ -121,3 +121,18 @@ test("ACTION matching agrees with τ²'s compare_with_tool_call on calls near ev
   }
   assert.ok(checked > 1500, `${checked} probes`);
 });
+
+test("through the environment (loadTasks, then an episode) a product's variants come in db.json's order, as τ² lists them", async () => {
+  const env = createTau2RetailEnvironment();
+  const tasks = await env.loadTasks!(retail.dir);
+  const want = fixture.tasks.find((t) => t.id === "0")?.calls.find((c) => c.name === "get_product_details" && c.arguments.product_id === "1656367028");
+  const task = tasks.find((t) => t.data.taskId === "0");
+  assert.ok(want && task, "task 0 looks up the keyboard (whose variant ids JavaScript would reorder)");
+  const llm = { chat: async (req: { offline?: () => string | Promise<string> }) => ({ text: req.offline ? await req.offline() : "", callId: "c" }) };
+  const ep = env.createEpisode(task, { seed: 1, llm, maxTurns: 5 });
+  await ep.reset();
+  const r = await ep.step(`<tool_call>${JSON.stringify({ name: "get_product_details", arguments: { product_id: "1656367028" } })}</tool_call>`, 0);
+  const got = r.observations[0].content;
+  const expected = want.content;
+  assert.ok(typeof expected === "string" ? got === expected : createHash("sha256").update(got).digest("hex") === expected.sha256, got.slice(0, 200));
+});
