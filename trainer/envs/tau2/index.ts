@@ -115,9 +115,9 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
   const env: Environment<Tau2TaskData> = {
     name: "tau2-retail",
     description:
-      "τ²-bench retail: the policy is a store agent with 16 retail tools over a private database copy; a simulated " +
-      "customer (llm/react/verify/reflection strategies, offline rule-based) brings a request; reward = product of " +
-      "DB / COMMUNICATE / ACTION / NL_ASSERTION checks in the task's reward basis.",
+      "τ²-bench (retail builtin; τ² retail or mock folders): the policy is the domain's agent with its tools over a " +
+      "private database copy; a simulated user (llm/react/verify/reflection strategies, offline rule-based) brings a " +
+      "request; reward = product of DB / COMMUNICATE / ACTION / ENV_ASSERTION / NL_ASSERTION checks in the task's basis.",
     builtinTasks: () => builtin.tasks,
     async loadTasks(dir: string) {
       const domain = await loadTau2Domain(dir);
