@@ -7,17 +7,8 @@ import { DatasetError } from "../types";
 import { LlmClient } from "../../llm/client";
 import { runEpisode } from "../../rollout/run-episode";
 import { BUILTIN_TASKS_DIR, createSimulatedEnvironment, loadSimulatedTasks, parseSimulatedTaskFile } from "./index";
+import { simiaSample } from "./testing/simia-sample";
 
-const simiaSample = {
-  system: 'You are a retail agent. Follow policy.\n<tools>\n{"type": "function", "function": {"name": "get_order", "description": "Look up an order", "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}}}\n</tools>',
-  conversations: [
-    { from: "human", value: "Where is order #W100?" },
-    { from: "gpt", value: '<tool_call>\n{"name": "get_order", "arguments": {"order_id": "#W100"}}\n</tool_call>' },
-    { from: "human", value: '<tool_response>\n{"status": "shipped", "eta": "Friday"}\n</tool_response>' },
-    { from: "gpt", value: "It has shipped and arrives Friday." },
-    { from: "human", value: "Great, thanks!" },
-  ],
-};
 
 test("the shipped task directory loads through the public importer", async () => {
   const tasks = await loadSimulatedTasks(BUILTIN_TASKS_DIR);

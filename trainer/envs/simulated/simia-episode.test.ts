@@ -13,18 +13,9 @@ import type { Task } from "../types";
 import { createSimulatedEnvironment, TERMINATE_MARKER, type SimulatedEnvConfigInput, type SimulatedTaskData } from "./index";
 import { parseSimulatedTaskFile } from "./importer";
 import { OFFLINE_FORMAT_ERROR } from "./simia-episode";
+import { simiaSample } from "./testing/simia-sample";
 
-const sample = {
-  system: "You are a retail agent. Verify the user before any change.\n<tools>\n" +
-    '{"type": "function", "function": {"name": "get_order", "description": "Look up an order", "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}}\n</tools>',
-  conversations: [
-    { from: "human", value: "Where is order #W100?" },
-    { from: "gpt", value: '<tool_call>\n{"name": "get_order", "arguments": {"order_id": "#W100"}}\n</tool_call>' },
-    { from: "human", value: '<tool_response>\n{"status": "shipped", "eta": "Friday"}\n</tool_response>' },
-    { from: "gpt", value: "It has shipped and arrives Friday." },
-    { from: "human", value: "Great, thanks!" },
-  ],
-};
+const sample = simiaSample;
 const [task] = parseSimulatedTaskFile(JSON.stringify([sample]), "apigen.json") as Task<SimulatedTaskData>[];
 const CALL = '<tool_call>\n{"name": "get_order", "arguments": {"order_id": "#W100"}}\n</tool_call>';
 const policy: Policy = async (_m, { turn }) => ({ text: turn === 0 ? CALL : "It has shipped and arrives Friday." });
