@@ -1,10 +1,12 @@
 /** The τ² domains this environment implements, and how a folder's database says which one it is. */
+import { AIRLINE_TABLES, airlineDomain } from "./airline-domain";
 import { domainOfDb, type Tau2DomainTools } from "./domain";
 import { MOCK_TABLES, mockDomain } from "./mock-domain";
 import { RETAIL_TABLES, retailDomain } from "./retail-domain";
 
 export const TAU2_DOMAINS: readonly { name: string; tables: readonly string[]; tools: Tau2DomainTools }[] = [
   { name: "retail", tables: RETAIL_TABLES, tools: retailDomain as Tau2DomainTools },
+  { name: "airline", tables: AIRLINE_TABLES, tools: airlineDomain as Tau2DomainTools },
   { name: "mock", tables: MOCK_TABLES, tools: mockDomain as Tau2DomainTools },
 ];
 

@@ -36,7 +36,7 @@ export const Tau2RetailConfigSchema = z
 export type Tau2RetailOptions = z.input<typeof Tau2RetailConfigSchema>;
 
 interface DomainBundle {
-  /** The τ² domain's tools (retail, mock), recognised from the database's tables. */
+  /** The τ² domain's tools (retail, airline, mock), recognised from the database's tables. */
   tools: Tau2DomainTools;
   db: unknown;
   policy: string;
@@ -115,7 +115,7 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
   const env: Environment<Tau2TaskData> = {
     name: "tau2-retail",
     description:
-      "τ²-bench (retail builtin; τ² retail or mock folders): the policy is the domain's agent with its tools over a " +
+      "τ²-bench (retail builtin; τ² retail, airline or mock folders): the policy is the domain's agent with its tools over a " +
       "private database copy; a simulated user (llm/react/verify/reflection strategies, offline rule-based) brings a " +
       "request; reward = product of DB / COMMUNICATE / ACTION / ENV_ASSERTION / NL_ASSERTION checks in the task's basis.",
     builtinTasks: () => builtin.tasks,

@@ -1,5 +1,5 @@
 /**
- * One τ² conversation in any implemented domain (retail, mock): the policy (agent) talks to a simulated user and
+ * One τ² conversation in any implemented domain (retail, airline, mock): the policy (agent) talks to a simulated user and
  * calls the domain's tools against a private copy of the database, prepared from the task's initial state as τ²
  * prepares it (initialization data, initialization actions, the write calls of a conversation already under way).
  * As in τ², a tool call and a message are separate turns; the episode ends when the user says ###STOP### /

@@ -66,7 +66,7 @@ export interface Tau2TaskData {
 }
 
 export interface Tau2Domain {
-  /** The τ² domain (retail, mock), recognised from the database's tables. */
+  /** The τ² domain (retail, airline, mock), recognised from the database's tables. */
   domain: string;
   db: unknown;
   policy: string;
@@ -89,10 +89,10 @@ function str(v: unknown): string {
 export class UnsupportedTaskError extends DatasetError {}
 
 /** τ² domains whose tools this environment implements. */
-export const SUPPORTED_TAU2_DOMAINS = ["retail", "mock"];
+export const SUPPORTED_TAU2_DOMAINS = ["retail", "airline", "mock"];
 
 /** Parses one τ² task record; `file` and `index` only serve the error message. */
-export function parseTau2Task(raw: unknown, file: string, index: number, domainSource: Tau2TaskData["domainSource"]): Tau2TaskData {
+export function parseTau2Task(raw: unknown, file: string, index: number, domainSource: Tau2TaskData["domainSource"], dbDomain = "retail"): Tau2TaskData {
   if (!isObject(raw)) throw new DatasetError(file, index, "a task must be a JSON object");
   const id = typeof raw.id === "string" || typeof raw.id === "number" ? String(raw.id) : null;
   if (id === null) throw new DatasetError(file, index, 'task has no "id"');
@@ -102,11 +102,14 @@ export function parseTau2Task(raw: unknown, file: string, index: number, domainS
   const instr = scenario.instructions;
   // τ² allows free-text instructions; the structured form is what its retail tasks use.
   const structured = isObject(instr) ? instr : { reason_for_call: str(instr) };
-  // Only the retail tools are implemented: an airline or telecom task must not import against a retail database
-  // (a do-nothing agent would then "solve" most of them, since nothing changes the database).
+  // A task must play against its own domain's tools and database: an airline task beside a retail database would
+  // be "solved" by a do-nothing agent, since nothing it could do changes that database.
   const domain = str(structured.domain);
   if (domain && !SUPPORTED_TAU2_DOMAINS.includes(domain)) {
     throw new DatasetError(file, record, `domain "${domain}" is not supported; supported: ${SUPPORTED_TAU2_DOMAINS.join(", ")}`);
+  }
+  if (domain && domain !== dbDomain) {
+    throw new DatasetError(file, record, `a task of domain "${domain}" beside a ${dbDomain} database; put it in a folder with the ${domain} domain's db.json`);
   }
   if (str(structured.reason_for_call) === "" && str(structured.task_instructions) === "") {
     throw new DatasetError(file, record, '"user_scenario.instructions" has neither reason_for_call nor task_instructions');
@@ -250,7 +253,7 @@ export async function loadTau2Domain(dir: string): Promise<Tau2Domain> {
   const skipped: Tau2Domain["skipped"] = [];
   rawTasks.forEach((t, i) => {
     try {
-      const data = parseTau2Task(t, tasksFile, i, source);
+      const data = parseTau2Task(t, tasksFile, i, source, tools.name);
       tasks.push({ id: data.taskId, split: splitOf.get(data.taskId) ?? "train", data });
     } catch (e) {
       if (!(e instanceof UnsupportedTaskError)) throw e;

@@ -181,7 +181,9 @@ test("malformed τ² files are rejected with DatasetError naming file and record
   // An airline task beside a retail database is refused, never imported against the wrong tools.
   copyFileSync(path.join(RETAIL_DIR, "db.json"), path.join(dir, "db.json"));
   writeFileSync(path.join(dir, "tasks.json"), JSON.stringify([{ id: "a1", user_scenario: { instructions: { domain: "airline", reason_for_call: "change my flight" } }, evaluation_criteria: { actions: [] } }]));
-  await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /tasks\.json/.test(e.message) && /domain "airline" is not supported; supported: retail/.test(e.message));
+  await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /tasks\.json/.test(e.message) && /a task of domain "airline" beside a retail database/.test(e.message));
+  writeFileSync(path.join(dir, "tasks.json"), JSON.stringify([{ id: "t1", user_scenario: { instructions: { domain: "telecom", reason_for_call: "my phone" } }, evaluation_criteria: { actions: [] } }]));
+  await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /domain "telecom" is not supported; supported: retail, airline, mock/.test(e.message));
   writeFileSync(path.join(dir, "db.json"), "{ not json");
   await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /not valid JSON/.test(e.message));
 });
