@@ -1,12 +1,14 @@
 /**
- * TF.js kernels of our own (not replacements of stock ones) for the wasm backend, each one fused decoder piece run
- * by the native addon on the wasm heap in place: RMSNorm, rotary positions, SwiGLU, causal grouped-query attention,
+ * TF.js kernels of our own (not replacements of stock ones) for the wasm and cpu backends, each one fused decoder
+ * piece run by the native addon on the tensors' memory in place (the wasm heap, or the cpu backend's own typed
+ * arrays — see kernel-memory.ts): RMSNorm, rotary positions, SwiGLU, causal grouped-query attention,
  * per-token log-prob + entropy, and their gradients, plus AdamW. trainer/policy/fused.ts calls them through
  * `tf.engine().runKernel` when they are registered and falls back to compositions of stock ops otherwise, so the
  * names below are the whole contract between the two folders.
  */
 import * as tf from "@tensorflow/tfjs";
 import type { BlasAddon } from "./addon";
+import { kernelMemory, type Buffer4, type KernelMemory } from "./kernel-memory";
 
 export const FUSED = {
   rmsNorm: "RolloutLabRmsNorm",
@@ -22,13 +24,6 @@ export const FUSED = {
   decodeLayer: "RolloutLabDecodeLayer",
 } as const;
 
-type DataId = object;
-interface WasmBackend {
-  dataIdMap: { get(id: DataId): { memoryOffset: number } | undefined };
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  disposeData(id: DataId): void;
-  wasm: { HEAPF32: Float32Array };
-}
 type Params = Parameters<tf.KernelFunc>[0];
 type Inputs = Record<string, tf.TensorInfo | undefined>;
 
@@ -61,20 +56,21 @@ type InputSpec = [name: string, size: number, dtype?: "float32" | "int32"];
 const sizeOf = (shape: number[]) => shape.reduce((p, d) => p * d, 1);
 
 /**
- * Runs `body` with the inputs' heap offsets and freshly allocated float32 outputs. Every input is checked against
- * its expected size and dtype first: the addon only sees the whole heap, so a tensor smaller than the attributes
- * claim would otherwise be read past its end (or written past, for the decode cache). Offsets are read, and the heap
- * view taken, only after every output is allocated: an allocation may grow wasm memory and detach older views.
+ * Runs `body` with the inputs and freshly allocated float32 outputs; `at(t)` is the (array, offset) pair the addon
+ * takes for a tensor. Every input is checked against its expected size and dtype first: on wasm the addon only
+ * sees the whole heap, so a tensor smaller than the attributes claim would otherwise be read past its end (or
+ * written past, for the decode cache). Buffers are looked up only inside `body`, after every output is allocated:
+ * a wasm allocation may grow the heap and detach older views.
  */
-function onHeap(
+function withMemory(
   params: Params,
   kernel: string,
   specs: InputSpec[],
   outShapes: number[][],
-  body: (heap: Float32Array, at: (t: tf.TensorInfo) => number, ins: tf.TensorInfo[], outs: tf.TensorInfo[]) => boolean | void,
+  body: (at: (t: tf.TensorInfo) => [Buffer4, number], ins: tf.TensorInfo[], outs: tf.TensorInfo[]) => boolean | void,
   failure?: string,
 ): tf.TensorInfo | tf.TensorInfo[] {
-  const backend = params.backend as WasmBackend;
+  const mem = memoryOf(params);
   const ins = specs.map(([name, size, dtype = "float32"]) => {
     const t = (params.inputs as Inputs)[name];
     if (!t) throw new Error(`${kernel}: input ${name} is missing`);
@@ -83,25 +79,27 @@ function onHeap(
     }
     return t;
   });
-  const outs = outShapes.map((s) => backend.makeOutput(s, "float32"));
-  const at = (t: tf.TensorInfo) => {
-    const entry = backend.dataIdMap.get(t.dataId);
-    if (!entry) throw new Error(`${kernel}: tensor data is not on the wasm heap`);
-    return entry.memoryOffset / 4;
-  };
+  const outs = outShapes.map((s) => mem.output(s, "float32"));
   let ok: boolean | void;
   try {
-    ok = body(backend.wasm.HEAPF32, at, ins, outs);
+    ok = body((t) => mem.at(t), ins, outs);
   } catch (e) {
-    for (const o of outs) backend.disposeData(o.dataId);
+    for (const o of outs) mem.dispose(o);
     throw e;
   }
   if (ok === false) {
-    for (const o of outs) backend.disposeData(o.dataId);
+    for (const o of outs) mem.dispose(o);
     throw new Error(`${kernel}: ${failure ?? "rejected its input"}`);
   }
   return outs.length === 1 ? outs[0] : outs;
 }
+
+/** The kernel memory of the backend a kernel runs on (registered for wasm and cpu only). */
+const memoryOf = (params: Params): KernelMemory => {
+  const mem = kernelMemory(tf.getBackend(), params.backend);
+  if (!mem) throw new Error(`fused kernels do not run on the ${tf.getBackend()} backend`);
+  return mem;
+};
 
 const attrsOf = <T>(params: Params) => params.attrs as unknown as T;
 const shapeOf = (params: Params, name: string) => {
@@ -115,15 +113,15 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
     [FUSED.rmsNorm]: (p) => {
       const [R, D] = shapeOf(p, "x");
       const { eps } = attrsOf<{ eps: number }>(p);
-      return onHeap(p, FUSED.rmsNorm, [["x", R * D], ["w", D]], [[R, D]], (h, at, [x, w], [y]) =>
-        addon.rmsnormFwd(R, D, eps, h, at(x), h, at(w), h, at(y)),
+      return withMemory(p, FUSED.rmsNorm, [["x", R * D], ["w", D]], [[R, D]], (at, [x, w], [y]) =>
+        addon.rmsnormFwd(R, D, eps, ...at(x), ...at(w), ...at(y)),
       );
     },
     [FUSED.rmsNormGrad]: (p) => {
       const [R, D] = shapeOf(p, "x");
       const { eps } = attrsOf<{ eps: number }>(p);
-      return onHeap(p, FUSED.rmsNormGrad, [["dy", R * D], ["x", R * D], ["w", D]], [[R, D], [D]], (h, at, [dy, x, w], [dx, dw]) =>
-        addon.rmsnormBwd(R, D, eps, h, at(dy), h, at(x), h, at(w), h, at(dx), h, at(dw)),
+      return withMemory(p, FUSED.rmsNormGrad, [["dy", R * D], ["x", R * D], ["w", D]], [[R, D], [D]], (at, [dy, x, w], [dx, dw]) =>
+        addon.rmsnormBwd(R, D, eps, ...at(dy), ...at(x), ...at(w), ...at(dx), ...at(dw)),
       );
     },
     [FUSED.rope]: (p) => {
@@ -131,22 +129,22 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
       const [maxPos, hd] = shapeOf(p, "cos");
       const { heads, sign } = attrsOf<{ heads: number; sign: number }>(p);
       if (width !== heads * hd) throw new Error(`${FUSED.rope}: row width ${width} is not ${heads} heads x ${hd}`);
-      return onHeap(
+      return withMemory(
         p, FUSED.rope, [["x", R * width], ["pos", R, "int32"], ["cos", maxPos * hd], ["sin", maxPos * hd]], [[R, width]],
-        (h, at, [xi, pos, c, s], [y]) => addon.ropeApply(R, heads, hd, maxPos, sign, h, at(xi), h, at(pos), h, at(c), h, at(s), h, at(y)),
+        (at, [xi, pos, c, s], [y]) => addon.ropeApply(R, heads, hd, maxPos, sign, ...at(xi), ...at(pos), ...at(c), ...at(s), ...at(y)),
         `rotary position outside the table of ${maxPos} positions`,
       );
     },
     [FUSED.swiGlu]: (p) => {
       const shape = shapeOf(p, "gate");
       const n = sizeOf(shape);
-      return onHeap(p, FUSED.swiGlu, [["gate", n], ["up", n]], [shape], (h, at, [g, u], [y]) => addon.swigluFwd(n, h, at(g), h, at(u), h, at(y)));
+      return withMemory(p, FUSED.swiGlu, [["gate", n], ["up", n]], [shape], (at, [g, u], [y]) => addon.swigluFwd(n, ...at(g), ...at(u), ...at(y)));
     },
     [FUSED.swiGluGrad]: (p) => {
       const shape = shapeOf(p, "gate");
       const n = sizeOf(shape);
-      return onHeap(p, FUSED.swiGluGrad, [["dy", n], ["gate", n], ["up", n]], [shape, shape], (h, at, [dy, g, u], [dg, du]) =>
-        addon.swigluBwd(n, h, at(dy), h, at(g), h, at(u), h, at(dg), h, at(du)),
+      return withMemory(p, FUSED.swiGluGrad, [["dy", n], ["gate", n], ["up", n]], [shape, shape], (at, [dy, g, u], [dg, du]) =>
+        addon.swigluBwd(n, ...at(dy), ...at(g), ...at(u), ...at(dg), ...at(du)),
       );
     },
     [FUSED.attention]: (p) => {
@@ -155,11 +153,11 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
       const nk = a.B * a.Tk * a.kvHeads * a.headDim;
       const specs: InputSpec[] = [["q", nq], ["k", nk], ["v", nk]];
       if ((p.inputs as Inputs).keyMask) specs.push(["keyMask", a.B * a.Tk]);
-      return onHeap(p, FUSED.attention, specs, [[a.B * a.T, a.heads * a.headDim], [a.B * a.heads * a.T * a.Tk]], (h, at, ins, [out, probs]) => {
+      return withMemory(p, FUSED.attention, specs, [[a.B * a.T, a.heads * a.headDim], [a.B * a.heads * a.T * a.Tk]], (at, ins, [out, probs]) => {
         const [q, k, v, mask] = ins;
         addon.attnFwd(
           a.B, a.T, a.Tk, a.heads, a.kvHeads, a.headDim, a.past, a.scale,
-          h, at(q), h, at(k), h, at(v), mask ? h : null, mask ? at(mask) : 0, h, at(out), h, at(probs),
+          ...at(q), ...at(k), ...at(v), ...(mask ? at(mask) : [null, 0]), ...at(out), ...at(probs),
         );
       });
     },
@@ -169,35 +167,35 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
       const nk = a.B * a.Tk * a.kvHeads * a.headDim;
       const kShape = shapeOf(p, "k");
       const specs: InputSpec[] = [["dy", nq], ["q", nq], ["k", nk], ["v", nk], ["probs", a.B * a.heads * a.T * a.Tk]];
-      return onHeap(p, FUSED.attentionGrad, specs, [[a.B * a.T, a.heads * a.headDim], kShape, kShape], (h, at, ins, outs) => {
+      return withMemory(p, FUSED.attentionGrad, specs, [[a.B * a.T, a.heads * a.headDim], kShape, kShape], (at, ins, outs) => {
         const [dy, q, k, v, probs] = ins;
         const [dq, dk, dv] = outs;
         addon.attnBwd(
           a.B, a.T, a.Tk, a.heads, a.kvHeads, a.headDim, a.scale,
-          h, at(dy), h, at(q), h, at(k), h, at(v), h, at(probs), h, at(dq), h, at(dk), h, at(dv),
+          ...at(dy), ...at(q), ...at(k), ...at(v), ...at(probs), ...at(dq), ...at(dk), ...at(dv),
         );
       });
     },
     [FUSED.tokenLogProb]: (p) => {
       const [N, V] = shapeOf(p, "logits");
-      return onHeap(
+      return withMemory(
         p, FUSED.tokenLogProb, [["logits", N * V], ["target", N, "int32"]], [[2, N]],
-        (h, at, [z, t], [out]) => addon.logprobFwd(N, V, h, at(z), h, at(t), h, at(out)),
+        (at, [z, t], [out]) => addon.logprobFwd(N, V, ...at(z), ...at(t), ...at(out)),
         `token id outside the vocabulary of ${V}`,
       );
     },
     [FUSED.tokenLogProbGrad]: (p) => {
       const [N, V] = shapeOf(p, "logits");
-      return onHeap(p, FUSED.tokenLogProbGrad, [["logits", N * V], ["target", N, "int32"], ["dy", 2 * N]], [[N, V]], (h, at, [z, t, dy], [dz]) =>
-        addon.logprobBwd(N, V, h, at(z), h, at(t), h, at(dy), h, at(dz)),
+      return withMemory(p, FUSED.tokenLogProbGrad, [["logits", N * V], ["target", N, "int32"], ["dy", 2 * N]], [[N, V]], (at, [z, t, dy], [dz]) =>
+        addon.logprobBwd(N, V, ...at(z), ...at(t), ...at(dy), ...at(dz)),
       );
     },
     [FUSED.adamW]: (p) => {
       const shape = shapeOf(p, "p");
       const n = sizeOf(shape);
       const a = attrsOf<{ lr: number; b1: number; b2: number; eps: number; wd: number; bc1: number; bc2: number; clip: number }>(p);
-      return onHeap(p, FUSED.adamW, [["p", n], ["m", n], ["v", n], ["g", n]], [shape, shape, shape], (h, at, [pi, m, v, g], [p2, m2, v2]) =>
-        addon.adamw(n, a.lr, a.b1, a.b2, a.eps, a.wd, a.bc1, a.bc2, a.clip, h, at(pi), h, at(m), h, at(v), h, at(g), h, at(p2), h, at(m2), h, at(v2)),
+      return withMemory(p, FUSED.adamW, [["p", n], ["m", n], ["v", n], ["g", n]], [shape, shape, shape], (at, [pi, m, v, g], [p2, m2, v2]) =>
+        addon.adamw(n, a.lr, a.b1, a.b2, a.eps, a.wd, a.bc1, a.bc2, a.clip, ...at(pi), ...at(m), ...at(v), ...at(g), ...at(p2), ...at(m2), ...at(v2)),
       );
     },
     // One decoder layer for one new token per row; writes row `past` of the cacheK / cacheV inputs in place, which
@@ -217,15 +215,15 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
         cos: maxPos * a.headDim, sin: maxPos * a.headDim,
       };
       const present = DECODE_INPUTS.filter((n) => inputs[n] !== undefined);
-      return onHeap(
+      return withMemory(
         p, FUSED.decodeLayer, present.map((n): InputSpec => [n, expected[n]]), [[B, D]],
-        (h, at, ins, [out]) => {
-          const args = DECODE_INPUTS.flatMap((n): [Float32Array | null, number] => {
+        (at, ins, [out]) => {
+          const args = DECODE_INPUTS.flatMap((n): [Buffer4 | null, number] => {
             const i = present.indexOf(n);
-            return i < 0 ? [null, 0] : [h, at(ins[i])];
+            return i < 0 ? [null, 0] : [...at(ins[i])];
           });
           const bias = inputs.bq !== undefined ? 1 : 0;
-          return addon.decodeLayer(B, D, a.heads, a.kvHeads, a.headDim, mlp, a.past, cap, maxPos, a.eps, 1 / Math.sqrt(a.headDim), bias, ...args, h, at(out));
+          return addon.decodeLayer(B, D, a.heads, a.kvHeads, a.headDim, mlp, a.past, cap, maxPos, a.eps, 1 / Math.sqrt(a.headDim), bias, ...args, ...at(out));
         },
         `decode position ${a.past} is outside the cache (${cap}) or rotary table (${maxPos})`,
       );
@@ -238,9 +236,9 @@ export function hasFusedKernels(addon: BlasAddon): boolean {
   return typeof addon.attnFwd === "function" && typeof addon.decodeLayer === "function";
 }
 
-/** Registers the fused kernels on the wasm backend; returns their names. */
+/** Registers the fused kernels on the wasm or cpu backend; returns their names. */
 export function registerFusedKernels(addon: BlasAddon, backendName: string): string[] {
-  if (backendName !== "wasm" || !hasFusedKernels(addon)) return [];
+  if ((backendName !== "wasm" && backendName !== "cpu") || !hasFusedKernels(addon)) return [];
   const kernels = makeKernels(addon);
   for (const [kernelName, kernelFunc] of Object.entries(kernels)) {
     if (tf.getKernel(kernelName, backendName)) tf.unregisterKernel(kernelName, backendName);
@@ -254,18 +252,18 @@ export function unregisterFusedKernels(backendName: string): void {
 }
 
 /**
- * Sum of squares of float32 tensors on the wasm heap (the global gradient norm), one native pass each instead of
- * square + sum + addN; null when the tensors are not on a wasm backend with the native addon.
+ * Sum of squares of float32 tensors (the global gradient norm), one native pass each instead of square + sum +
+ * addN; null when the tensors are not on a backend the native addon serves.
  */
 export function nativeSumSquares(addon: BlasAddon | null, tensors: tf.Tensor[]): number | null {
-  if (!addon || tf.getBackend() !== "wasm" || !hasFusedKernels(addon)) return null;
-  const backend = tf.backend() as unknown as WasmBackend;
-  const heap = backend.wasm.HEAPF32;
+  const mem = kernelMemory(tf.getBackend(), tf.backend());
+  if (!addon || !mem || !hasFusedKernels(addon)) return null;
   let total = 0;
   for (const t of tensors) {
-    const entry = backend.dataIdMap.get(t.dataId);
-    if (!entry || t.dtype !== "float32") return null;
-    total += addon.sumSquares(t.size, heap, entry.memoryOffset / 4);
+    if (t.dtype !== "float32") return null;
+    const [buf, off] = mem.at(t);
+    if (!(buf instanceof Float32Array)) return null;
+    total += addon.sumSquares(t.size, buf, off);
   }
   return total;
 }

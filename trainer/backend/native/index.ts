@@ -6,7 +6,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { loadBlasAddon, type BlasAddon } from "./addon";
 import { makeCpuBatchMatMul, makeWasmBatchMatMul } from "./batch-matmul";
-import { makeWasmCast, makeWasmExp, makeWasmGather, makeWasmIdentity, makeWasmSum, makeWasmTranspose } from "./wasm-layout-kernels";
+import { makeExp, makeGather, makeSum, makeTranspose, makeWasmCast, makeWasmIdentity } from "./layout-kernels";
 import { registerFusedKernels, unregisterFusedKernels } from "./fused-kernels";
 
 export { nativeThreadCount } from "./addon";
@@ -22,15 +22,15 @@ export interface NativeKernelsReport {
 type Factory = (addon: BlasAddon, fallback: tf.KernelFunc) => tf.KernelFunc;
 
 const FACTORIES: Record<string, Record<string, Factory>> = {
-  cpu: { BatchMatMul: makeCpuBatchMatMul },
+  cpu: { BatchMatMul: makeCpuBatchMatMul, Transpose: makeTranspose, GatherV2: makeGather, Exp: makeExp, Sum: makeSum },
   wasm: {
     BatchMatMul: makeWasmBatchMatMul,
     Identity: makeWasmIdentity,
     Cast: makeWasmCast,
-    Transpose: makeWasmTranspose,
-    GatherV2: makeWasmGather,
-    Exp: makeWasmExp,
-    Sum: makeWasmSum,
+    Transpose: makeTranspose,
+    GatherV2: makeGather,
+    Exp: makeExp,
+    Sum: makeSum,
   },
 };
 
@@ -80,7 +80,7 @@ export async function tryEnableNativeKernels(backendName: string): Promise<Nativ
   const fused = registerFusedKernels(addon, backendName);
   const fusedNote = fused.length
     ? `, ${fused.length} fused decoder kernels added`
-    : backendName === "wasm"
+    : backendName === "wasm" || backendName === "cpu"
       ? "; fused decoder kernels missing from this addon build (rebuild with node native/build.mjs)"
       : "";
   return {

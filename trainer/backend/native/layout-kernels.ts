@@ -1,6 +1,8 @@
 /**
- * wasm-backend kernels for the data movement and transcendental ops that profiling one training step of the
- * reference decoder showed to be slow in tfjs-backend-wasm 4.22 (bench/matmul.ts prints the profile):
+ * Kernels for the data movement and transcendental ops that profiling one training step of the reference decoder
+ * showed to be slow in tfjs-backend-wasm 4.22 (bench/matmul.ts prints the profile). Transpose, GatherV2, Exp and
+ * Sum run on the cpu backend too (on its typed arrays, kernel-memory.ts), where the stock JavaScript loops are
+ * slower still; Identity and Cast are wasm only (the cpu backend already shares buffers).
  * - Identity / same-dtype Cast: the engine clones every tensor saved for backprop through Identity, and every
  *   Multiply gradient casts float32 to float32; the stock wasm kernels copy the whole buffer each time. TF.js
  *   tensors are immutable, so sharing the buffer with a reference count (as the cpu backend's Identity and the
@@ -13,15 +15,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import type { BlasAddon } from "./addon";
-
-type DataId = object;
-
-interface WasmBackend {
-  dataIdMap: { get(id: DataId): { memoryOffset: number } | undefined };
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  incRef(id: DataId): void;
-  wasm: { HEAPF32: Float32Array };
-}
+import { kernelMemory, type KernelMemory } from "./kernel-memory";
 
 type Params = Parameters<tf.KernelFunc>[0];
 type Inputs = Record<string, tf.TensorInfo | undefined>;
@@ -32,11 +26,11 @@ function input(params: Params, name: string): tf.TensorInfo {
   return t;
 }
 
-/** Element offset of a tensor on the wasm heap (memoryOffset counts bytes; every dtype handled here is 4 bytes). */
-function heapIndex(backend: WasmBackend, t: tf.TensorInfo): number {
-  const entry = backend.dataIdMap.get(t.dataId);
-  if (!entry) throw new Error("tensor data is not on the wasm heap");
-  return entry.memoryOffset / 4;
+/** The memory of the backend running the kernel (every dtype handled here is 4 bytes). */
+function memoryOf(params: Params): KernelMemory {
+  const mem = kernelMemory(tf.getBackend(), params.backend);
+  if (!mem) throw new Error(`native layout kernels do not run on the ${tf.getBackend()} backend`);
+  return mem;
 }
 
 const FOUR_BYTE = new Set<tf.DataType>(["float32", "int32"]);
@@ -47,7 +41,7 @@ export function makeWasmIdentity(_addon: BlasAddon, fallback: tf.KernelFunc): tf
   return (params) => {
     const x = input(params, "x");
     if (x.dtype === "string") return fallback(params);
-    (params.backend as WasmBackend).incRef(x.dataId);
+    memoryOf(params).incRef(x);
     return { dataId: x.dataId, shape: [...x.shape], dtype: x.dtype };
   };
 }
@@ -57,25 +51,25 @@ export function makeWasmCast(_addon: BlasAddon, fallback: tf.KernelFunc): tf.Ker
     const x = input(params, "x");
     const dtype = (params.attrs as { dtype?: tf.DataType } | undefined)?.dtype;
     if (dtype !== x.dtype || x.dtype === "string" || x.dtype === "complex64") return fallback(params);
-    (params.backend as WasmBackend).incRef(x.dataId);
+    memoryOf(params).incRef(x);
     return { dataId: x.dataId, shape: [...x.shape], dtype: x.dtype };
   };
 }
 
-export function makeWasmTranspose(addon: BlasAddon, fallback: tf.KernelFunc): tf.KernelFunc {
+export function makeTranspose(addon: BlasAddon, fallback: tf.KernelFunc): tf.KernelFunc {
   return (params) => {
     const x = input(params, "x");
     const perm = (params.attrs as { perm?: number[] } | undefined)?.perm;
     if (!perm || !FOUR_BYTE.has(x.dtype) || perm.length !== x.shape.length || x.shape.length > 8) return fallback(params);
-    const backend = params.backend as WasmBackend;
-    const out = backend.makeOutput(perm.map((p) => x.shape[p]), x.dtype);
-    const heap = backend.wasm.HEAPF32; // after makeOutput: its malloc may have grown (and replaced) the heap
-    addon.transpose(heap, heapIndex(backend, x), heap, heapIndex(backend, out), [...x.shape], [...perm]);
+    const mem = memoryOf(params);
+    const out = mem.output(perm.map((p) => x.shape[p]), x.dtype as "float32" | "int32");
+    // Buffers looked up after the output exists: on wasm its malloc may have grown (and replaced) the heap.
+    addon.transpose(...mem.at(x), ...mem.at(out), [...x.shape], [...perm]);
     return out;
   };
 }
 
-export function makeWasmGather(addon: BlasAddon, fallback: tf.KernelFunc): tf.KernelFunc {
+export function makeGather(addon: BlasAddon, fallback: tf.KernelFunc): tf.KernelFunc {
   return (params) => {
     const x = input(params, "x");
     const indices = input(params, "indices");
@@ -85,33 +79,35 @@ export function makeWasmGather(addon: BlasAddon, fallback: tf.KernelFunc): tf.Ke
     const outer = size(x.shape.slice(0, axis));
     const inner = size(x.shape.slice(axis + 1));
     const n = size(indices.shape);
-    const backend = params.backend as WasmBackend;
-    const out = backend.makeOutput([...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)], x.dtype);
-    const heap = backend.wasm.HEAPF32;
-    const ok = addon.gather(heap, heapIndex(backend, x), outer, x.shape[axis], inner, heap, heapIndex(backend, indices), n, heap, heapIndex(backend, out));
+    const mem = memoryOf(params);
+    const out = mem.output([...x.shape.slice(0, axis), ...indices.shape, ...x.shape.slice(axis + 1)], x.dtype as "float32" | "int32");
+    const [xs, xOff] = mem.at(x);
+    const ok = addon.gather(xs, xOff, outer, x.shape[axis], inner, ...mem.at(indices), n, ...mem.at(out));
     if (ok) return out;
     // An index out of range: let the stock kernel raise its own error message.
-    (backend as unknown as { disposeData(id: DataId): void }).disposeData(out.dataId);
+    mem.dispose(out);
     return fallback(params);
   };
 }
 
-function makeWasmUnary(op: 0): (addon: BlasAddon, fallback: tf.KernelFunc) => tf.KernelFunc {
+function makeUnary(op: 0): (addon: BlasAddon, fallback: tf.KernelFunc) => tf.KernelFunc {
   return (addon, fallback) => (params) => {
     const x = input(params, "x");
     if (x.dtype !== "float32") return fallback(params);
-    const backend = params.backend as WasmBackend;
-    const out = backend.makeOutput([...x.shape], "float32");
-    const heap = backend.wasm.HEAPF32;
-    addon.unary(op, heap, heapIndex(backend, x), heap, heapIndex(backend, out), size(x.shape));
+    const mem = memoryOf(params);
+    const out = mem.output([...x.shape], "float32");
+    const [xs, xOff] = mem.at(x);
+    const [os, oOff] = mem.at(out);
+    if (!(xs instanceof Float32Array) || !(os instanceof Float32Array)) return fallback(params);
+    addon.unary(op, xs, xOff, os, oOff, size(x.shape));
     return out;
   };
 }
 
-export const makeWasmExp = makeWasmUnary(0);
+export const makeExp = makeUnary(0);
 
 /** Sum over a leading block of axes (the gradient of a weight broadcast over rows); other reductions stay stock. */
-export function makeWasmSum(addon: BlasAddon, fallback: tf.KernelFunc): tf.KernelFunc {
+export function makeSum(addon: BlasAddon, fallback: tf.KernelFunc): tf.KernelFunc {
   return (params) => {
     const x = input(params, "x");
     const attrs = params.attrs as { axis?: number | number[]; keepDims?: boolean } | undefined;
@@ -120,10 +116,12 @@ export function makeWasmSum(addon: BlasAddon, fallback: tf.KernelFunc): tf.Kerne
     const k = axes.length;
     if (k === 0 || k === x.shape.length || axes.some((a, i) => a !== i)) return fallback(params);
     const rest = x.shape.slice(k);
-    const backend = params.backend as WasmBackend;
-    const out = backend.makeOutput(attrs.keepDims ? [...x.shape.slice(0, k).map(() => 1), ...rest] : rest, "float32");
-    const heap = backend.wasm.HEAPF32;
-    addon.sumRows(heap, heapIndex(backend, x), size(x.shape.slice(0, k)), size(rest), heap, heapIndex(backend, out));
+    const mem = memoryOf(params);
+    const out = mem.output(attrs.keepDims ? [...x.shape.slice(0, k).map(() => 1), ...rest] : rest, "float32");
+    const [xs, xOff] = mem.at(x);
+    const [os, oOff] = mem.at(out);
+    if (!(xs instanceof Float32Array) || !(os instanceof Float32Array)) return fallback(params);
+    addon.sumRows(xs, xOff, size(x.shape.slice(0, k)), size(rest), os, oOff);
     return out;
   };
 }

@@ -1,0 +1,121 @@
+/**
+ * `npm run bench:trainer -- --sizes`: training-step time, tokens/s and peak RSS per model size and CPU backend,
+ * each (size, backend) in a fresh process so its peak RSS is its own and a crash (the wasm heap's 4 GiB) is a
+ * row, not the end of the benchmark. Backends: wasm + native kernels (the default path) and cpu + native kernels
+ * (tensors in JavaScript typed arrays, outside the wasm heap: the path for models past 4 GiB).
+ *
+ * Sizes (fp32, AdamW, one step = forward + backward + update on batch × context tokens):
+ *   1M    the bench reference decoder, 16 × 128
+ *   25M   vocab 8192, d 512, 6 layers, 16 × 128
+ *   100M  vocab 32000, d 768, 12 layers, MLP 2048, tied embeddings, 16 × 128
+ *   0.5B  Qwen2.5-0.5B's shape (vocab 151,936, d 896, 24 layers, GQA 14/2, q/k/v bias, tied), 4 × 128,
+ *         full-parameter and with LoRA r=16 on q/k/v/o
+ *
+ * Flags: --sizes 1M,25M (subset), --backends cpu (subset), --steps N (timed steps, default 2).
+ * PyTorch on the same shapes needs python3 with torch; without it the PyTorch column says so.
+ */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import * as tf from "@tensorflow/tfjs";
+import { selectBackend } from "../trainer/backend/select";
+import { DecoderLM } from "../trainer/policy/model";
+import { PRESETS, countParameters, type ModelConfig } from "../trainer/policy/config";
+import { AdamW } from "../trainer/policy/optimizer";
+import { Rng } from "../trainer/policy/rng";
+import { GuardedStepper } from "../trainer/update/step";
+import { maskedNll } from "../trainer/update/sft";
+
+interface SizeSpec {
+  config: ModelConfig;
+  batch: number;
+  context: number;
+  lora?: number;
+}
+
+const base = { ropeTheta: 10000, rmsNormEps: 1e-5, attentionBias: false } as const;
+const qwen05: ModelConfig = { ...PRESETS.small, maxPositions: 128 };
+export const SIZES: Record<string, SizeSpec> = {
+  "1M": { config: PRESETS.bench, batch: 16, context: 128 },
+  "25M": { config: { ...base, vocabSize: 8192, hiddenSize: 512, numLayers: 6, numHeads: 8, numKvHeads: 8, intermediateSize: 1536, maxPositions: 128, tieEmbeddings: false }, batch: 16, context: 128 },
+  "100M": { config: { ...base, vocabSize: 32000, hiddenSize: 768, numLayers: 12, numHeads: 12, numKvHeads: 12, intermediateSize: 2048, maxPositions: 128, tieEmbeddings: true }, batch: 16, context: 128 },
+  "0.5B": { config: qwen05, batch: 4, context: 128 },
+  "0.5B-lora16": { config: qwen05, batch: 4, context: 128, lora: 16 },
+};
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** One (size, backend) measurement, in this process. */
+async function child(sizeName: string, backendName: string, steps: number): Promise<void> {
+  const spec = SIZES[sizeName];
+  const backend = await selectBackend({ ROLLOUT_LAB_BACKEND: backendName });
+  const t0 = performance.now();
+  const model = new DecoderLM(spec.config, { seed: 0 });
+  if (spec.lora) model.enableLora({ rank: spec.lora, alpha: 2 * spec.lora, targets: ["q_proj", "k_proj", "v_proj", "o_proj"] });
+  const initSeconds = (performance.now() - t0) / 1000;
+  const opt = new AdamW(model.trainableVariables(), { lr: 1e-4, maxGradNorm: 1 });
+  const stepper = new GuardedStepper(model, opt);
+  const rng = new Rng(0);
+  const demos = Array.from({ length: spec.batch }, () => ({
+    tokens: Array.from({ length: spec.context }, () => rng.int(spec.config.vocabSize)),
+    lossMask: new Array<number>(spec.context).fill(1),
+  }));
+  const run = () => stepper.step([{ weight: 1, loss: () => ({ loss: maskedNll(model, demos), metrics: {} }) }]);
+  const times: number[] = [];
+  for (let i = 0; i <= steps; i++) {
+    const s = performance.now();
+    await run(); // the first is the warm-up: optimizer moments allocated
+    if (i > 0) times.push((performance.now() - s) / 1000);
+  }
+  const step = median(times);
+  console.log(
+    JSON.stringify({
+      backend: backend.backend,
+      nativeKernels: backend.nativeKernels.enabled,
+      parameters: countParameters(spec.config),
+      trainable: model.trainableVariables().reduce((n, v) => n + v.size, 0),
+      initSeconds: Number(initSeconds.toFixed(1)),
+      stepSeconds: Number(step.toFixed(3)),
+      tokensPerSecond: Math.round((spec.batch * spec.context) / step),
+      peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    }),
+  );
+}
+
+function parent(): void {
+  const arg = (flag: string) => {
+    const i = process.argv.indexOf(flag);
+    return i >= 0 ? process.argv[i + 1] : undefined;
+  };
+  const sizes = (arg("--sizes") && !arg("--sizes")!.startsWith("--") ? arg("--sizes")!.split(",") : Object.keys(SIZES)).filter((s) => s in SIZES);
+  const backends = arg("--backends")?.split(",") ?? ["wasm", "cpu"];
+  const steps = Number(arg("--steps") ?? 2);
+  const self = fileURLToPath(import.meta.url);
+  const torch = spawnSync("python3", ["-c", "import torch"], { stdio: "ignore" }).status === 0;
+  const rows: Record<string, unknown>[] = [];
+  for (const size of sizes) {
+    for (const backend of backends) {
+      const started = Date.now();
+      const r = spawnSync(process.execPath, ["--import", "tsx", self, "--child", size, backend, String(steps)], { encoding: "utf8", maxBuffer: 1 << 24 });
+      const line = r.stdout.trim().split("\n").at(-1) ?? "";
+      const spec = SIZES[size];
+      let row: Record<string, unknown>;
+      try {
+        row = { size, batch: `${spec.batch}x${spec.context}`, ...JSON.parse(line) };
+      } catch {
+        const why = (r.stderr || r.stdout).split("\n").find((l) => /out of bounds|memory|Error/i.test(l)) ?? `exit ${r.status ?? r.signal}`;
+        row = { size, batch: `${spec.batch}x${spec.context}`, backend, parameters: countParameters(spec.config), failed: why.trim().slice(0, 160) };
+      }
+      row.wallSeconds = Math.round((Date.now() - started) / 1000);
+      rows.push(row);
+      console.error(JSON.stringify(row));
+    }
+  }
+  console.log(JSON.stringify({ pytorch: torch ? "python3 with torch found; see bench:trainer for the reference shape" : "no python3 with torch on this machine (apt-get install python3-torch)", rows }, null, 2));
+}
+
+if (process.argv[2] === "--child") {
+  await child(process.argv[3], process.argv[4], Number(process.argv[5]));
+  tf.disposeVariables();
+} else {
+  parent();
+}
