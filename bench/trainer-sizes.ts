@@ -102,7 +102,9 @@ function parent(): void {
       try {
         row = { size, batch: `${spec.batch}x${spec.context}`, ...JSON.parse(line) };
       } catch {
-        const why = (r.stderr || r.stdout).split("\n").find((l) => /out of bounds|memory|Error/i.test(l)) ?? `exit ${r.status ?? r.signal}`;
+        // The error line, not a line of minified backend source that happens to contain "Error".
+        const lines = `${r.stderr}\n${r.stdout}`.split("\n").filter((l) => l.length < 300);
+        const why = lines.find((l) => /out of bounds|RuntimeError|allocat|heap/i.test(l)) ?? lines.find((l) => /Error/.test(l)) ?? `exit ${r.status ?? r.signal}`;
         row = { size, batch: `${spec.batch}x${spec.context}`, backend, parameters: countParameters(spec.config), failed: why.trim().slice(0, 160) };
       }
       row.wallSeconds = Math.round((Date.now() - started) / 1000);

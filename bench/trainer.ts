@@ -9,7 +9,8 @@
  * Reference shape: vocab 256, d 128, 4 layers, 4 heads, context 128, MLP 512, batch 16 x 128 tokens.
  *
  * Flags: --steps N (timed training steps, default 5), --quick (fewer repetitions, for smoke tests),
- *        --no-pytorch (skip the PyTorch run).
+ *        --no-pytorch (skip the PyTorch run), --sizes [1M,25M,100M,0.5B,0.5B-lora16] (the size table of
+ *        bench/trainer-sizes.ts instead: every size on wasm and on cpu, each in its own process).
  */
 import * as tf from "@tensorflow/tfjs";
 import { selectBackend } from "../trainer/backend/select";
@@ -21,6 +22,11 @@ import { generate } from "../trainer/policy/sampling";
 import { GuardedStepper } from "../trainer/update/step";
 import { maskedNll } from "../trainer/update/sft";
 import { measurePytorch } from "./pytorch";
+
+if (process.argv.includes("--sizes")) {
+  await import("./trainer-sizes");
+  process.exit(0);
+}
 
 const quick = process.argv.includes("--quick");
 const stepsArg = process.argv.indexOf("--steps");

@@ -96,7 +96,7 @@ export const envSchema = z.object({
   WORKER_POLL_MS: positive("WORKER_POLL_MS", "milliseconds"),
   API_RATE_LIMIT_PER_MINUTE: positive("API_RATE_LIMIT_PER_MINUTE", "requests per minute and token", 600),
   API_RATE_LIMIT_BURST: positive("API_RATE_LIMIT_BURST", "requests", 120),
-  ROLLOUT_LAB_MAX_STEP_MEMORY_GB: positive("ROLLOUT_LAB_MAX_STEP_MEMORY_GB", "GiB", 4),
+  ROLLOUT_LAB_MAX_STEP_MEMORY_GB: positive("ROLLOUT_LAB_MAX_STEP_MEMORY_GB", "GiB"),
   ROLLOUT_LAB_BACKEND: z
     .string()
     .optional()

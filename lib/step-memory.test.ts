@@ -12,17 +12,19 @@ test("parameter counts match the published sizes of real architectures", () => {
   assert.equal(countParameters(BUILTIN_MODEL_DIMS.small, 259), 1_116_032);
 });
 
-test("LoRA trains a sliver of the parameters and the KL reference costs a copy of the weights", () => {
+test("LoRA trains a sliver of the parameters; the KL reference costs a copy of the weights, or of the adapters with LoRA", () => {
   const base = { dims: qwen05, vocabSize: 151_936, reference: false, microBatch: 4, samplingBatch: 4 };
   const full = estimateStepMemory(base);
   const lora = estimateStepMemory({ ...base, loraRank: 16 });
   assert.ok(lora.trainableParameters < full.parameters / 100);
   assert.ok(lora.bytes.optimizer < full.bytes.optimizer / 100);
   assert.equal(estimateStepMemory({ ...base, reference: true }).bytes.reference, 4 * full.parameters);
+  assert.equal(estimateStepMemory({ ...base, loraRank: 16, reference: true }).bytes.reference, 4 * lora.trainableParameters, "a LoRA reference shares the base weights");
   assert.ok(full.bytes.total > 8 * 2 ** 30, "a full-parameter 0.5B step does not fit the 4 GiB wasm heap");
 });
 
-test("the budget comes from ROLLOUT_LAB_MAX_STEP_MEMORY_GB, 4 GiB by default", () => {
-  assert.equal(stepMemoryLimitBytes({}), 4 * 2 ** 30);
-  assert.equal(stepMemoryLimitBytes({ ROLLOUT_LAB_MAX_STEP_MEMORY_GB: "64" }), 64 * 2 ** 30);
+test("the budget comes from ROLLOUT_LAB_MAX_STEP_MEMORY_GB, three quarters of the RAM by default", () => {
+  assert.equal(stepMemoryLimitBytes({}, 24 * 2 ** 30), 18 * 2 ** 30);
+  assert.equal(stepMemoryLimitBytes({}, 16 * 2 ** 30), 12 * 2 ** 30);
+  assert.equal(stepMemoryLimitBytes({ ROLLOUT_LAB_MAX_STEP_MEMORY_GB: "64" }, 16 * 2 ** 30), 64 * 2 ** 30);
 });

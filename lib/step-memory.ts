@@ -8,13 +8,15 @@
  *   weights          4 B × parameters (a LoRA run: the frozen base plus its adapters)
  *   gradients        4 B × trainable parameters, accumulated over micro-batches
  *   optimizer        8 B × trainable parameters (AdamW's two moments)
- *   reference        4 B × parameters when a KL reference is kept (grpo.klCoef > 0)
+ *   reference        4 B × parameters when a KL reference is kept (grpo.klCoef > 0); with LoRA only the adapters'
+ *                    snapshot (the reference shares the frozen base weights)
  *   activations      kept for backward per micro-batch: per layer and token ~(8·d + 2·kv + 4·i) floats, the
  *                    attention probabilities (heads × T × T per sequence and layer: quadratic in the context, the
  *                    term that makes long contexts need small micro-batches), plus logits, log-softmax and their
  *                    gradient (3 × vocab floats per token)
  *   kv cache         sampling: 2 × layers × kv width × context × episodes decoded together
  */
+import os from "node:os";
 import { countParameters, type ModelDims } from "./model-sizes";
 import { readEnvVar } from "./env";
 
@@ -53,7 +55,7 @@ export function estimateStepMemory(input: StepMemoryInput): StepMemoryEstimate {
     weights: 4 * (parameters + lora),
     gradients: 4 * trainableParameters,
     optimizer: 8 * trainableParameters,
-    reference: input.reference ? 4 * parameters : 0,
+    reference: input.reference ? 4 * (input.loraRank ? lora : parameters) : 0,
     activations: 4 * input.microBatch * (T * perToken + d.numLayers * d.numHeads * T * T),
     kvCache: 4 * 2 * d.numLayers * kv * T * Math.min(64, input.samplingBatch),
     total: 0,
@@ -63,9 +65,20 @@ export function estimateStepMemory(input: StepMemoryInput): StepMemoryEstimate {
   return { parameters, trainableParameters, bytes };
 }
 
-/** The per-step budget: ROLLOUT_LAB_MAX_STEP_MEMORY_GB, default 4 (the wasm heap of the CPU training path). */
-export function stepMemoryLimitBytes(env: Record<string, string | undefined> = process.env): number {
-  return (readEnvVar("ROLLOUT_LAB_MAX_STEP_MEMORY_GB", env) ?? 4) * GiB;
+/**
+ * What the wasm backend's heap (4 GiB in all) can give one step, leaving room for TF.js's own buffers; a run
+ * needing more trains on the cpu backend (trainer/backend/placement.ts).
+ */
+export const WASM_STEP_BUDGET_BYTES = 3.5 * GiB;
+
+/**
+ * The per-step budget: ROLLOUT_LAB_MAX_STEP_MEMORY_GB, default three quarters of this machine's RAM (steps past
+ * the wasm heap train on the cpu backend, bounded by RAM; the rest is left to the database, the web app and the
+ * operating system).
+ */
+export function stepMemoryLimitBytes(env: Record<string, string | undefined> = process.env, totalMemoryBytes = os.totalmem()): number {
+  const gb = readEnvVar("ROLLOUT_LAB_MAX_STEP_MEMORY_GB", env);
+  return gb !== undefined ? gb * GiB : Math.floor((0.75 * totalMemoryBytes) / GiB) * GiB;
 }
 
 const gib = (b: number) => `${(b / GiB).toFixed(b < GiB ? 2 : 1)} GiB`;

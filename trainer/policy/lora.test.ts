@@ -9,7 +9,7 @@ import { LoraConfigError } from "./lora";
 
 await tf.setBackend("cpu");
 
-test("LoRA starts at the base model, trains only the adapters and merges into a frozen copy", () => {
+test("LoRA starts at the base model, trains only the adapters, and its frozen copy computes what it computes", () => {
   const model = new DecoderLM(PRESETS.micro, { seed: 4 });
   const batch = padBatch([[1, 2, 3, 4, 5, 6]]);
   const lp = () => tf.tidy(() => tokenLogProbs(model, batch).logp).arraySync()[0];
@@ -35,4 +35,40 @@ test("LoRA starts at the base model, trains only the adapters and merges into a 
   merged.dispose();
   model.dispose();
   opt.dispose();
+});
+
+test("a LoRA run's KL reference shares the frozen base weights: adapters only, and it stays the policy it was", () => {
+  const model = new DecoderLM(PRESETS.micro, { seed: 4 });
+  model.enableLora({ rank: 2, alpha: 4, targets: ["q_proj", "v_proj"] }, 1);
+  const batch = padBatch([[1, 2, 3, 4, 5, 6], [7, 8, 9]]);
+  const vars = model.trainableVariables();
+  const opt = new AdamW(vars, { lr: 1e-2 });
+  const train = () => {
+    const { grads, value } = tf.variableGrads(() => tf.neg(tf.sum(tokenLogProbs(model, batch).logp)) as tf.Scalar, vars);
+    opt.apply(grads, 1);
+    tf.dispose([value, ...Object.values(grads)]);
+  };
+  train(); // adapters away from their zero start, so the snapshot is not trivially the base model
+  const lp = (m: DecoderLM) => tf.tidy(() => tokenLogProbs(m, batch).logp).arraySync()[0];
+  const bytesBefore = tf.memory().numBytes;
+  const reference = model.frozenCopy();
+  const adapterBytes = vars.reduce((n, v) => n + 4 * v.size, 0);
+  const rotaryBytes = 4 * 3 * PRESETS.micro.maxPositions * (PRESETS.micro.hiddenSize / PRESETS.micro.numHeads);
+  assert.ok(tf.memory().numBytes - bytesBefore <= adapterBytes + rotaryBytes, `the reference allocated ${tf.memory().numBytes - bytesBefore} bytes`);
+  const atSnapshot = lp(model);
+  lp(reference).forEach((v, i) => assert.ok(Math.abs(v - atSnapshot[i]) < 1e-5));
+  train();
+  train();
+  const moved = lp(model);
+  assert.ok(moved.some((v, i) => Math.abs(v - atSnapshot[i]) > 1e-4), "the policy moved");
+  lp(reference).forEach((v, i) => assert.ok(Math.abs(v - atSnapshot[i]) < 1e-5, "the reference did not move with it"));
+  // copyWeightsFrom (the SFT warm-start's reference update) takes the adapters' current values
+  const later = model.frozenCopy();
+  reference.copyWeightsFrom(later);
+  lp(reference).forEach((v, i) => assert.ok(Math.abs(v - moved[i]) < 1e-5));
+  later.dispose();
+  reference.dispose();
+  assert.ok(lp(model).every((v, i) => Math.abs(v - moved[i]) < 1e-6), "disposing the reference left the policy's weights alone");
+  opt.dispose();
+  model.dispose();
 });

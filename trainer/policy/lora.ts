@@ -35,6 +35,8 @@ export class LoraAdapters {
     readonly config: LoraConfig,
     seed: number,
     prefix: string,
+    /** Adapters to copy, frozen, instead of a fresh initialisation (frozenSnapshot). */
+    from?: LoraAdapters,
   ) {
     if (!Number.isInteger(config.rank) || config.rank < 1) throw new LoraConfigError(`LoRA rank must be a positive integer, got ${config.rank}.`);
     for (const t of config.targets) {
@@ -48,6 +50,11 @@ export class LoraAdapters {
       const m = /^(model\.layers\.\d+\.(?:self_attn|mlp)\.(\w+))\.weight$/.exec(spec.name);
       if (!m || !(config.targets as string[]).includes(m[2])) continue;
       const [inDim, outDim] = spec.shape;
+      const source = from?.adapters.get(m[1]);
+      if (source) {
+        this.adapters.set(m[1], { a: tf.variable(source.a, false, `${prefix}/${m[1]}.lora_A`), b: tf.variable(source.b, false, `${prefix}/${m[1]}.lora_B`) });
+        continue;
+      }
       const bound = 1 / Math.sqrt(inDim); // PEFT: kaiming_uniform(a=sqrt(5)) on A
       const a = tf.variable(tf.randomUniform([inDim, config.rank], -bound, bound, "float32", rng.seed()), true, `${prefix}/${m[1]}.lora_A`);
       const b = tf.variable(tf.zeros([config.rank, outDim]), true, `${prefix}/${m[1]}.lora_B`);
@@ -59,6 +66,21 @@ export class LoraAdapters {
     const ad = this.adapters.get(module);
     if (!ad) return y;
     return tf.add(y, tf.mul(mm(mm(x, ad.a as tf.Tensor2D), ad.b as tf.Tensor2D), this.scale));
+  }
+
+  /** Frozen copies of these adapters on the same model (a LoRA run's KL reference; see DecoderLM.frozenCopy). */
+  frozenSnapshot(model: DecoderLM, prefix: string): LoraAdapters {
+    return new LoraAdapters(model, this.config, 0, prefix, this);
+  }
+
+  /** Takes the other adapters' values (same targets and rank). */
+  copyFrom(other: LoraAdapters): void {
+    for (const [mod, ad] of this.adapters) {
+      const src = other.adapters.get(mod);
+      if (!src) throw new Error(`LoRA adapters differ: ${mod} is missing`);
+      ad.a.assign(src.a);
+      ad.b.assign(src.b);
+    }
   }
 
   variables(): tf.Variable[] {
@@ -73,13 +95,6 @@ export class LoraAdapters {
       out.set(`base_model.model.${mod}.lora_B.weight`, ad.b);
     }
     return out;
-  }
-
-  /** base + scale * A B when `paramName` is an adapted weight, else null (caller disposes the result). */
-  mergedWeight(paramName: string, base: tf.Tensor): tf.Tensor | null {
-    const ad = this.adapters.get(paramName.replace(/\.weight$/, ""));
-    if (!ad || !paramName.endsWith(".weight")) return null;
-    return tf.tidy(() => tf.add(base, tf.mul(tf.matMul(ad.a, ad.b), this.scale)));
   }
 
   dispose(): void {

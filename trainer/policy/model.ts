@@ -52,16 +52,23 @@ export class DecoderLM {
   lora: LoraAdapters | null = null;
   attentionMode: AttentionMode;
   private readonly id = nextModelId++;
+  /** False for a LoRA reference that reads its (frozen) base weights from the policy: it must not dispose them. */
+  private readonly ownsParams: boolean;
   private readonly cosTable: tf.Tensor2D;
   private readonly sinTable: tf.Tensor2D;
   private readonly rot: tf.Tensor2D;
 
-  constructor(config: ModelConfig, opts: { seed?: number; trainable?: boolean; initStd?: number } = {}) {
+  constructor(config: ModelConfig, opts: { seed?: number; trainable?: boolean; initStd?: number; shareWeightsOf?: DecoderLM } = {}) {
     this.config = validateModelConfig({ ...config });
     this.specs = paramSpecs(this.config);
     const rng = new Rng(opts.seed ?? 0);
     const std = opts.initStd ?? 0.02; // transformers' initializer_range default
+    this.ownsParams = !opts.shareWeightsOf;
     for (const s of this.specs) {
+      if (opts.shareWeightsOf) {
+        this.params.set(s.name, opts.shareWeightsOf.p(s.name));
+        continue;
+      }
       // initStd 0 skips random init for weights about to be overwritten (checkpoint loads, frozen copies)
       const init =
         s.init === "ones" ? tf.ones(s.shape) : s.init === "zeros" || std === 0 ? tf.zeros(s.shape) : tf.randomNormal(s.shape, 0, std, "float32", rng.seed());
@@ -218,23 +225,30 @@ export class DecoderLM {
 
   /** Copies every base weight from `other` (same config), e.g. to refresh a frozen reference policy. */
   copyWeightsFrom(other: DecoderLM): void {
-    for (const [name, v] of this.params) v.assign(other.p(name));
+    for (const [name, v] of this.params) if (v !== other.params.get(name)) v.assign(other.p(name));
+    if (this.lora && other.lora) this.lora.copyFrom(other.lora);
   }
 
-  /** A frozen copy with the same weights (LoRA merged in), for the KL reference policy. */
+  /**
+   * A frozen copy with the same weights, for the KL reference policy. With LoRA the base weights are frozen, so
+   * the copy reads them from this model and keeps only a frozen snapshot of the adapters: a 0.5B LoRA run's
+   * reference costs the adapters' few MB instead of a second 2 GB of weights.
+   */
   frozenCopy(): DecoderLM {
+    if (this.lora) {
+      const ref = new DecoderLM(this.config, { shareWeightsOf: this });
+      ref.attentionMode = this.attentionMode;
+      ref.lora = this.lora.frozenSnapshot(ref, `m${ref.id}`);
+      return ref;
+    }
     const ref = new DecoderLM(this.config, { trainable: false, initStd: 0 });
     ref.attentionMode = this.attentionMode;
-    for (const [name, v] of ref.params) {
-      const merged = this.lora?.mergedWeight(name, this.p(name));
-      v.assign(merged ?? this.p(name));
-      merged?.dispose();
-    }
+    for (const [name, v] of ref.params) v.assign(this.p(name));
     return ref;
   }
 
   dispose(): void {
-    for (const v of this.params.values()) v.dispose();
+    if (this.ownsParams) for (const v of this.params.values()) v.dispose();
     this.lora?.dispose();
     this.cosTable.dispose();
     this.sinTable.dispose();

@@ -6,6 +6,8 @@
 import { readDataJson } from "../../data-roots";
 import type { RunConfig } from "../../../lib/run-config";
 import { loadHfCheckpoint } from "../../checkpoint/hf-load";
+import { modelConfigFromHf } from "../../checkpoint/hf-config";
+import path from "node:path";
 import { BUILTIN_MODEL_DIMS, type BuiltinModelSize } from "../../../lib/model-sizes";
 import type { ModelConfig } from "../../policy/config";
 import { DecoderLM } from "../../policy/model";
@@ -22,6 +24,19 @@ function builtInConfig(name: BuiltinModelSize, vocabSize: number, contextLength?
 async function loadTokenizer(spec: string): Promise<Tokenizer> {
   if (spec === "byte") return new ByteTokenizer();
   return loadHfTokenizer(await readDataJson(spec));
+}
+
+/**
+ * The policy's dimensions without building it: the worker places a run on a backend (the wasm heap or RAM) from
+ * them before any weight is allocated.
+ */
+export async function policyModelConfig(config: RunConfig): Promise<ModelConfig> {
+  const name = config.policy.model;
+  if (Object.hasOwn(BUILTIN_MODEL_DIMS, name)) {
+    const tokenizer = await loadTokenizer(config.policy.tokenizer);
+    return builtInConfig(name as BuiltinModelSize, tokenizer.vocabSize, config.policy.contextLength);
+  }
+  return modelConfigFromHf(await readDataJson(path.join(name, "config.json")));
 }
 
 export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM; tokenizer: Tokenizer }> {

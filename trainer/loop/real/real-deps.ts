@@ -12,6 +12,7 @@ import { readdirSync, rmSync, statSync } from "node:fs";
 import type { RunConfig } from "../../../lib/run-config";
 import { estimateStepMemory, stepMemoryLimitBytes, stepMemoryProblem } from "../../../lib/step-memory";
 import { selectBackend, type BackendReport } from "../../backend/select";
+import { placeRun } from "../../backend/placement";
 import { getEnvironment } from "../../envs/registry";
 import type { Task } from "../../envs/types";
 import { POLICY_LOSS_METRIC_KEYS } from "../../grpo/index";
@@ -21,7 +22,7 @@ import { AdamW } from "../../policy/optimizer";
 import { Rng } from "../../policy/rng";
 import { GrpoUpdater } from "../../update/grpo-update";
 import type { AdvantagesUsed, LoopDeps } from "../types";
-import { loadPolicy } from "./load-policy";
+import { loadPolicy, policyModelConfig } from "./load-policy";
 import { createGroupPlayer, type PolicySample } from "./play-group";
 import { multiTurnTokenAdvantages } from "./turn-credit";
 import { checkpointDirName, loadCheckpoint as loadSafetensorsCheckpoint, saveCheckpoint as saveSafetensorsCheckpoint } from "../../checkpoint/checkpoint";
@@ -50,7 +51,13 @@ export interface RealDeps {
 
 export async function createRealDeps(config: RunConfig, checkpointDir: string): Promise<RealDeps> {
   backendOnce ??= selectBackend();
-  const backend = await backendOnce;
+  // The step's memory decides the backend (the wasm heap stops at 4 GiB) before any weight is allocated; the worker
+  // checks the same estimate against its budget. A checkpoint folder whose config.json cannot be read fails below.
+  const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
+  const estimateFor = (dims: Awaited<ReturnType<typeof policyModelConfig>>) =>
+    estimateStepMemory({ dims, vocabSize: dims.vocabSize, loraRank: config.policy.lora?.rank, reference: config.grpo.klCoef > 0, microBatch, samplingBatch: config.rollout.concurrency });
+  const planned = await policyModelConfig(config).then(estimateFor, () => null);
+  const backend = await placeRun(await backendOnce, planned?.bytes.total ?? 0);
 
   const env = getEnvironment(config.environment, config.environmentOptions);
   let tasks: Task[];
@@ -67,13 +74,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
 
   const { model, tokenizer: tok } = await loadPolicy(config);
   // The web app could estimate this only for built-in sizes; a checkpoint folder is checked now that it is loaded.
-  const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
-  const memory = stepMemoryProblem(
-    estimateStepMemory({ dims: model.config, vocabSize: model.config.vocabSize, loraRank: config.policy.lora?.rank, reference: config.grpo.klCoef > 0, microBatch, samplingBatch: config.rollout.concurrency }),
-    stepMemoryLimitBytes(),
-    microBatch,
-    model.config.maxPositions,
-  );
+  const memory = stepMemoryProblem(estimateFor(model.config), stepMemoryLimitBytes(), microBatch, model.config.maxPositions);
   if (memory) {
     model.dispose();
     throw new Error(memory);
