@@ -11,10 +11,12 @@
  *   0.5B  Qwen2.5-0.5B's shape (vocab 151,936, d 896, 24 layers, GQA 14/2, q/k/v bias, tied), 4 × 128,
  *         full-parameter and with LoRA r=16 on q/k/v/o
  *
- * Flags: --sizes 1M,25M (subset), --backends cpu (subset), --steps N (timed steps, default 2).
- * PyTorch on the same shapes needs python3 with torch; without it the PyTorch column says so.
+ * After the TF.js rows of a size, PyTorch trains the same shape in the same run (bench/pytorch-sizes.py, one intra-op
+ * thread: on 2 cores that split was the fastest, 2.65 s vs 3.5-3.7 s at 25M), so both share the machine's state.
+ * Flags: --sizes 1M,25M (subset), --backends cpu (subset), --steps N (timed steps, default 2), --no-pytorch.
  */
 import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as tf from "@tensorflow/tfjs";
 import { selectBackend } from "../trainer/backend/select";
@@ -81,6 +83,28 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
   );
 }
 
+/** The first python with torch (bench/pytorch.ts's order), or null. */
+function pythonWithTorch(): string | null {
+  const candidates = [process.env.ROLLOUT_LAB_PYTHON, "python3", "/usr/bin/python3"].filter(Boolean) as string[];
+  return candidates.find((py) => spawnSync(py, ["-c", "import torch"], { stdio: "ignore" }).status === 0) ?? null;
+}
+
+function pytorchRow(python: string, spec: SizeSpec, steps: number): Record<string, unknown> {
+  const c = spec.config;
+  const args = [
+    path.join(path.dirname(fileURLToPath(import.meta.url)), "pytorch-sizes.py"),
+    "--vocab", c.vocabSize, "--d", c.hiddenSize, "--layers", c.numLayers, "--heads", c.numHeads, "--kv-heads", c.numKvHeads,
+    "--mlp", c.intermediateSize, "--batch", spec.batch, "--context", spec.context, "--steps", steps, "--threads", 1,
+    ...(c.tieEmbeddings ? ["--tied"] : []), ...(c.attentionBias ? ["--bias"] : []), ...(spec.lora ? ["--lora", spec.lora] : []),
+  ].map(String);
+  const r = spawnSync(python, args, { encoding: "utf8" });
+  try {
+    return JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "") as Record<string, unknown>;
+  } catch {
+    return { failed: (r.stderr || `exit ${r.status}`).trim().split("\n").at(-1)?.slice(0, 160) };
+  }
+}
+
 function parent(): void {
   const arg = (flag: string) => {
     const i = process.argv.indexOf(flag);
@@ -90,7 +114,7 @@ function parent(): void {
   const backends = arg("--backends")?.split(",") ?? ["wasm", "cpu"];
   const steps = Number(arg("--steps") ?? 2);
   const self = fileURLToPath(import.meta.url);
-  const torch = spawnSync("python3", ["-c", "import torch"], { stdio: "ignore" }).status === 0;
+  const python = process.argv.includes("--no-pytorch") ? null : pythonWithTorch();
   const rows: Record<string, unknown>[] = [];
   for (const size of sizes) {
     for (const backend of backends) {
@@ -111,8 +135,19 @@ function parent(): void {
       rows.push(row);
       console.error(JSON.stringify(row));
     }
+    if (python) {
+      const torch = pytorchRow(python, SIZES[size], steps);
+      // Ratios against PyTorch on this machine: step time < 1 is faster, RSS < 1 is smaller.
+      for (const row of rows.filter((r) => r.size === size && typeof r.stepSeconds === "number")) {
+        if (typeof torch.stepSeconds === "number") row.stepVsPytorch = Number(((row.stepSeconds as number) / torch.stepSeconds).toFixed(2));
+        if (typeof torch.peakRssMiB === "number") row.rssVsPytorch = Number(((row.peakRssMiB as number) / torch.peakRssMiB).toFixed(2));
+      }
+      const torchRow = { size, batch: `${SIZES[size].batch}x${SIZES[size].context}`, backend: "pytorch", ...torch };
+      rows.push(torchRow);
+      console.error(JSON.stringify(torchRow));
+    }
   }
-  console.log(JSON.stringify({ pytorch: torch ? "python3 with torch found; see bench:trainer for the reference shape" : "no python3 with torch on this machine (apt-get install python3-torch)", rows }, null, 2));
+  console.log(JSON.stringify({ pytorch: python ? `${python} with torch, 1 intra-op thread` : "no python3 with torch on this machine (apt-get install python3-torch)", rows }, null, 2));
 }
 
 if (process.argv[2] === "--child") {

@@ -72,3 +72,28 @@ test("a LoRA run's KL reference shares the frozen base weights: adapters only, a
   opt.dispose();
   model.dispose();
 });
+
+test("frozen base weights skip their own gradient, and the adapters' gradients are what the full backward gives", () => {
+  for (const tieEmbeddings of [false, true]) {
+    const model = new DecoderLM({ ...PRESETS.micro, tieEmbeddings }, { seed: 6 });
+    model.enableLora({ rank: 2, alpha: 4, targets: ["q_proj", "k_proj", "v_proj", "o_proj"] }, 2);
+    const batch = padBatch([[1, 2, 3, 4, 5, 6], [7, 8, 9]]);
+    const vars = model.trainableVariables();
+    // Give B non-zero values: with B = 0 the gradient reaching A would be zero and prove nothing.
+    for (const v of vars) if (v.name.endsWith("lora_B")) v.assign(tf.randomNormal(v.shape, 0, 0.1, "float32", 3));
+    const grads = () =>
+      tf.tidy(() => {
+        const { grads: g, value } = tf.variableGrads(() => tf.neg(tf.sum(tokenLogProbs(model, batch).logp)) as tf.Scalar, vars);
+        value.dispose();
+        return vars.map((v) => Array.from(g[v.name].dataSync()));
+      });
+    const frozenPath = grads();
+    // Marking the base trainable sends it through the full backward (dW computed, then unused): same adapter grads.
+    for (const v of model.params.values()) v.trainable = true;
+    const fullPath = grads();
+    for (const v of model.params.values()) v.trainable = false;
+    frozenPath.forEach((g, i) => g.forEach((x, j) => assert.ok(Math.abs(x - fullPath[i][j]) < 1e-5, `tied=${tieEmbeddings} ${vars[i].name}[${j}]: ${x} vs ${fullPath[i][j]}`)));
+    assert.ok(frozenPath.flat().some((x) => Math.abs(x) > 1e-6), "adapter gradients are not all zero");
+    model.dispose();
+  }
+});

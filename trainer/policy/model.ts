@@ -6,7 +6,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { headDim, validateModelConfig, type ModelConfig } from "./config";
 import { paramSpecs, type ParamSpec } from "./params";
-import { applyRope, lookupRows, mm, rmsNorm, ropeTables, rotateHalfMatrix } from "./ops";
+import { applyRope, isFrozen, lookupRows, mm, mmFrozen, rmsNorm, ropeTables, rotateHalfMatrix } from "./ops";
 import { Rng } from "./rng";
 import { LoraAdapters, type LoraConfig } from "./lora";
 import { attendBatched, attendLoop2d, pickAttentionMode, type AttentionMode } from "./attention";
@@ -109,7 +109,8 @@ export class DecoderLM {
 
   private proj(x: tf.Tensor2D, layer: number, module: string, name: string): tf.Tensor2D {
     const base = `model.layers.${layer}.${module}.${name}`;
-    let y = mm(x, this.p(`${base}.weight`) as tf.Tensor2D);
+    const w = this.p(`${base}.weight`) as tf.Tensor2D;
+    let y = isFrozen(w) ? mmFrozen(x, { w }) : mm(x, w);
     const bias = this.params.get(`${base}.bias`);
     if (bias) y = tf.add(y, bias);
     if (this.lora) y = this.lora.apply(x, y, base);
@@ -144,8 +145,12 @@ export class DecoderLM {
     for (let i = 0; i < c.numLayers; i++) h = layer(h, i);
     posT.dispose();
     const hf = this.norm(h, "model.norm.weight", fused);
+    if (!opts.head && this.config.tieEmbeddings && isFrozen(this.p("model.embed_tokens.weight"))) {
+      // A frozen tied head needs neither the embedding's transpose nor its gradient.
+      return { logits: mmFrozen(hf, { wT: this.p("model.embed_tokens.weight") as tf.Tensor2D }), cache: newCache };
+    }
     const head = opts.head ?? this.outputHead();
-    return { logits: mm(hf, head), cache: newCache };
+    return { logits: isFrozen(head) ? mmFrozen(hf, { w: head }) : mm(hf, head), cache: newCache };
   }
 
   /**

@@ -27,9 +27,33 @@ export function mm(x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D {
   return f(x, w) as tf.Tensor2D;
 }
 
-/** Rows of `table` [V, D] picked by `ids`; gradient scatters-adds into a dense [V, D] (embedding lookup). */
+/**
+ * x[M,K] @ w[K,N] for a weight that gets no gradient (a LoRA run's frozen base, a KL reference): the backward
+ * pass computes dx only. With `mm` it would also compute dW = xᵀ·dy, as costly as the forward, and throw it away:
+ * that made a 0.5B LoRA step nearly as slow as a full-parameter one. Give `wT` instead of `w` when the caller holds
+ * the transpose already (a tied head's embedding [N,K]): both products then run on it, with no transpose at all.
+ */
+export function mmFrozen(x: tf.Tensor2D, weight: { w: tf.Tensor2D } | { wT: tf.Tensor2D }): tf.Tensor2D {
+  const f = tf.customGrad((a) => {
+    const xa = a as tf.Tensor2D;
+    return {
+      value: "w" in weight ? tf.matMul(xa, weight.w) : tf.matMul(xa, weight.wT, false, true),
+      gradFunc: (dy: tf.Tensor) => ("w" in weight ? tf.matMul(dy as tf.Tensor2D, tf.transpose(weight.w)) : tf.matMul(dy as tf.Tensor2D, weight.wT)),
+    };
+  });
+  return f(x) as tf.Tensor2D;
+}
+
+/** Whether a weight gets a gradient: a trainable variable, or a tensor computed from one. */
+export const isFrozen = (w: tf.Tensor): boolean => w instanceof tf.Variable && !w.trainable;
+
+/**
+ * Rows of `table` [V, D] picked by `ids`; gradient scatters-adds into a dense [V, D] (embedding lookup). A frozen
+ * table is a plain gather: no [V, D] gradient (544 MB at Qwen2.5-0.5B's vocabulary) is built for it.
+ */
 export function lookupRows(table: tf.Tensor2D, ids: Int32Array): tf.Tensor2D {
   const [V, D] = table.shape;
+  if (isFrozen(table)) return tf.tidy(() => tf.gather(table, tf.tensor1d(ids, "int32")));
   const idx = tf.tensor1d(ids, "int32");
   const f = tf.customGrad((t) => {
     return {

@@ -8,6 +8,7 @@ import { loadBlasAddon, type BlasAddon } from "./addon";
 import { makeCpuBatchMatMul, makeWasmBatchMatMul } from "./batch-matmul";
 import { makeExp, makeGather, makeSum, makeTranspose, makeWasmCast, makeWasmIdentity } from "./layout-kernels";
 import { registerFusedKernels, unregisterFusedKernels } from "./fused-kernels";
+import { makeCpuAdd, makeCpuMultiply, makeCpuSub } from "./cpu-elementwise";
 
 export { nativeThreadCount } from "./addon";
 export { planBatchMatMul } from "./batch-matmul";
@@ -22,7 +23,16 @@ export interface NativeKernelsReport {
 type Factory = (addon: BlasAddon, fallback: tf.KernelFunc) => tf.KernelFunc;
 
 const FACTORIES: Record<string, Record<string, Factory>> = {
-  cpu: { BatchMatMul: makeCpuBatchMatMul, Transpose: makeTranspose, GatherV2: makeGather, Exp: makeExp, Sum: makeSum },
+  cpu: {
+    BatchMatMul: makeCpuBatchMatMul,
+    Transpose: makeTranspose,
+    GatherV2: makeGather,
+    Exp: makeExp,
+    Sum: makeSum,
+    Add: makeCpuAdd,
+    Sub: makeCpuSub,
+    Multiply: makeCpuMultiply,
+  },
   wasm: {
     BatchMatMul: makeWasmBatchMatMul,
     Identity: makeWasmIdentity,

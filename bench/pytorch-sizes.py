@@ -1,0 +1,149 @@
+"""
+The PyTorch side of `npm run bench:trainer -- --sizes`: one training step (forward + backward + AdamW, next-token
+cross-entropy) of a Llama/Qwen2-style decoder of the given shape, as trainer/policy/model.ts builds it (RMSNorm
+pre-norm, rotary "rotate_half", grouped-query attention, optional q/k/v bias, SwiGLU, optional tied embeddings,
+optional LoRA on q/k/v/o with the base frozen). Prints one JSON object: median step seconds and peak RSS. Needs
+python3 with torch (Debian: apt-get install python3-torch). Not part of the product: nothing imports it.
+
+    python3 bench/pytorch-sizes.py --vocab 32000 --d 768 --layers 12 --heads 12 --kv-heads 12 --mlp 2048 \\
+        --batch 16 --context 128 [--tied] [--bias] [--lora 16] [--steps 2] [--threads 2]
+"""
+import argparse
+import json
+import math
+import resource
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+def rms_norm(x, w, eps=1e-5):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
+
+
+class LoraLinear(torch.nn.Module):
+    """A frozen linear map plus a trainable low-rank update (B starts at zero, as PEFT does)."""
+
+    def __init__(self, base, rank, alpha):
+        super().__init__()
+        self.base = base
+        for p in base.parameters():
+            p.requires_grad_(False)
+        self.a = torch.nn.Parameter(torch.empty(base.in_features, rank).uniform_(-1 / math.sqrt(base.in_features), 1 / math.sqrt(base.in_features)))
+        self.b = torch.nn.Parameter(torch.zeros(rank, base.out_features))
+        self.scale = alpha / rank
+
+    def forward(self, x):
+        return self.base(x) + (x @ self.a @ self.b) * self.scale
+
+
+class Block(torch.nn.Module):
+    def __init__(self, a):
+        super().__init__()
+        d, hd = a.d, a.d // a.heads
+        self.n1 = torch.nn.Parameter(torch.ones(d))
+        self.n2 = torch.nn.Parameter(torch.ones(d))
+        self.q = torch.nn.Linear(d, a.heads * hd, bias=a.bias)
+        self.k = torch.nn.Linear(d, a.kv_heads * hd, bias=a.bias)
+        self.v = torch.nn.Linear(d, a.kv_heads * hd, bias=a.bias)
+        self.o = torch.nn.Linear(a.heads * hd, d, bias=False)
+        self.gate = torch.nn.Linear(d, a.mlp, bias=False)
+        self.up = torch.nn.Linear(d, a.mlp, bias=False)
+        self.down = torch.nn.Linear(a.mlp, d, bias=False)
+
+
+class Decoder(torch.nn.Module):
+    def __init__(self, a):
+        super().__init__()
+        self.a = a
+        self.embed = torch.nn.Embedding(a.vocab, a.d)
+        self.blocks = torch.nn.ModuleList(Block(a) for _ in range(a.layers))
+        self.norm = torch.nn.Parameter(torch.ones(a.d))
+        self.head = None if a.tied else torch.nn.Linear(a.d, a.vocab, bias=False)
+        hd = a.d // a.heads
+        inv = 10000.0 ** (-torch.arange(0, hd, 2).float() / hd)
+        ang = torch.outer(torch.arange(a.context).float(), inv)
+        ang = torch.cat((ang, ang), dim=-1)
+        self.register_buffer("cos", ang.cos())
+        self.register_buffer("sin", ang.sin())
+
+    def forward(self, ids):
+        a = self.a
+        B, T = ids.shape
+        hd = a.d // a.heads
+        group = a.heads // a.kv_heads
+        cos, sin = self.cos[:T], self.sin[:T]
+
+        def rope(x):
+            x1, x2 = x[..., : hd // 2], x[..., hd // 2 :]
+            return x * cos + torch.cat((-x2, x1), dim=-1) * sin
+
+        mask = torch.full((T, T), float("-inf")).triu(1)
+        h = self.embed(ids)
+        for blk in self.blocks:
+            x = rms_norm(h, blk.n1)
+            q = rope(blk.q(x).view(B, T, a.heads, hd).transpose(1, 2))
+            k = rope(blk.k(x).view(B, T, a.kv_heads, hd).transpose(1, 2)).repeat_interleave(group, dim=1)
+            v = blk.v(x).view(B, T, a.kv_heads, hd).transpose(1, 2).repeat_interleave(group, dim=1)
+            att = (q @ k.transpose(-1, -2)) / math.sqrt(hd) + mask
+            y = (att.softmax(-1) @ v).transpose(1, 2).reshape(B, T, a.heads * hd)
+            h = h + blk.o(y)
+            x = rms_norm(h, blk.n2)
+            h = h + blk.down(F.silu(blk.gate(x)) * blk.up(x))
+        x = rms_norm(h, self.norm)
+        return x @ self.embed.weight.t() if self.head is None else self.head(x)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for name in ("vocab", "d", "layers", "heads", "kv-heads", "mlp", "batch", "context"):
+        ap.add_argument(f"--{name}", type=int, required=True)
+    ap.add_argument("--tied", action="store_true")
+    ap.add_argument("--bias", action="store_true")
+    ap.add_argument("--lora", type=int, default=0)
+    ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=0)
+    a = ap.parse_args()
+    torch.manual_seed(0)
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    model = Decoder(a)
+    params = sum(p.numel() for p in model.parameters())
+    if a.lora:
+        for p in model.parameters():
+            p.requires_grad_(False)
+        for blk in model.blocks:
+            for name in ("q", "k", "v", "o"):
+                setattr(blk, name, LoraLinear(getattr(blk, name), a.lora, 2 * a.lora))
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(trainable, lr=1e-4)
+    ids = torch.randint(0, a.vocab, (a.batch, a.context + 1))
+    inputs, targets = ids[:, :-1], ids[:, 1:]
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(inputs).reshape(-1, a.vocab), targets.reshape(-1))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(trainable, 1.0)
+        opt.step()
+
+    step()  # warm-up: AdamW state allocated
+    times = []
+    for _ in range(a.steps):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    print(json.dumps({
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "parameters": params,
+        "trainable": sum(p.numel() for p in trainable),
+        "stepSeconds": round(statistics.median(times), 3),
+        "peakRssMiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }))
+
+
+if __name__ == "__main__":
+    main()
