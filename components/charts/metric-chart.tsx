@@ -40,21 +40,29 @@ export function MetricChart({
   xMode,
   syncId,
   onPickStep,
+  logScale = false,
 }: {
   title: string;
   points: ChartPoint[];
   xMode: XAxisMode;
+  /** A log y-axis, where every value is positive (a series with zeros or negatives stays linear, and says so). */
+  logScale?: boolean;
   syncId?: string;
   onPickStep?: (step: number) => void;
 }) {
   const [ref, seen] = useSeen<HTMLElement>();
-  const axis = yAxisFor(points.flatMap((p) => [p.raw, p.value, ...(p.band ?? [])]));
+  const values = points.flatMap((p) => [p.raw, p.value, ...(p.band ?? [])]).filter((v): v is number => v !== null);
+  const log = logScale && values.length > 0 && values.every((v) => v > 0);
+  const axis = log ? null : yAxisFor(values);
   const pick = onPickStep && xMode === "step" ? (state: { activeLabel?: string | number } | null) => state?.activeLabel !== undefined && onPickStep(Number(state.activeLabel)) : undefined;
   const formatX = (x: number) => (xMode === "step" ? String(x) : new Date(x).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
   return (
     <figure ref={ref} className="rounded border border-slate-200 bg-white p-3" data-testid="metric-chart" data-key={title}>
       <figcaption className="mb-1 flex justify-between font-mono text-xs text-slate-600">
-        <span>{title}</span>
+        <span>
+          {title}
+          {logScale && !log && points.length > 0 && <span className="ml-2 text-slate-400">(linear: values ≤ 0)</span>}
+        </span>
         <span className="text-slate-400">{formatNumber([...points].reverse().find((p) => p.raw !== null)?.raw ?? null)}</span>
       </figcaption>
       {points.length === 0 ? (
@@ -68,6 +76,7 @@ export function MetricChart({
             <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tick={{ fontSize: 10 }} tickFormatter={formatX} />
             <YAxis
               tick={{ fontSize: 10 }}
+              scale={log ? "log" : "auto"}
               domain={axis?.domain ?? ["auto", "auto"]}
               ticks={axis?.ticks}
               tickFormatter={(v: number) => (axis ? formatTick(v, axis.decimals) : formatNumber(v, 2))}

@@ -2,11 +2,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { chooseKeys, parseCompareQuery, toCompareQuery } from "./compare-query";
 
-test("a shared compare URL restores the runs and metric keys, deduplicated", () => {
-  const q = parseCompareQuery(new URLSearchParams("runs=a,b,a&keys=reward/mean,kl"));
-  assert.deepEqual(q, { runs: ["a", "b"], keys: ["reward/mean", "kl"] });
-  assert.equal(toCompareQuery(q.runs, q.keys), "runs=a,b&keys=reward/mean,kl");
-  assert.deepEqual(parseCompareQuery(new URLSearchParams("")), { runs: [], keys: null });
+test("a shared compare URL restores the runs, metric keys and smoothing, deduplicated", () => {
+  const q = parseCompareQuery(new URLSearchParams("runs=a,b,a&keys=reward/mean,kl&smooth=0.8"));
+  assert.deepEqual(q, { runs: ["a", "b"], keys: ["reward/mean", "kl"], smooth: 0.8 });
+  assert.equal(toCompareQuery(q.runs, q.keys, q.smooth), "runs=a,b&keys=reward/mean,kl&smooth=0.80");
+  assert.equal(toCompareQuery(q.runs, q.keys), "runs=a,b&keys=reward/mean,kl", "no smoothing, no parameter");
+  assert.deepEqual(parseCompareQuery(new URLSearchParams("")), { runs: [], keys: null, smooth: 0 });
+  assert.equal(parseCompareQuery(new URLSearchParams("smooth=7")).smooth, 0.99, "clamped");
 });
 
 test("without a key choice the headline metrics are drawn; a chosen key the runs lack is dropped", () => {

@@ -1,4 +1,4 @@
-/** `/compare?runs=a,b&keys=reward/mean,kl`: the selection lives in the URL so a comparison can be shared. */
+/** `/compare?runs=a,b&keys=reward/mean,kl&smooth=0.6`: the selection lives in the URL so a comparison can be shared. */
 export const MAX_RUNS = 8;
 /**
  * The headline families, each as patterns in order of preference. Trainers name them differently (ours "kl" and
@@ -20,15 +20,17 @@ function list(raw: string | null, max: number): string[] {
   return [...new Set((raw ?? "").split(",").map((s) => s.trim()).filter(Boolean))].slice(0, max);
 }
 
-export function parseCompareQuery(params: ParamsLike): { runs: string[]; keys: string[] | null } {
+export function parseCompareQuery(params: ParamsLike): { runs: string[]; keys: string[] | null; smooth: number } {
   const keys = params.get("keys");
-  return { runs: list(params.get("runs"), MAX_RUNS), keys: keys === null ? null : list(keys, 20) };
+  const smooth = Number(params.get("smooth") ?? "0");
+  return { runs: list(params.get("runs"), MAX_RUNS), keys: keys === null ? null : list(keys, 20), smooth: Number.isFinite(smooth) ? Math.min(0.99, Math.max(0, smooth)) : 0 };
 }
 
-export function toCompareQuery(runs: string[], keys: string[] | null): string {
+export function toCompareQuery(runs: string[], keys: string[] | null, smooth = 0): string {
   const q = new URLSearchParams();
   if (runs.length) q.set("runs", runs.join(","));
   if (keys !== null) q.set("keys", keys.join(","));
+  if (smooth > 0) q.set("smooth", smooth.toFixed(2));
   // Commas and slashes are legal in a query string; unescaped they keep the URL readable.
   return q.toString().replace(/%2C/gi, ",").replace(/%2F/gi, "/");
 }

@@ -11,13 +11,14 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { QueryState } from "@/components/trajectories/badges";
 import { MAX_RUNS, chooseKeys, parseCompareQuery, toCompareQuery } from "./compare-query";
 import { OverlayChart, RUN_COLORS } from "./overlay-chart";
+import { smoothSeries } from "@/lib/smoothing";
 
 export function CompareRuns() {
   const trpc = useTRPC();
   const router = useRouter();
   const pathname = usePathname();
-  const { runs: runIds, keys: requestedKeys } = parseCompareQuery(useSearchParams());
-  const go = (runs: string[], keys: string[] | null) => router.replace(`${pathname}?${toCompareQuery(runs, keys)}`, { scroll: false });
+  const { runs: runIds, keys: requestedKeys, smooth } = parseCompareQuery(useSearchParams());
+  const go = (runs: string[], keys: string[] | null, smoothing = smooth) => router.replace(`${pathname}?${toCompareQuery(runs, keys, smoothing)}`, { scroll: false });
 
   const compare = useQuery({ ...trpc.trajectories.compareRuns.queryOptions({ runIds }), enabled: runIds.length > 0 });
   const available = compare.data?.metricKeys.map((k) => k.key) ?? [];
@@ -43,6 +44,11 @@ export function CompareRuns() {
               </Link>
             ))}
           </div>
+          <label className="flex items-center gap-2 text-sm">
+            Smoothing
+            <input aria-label="Smoothing" type="range" min={0} max={0.99} step={0.01} value={smooth} onChange={(e) => go(runIds, requestedKeys, Number(e.target.value))} />
+            <span className="w-8 tabular-nums">{smooth.toFixed(2)}</span>
+          </label>
           <details className="rounded border border-slate-200 bg-white p-2 text-sm" open={requestedKeys !== null}>
             <summary className="cursor-pointer text-slate-600">Metric keys ({keys.length} of {available.length} shown)</summary>
             <div className="mt-2 flex flex-wrap gap-x-4 gap-y-1">
@@ -61,7 +67,7 @@ export function CompareRuns() {
               <OverlayChart
                 key={key}
                 title={key}
-                series={runIds.map((id, i) => ({ runId: id, label: label(id), points: (series[i]?.data?.[key] ?? []).map((p) => ({ step: p.step, value: p.value })) }))}
+                series={runIds.map((id, i) => ({ runId: id, label: label(id), points: smoothPoints(series[i]?.data?.[key] ?? [], smooth) }))}
               />
             ))}
           </div>
@@ -70,6 +76,12 @@ export function CompareRuns() {
       )}
     </section>
   );
+}
+
+/** Each run's curve smoothed on its own (the same exponential smoothing as the run page's). */
+function smoothPoints(points: { step: number; value: number }[], weight: number): { step: number; value: number }[] {
+  const smoothed = smoothSeries(points.map((p) => p.value), weight);
+  return points.map((p, i) => ({ step: p.step, value: smoothed[i] ?? p.value }));
 }
 
 function ConfigDiff({ runs, rows, same }: { runs: { id: string; name: string }[]; rows: { path: string; values: (string | null)[] }[]; same: number }) {

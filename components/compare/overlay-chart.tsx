@@ -25,7 +25,8 @@ export function OverlayChart({ title, series }: { title: string; series: Overlay
             <XAxis dataKey="step" type="number" domain={["dataMin", "dataMax"]} allowDuplicatedCategory={false} tick={{ fontSize: 10 }} />
             <YAxis tick={{ fontSize: 10 }} tickFormatter={(v: number) => formatNumber(v, 2)} />
             <Tooltip labelFormatter={(s) => `step ${s}`} formatter={(v) => formatNumber(Number(v))} />
-            <Legend wrapperStyle={{ fontSize: 11 }} />
+            {/* In the header's order (recharts sorts legend items by name unless told otherwise). */}
+            <Legend wrapperStyle={{ fontSize: 11 }} itemSorter={(item) => series.findIndex((s) => s.label === item.value)} />
             {series.map((s, i) => (
               <Line key={s.runId} data={s.points} dataKey="value" name={s.label} stroke={RUN_COLORS[i % RUN_COLORS.length]} dot={false} strokeWidth={1.5} isAnimationActive={false} />
             ))}

@@ -54,9 +54,11 @@ export function GroupView({ runId, groupId }: { runId: string; groupId: string }
       {d.samples.length === 0 ? (
         <p className="text-sm text-slate-500">This group has no samples recorded.</p>
       ) : (
-        <div className="flex snap-x gap-3 overflow-x-auto pb-2" data-testid="group-columns">
+        // One column per sample, sharing the width: a group of 8 fits a 1440 px screen, so an outlier is never
+        // off-screen; very large groups scroll sideways rather than shrink columns below ~150 px.
+        <div className="grid gap-2 overflow-x-auto pb-2" style={{ gridTemplateColumns: `repeat(${d.samples.length}, minmax(9.5rem, 1fr))` }} data-testid="group-columns">
           {d.samples.map((s, rank) => (
-            <section key={s.id} className="w-80 shrink-0 snap-start space-y-2 md:w-96" data-testid="group-sample">
+            <section key={s.id} className="min-w-0 space-y-2" data-testid="group-sample">
               <div className="rounded border border-slate-200 bg-white p-2 text-sm">
                 <div className="flex items-center gap-2">
                   <span className="font-semibold">#{rank + 1}</span>
@@ -69,6 +71,16 @@ export function GroupView({ runId, groupId }: { runId: string; groupId: string }
                   <span>{s.numTurns} turns</span>
                   <span className="text-slate-500">{s.divergesAt === null ? "same as all others" : `diverges at #${s.divergesAt}`}</span>
                 </div>
+                {Object.keys(s.rewardComponents).length > 0 && (
+                  <dl className="mt-1 flex flex-wrap gap-x-2 text-[11px] text-slate-600" data-testid="sample-components">
+                    {Object.entries(s.rewardComponents).map(([k, v]) => (
+                      <div key={k} className="flex gap-1">
+                        <dt className="font-mono">{k}</dt>
+                        <dd><RewardValue value={v} /></dd>
+                      </div>
+                    ))}
+                  </dl>
+                )}
                 {s.reasoning && <p className="mt-1 line-clamp-3 text-xs text-slate-600" title={s.reasoning}>{s.reasoning}</p>}
               </div>
               {skip > 0 && <p className="text-center text-xs text-slate-400">… {skip} shared messages hidden …</p>}

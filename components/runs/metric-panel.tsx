@@ -1,10 +1,12 @@
 "use client";
 /**
- * All recorded metric keys of a run as curves, grouped by namespace, with smoothing and a step / wall-time x-axis.
- * Hovering one chart shows the same step on all of them; clicking a step opens the trajectory browser at that step.
+ * All recorded metric keys of a run as curves, grouped by namespace, with smoothing, a step / wall-time x-axis and a
+ * log y-axis. Hovering one chart shows the same step on all of them; clicking a step opens the trajectory browser at
+ * that step. Smoothing, filter, x-axis and log scale live in the URL (`smooth`, `filter`, `x`, `log`), so a view
+ * can be shared and survives a reload.
  */
 import { useEffect, useState } from "react";
-import { useRouter } from "next/navigation";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { MetricChart, type ChartPoint, type XAxisMode } from "@/components/charts/metric-chart";
@@ -33,9 +35,25 @@ function toChartPoints(points: SeriesPoint[] | undefined, smoothing: number, xMo
 export function MetricPanel({ runId, live, progress }: { runId: string; live: boolean; progress: string }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const [smoothing, setSmoothing] = useState(0.6);
-  const [xMode, setXMode] = useState<XAxisMode>("step");
-  const [filter, setFilter] = useState("");
+  const params = useSearchParams();
+  const pathname = usePathname();
+  const initialSmoothing = Number(params.get("smooth") ?? "0.6");
+  const [smoothing, setSmoothingState] = useState(Number.isFinite(initialSmoothing) ? Math.min(0.99, Math.max(0, initialSmoothing)) : 0.6);
+  const [xMode, setXModeState] = useState<XAxisMode>(params.get("x") === "time" ? "time" : "step");
+  const [filter, setFilterState] = useState(params.get("filter") ?? "");
+  const [logScale, setLogScaleState] = useState(params.get("log") === "1");
+  const syncUrl = (next: Record<string, string | null>) => {
+    const q = new URLSearchParams(params.toString());
+    for (const [k, v] of Object.entries(next)) {
+      if (v === null) q.delete(k);
+      else q.set(k, v);
+    }
+    router.replace(`${pathname}${q.size ? `?${q}` : ""}`, { scroll: false });
+  };
+  const setSmoothing = (v: number) => (setSmoothingState(v), syncUrl({ smooth: v === 0.6 ? null : v.toFixed(2) }));
+  const setXMode = (v: XAxisMode) => (setXModeState(v), syncUrl({ x: v === "step" ? null : v }));
+  const setFilter = (v: string) => (setFilterState(v), syncUrl({ filter: v || null }));
+  const setLogScale = (v: boolean) => (setLogScaleState(v), syncUrl({ log: v ? "1" : null }));
   const keys = useQuery({ ...trpc.runs.metricKeys.queryOptions({ id: runId }), refetchInterval: live ? 5000 : false });
   const shown = (keys.data ?? []).filter((k) => k.includes(filter)).slice(0, 50);
   const series = useQuery({
@@ -56,11 +74,15 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
     <section>
       <div className="mb-3 flex flex-wrap items-center gap-4 text-sm">
         <h2 className="mr-auto font-semibold text-slate-700">Metrics</h2>
-        <input aria-label="Filter metrics" placeholder="filter keys, e.g. reward/" className="rounded border border-slate-300 px-2 py-1 text-sm" value={filter} onChange={(e) => setFilter(e.target.value)} />
+        <input aria-label="Filter metrics" data-search placeholder="filter keys, e.g. reward/" className="rounded border border-slate-300 px-2 py-1 text-sm" value={filter} onChange={(e) => setFilter(e.target.value)} />
         <label className="flex items-center gap-2">
           Smoothing
           <input aria-label="Smoothing" type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))} />
           <span className="w-8 tabular-nums">{smoothing.toFixed(2)}</span>
+        </label>
+        <label className="flex items-center gap-1">
+          <input type="checkbox" aria-label="Log scale" checked={logScale} onChange={(e) => setLogScale(e.target.checked)} />
+          log y
         </label>
         <select aria-label="X axis" className="rounded border border-slate-300 px-2 py-1" value={xMode} onChange={(e) => setXMode(e.target.value as XAxisMode)}>
           <option value="step">x: step</option>
@@ -81,6 +103,7 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
               key={key}
               title={key}
               xMode={xMode}
+              logScale={logScale}
               syncId={`run-${runId}`}
               onPickStep={(step) => router.push(`/runs/${runId}/trajectories?stepMin=${step}&stepMax=${step}`)}
               points={toChartPoints(series.data?.[key], smoothing, xMode)}

@@ -41,9 +41,10 @@ export function RunDetail({ runId }: { runId: string }) {
           <RunActions run={r} />
         </div>
       </header>
-      <nav className="flex gap-4 border-b border-slate-200 text-sm">
+      {/* Scrolls sideways on a phone instead of pushing Compare off-screen. */}
+      <nav className="flex gap-4 overflow-x-auto whitespace-nowrap border-b border-slate-200 text-sm" data-testid="run-tabs">
         <span className="border-b-2 border-blue-700 pb-2 font-medium">Overview</span>
-        <Link href={`/runs/${r.id}/trajectories`} className="pb-2 text-slate-600 hover:text-slate-900">
+        <Link href={`/runs/${r.id}/trajectories`} className="shrink-0 pb-2 text-slate-600 hover:text-slate-900">
           Trajectories
         </Link>
         <Link href={`/runs/${r.id}/groups`} className="pb-2 text-slate-600 hover:text-slate-900">
@@ -65,9 +66,9 @@ export function RunDetail({ runId }: { runId: string }) {
         <Fact label="Latest reward" value={formatNumber(r.latestReward)} />
         <Fact label="Duration" value={duration === null ? "—" : formatDuration(duration)} />
         <Fact label="Seed" value={String(r.seed)} />
-        <Fact label="Backend" value={r.backend ?? "—"} />
         <Fact label="Launched by" value={r.launchedByName ? `${r.launchedBy} · ${r.launchedByName}` : r.launchedBy} />
-        <Fact label="Worker" value={r.workerId ?? "—"} />
+        <Fact label="Worker" value={r.workerId ?? "—"} wrap />
+        <Fact label="Backend" value={r.backend ?? "—"} wide />
       </dl>
       {r.error && (
         <p className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800" data-testid="run-error">
@@ -94,11 +95,12 @@ export function RunDetail({ runId }: { runId: string }) {
   );
 }
 
-function Fact({ label, value, mono }: { label: string; value: string; mono?: boolean }) {
+/** One fact; `wide` spans the grid's full width and `wrap` breaks long values (a backend's reason, a worker id). */
+function Fact({ label, value, mono, wide, wrap }: { label: string; value: string; mono?: boolean; wide?: boolean; wrap?: boolean }) {
   return (
-    <div className="rounded border border-slate-200 bg-white px-3 py-2">
+    <div className={`min-w-0 rounded border border-slate-200 bg-white px-3 py-2 ${wide ? "col-span-2 sm:col-span-4" : ""}`} data-testid={`fact-${label.toLowerCase().replace(/\s+/g, "-")}`}>
       <dt className="text-xs text-slate-500">{label}</dt>
-      <dd className={`truncate ${mono ? "font-mono text-xs" : ""}`} title={value}>
+      <dd className={`${wide || wrap ? "break-words" : "truncate"} ${mono ? "font-mono text-xs" : ""}`} title={value}>
         {value}
       </dd>
     </div>

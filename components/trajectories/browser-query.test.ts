@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DEFAULT_STATE, parseBrowserQuery, toBrowserQuery, toListInput } from "./browser-query";
+import { DEFAULT_STATE, describeFilters, parseBrowserQuery, toBrowserQuery, toListInput } from "./browser-query";
 
 test("a shared URL restores the same filters, order and page", () => {
   const url = "stepMin=10&stepMax=20&rewardMin=-0.5&status=unscored,error&task=airline-rebook-001&q=refund&sort=reward&dir=desc&page=3";
@@ -30,4 +30,11 @@ test("page numbers become server offsets", () => {
   assert.equal(input.offset, 100);
   assert.equal(input.limit, 50);
   assert.equal(input.status, undefined);
+});
+
+test("an empty result names the filters that emptied it", () => {
+  const s = parseBrowserQuery(new URLSearchParams("stepMin=3&stepMax=5&status=truncated,error&q=refund"));
+  assert.deepEqual(describeFilters(s), ["steps 3–5", "status truncated or error", 'text "refund"']);
+  assert.deepEqual(describeFilters(parseBrowserQuery(new URLSearchParams("stepMin=7&stepMax=7"))), ["step 7"]);
+  assert.deepEqual(describeFilters(DEFAULT_STATE), []);
 });

@@ -98,3 +98,16 @@ export function toFilterInput(runId: string, s: BrowserState) {
 export function toListInput(runId: string, s: BrowserState, pageSize = PAGE_SIZE) {
   return { ...toFilterInput(runId, s), limit: pageSize, offset: (s.page - 1) * pageSize };
 }
+
+/** The active filters in words, for an empty result ("status truncated", "steps 3–5", "text "refund""). */
+export function describeFilters(s: BrowserState): string[] {
+  const out: string[] = [];
+  if (s.stepMin !== undefined || s.stepMax !== undefined) {
+    out.push(s.stepMin === s.stepMax ? `step ${s.stepMin}` : `steps ${s.stepMin ?? "…"}–${s.stepMax ?? "…"}`);
+  }
+  if (s.rewardMin !== undefined || s.rewardMax !== undefined) out.push(`reward ${s.rewardMin ?? "…"}–${s.rewardMax ?? "…"}`);
+  if (s.status.length) out.push(`status ${s.status.join(" or ")}`);
+  if (s.taskId) out.push(`task ${s.taskId}`);
+  if (s.text) out.push(`text "${s.text}"`);
+  return out;
+}

@@ -45,7 +45,7 @@ function DiffTable({ rows }: { rows: ReturnType<typeof diffStates> }) {
         <tbody>
           {rows.map((r) => (
             <tr key={r.path} className={`border-t border-slate-100 ${KIND_STYLE[r.kind]}`}>
-              <td className="px-2 py-1">{r.path || "(root)"}</td>
+              <td className="break-all px-2 py-1">{r.path || "(root)"}</td>
               <td className="break-all px-2 py-1">{show(r.expected)}</td>
               <td className="break-all px-2 py-1">{show(r.actual)}</td>
               <td className="px-2 py-1">{r.kind}</td>

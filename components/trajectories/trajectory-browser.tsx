@@ -9,7 +9,7 @@ import { useState, type FormEvent } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { QueryState } from "./badges";
-import { PAGE_SIZE, SORTS, STATUSES, parseBrowserQuery, toBrowserQuery, toListInput, type BrowserState } from "./browser-query";
+import { DEFAULT_STATE, PAGE_SIZE, SORTS, STATUSES, describeFilters, parseBrowserQuery, toBrowserQuery, toListInput, type BrowserState } from "./browser-query";
 import { Pager, TrajectoryTable } from "./trajectory-table";
 
 export function TrajectoryBrowser({ runId }: { runId: string }) {
@@ -68,7 +68,8 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
         </fieldset>
         {list.isFetching && !list.isLoading && <span className="text-xs text-slate-400">updating…</span>}
       </div>
-      <QueryState loading={list.isLoading} error={list.error} empty={list.data?.total === 0} what="trajectories" />
+      <QueryState loading={list.isLoading} error={list.error} what="trajectories" />
+      {list.data?.total === 0 && <EmptyResult state={state} onClear={() => go({ ...DEFAULT_STATE, sort: state.sort, dir: state.dir })} />}
       {list.data && list.data.total > 0 && (
         <>
           <TrajectoryTable runId={runId} rows={list.data.items} query={toBrowserQuery(state, { includePage: false })} />
@@ -76,6 +77,20 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
         </>
       )}
     </section>
+  );
+}
+
+/** Says which filters emptied the list, with a way out. */
+function EmptyResult({ state, onClear }: { state: BrowserState; onClear: () => void }) {
+  const filters = describeFilters(state);
+  if (filters.length === 0) return <p className="text-sm text-slate-500">No trajectories recorded yet.</p>;
+  return (
+    <p className="text-sm text-slate-500" data-testid="empty-result">
+      No trajectories match {filters.join(", ")}.{" "}
+      <button type="button" onClick={onClear} className="text-blue-700 hover:underline">
+        Clear filters
+      </button>
+    </p>
   );
 }
 

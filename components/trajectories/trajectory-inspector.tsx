@@ -10,6 +10,7 @@ import { useCallback, useMemo, useState, type ReactNode } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatDuration, formatNumber } from "@/lib/format";
+import type { LlmCallRecord } from "@/lib/conversation";
 import { AdvantageValue, QueryState, RewardValue, TrajectoryStatusBadge } from "./badges";
 import { parseBrowserQuery, toBrowserQuery, toFilterInput } from "./browser-query";
 import { ConversationList } from "./conversation-list";
@@ -35,13 +36,16 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
   useKeyboardNav(goPrev, goNext);
 
   const linked = useMemo(() => (t.data ? linkCallsToMessages(t.data.conversation, t.data.llmCalls) : null), [t.data]);
+  // Calls tied to no message: the training-time judge (shown under its reasoning), re-judging jobs' calls (their own
+  // section, grouped by job: they did not happen during training) and the rest.
+  const calls3 = useMemo(() => splitUnattached(linked?.unattached ?? []), [linked]);
 
   if (t.isLoading || t.isError) return <QueryState loading={t.isLoading} error={t.error} what="this trajectory" />;
   const d = t.data!;
   const calls = summarizeCalls(d.llmCalls);
   // A programmatic reward (τ²'s DB / action / communicate checks, BFCL's state check, a game's rules) is not a judge:
   // say "judge" only when an LLM judge was called for this episode.
-  const judged = d.llmCalls.some((c) => c.role === "judge");
+  const judged = d.llmCalls.some((c) => c.role === "judge" && c.request.params?.rescoringId === undefined);
   const components = Object.entries(d.rewardComponents);
   const backToList = `/runs/${runId}/trajectories${query ? `?${query}` : ""}`;
 
@@ -94,7 +98,7 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
       {d.error && <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">{d.error}</p>}
 
       <section className="grid gap-4 md:grid-cols-2">
-        <div className="rounded border border-slate-200 bg-white p-3">
+        <div className="min-w-0 rounded border border-slate-200 bg-white p-3">
           <h2 className="mb-2 text-sm font-semibold text-slate-700">Reward</h2>
           {components.length === 0 ? (
             <p className="text-sm text-slate-500">{d.reward === null ? (judged ? "Unscored: the judge gave no usable verdict." : "Unscored.") : "No components recorded."}</p>
@@ -116,8 +120,15 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
           )}
           <h3 className="mt-3 mb-1 text-xs font-semibold text-slate-600">{judged ? "Judge reasoning" : "How it was scored"}</h3>
           <p className="whitespace-pre-wrap text-sm text-slate-700" data-testid="judge-reasoning">{d.reasoning || <span className="italic text-slate-500">none recorded</span>}</p>
+          {calls3.judge.length > 0 && (
+            <div className="mt-2 space-y-1" data-testid="judge-calls">
+              {calls3.judge.map((c) => (
+                <LlmCallView key={c.id} call={c} />
+              ))}
+            </div>
+          )}
         </div>
-        <div className="rounded border border-slate-200 bg-white p-3">
+        <div className="min-w-0 rounded border border-slate-200 bg-white p-3">
           <h2 className="mb-2 text-sm font-semibold text-slate-700">Final vs expected state</h2>
           <StateDiffView expected={d.expectedState} actual={d.finalState} />
         </div>
@@ -130,19 +141,46 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
         <ConversationList messages={d.conversation} callsPerMessage={linked?.perMessage ?? []} />
       </section>
 
-      {linked && linked.unattached.length > 0 && (
+      {calls3.other.length > 0 && (
         <section>
-          <h2 className="mb-2 text-sm font-semibold text-slate-700">{judged ? "Judge and other LLM calls" : "Other LLM calls"}</h2>
+          <h2 className="mb-2 text-sm font-semibold text-slate-700">Other LLM calls</h2>
           <div className="space-y-1">
-            {linked.unattached.map((c) => (
+            {calls3.other.map((c) => (
               <LlmCallView key={c.id} call={c} />
             ))}
           </div>
         </section>
       )}
+      {calls3.rescoring.size > 0 && (
+        <section data-testid="rejudge-calls">
+          <h2 className="mb-2 text-sm font-semibold text-slate-700">Re-judging <span className="font-normal text-slate-500">(after training; not part of the reward above)</span></h2>
+          {[...calls3.rescoring].map(([rescoringId, list]) => (
+            <div key={rescoringId} className="mb-2 space-y-1">
+              <Link href={`/runs/${runId}/rescoring/${rescoringId}`} className="text-xs text-blue-700 hover:underline">
+                re-scoring {rescoringId}
+              </Link>
+              {list.map((c) => (
+                <LlmCallView key={c.id} call={c} />
+              ))}
+            </div>
+          ))}
+        </section>
+      )}
       <p className="text-xs text-slate-400">Keys: j / → next, k / ← previous (in the browser&apos;s current order).</p>
     </article>
   );
+}
+
+/** Unattached calls split three ways: training-time judge, re-judging jobs (by job id), the rest. */
+function splitUnattached<C extends Pick<LlmCallRecord, "role" | "request">>(calls: C[]): { judge: C[]; rescoring: Map<string, C[]>; other: C[] } {
+  const out = { judge: [] as C[], rescoring: new Map<string, C[]>(), other: [] as C[] };
+  for (const c of calls) {
+    const rescoringId = c.request.params?.rescoringId;
+    if (typeof rescoringId === "string") out.rescoring.set(rescoringId, [...(out.rescoring.get(rescoringId) ?? []), c]);
+    else if (c.role === "judge") out.judge.push(c);
+    else out.other.push(c);
+  }
+  return out;
 }
 
 function Fact({ label, value }: { label: string; value: ReactNode }) {

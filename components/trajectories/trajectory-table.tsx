@@ -21,7 +21,6 @@ export function TrajectoryTable({ runId, rows, query, showTask = true }: { runId
             <th className="px-3 py-2 text-right">Turns</th>
             <th className="px-3 py-2">Group · sample</th>
             {showTask && <th className="px-3 py-2">Task</th>}
-            <th className="hidden px-3 py-2 md:table-cell">Opening</th>
           </tr>
         </thead>
         <tbody>
@@ -39,8 +38,13 @@ export function TrajectoryTable({ runId, rows, query, showTask = true }: { runId
               <td className="px-3 py-2 text-right">
                 <AdvantageValue value={t.advantage} />
               </td>
-              <td className="px-3 py-2">
+              <td className="max-w-xs px-3 py-2">
                 <TrajectoryStatusBadge status={t.status} />
+                {t.error && (
+                  <span className="mt-0.5 block truncate text-xs text-red-700" title={t.error}>
+                    {t.error}
+                  </span>
+                )}
               </td>
               <td className="px-3 py-2 text-right tabular-nums">{t.numTurns}</td>
               <td className="px-3 py-2 tabular-nums">
@@ -56,9 +60,6 @@ export function TrajectoryTable({ runId, rows, query, showTask = true }: { runId
                   </Link>
                 </td>
               )}
-              <td className="hidden max-w-md truncate px-3 py-2 text-xs text-slate-500 md:table-cell" title={t.error ?? t.preview ?? ""}>
-                {t.error ? <span className="text-red-700">{t.error}</span> : t.preview}
-              </td>
             </tr>
           ))}
         </tbody>

@@ -1,5 +1,5 @@
 /**
- * Pages for a run, group or trajectory answer HTTP 404 with the not-found page when the id does not exist (rather
+ * Pages for a run, group, trajectory or re-scoring job answer HTTP 404 with the not-found page when the id does not exist (rather
  * than a 200 page with one red line), so links that went stale look like what they are, to people and to crawlers.
  * Ids are checked by primary key: one indexed lookup per page view.
  */
@@ -20,4 +20,9 @@ export async function requireGroup(runId: string, groupId: string): Promise<void
 export async function requireTrajectory(runId: string, trajectoryId: string): Promise<void> {
   const t = plausibleId(trajectoryId) ? await getPrisma().trajectory.findUnique({ where: { id: trajectoryId }, select: { runId: true } }) : null;
   if (t?.runId !== runId) notFound();
+}
+
+export async function requireRescoring(runId: string, rescoringId: string): Promise<void> {
+  const job = plausibleId(rescoringId) ? await getPrisma().rescoring.findUnique({ where: { id: rescoringId }, select: { runId: true } }) : null;
+  if (job?.runId !== runId) notFound();
 }

@@ -30,6 +30,14 @@ test("re-judge a step with a changed prompt and a lenient offline judge: verdict
   await expect(page.getByTestId("agreement-rate")).toContainText("%");
   await page.screenshot({ path: "artifacts/screenshots/rescoring-flips.png", fullPage: true });
 
+  // A re-judged trajectory keeps the training-time judge call under its reasoning and shows the re-judge's calls in
+  // their own section, linked to the job.
+  const jobUrl = page.url();
+  await page.getByTestId("rescored-row").first().getByRole("link").nth(1).click();
+  await expect(page.getByTestId("rejudge-calls").getByTestId("llm-call").first()).toBeVisible();
+  await expect(page.getByTestId("rejudge-calls").getByRole("link", { name: /re-scoring/ })).toHaveAttribute("href", new URL(jobUrl).pathname);
+  await expect(page.getByTestId("judge-calls").getByTestId("llm-call").first()).toBeVisible();
+
   // Reliability: judge a step k=3 times with a noisy offline judge; the run page then shows a noise floor.
   await page.goto(`/runs/${runId}/rescoring?step=2`);
   await expect(page.getByLabel("First step")).toHaveValue("2");

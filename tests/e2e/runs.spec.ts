@@ -36,6 +36,35 @@ test("a finished run's page shows its curves; the runs list filters by status", 
   await page.getByRole("link", { name: "Compare 2 runs" }).click();
   await expect(page).toHaveURL(/\/compare\?runs=[^,]+,[^,]+$/);
   await expect(page.getByTestId("overlay-chart").first()).toBeVisible();
+  // The legend lists the runs in the header's order (recharts would sort them by name), and smoothing is shared.
+  const legend = page.getByTestId("overlay-chart").first().locator(".recharts-legend-item-text");
+  await expect(legend).toHaveCount(2);
+  await expect(legend.nth(0)).toContainText(GUESS_RUN);
+  await expect(legend.nth(1)).toContainText(SIMULATED_RUN);
+  await page.getByLabel("Smoothing").fill("0.8");
+  await expect(page).toHaveURL(/smooth=0\.80/);
+
+  // The run page keeps its view in the URL: filter, log scale and x-axis survive a reload.
+  await openRun(page, GUESS_RUN);
+  await page.getByLabel("Filter metrics").fill("reward/");
+  await page.getByLabel("Log scale").check();
+  await page.getByLabel("X axis").selectOption("time");
+  await expect(page).toHaveURL(/filter=reward%2F/);
+  await expect(page).toHaveURL(/log=1/);
+  await expect(page).toHaveURL(/x=time/);
+  await page.reload();
+  await expect(page.getByLabel("Filter metrics")).toHaveValue("reward/");
+  await expect(page.getByLabel("Log scale")).toBeChecked();
+  await expect(page.getByLabel("X axis")).toHaveValue("time");
+  await expect(page.getByTestId("metric-chart").first()).toContainText("reward/");
+
+  // A phone: the tab bar scrolls instead of widening the page, and the backend's reason wraps instead of being cut.
+  await page.setViewportSize({ width: 390, height: 800 });
+  await expect(page.getByTestId("run-tabs").getByRole("link", { name: "Compare" })).toBeAttached();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  const backend = page.getByTestId("fact-backend").locator("dd");
+  expect(await backend.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  await page.setViewportSize({ width: 1280, height: 800 });
 });
 
 test("a click on a curve opens that step's trajectories; hovering one chart marks the step on all; unknown ids are a 404", async ({ page }) => {
@@ -61,7 +90,7 @@ test("a click on a curve opens that step's trajectories; hovering one chart mark
   await page.keyboard.press("Escape");
   await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toHaveCount(0);
 
-  for (const path of ["/runs/no-such-run", `/runs/${runId}/trajectories/no-such-trajectory`, `/runs/${runId}/groups/no-such-group`]) {
+  for (const path of ["/runs/no-such-run", `/runs/${runId}/trajectories/no-such-trajectory`, `/runs/${runId}/groups/no-such-group`, `/runs/${runId}/rescoring/no-such-job`]) {
     const res = await page.goto(path);
     expect(res?.status(), path).toBe(404);
     await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();

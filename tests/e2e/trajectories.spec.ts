@@ -18,7 +18,11 @@ test("the trajectory browser filters through the URL, and the inspector walks th
   // Text search with no match shows the empty state.
   await page.getByLabel("Search conversations").fill("no such phrase anywhere");
   await page.getByRole("button", { name: "Apply" }).click();
-  await expect(page.getByText("No trajectories match.")).toBeVisible();
+  // The empty state names the filters that emptied the list, and clears them.
+  await expect(page.getByTestId("empty-result")).toContainText('No trajectories match status truncated, text "no such phrase anywhere".');
+  await page.getByRole("button", { name: "Clear filters" }).click();
+  await expect(rows.first()).toBeVisible();
+  await expect(page).not.toHaveURL(/status=truncated/);
 
   // Sorted by reward, open the first row; the inspector shows attributed turns, the judge's reasoning and the state.
   await page.goto(`/runs/${runId}/trajectories?sort=reward&dir=desc`);
@@ -26,6 +30,8 @@ test("the trajectory browser filters through the URL, and the inspector walks th
   await expect(page.getByTestId("conversation")).toBeVisible();
   await expect(page.getByTestId("source-badge").filter({ hasText: "simulated user" }).first()).toBeVisible();
   await expect(page.getByTestId("state-diff")).toBeVisible();
+  // The judge's own call sits under its reasoning, not in a list of other calls.
+  await expect(page.getByTestId("judge-calls").getByTestId("llm-call").first()).toBeVisible();
   await expect(page.getByText("1 / ")).toBeVisible();
   await page.screenshot({ path: "artifacts/screenshots/trajectory-inspector.png", fullPage: true });
   const first = page.url();
@@ -48,6 +54,12 @@ test("a group shows its samples side by side, and compare shows curves and the c
   // A group whose rewards vary (std not 0), so its samples diverge somewhere.
   await page.getByTestId("group-row").filter({ hasNotText: /± 0\s*$/ }).first().getByRole("link").click();
   await expect(page.getByTestId("group-sample")).toHaveCount(8);
+  // All eight fit a 1440 px screen, each with its reward components.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const rights = await page.getByTestId("group-sample").evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right));
+  expect(Math.max(...rights)).toBeLessThanOrEqual(1440);
+  await expect(page.getByTestId("sample-components").first()).toBeVisible();
+  await page.setViewportSize({ width: 1280, height: 800 });
   await expect(page.getByText("diverges here").first()).toBeVisible();
   await expect(page.locator('[data-shared="unique"]').first()).toBeVisible();
   await page.screenshot({ path: "artifacts/screenshots/group-view.png", fullPage: true });
