@@ -42,18 +42,23 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
   const [xMode, setXModeState] = useState<XAxisMode>(params.get("x") === "time" ? "time" : "step");
   const [filter, setFilterState] = useState(params.get("filter") ?? "");
   const [logScale, setLogScaleState] = useState(params.get("log") === "1");
-  const syncUrl = (next: Record<string, string | null>) => {
+  // Every change writes the whole view from state, not a patch over `params`: router.replace lands asynchronously,
+  // so quick successive changes patched over a stale URL would undo each other.
+  type View = { smoothing: number; xMode: XAxisMode; filter: string; logScale: boolean };
+  const writeUrl = (v: View) => {
     const q = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(next)) {
-      if (v === null) q.delete(k);
-      else q.set(k, v);
-    }
+    const set = (k: string, value: string | null) => (value === null ? q.delete(k) : q.set(k, value));
+    set("smooth", v.smoothing === 0.6 ? null : v.smoothing.toFixed(2));
+    set("x", v.xMode === "step" ? null : v.xMode);
+    set("filter", v.filter || null);
+    set("log", v.logScale ? "1" : null);
     router.replace(`${pathname}${q.size ? `?${q}` : ""}`, { scroll: false });
   };
-  const setSmoothing = (v: number) => (setSmoothingState(v), syncUrl({ smooth: v === 0.6 ? null : v.toFixed(2) }));
-  const setXMode = (v: XAxisMode) => (setXModeState(v), syncUrl({ x: v === "step" ? null : v }));
-  const setFilter = (v: string) => (setFilterState(v), syncUrl({ filter: v || null }));
-  const setLogScale = (v: boolean) => (setLogScaleState(v), syncUrl({ log: v ? "1" : null }));
+  const view: View = { smoothing, xMode, filter, logScale };
+  const setSmoothing = (v: number) => (setSmoothingState(v), writeUrl({ ...view, smoothing: v }));
+  const setXMode = (v: XAxisMode) => (setXModeState(v), writeUrl({ ...view, xMode: v }));
+  const setFilter = (v: string) => (setFilterState(v), writeUrl({ ...view, filter: v }));
+  const setLogScale = (v: boolean) => (setLogScaleState(v), writeUrl({ ...view, logScale: v }));
   const keys = useQuery({ ...trpc.runs.metricKeys.queryOptions({ id: runId }), refetchInterval: live ? 5000 : false });
   const shown = (keys.data ?? []).filter((k) => k.includes(filter)).slice(0, 50);
   const series = useQuery({

@@ -59,17 +59,28 @@ export async function getGroup(db: PrismaClient, input: { runId: string; groupId
 }
 
 /** A run's groups, newest step first, with per-group reward summary (paginated: a long run has thousands). */
-export async function listGroups(db: PrismaClient, input: { runId: string; step?: number; taskId?: string; split?: string; limit: number; offset: number }) {
+/** Which groups by reward spread: those GRPO learns nothing from (std 0) or those it does. */
+export type GroupVariance = "all" | "zero" | "nonzero";
+export type GroupSort = "step" | "std_desc" | "std_asc";
+
+export async function listGroups(
+  db: PrismaClient,
+  input: { runId: string; step?: number; taskId?: string; split?: string; variance?: GroupVariance; sort?: GroupSort; limit: number; offset: number },
+) {
   const where = {
     runId: input.runId,
     ...(input.step !== undefined ? { step: input.step } : {}),
     ...(input.taskId ? { taskId: input.taskId } : {}),
     ...(input.split ? { split: input.split } : {}),
+    ...(input.variance === "zero" ? { rewardStd: 0 } : input.variance === "nonzero" ? { rewardStd: { gt: 0 } } : {}),
   };
+  const byStep = [{ step: "desc" as const }, { split: "asc" as const }, { indexInStep: "asc" as const }];
+  const sort = input.sort ?? "step";
+  const orderBy = sort === "step" ? byStep : [{ rewardStd: { sort: sort === "std_desc" ? ("desc" as const) : ("asc" as const), nulls: "last" as const } }, ...byStep];
   const [items, total] = await Promise.all([
     db.group.findMany({
       where,
-      orderBy: [{ step: "desc" }, { split: "asc" }, { indexInStep: "asc" }],
+      orderBy,
       take: input.limit,
       skip: input.offset,
       select: { id: true, step: true, indexInStep: true, split: true, taskId: true, rewardMean: true, rewardStd: true, dropped: true, _count: { select: { trajectories: true } } },

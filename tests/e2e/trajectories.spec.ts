@@ -51,6 +51,20 @@ test("the trajectory browser filters through the URL, and the inspector walks th
 test("a group shows its samples side by side, and compare shows curves and the config table", async ({ page }) => {
   const runId = await openRun(page, GUESS_RUN);
   await page.goto(`/runs/${runId}/groups`);
+  // The groups GRPO learned nothing from, and the most spread-out first.
+  await page.getByLabel("Reward spread").selectOption("zero");
+  // (an early guessing-game policy leaves many groups all unsolved: std 0)
+  await expect(page.getByTestId("group-row").first()).toBeVisible();
+  for (const std of await page.locator("[data-std]").evaluateAll((els) => els.map((e) => e.getAttribute("data-std")))) expect(Number(std)).toBe(0);
+  await page.getByLabel("Reward spread").selectOption("all");
+  await page.getByLabel("Sort groups").selectOption("std_desc");
+  await expect(async () => {
+    const stds = (await page.locator("[data-std]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-std"))))).slice(0, 10);
+    expect(stds.length).toBeGreaterThan(1);
+    expect(stds).toEqual([...stds].sort((a, b) => b - a));
+    expect(stds[0]).toBeGreaterThan(0);
+  }).toPass();
+  await page.getByLabel("Sort groups").selectOption("step");
   // A group whose rewards vary (std not 0), so its samples diverge somewhere.
   await page.getByTestId("group-row").filter({ hasNotText: /± 0\s*$/ }).first().getByRole("link").click();
   await expect(page.getByTestId("group-sample")).toHaveCount(8);

@@ -16,6 +16,9 @@ export const groupsRouter = router({
           step: z.number().int().min(0).optional(),
           taskId: z.string().max(200).optional(),
           split: z.string().max(40).optional(),
+          /** zero: groups with no reward spread (no GRPO signal); nonzero: the rest. */
+          variance: z.enum(["all", "zero", "nonzero"]).default("all"),
+          sort: z.enum(["step", "std_desc", "std_asc"]).default("step"),
           limit: z.number().int().min(1).max(200).default(50),
           offset: z.number().int().min(0).max(1_000_000).default(0),
         })
