@@ -178,3 +178,14 @@ export function tau2Calculate(expression: string): string {
   }
   return pythonFloatRepr(pythonRound(value, 2));
 }
+
+/** τ²'s `calculate` tool as every τ² domain has it: its character check, then tau2Calculate; τ²'s message to `fail`. */
+export function tau2CalculateTool(expression: string, fail: (message: string) => never): string {
+  if (![...expression].every((c) => "0123456789+-*/(). ".includes(c))) return fail("Invalid characters in expression");
+  try {
+    return tau2Calculate(expression);
+  } catch (e) {
+    if (e instanceof PythonEvalError) return fail(e.message);
+    throw e;
+  }
+}

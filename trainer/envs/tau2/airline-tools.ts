@@ -8,7 +8,7 @@
  */
 import { pythonJsonDumps, pythonRepr, type PyType } from "../../../lib/python-json";
 import { PydanticValidationError, pythonTypeName, validateFlat, type FlatModel } from "../../../lib/pydantic-validation";
-import { PythonEvalError, tau2Calculate } from "../../../lib/python-arithmetic";
+import { tau2CalculateTool } from "../../../lib/python-arithmetic";
 import { pythonSignatureError, type ToolOutcome } from "./domain";
 import {
   CABINS,
@@ -295,17 +295,7 @@ const TOOLS: Record<string, AirlineTool> = {
   calculate: {
     kind: "generic",
     params: ["expression"],
-    run: (_s, a) => {
-      const expr = a.expression;
-      if (typeof expr !== "string") return fail(`'${pythonTypeName(expr)}' object is not iterable`);
-      if (![...expr].every((c) => "0123456789+-*/(). ".includes(c))) fail("Invalid characters in expression");
-      try {
-        return tau2Calculate(expr);
-      } catch (e) {
-        if (e instanceof PythonEvalError) fail(e.message);
-        throw e;
-      }
-    },
+    run: (_s, a) => tau2CalculateTool(typeof a.expression === "string" ? a.expression : fail(`'${pythonTypeName(a.expression)}' object is not iterable`), fail),
   },
   cancel_reservation: {
     kind: "write",

@@ -10,7 +10,7 @@ import type { PyType } from "../../../lib/python-json";
 import { pythonJsonDumps, pythonRound } from "../../../lib/python-json";
 import { ownRecord, type Address, type PaymentMethod, type Product, type RetailDb, type RetailOrder, type RetailUser, type Variant, type WorkingDb } from "./retail-db";
 import { Order, Product as ProductModel, User, Variant as VariantModel } from "./retail-models";
-import { PythonEvalError, tau2Calculate } from "../../../lib/python-arithmetic";
+import { tau2CalculateTool } from "../../../lib/python-arithmetic";
 import { pythonSignatureError, type ToolOutcome } from "./domain";
 
 export class RetailToolError extends Error {}
@@ -130,16 +130,7 @@ const TOOLS: Record<string, RetailTool> = {
   calculate: {
     kind: "generic",
     params: ["expression"],
-    run: (_s, a) => {
-      const expr = asString(a, "expression");
-      if (![...expr].every((c) => "0123456789+-*/(). ".includes(c))) fail("Invalid characters in expression");
-      try {
-        return tau2Calculate(expr);
-      } catch (e) {
-        if (e instanceof PythonEvalError) fail(e.message);
-        throw e;
-      }
-    },
+    run: (_s, a) => tau2CalculateTool(asString(a, "expression"), fail),
   },
   find_user_id_by_email: {
     kind: "read",
