@@ -2,7 +2,8 @@
 The PyTorch side of `npm run bench:trainer -- --sizes`: one training step (forward + backward + AdamW, next-token
 cross-entropy) of a Llama/Qwen2-style decoder of the given shape, as trainer/policy/model.ts builds it (RMSNorm
 pre-norm, rotary "rotate_half", grouped-query attention, optional q/k/v bias, SwiGLU, optional tied embeddings,
-optional LoRA on q/k/v/o with the base frozen). Prints one JSON object: median step seconds and peak RSS. Needs
+optional LoRA on q/k/v/o with the base frozen). Prints one JSON object: median step seconds and peak RSS, and with
+--sample N the tokens/s of KV-cache decoding N new tokens after a 16-token prompt at batch 1. Needs
 python3 with torch (Debian: apt-get install python3-torch). Not part of the product: nothing imports it.
 
     python3 bench/pytorch-sizes.py --vocab 32000 --d 768 --layers 12 --heads 12 --kv-heads 12 --mlp 2048 \\
@@ -69,24 +70,34 @@ class Decoder(torch.nn.Module):
         self.register_buffer("cos", ang.cos())
         self.register_buffer("sin", ang.sin())
 
-    def forward(self, ids):
+    def forward(self, ids, cache=None):
+        """ids [B, T] -> logits; with `cache` (a list of (k, v) per layer, or []) decodes incrementally."""
         a = self.a
         B, T = ids.shape
         hd = a.d // a.heads
         group = a.heads // a.kv_heads
-        cos, sin = self.cos[:T], self.sin[:T]
+        past = cache[0][0].shape[2] if cache else 0
+        cos, sin = self.cos[past : past + T], self.sin[past : past + T]
 
         def rope(x):
             x1, x2 = x[..., : hd // 2], x[..., hd // 2 :]
             return x * cos + torch.cat((-x2, x1), dim=-1) * sin
 
-        mask = torch.full((T, T), float("-inf")).triu(1)
+        mask = torch.full((T, past + T), float("-inf")).triu(past + 1)
         h = self.embed(ids)
-        for blk in self.blocks:
+        for i, blk in enumerate(self.blocks):
             x = rms_norm(h, blk.n1)
             q = rope(blk.q(x).view(B, T, a.heads, hd).transpose(1, 2))
-            k = rope(blk.k(x).view(B, T, a.kv_heads, hd).transpose(1, 2)).repeat_interleave(group, dim=1)
-            v = blk.v(x).view(B, T, a.kv_heads, hd).transpose(1, 2).repeat_interleave(group, dim=1)
+            k = rope(blk.k(x).view(B, T, a.kv_heads, hd).transpose(1, 2))
+            v = blk.v(x).view(B, T, a.kv_heads, hd).transpose(1, 2)
+            if cache is not None:
+                if len(cache) > i:
+                    k = torch.cat((cache[i][0], k), dim=2)
+                    v = torch.cat((cache[i][1], v), dim=2)
+                    cache[i] = (k, v)
+                else:
+                    cache.append((k, v))
+            k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
             att = (q @ k.transpose(-1, -2)) / math.sqrt(hd) + mask
             y = (att.softmax(-1) @ v).transpose(1, 2).reshape(B, T, a.heads * hd)
             h = h + blk.o(y)
@@ -105,6 +116,7 @@ def main():
     ap.add_argument("--lora", type=int, default=0)
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--sample", type=int, default=0)
     a = ap.parse_args()
     torch.manual_seed(0)
     if a.threads:
@@ -135,6 +147,21 @@ def main():
         t0 = time.perf_counter()
         step()
         times.append(time.perf_counter() - t0)
+    sampled = None
+    if a.sample:
+        with torch.no_grad():
+            def decode(n):
+                ids = torch.randint(0, a.vocab, (1, 16))
+                cache = []
+                logits = model(ids, cache)[:, -1]
+                for _ in range(n):
+                    nxt = torch.multinomial(torch.softmax(logits, -1), 1)
+                    logits = model(nxt, cache)[:, -1]
+
+            decode(4)  # warm-up
+            t0 = time.perf_counter()
+            decode(a.sample)
+            sampled = round(a.sample / (time.perf_counter() - t0), 1)
     print(json.dumps({
         "torch": torch.__version__,
         "threads": torch.get_num_threads(),
@@ -142,6 +169,7 @@ def main():
         "trainable": sum(p.numel() for p in trainable),
         "stepSeconds": round(statistics.median(times), 3),
         "peakRssMiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "sampledTokensPerSecond": sampled,
     }))
 
 

@@ -24,6 +24,7 @@ import { DecoderLM } from "../trainer/policy/model";
 import { PRESETS, countParameters, type ModelConfig } from "../trainer/policy/config";
 import { AdamW } from "../trainer/policy/optimizer";
 import { Rng } from "../trainer/policy/rng";
+import { generate } from "../trainer/policy/sampling";
 import { GuardedStepper } from "../trainer/update/step";
 import { maskedNll } from "../trainer/update/sft";
 
@@ -69,6 +70,16 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
     if (i > 0) times.push((performance.now() - s) / 1000);
   }
   const step = median(times);
+  // KV-cache sampling at batch 1 (a full-parameter model only: LoRA decodes through the same base), after a short
+  // warm-up: 16-token prompt, 32 new tokens.
+  let sampledTokensPerSecond: number | null = null;
+  if (!spec.lora) {
+    const prompt = [Array.from({ length: 16 }, () => rng.int(spec.config.vocabSize))];
+    generate(model, prompt, { maxNewTokens: 4, rng });
+    const s0 = performance.now();
+    generate(model, prompt, { maxNewTokens: 32, rng });
+    sampledTokensPerSecond = Number((32 / ((performance.now() - s0) / 1000)).toFixed(1));
+  }
   console.log(
     JSON.stringify({
       backend: backend.backend,
@@ -78,6 +89,7 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
       initSeconds: Number(initSeconds.toFixed(1)),
       stepSeconds: Number(step.toFixed(3)),
       tokensPerSecond: Math.round((spec.batch * spec.context) / step),
+      sampledTokensPerSecond,
       peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     }),
   );
@@ -94,7 +106,7 @@ function pytorchRow(python: string, spec: SizeSpec, steps: number): Record<strin
   const args = [
     path.join(path.dirname(fileURLToPath(import.meta.url)), "pytorch-sizes.py"),
     "--vocab", c.vocabSize, "--d", c.hiddenSize, "--layers", c.numLayers, "--heads", c.numHeads, "--kv-heads", c.numKvHeads,
-    "--mlp", c.intermediateSize, "--batch", spec.batch, "--context", spec.context, "--steps", steps, "--threads", 1,
+    "--mlp", c.intermediateSize, "--batch", spec.batch, "--context", spec.context, "--steps", steps, "--threads", 1, ...(spec.lora ? [] : ["--sample", 32]),
     ...(c.tieEmbeddings ? ["--tied"] : []), ...(c.attentionBias ? ["--bias"] : []), ...(spec.lora ? ["--lora", spec.lora] : []),
   ].map(String);
   const r = spawnSync(python, args, { encoding: "utf8" });
@@ -141,6 +153,10 @@ function parent(): void {
       for (const row of rows.filter((r) => r.size === size && typeof r.stepSeconds === "number")) {
         if (typeof torch.stepSeconds === "number") row.stepVsPytorch = Number(((row.stepSeconds as number) / torch.stepSeconds).toFixed(2));
         if (typeof torch.peakRssMiB === "number") row.rssVsPytorch = Number(((row.peakRssMiB as number) / torch.peakRssMiB).toFixed(2));
+        // > 1: faster than PyTorch
+        if (typeof torch.sampledTokensPerSecond === "number" && typeof row.sampledTokensPerSecond === "number") {
+          row.samplingVsPytorch = Number(((row.sampledTokensPerSecond as number) / torch.sampledTokensPerSecond).toFixed(2));
+        }
       }
       const torchRow = { size, batch: `${SIZES[size].batch}x${SIZES[size].context}`, backend: "pytorch", ...torch };
       rows.push(torchRow);

@@ -16,7 +16,6 @@
  *                    gradient (3 × vocab floats per token)
  *   kv cache         sampling: 2 × layers × kv width × context × episodes decoded together
  */
-import os from "node:os";
 import { countParameters, type ModelDims } from "./model-sizes";
 import { readEnvVar } from "./env";
 
@@ -74,9 +73,9 @@ export const WASM_STEP_BUDGET_BYTES = 3.5 * GiB;
 /**
  * The per-step budget: ROLLOUT_LAB_MAX_STEP_MEMORY_GB, default three quarters of this machine's RAM (steps past
  * the wasm heap train on the cpu backend, bounded by RAM; the rest is left to the database, the web app and the
- * operating system).
+ * operating system). The caller passes the machine's RAM (os.totalmem()): this module stays free of Node APIs.
  */
-export function stepMemoryLimitBytes(env: Record<string, string | undefined> = process.env, totalMemoryBytes = os.totalmem()): number {
+export function stepMemoryLimitBytes(env: Record<string, string | undefined>, totalMemoryBytes: number): number {
   const gb = readEnvVar("ROLLOUT_LAB_MAX_STEP_MEMORY_GB", env);
   return gb !== undefined ? gb * GiB : Math.floor((0.75 * totalMemoryBytes) / GiB) * GiB;
 }

@@ -1,6 +1,12 @@
 "use client";
-/** The rows of a trajectory list (browser and task history): one line per trajectory, linking to the inspector. */
+/**
+ * The rows of a trajectory list (browser and task history): one line per trajectory, linking to the inspector.
+ * j / k move a cursor over the rows and Enter opens the one under it, as in the inspector.
+ */
 import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useMemo, useState } from "react";
+import { useKeyboardNav } from "./use-keyboard-nav";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/root";
 import { AdvantageValue, RewardValue, TrajectoryStatusBadge } from "./badges";
@@ -9,6 +15,27 @@ export type TrajectoryRow = inferRouterOutputs<AppRouter>["trajectories"]["list"
 
 export function TrajectoryTable({ runId, rows, query, showTask = true }: { runId: string; rows: TrajectoryRow[]; query: string; showTask?: boolean }) {
   const suffix = query ? `?${query}` : "";
+  const router = useRouter();
+  // The cursor belongs to the rows it was set on: a new page or filter starts without one.
+  const [marked, setMarked] = useState<{ rows: TrajectoryRow[]; index: number } | null>(null);
+  const cursor = marked?.rows === rows ? marked.index : null;
+  const moves = useMemo(() => {
+    const move = (step: number) => setMarked((m) => ({ rows, index: m?.rows === rows ? Math.min(rows.length - 1, Math.max(0, m.index + step)) : 0 }));
+    return { next: () => move(1), prev: () => move(-1) };
+  }, [rows]);
+  useKeyboardNav(moves.prev, moves.next);
+  useEffect(() => {
+    if (cursor === null) return;
+    document.querySelector(`[data-row-index="${cursor}"]`)?.scrollIntoView({ block: "nearest" });
+    const open = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (e.key !== "Enter" || (target && ["INPUT", "TEXTAREA", "SELECT", "BUTTON", "A"].includes(target.tagName))) return;
+      const row = rows[cursor];
+      if (row) router.push(`/runs/${runId}/trajectories/${row.id}${suffix}`);
+    };
+    window.addEventListener("keydown", open);
+    return () => window.removeEventListener("keydown", open);
+  }, [cursor, rows, router, runId, suffix]);
   return (
     <div className="overflow-x-auto rounded border border-slate-200 bg-white">
       <table className="w-full text-left text-sm">
@@ -24,8 +51,14 @@ export function TrajectoryTable({ runId, rows, query, showTask = true }: { runId
           </tr>
         </thead>
         <tbody>
-          {rows.map((t) => (
-            <tr key={t.id} className="border-t border-slate-100 hover:bg-slate-50" data-testid="trajectory-row">
+          {rows.map((t, i) => (
+            <tr
+              key={t.id}
+              className={`border-t border-slate-100 hover:bg-slate-50 ${cursor === i ? "bg-blue-50 outline outline-1 outline-blue-300" : ""}`}
+              data-testid="trajectory-row"
+              data-row-index={i}
+              aria-selected={cursor === i}
+            >
               <td className="px-3 py-2 tabular-nums">
                 <Link href={`/runs/${runId}/trajectories/${t.id}${suffix}`} className="font-medium text-blue-700 hover:underline">
                   {t.step}

@@ -4,6 +4,7 @@
  * UPDATE on the status it expects: a worker claiming or finishing the run at the same moment makes the update
  * miss, and we re-read and report the run's real state instead of overwriting it.
  */
+import os from "node:os";
 import { ZodError } from "zod";
 import type { PrismaClient } from "../db/client";
 import type { LaunchSource, Prisma, Run } from "../../generated/prisma/client";
@@ -82,7 +83,7 @@ function builtinStepMemoryProblem(config: RunConfig): string | null {
     microBatch,
     samplingBatch: config.rollout.concurrency,
   });
-  return stepMemoryProblem(estimate, stepMemoryLimitBytes(), microBatch, dims.maxPositions);
+  return stepMemoryProblem(estimate, stepMemoryLimitBytes(process.env, os.totalmem()), microBatch, dims.maxPositions);
 }
 
 export interface LaunchInfo {

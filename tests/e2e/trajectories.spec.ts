@@ -24,6 +24,17 @@ test("the trajectory browser filters through the URL, and the inspector walks th
   await expect(rows.first()).toBeVisible();
   await expect(page).not.toHaveURL(/status=truncated/);
 
+  // j / k walk the rows, Enter opens the one under the cursor.
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("j");
+  await page.keyboard.press("j");
+  await expect(rows.nth(1)).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("k");
+  await expect(rows.nth(0)).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/runs/${runId}/trajectories/[^/?]+`));
+  await expect(page.getByTestId("conversation")).toBeVisible();
+
   // Sorted by reward, open the first row; the inspector shows attributed turns, the judge's reasoning and the state.
   await page.goto(`/runs/${runId}/trajectories?sort=reward&dir=desc`);
   await rows.first().getByRole("link").first().click();

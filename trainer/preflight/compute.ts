@@ -4,6 +4,7 @@
  * estimate tokens, memory and time per step. Runs on a trainer worker: the environments, tokenizers and model live
  * here, never in the web app.
  */
+import os from "node:os";
 import * as tf from "@tensorflow/tfjs";
 import type { PreflightResult } from "../../lib/preflight";
 import type { RunConfig } from "../../lib/run-config";
@@ -47,7 +48,7 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
 
     const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
     const estimate = estimateStepMemory({ dims: model.config, vocabSize: model.config.vocabSize, loraRank: config.policy.lora?.rank, reference: config.grpo.klCoef > 0, microBatch, samplingBatch: config.rollout.concurrency });
-    const limit = stepMemoryLimitBytes();
+    const limit = stepMemoryLimitBytes(process.env, os.totalmem());
 
     const measured = ids.slice(-Math.min(ids.length, contextLength));
     const started = performance.now();

@@ -7,6 +7,7 @@
  * The update trains on the sampled ids (last `maxPositions` tokens); old log-probs are recomputed by the updater.
  * Optional stages: the SFT warm-start (sft-warm-start.ts) and KL in the reward (kl-in-reward.ts).
  */
+import os from "node:os";
 import path from "node:path";
 import { readdirSync, rmSync, statSync } from "node:fs";
 import type { RunConfig } from "../../../lib/run-config";
@@ -74,7 +75,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
 
   const { model, tokenizer: tok } = await loadPolicy(config);
   // The web app could estimate this only for built-in sizes; a checkpoint folder is checked now that it is loaded.
-  const memory = stepMemoryProblem(estimateFor(model.config), stepMemoryLimitBytes(), microBatch, model.config.maxPositions);
+  const memory = stepMemoryProblem(estimateFor(model.config), stepMemoryLimitBytes(process.env, os.totalmem()), microBatch, model.config.maxPositions);
   if (memory) {
     model.dispose();
     throw new Error(memory);
