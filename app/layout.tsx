@@ -22,6 +22,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             {[
               ["/runs", "Runs"],
               ["/runs/new", "Launch"],
+              ["/runs/import", "Import"],
               ["/compare", "Compare"],
               ["/settings", "Settings"],
             ].map(([href, label]) => (

@@ -8,11 +8,9 @@ import path from "node:path";
 import { IMPORT_FORMATS, importFilesWanted, runImporter, type ImportFormat } from "../lib/importers";
 import type { ImportFile, ImportedRun } from "../lib/importers/types";
 import { MAX_STEPS_PER_BATCH, MAX_TRAJECTORIES_PER_BATCH } from "../lib/ingest";
+import { ingestBatches as batches } from "../lib/ingest-batches";
 import type { ApiClient } from "./api-client";
 import { CliError, EXIT, type ExitCode } from "./exit-codes";
-
-/** Stay well under the server's 1 MiB request limit. */
-const MAX_BATCH_BYTES = 700_000;
 
 export const importFormatsHelp = Object.entries(IMPORT_FORMATS)
   .map(([name, f]) => `    ${name.padEnd(16)} ${f.describe}`)
@@ -30,25 +28,6 @@ async function readInput(target: string, wanted: RegExp): Promise<ImportFile[]> 
   // Only the files the format reads: a TRL output_dir also holds tokenizers and weights.
   const names = (await readdir(target, { recursive: true })).map(String).filter((n) => wanted.test(n.split(path.sep).join("/"))).sort();
   return Promise.all(names.map(async (n) => ({ path: n.split(path.sep).join("/"), text: await readFile(path.join(target, n), "utf8") })));
-}
-
-/** Chunks by count and by serialized size, so one huge conversation never makes a batch too large. */
-export function batches<T>(items: T[], maxCount: number, maxBytes = MAX_BATCH_BYTES): T[][] {
-  const out: T[][] = [];
-  let current: T[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const size = Buffer.byteLength(JSON.stringify(item));
-    if (current.length && (current.length >= maxCount || bytes + size > maxBytes)) {
-      out.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(item);
-    bytes += size;
-  }
-  if (current.length) out.push(current);
-  return out;
 }
 
 export async function uploadImportedRun(client: ApiClient, imported: ImportedRun, tags: string[] = []): Promise<{ id: string; url: string; stored: number; skipped: number }> {

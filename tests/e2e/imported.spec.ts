@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { GUESS_RUN, IMPORTED_RUN, openRun } from "./fixtures";
 
@@ -22,4 +24,22 @@ test("a run imported from verl shows where it came from, its curve, its samples 
   const guessId = await openRun(page, GUESS_RUN);
   await page.goto(`/compare?runs=${runId},${guessId}`);
   await expect(page.getByTestId("overlay-chart").first().locator("path.recharts-curve").first()).toBeVisible();
+});
+
+test("the upload page imports a file another trainer wrote: a bad record is named by line, the rest lands", async ({ page }) => {
+  const good = readFileSync(path.join(process.cwd(), "tests/fixtures/import/rollout-lab.jsonl"), "utf8").trimEnd();
+  const trajectories = good.split("\n").filter((l) => l.includes('"type": "trajectory"')).length;
+  await page.goto("/runs");
+  await page.getByRole("link", { name: "Import", exact: true }).click();
+  await expect(page).toHaveURL(/\/runs\/import$/);
+  await page.getByLabel("Format").selectOption("jsonl");
+  await page.getByLabel("Files").setInputFiles({ name: "run.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(`${good}\n{"type": "trajectory", "step": oops}\n`) });
+  await page.getByLabel("Run name").fill("e2e upload");
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByTestId("upload-done")).toContainText(`Imported ${trajectories} samples`);
+  await expect(page.getByTestId("upload-problems")).toContainText(`run.jsonl:${good.split("\n").length + 1}:`);
+  await page.getByRole("link", { name: "Open the run" }).click();
+  await expect(page.getByTestId("run-name")).toHaveText(/e2e upload/);
+  await page.getByRole("link", { name: "Trajectories" }).first().click();
+  await expect(page.getByTestId("trajectory-row")).toHaveCount(trajectories);
 });

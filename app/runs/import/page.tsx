@@ -1,0 +1,5 @@
+import { UploadRun } from "@/components/import/upload-run";
+
+export default function ImportRunPage() {
+  return <UploadRun />;
+}
