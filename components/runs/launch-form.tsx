@@ -58,7 +58,9 @@ export function LaunchForm({
   const blocked = verdict === "problems" && !launchAnyway;
 
   const sections = new Map<string, typeof fields>();
-  for (const f of fields) {
+  // The environment is chosen by the one control above (its preset), never by a second free-text field that could
+  // disagree with it.
+  for (const f of fields.filter((f) => f.path.join(".") !== "environment")) {
     const section = f.path.length > 1 && SECTION_TITLES[f.path[0]] ? f.path[0] : "";
     sections.set(section, [...(sections.get(section) ?? []), f]);
   }
@@ -89,19 +91,24 @@ export function LaunchForm({
     >
       <div className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3">
         <label className="flex flex-col gap-1 text-xs text-slate-700" htmlFor="preset">
-          Environment preset
+          Environment
           <select id="preset" className="rounded border border-slate-300 px-2 py-1 text-sm" value={String(value.environment ?? "simulated")} onChange={(e) => applyPreset(e.target.value)}>
             {ENVIRONMENT_CATALOG.map((env) => (
               <option key={env.name} value={env.name}>
                 {env.name} — {env.seedSystem}
               </option>
             ))}
+            {/* A cloned run's environment that the catalog no longer lists stays selectable as it was. */}
+            {!ENVIRONMENT_CATALOG.some((e) => e.name === value.environment) && typeof value.environment === "string" && <option value={value.environment}>{value.environment}</option>}
           </select>
         </label>
+        <span className="text-[11px] text-slate-500">choosing one loads its learning preset</span>
         <p className="max-w-xl text-xs text-slate-500">{ENVIRONMENT_CATALOG.find((e) => e.name === value.environment)?.description}</p>
       </div>
       {[...sections.entries()].map(([section, sectionFields]) => (
-        <fieldset key={section || "run"} className="rounded border border-slate-200 bg-white p-4">
+        // Keyed by environment too: a preset switch rebuilds the fields, so a JSON box shows the preset's value
+        // instead of text typed for the previous environment.
+        <fieldset key={`${String(value.environment)}:${section || "run"}`} className="rounded border border-slate-200 bg-white p-4">
           <legend className="px-1 text-sm font-semibold text-slate-700">{SECTION_TITLES[section] ?? section}</legend>
           <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
             {sectionFields.map((f) => (

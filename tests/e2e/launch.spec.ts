@@ -8,7 +8,9 @@ test("launch a run from the form: it appears, trains on the worker, and can be c
   await page.getByRole("link", { name: "New run" }).click();
   await expect(page.getByRole("heading", { name: "Launch a run" })).toBeVisible();
 
-  await page.getByLabel("Environment preset").selectOption("guess-number");
+  await page.getByLabel("Environment", { exact: true }).selectOption("guess-number");
+  // One environment control: no second free-text field that could disagree with it.
+  await expect(page.locator("#cfg-environment")).toHaveCount(0);
   await page.locator("#cfg-name").fill("e2e guess-number");
   // An invalid combination is explained beside its field before anything is sent.
   await page.locator("#cfg-grpo-groupSize").fill("1");
