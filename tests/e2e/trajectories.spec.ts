@@ -64,9 +64,13 @@ test("a group shows its samples side by side, and compare shows curves and the c
   await page.goto(`/runs/${runId}/groups`);
   // The groups GRPO learned nothing from, and the most spread-out first.
   await page.getByLabel("Reward spread").selectOption("zero");
-  // (an early guessing-game policy leaves many groups all unsolved: std 0)
-  await expect(page.getByTestId("group-row").first()).toBeVisible();
-  for (const std of await page.locator("[data-std]").evaluateAll((els) => els.map((e) => e.getAttribute("data-std")))) expect(Number(std)).toBe(0);
+  // (an early guessing-game policy leaves many groups all unsolved: std 0). The previous page stays on screen until
+  // the filtered one arrives, so poll.
+  await expect(async () => {
+    const stds = await page.locator("[data-std]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-std"))));
+    expect(stds.length).toBeGreaterThan(0);
+    expect(stds.every((x) => x === 0)).toBe(true);
+  }).toPass();
   await page.getByLabel("Reward spread").selectOption("all");
   await page.getByLabel("Sort groups").selectOption("std_desc");
   await expect(async () => {
