@@ -15,7 +15,8 @@ export default function RootLayout({ children }: { children: ReactNode }) {
     <html lang="en">
       <body className="min-h-screen font-sans">
         <header className="border-b border-slate-200 bg-white">
-          <nav className="mx-auto flex max-w-7xl items-center gap-6 px-4 py-3 text-sm">
+          {/* Wraps on a phone instead of widening the page. */}
+          <nav className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-3 text-sm sm:gap-x-6">
             <Link href="/runs" className="font-semibold text-slate-900">
               Rollout Lab
             </Link>

@@ -108,7 +108,8 @@ export function UploadRun() {
           <Link href={outcome.url} className="font-medium text-blue-700 hover:underline">
             Open the run
           </Link>
-          {outcome.problems.length > 0 && ` ${outcome.problems.length} records could not be read and were left out (below).`}
+          {outcome.problems.length === 1 && " 1 record could not be read and was left out (below)."}
+          {outcome.problems.length > 1 && ` ${outcome.problems.length} records could not be read and were left out (below).`}
         </p>
       )}
       {outcome && "error" in outcome && (

@@ -90,8 +90,9 @@ export function LaunchForm({
       }}
     >
       <div className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3">
-        <label className="flex flex-col gap-1 text-xs text-slate-700" htmlFor="preset">
-          Environment
+        {/* The label stands beside the select, not around it: wrapped, its text would include every option's. */}
+        <div className="flex flex-col gap-1 text-xs text-slate-700">
+          <label htmlFor="preset">Environment</label>
           <select id="preset" className="rounded border border-slate-300 px-2 py-1 text-sm" value={String(value.environment ?? "simulated")} onChange={(e) => applyPreset(e.target.value)}>
             {ENVIRONMENT_CATALOG.map((env) => (
               <option key={env.name} value={env.name}>
@@ -101,7 +102,7 @@ export function LaunchForm({
             {/* A cloned run's environment that the catalog no longer lists stays selectable as it was. */}
             {!ENVIRONMENT_CATALOG.some((e) => e.name === value.environment) && typeof value.environment === "string" && <option value={value.environment}>{value.environment}</option>}
           </select>
-        </label>
+        </div>
         <span className="text-[11px] text-slate-500">choosing one loads its learning preset</span>
         <p className="max-w-xl text-xs text-slate-500">{ENVIRONMENT_CATALOG.find((e) => e.name === value.environment)?.description}</p>
       </div>
