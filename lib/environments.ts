@@ -124,6 +124,14 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     preset: learningPreset({ context: 1536, maxTurns: 6, maxNewTokens: 64, sft: 40, microBatch: 2, turnCredit: true }),
   },
   {
+    name: "userrl-persuade",
+    family: "userrl",
+    seedSystem: "UserRL",
+    description: "Argue a user who strongly agrees with a statement round to disagreeing (an LLM user states its stance).",
+    // A 230-byte opening and three ~70-byte arguments, each answered in ~80 bytes.
+    preset: learningPreset({ context: 1536, maxTurns: 4, maxNewTokens: 96, sft: 40, microBatch: 2, turnCredit: true }),
+  },
+  {
     name: "guess-number",
     family: "userrl",
     seedSystem: "built-in",

@@ -22,6 +22,7 @@ const ENVIRONMENTS: Record<string, EnvironmentFactory> = {
   "userrl-turtle": (config) => createUserRlEnvironment("turtle", config) as Environment,
   "userrl-function": (config) => createUserRlEnvironment("function", config) as Environment,
   "userrl-intention": (config) => createUserRlEnvironment("intention", config) as Environment,
+  "userrl-persuade": (config) => createUserRlEnvironment("persuade", config) as Environment,
   "guess-number": (config) => createGuessEnvironment(config) as Environment,
 };
 

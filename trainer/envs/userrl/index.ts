@@ -1,5 +1,5 @@
 /**
- * UserRL gyms for the registry: `createUserRlEnvironment("telepathy" | "turtle" | "function" | "intention")`,
+ * UserRL gyms for the registry: `createUserRlEnvironment("telepathy" | "turtle" | "function" | "intention" | "persuade")`,
  * registered as `userrl-<gym>`. Each ships its own task set (tasks/<gym>.json) and loads user files of the same
  * format with `loadTasks(path)`.
  */
@@ -13,14 +13,16 @@ import { telepathyRules } from "./telepathy";
 import { turtleRules } from "./turtle";
 import { functionRules } from "./function-gym";
 import { intentionRules } from "./intention";
+import { persuadeRules } from "./persuade";
 
-export const USERRL_GYMS = ["telepathy", "turtle", "function", "intention"] as const satisfies readonly GymName[];
+export const USERRL_GYMS = ["telepathy", "turtle", "function", "intention", "persuade"] as const satisfies readonly GymName[];
 
 const DESCRIPTIONS: Record<GymName, string> = {
   telepathy: "UserRL Telepathy: guess the entity the user thinks of by asking yes/no questions.",
   turtle: "UserRL Turtle: uncover the hidden story of a lateral-thinking puzzle (user answers yes / no / irrelevant).",
   function: "UserRL Function: discover a hidden four-input arithmetic function by probing it (deterministic).",
   intention: "UserRL Intention: uncover the real intent behind a vague request with clarifying questions.",
+  persuade: "UserRL Persuade: argue a user who strongly agrees with a statement round to disagreeing with it.",
 };
 
 // The rule objects are typed per gym; the map erases that so one factory serves all (data is validated on load).
@@ -29,6 +31,7 @@ const RULES: { [G in GymName]: GymRules<GymData<G>, unknown> } = {
   turtle: turtleRules as GymRules<GymData<"turtle">, unknown>,
   function: functionRules as GymRules<GymData<"function">, unknown>,
   intention: intentionRules as GymRules<GymData<"intention">, unknown>,
+  persuade: persuadeRules as GymRules<GymData<"persuade">, unknown>,
 };
 
 /** The `userrl-<gym>` section of a run config. */
@@ -70,4 +73,5 @@ export const createTelepathyEnvironment = (c?: Config) => createUserRlEnvironmen
 export const createTurtleEnvironment = (c?: Config) => createUserRlEnvironment("turtle", c);
 export const createFunctionEnvironment = (c?: Config) => createUserRlEnvironment("function", c);
 export const createIntentionEnvironment = (c?: Config) => createUserRlEnvironment("intention", c);
+export const createPersuadeEnvironment = (c?: Config) => createUserRlEnvironment("persuade", c);
 export type { GymName, GymData } from "./task-schemas";

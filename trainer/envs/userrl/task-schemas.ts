@@ -41,6 +41,11 @@ export const GYM_SCHEMAS = {
         ctx.addIssue({ code: "custom", message: (e as Error).message, path: ["rule"] });
       }
     }),
+  persuade: z.object({
+    claim: z.string().min(1),
+    argument: z.string().min(1),
+    counterpoints: z.array(z.object({ keywords, rebuttal: z.string().min(1).optional() })).min(1),
+  }),
   intention: z.object({
     request: z.string().min(1),
     category: z.string().min(1),

@@ -5,6 +5,9 @@
  * - IntentionGym `all_intentions_*.json`: [{id, category, task, missing_details: [{description, importance "1"-"3",
  *   inquiry, options}]}];
  * - TelepathyGym `all_entities_refined.json`: [{id, title, description, goal, target_entity, category}];
+ * - PersuadeGym `all_statements_refined.json`: [{id, claim, argument}] (the fields its statement loader and
+ *   environment read; the file itself is not in the stored snapshot of UserRL, so the fixture is written in that
+ *   shape) — each sentence of the argument is a counterpoint the offline user can be moved on;
  * - TurtleGym `all_stories_refined.json`: {id: {new_title, new_surface, new_bottom, judgment, …}} (stories whose
  *   judgment is not "Yes" are left out, as UserRL's curation does).
  * UserRL's users are LLMs that read the whole record; the offline user here answers from keywords, so those are
@@ -36,6 +39,7 @@ export function isUserRlFile(gym: GymName, raw: unknown): boolean {
   const first = raw[0];
   if (gym === "function") return "test_case" in first && "expected_result" in first;
   if (gym === "intention") return "missing_details" in first && "task" in first;
+  if (gym === "persuade") return "claim" in first && !("counterpoints" in first);
   return "target_entity" in first; // telepathy
 }
 
@@ -101,6 +105,17 @@ function telepathyTask(r: Raw, file: string, index: number): Raw {
   };
 }
 
+function persuadeTask(r: Raw, file: string, index: number): Raw {
+  const id = str(r.id) || `statement-${index}`;
+  const claim = str(r.claim);
+  const argument = str(r.argument);
+  if (!claim || !argument) throw new DatasetError(file, id, "a statement needs a claim and an argument");
+  // The user's reasons, one per sentence: an argument that takes one of them up (by its words) moves the offline user.
+  const reasons = argument.split(/(?<=[.!?])\s+/).map((s) => contentWords(s, 3)).filter((w) => w.length > 0);
+  const counterpoints = (reasons.length ? reasons : [contentWords(claim, 3)]).slice(0, 6).map((keywords) => ({ keywords }));
+  return { id, claim, argument, counterpoints };
+}
+
 function turtleTask(id: string, r: Raw, file: string): Raw | null {
   if (str(r.judgment) && str(r.judgment).toLowerCase() !== "yes") return null;
   const surface = str(r.new_surface);
@@ -137,5 +152,6 @@ export function fromUserRlFile(gym: GymName, raw: unknown, file: string): Raw[] 
   });
   if (gym === "function") return rows.map((r, i) => functionTask(r, file, i));
   if (gym === "intention") return rows.map((r, i) => intentionTask(r, file, i));
+  if (gym === "persuade") return rows.map((r, i) => persuadeTask(r, file, i));
   return rows.map((r, i) => telepathyTask(r, file, i));
 }
