@@ -3,10 +3,11 @@ The PyTorch side of `npm run bench:trainer`: the same reference decoder and the 
 figures are compared with PyTorch on *this* machine rather than with a number measured elsewhere.
 
 Reference shape: vocab 256, d_model 128, 4 layers, 4 heads, context 128, MLP 512, untied embeddings; one training
-step = forward + backward + AdamW over 16 x 128 tokens (next-token cross-entropy); sampling = KV-cache decoding of
+step = forward + backward + AdamW (weight decay 0.01, grad-norm clip 1) over 16 rows of 128 tokens, i.e. 16 x 127
+predicted positions (next-token cross-entropy), exactly the work of the TF.js step; sampling = KV-cache decoding of
 112 new tokens after a 16-token prompt, batch 1 and 16. Llama layout as trainer/policy/model.ts (RMSNorm pre-norm,
-rotary "rotate_half", SwiGLU). Prints one JSON object. Needs python3 with torch (Debian: apt-get install
-python3-torch); bench/trainer.ts runs it when available. Not part of the product: nothing imports it.
+rotary "rotate_half", SwiGLU). Prints one JSON object with every step's wall and CPU (process) time. Needs python3
+with torch (Debian: apt-get install python3-torch); bench/pytorch.ts runs it. Not part of the product.
 
     python3 bench/pytorch-reference.py [--steps N] [--threads N] [--quick]
 """
@@ -15,7 +16,6 @@ import json
 import math
 import os
 import platform
-import statistics
 import time
 
 import torch
@@ -93,8 +93,9 @@ class Decoder(torch.nn.Module):
 
 
 def train_step_seconds(model, steps):
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    ids = torch.randint(0, V, (16, CTX + 1))
+    """Wall and CPU seconds of each timed step (after one warm-up step)."""
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
+    ids = torch.randint(0, V, (16, CTX))
     inputs, targets = ids[:, :-1], ids[:, 1:]
 
     def step():
@@ -107,12 +108,13 @@ def train_step_seconds(model, steps):
         return loss.item()
 
     step()  # warm-up
-    times = []
+    wall, cpu = [], []
     for _ in range(steps):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         step()
-        times.append(time.perf_counter() - t0)
-    return times
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return wall, cpu
 
 
 @torch.no_grad()
@@ -140,7 +142,7 @@ def main():
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
     model = Decoder()
-    times = train_step_seconds(model, 2 if args.quick else args.steps)
+    wall, cpu = train_step_seconds(model, 2 if args.quick else args.steps)
     new_tokens = 16 if args.quick else CTX - 16
     print(
         json.dumps(
@@ -149,8 +151,8 @@ def main():
                 "threads": torch.get_num_threads(),
                 "python": platform.python_version(),
                 "parameters": sum(p.numel() for p in model.parameters()),
-                "medianStepSeconds": round(statistics.median(times), 4),
-                "stepSeconds": [round(t, 4) for t in times],
+                "stepSeconds": [round(t, 4) for t in wall],
+                "stepCpuSeconds": [round(t, 4) for t in cpu],
                 "sampledTokensPerSecond": {
                     "batch1": round(sampled_tokens_per_second(model, 1, new_tokens)),
                     "batch16": round(sampled_tokens_per_second(model, 16, new_tokens)),

@@ -27,6 +27,7 @@ import { Rng } from "../trainer/policy/rng";
 import { generate } from "../trainer/policy/sampling";
 import { GuardedStepper } from "../trainer/update/step";
 import { maskedNll } from "../trainer/update/sft";
+import { findTorchPython } from "./pytorch";
 
 interface SizeSpec {
   config: ModelConfig;
@@ -95,12 +96,6 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
   );
 }
 
-/** The first python with torch (bench/pytorch.ts's order), or null. */
-function pythonWithTorch(): string | null {
-  const candidates = [process.env.ROLLOUT_LAB_PYTHON, "python3", "/usr/bin/python3"].filter(Boolean) as string[];
-  return candidates.find((py) => spawnSync(py, ["-c", "import torch"], { stdio: "ignore" }).status === 0) ?? null;
-}
-
 function pytorchRow(python: string, spec: SizeSpec, steps: number): Record<string, unknown> {
   const c = spec.config;
   const args = [
@@ -126,7 +121,7 @@ function parent(): void {
   const backends = arg("--backends")?.split(",") ?? ["wasm", "cpu"];
   const steps = Number(arg("--steps") ?? 2);
   const self = fileURLToPath(import.meta.url);
-  const python = process.argv.includes("--no-pytorch") ? null : pythonWithTorch();
+  const python = process.argv.includes("--no-pytorch") ? null : findTorchPython();
   const rows: Record<string, unknown>[] = [];
   for (const size of sizes) {
     for (const backend of backends) {
