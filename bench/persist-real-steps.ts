@@ -1,0 +1,43 @@
+/**
+ * bench:persist's real steps: each named launch preset trains two steps in memory through the production loop,
+ * then each step's record is written to PostgreSQL with recordStep (into a run of its own) and the write's time is
+ * set against the step's measured time.
+ */
+import type { PrismaClient } from "../generated/prisma/client";
+import { findEnvironment } from "../lib/environments";
+import type { StepRecord } from "../trainer/record/step-record";
+import { recordStep } from "../trainer/record/record-step";
+import { insertQueuedRun } from "../trainer/record/testing/make-run";
+import { trainLocally } from "../trainer/loop/real/local-run";
+
+const STEPS = 2;
+
+/** A step's own time: rollout (episodes and their rewards) + update + checkpoint, as the loop measured them. */
+const stepSeconds = (r: StepRecord) => ["time/rollout_s", "time/update_s", "time/checkpoint_s"].reduce((s, k) => s + (r.metrics[k] ?? 0), 0);
+
+export async function realStepShares(db: PrismaClient, presets: string[]) {
+  const rows = [];
+  for (const name of presets) {
+    const info = findEnvironment(name);
+    if (!info) throw new Error(`BENCH_PERSIST_PRESETS: unknown environment "${name}"`);
+    const records: StepRecord[] = [];
+    await trainLocally({ ...info.preset, environment: name }, { onStep: (r) => records.push(r), stopAfter: () => STEPS });
+    const runId = await insertQueuedRun(db);
+    for (const record of records.filter((r) => r.groups.length > 0)) {
+      const t0 = performance.now();
+      await recordStep(db, runId, record, { workerId: undefined });
+      const recordS = (performance.now() - t0) / 1000;
+      const stepS = stepSeconds(record);
+      rows.push({
+        environment: name,
+        step: record.step,
+        trajectories: record.groups.reduce((s, g) => s + g.trajectories.length, 0),
+        llmCalls: record.groups.reduce((s, g) => s + g.trajectories.reduce((n, t) => n + t.llmCalls.length, 0), 0),
+        stepSeconds: Number(stepS.toFixed(3)),
+        recordSeconds: Number(recordS.toFixed(3)),
+        shareOfStep: Number((recordS / (stepS + recordS)).toFixed(4)),
+      });
+    }
+  }
+  return rows;
+}
