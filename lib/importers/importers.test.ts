@@ -122,7 +122,7 @@ test("TRL output_dir: the furthest checkpoint's trainer_state.json gives the cur
   assert.ok(Math.abs(last["reward/accuracy_reward"] - 0.352) < 1e-12, "a reward function's mean is a reward component curve");
   assert.equal(last.lr, 5e-7);
   assert.ok(!("epoch" in last) && !("step" in last));
-  assert.equal(r.trajectories.length, 0, "TRL keeps no samples on disk");
+  assert.equal(r.trajectories.length, 0, "samples (completions Parquet) are not read");
   assert.deepEqual((r.run.config as { summary: { train_runtime: number } }).summary.train_runtime, 512.3);
   const broken = runImporter("trl", [{ path: "trainer_state.json", text: '{"global_step": 1}' }], undefined, "x");
   assert.match(broken.problems[0].message, /no "log_history" list/);

@@ -2,11 +2,12 @@
  * Hugging Face TRL's GRPOTrainer (and any `transformers.Trainer`): every checkpoint folder holds a
  * `trainer_state.json` whose `log_history` has one entry per logging step — `{"step", "epoch", "loss", "grad_norm",
  * "learning_rate", "reward", "reward_std", "kl", "entropy", "completions/mean_length", "rewards/<function>/mean",
- * …}` — plus a last summary entry (`train_runtime`, `train_loss`, …). TRL keeps no samples on disk (its completion
- * tables go to the experiment tracker), so an import is the run's curves: metrics under Rollout Lab's names where
+ * …}` — plus a last summary entry (`train_runtime`, `train_loss`, …). An import is the run's curves: metrics under Rollout Lab's names where
  * one exists (reward → reward/mean, learning_rate → lr, completions/mean_length → response/length_mean, a reward
  * function's mean → reward/<function>), TRL's own name otherwise. A folder of checkpoints imports the
- * `trainer_state.json` that went furthest.
+ * `trainer_state.json` that went furthest. Samples are not read: TRL (since Jan 2026, with `log_completions=True`)
+ * writes them as Parquet (`completions/completions_<step>.parquet`: step, prompt, completion, one column per reward
+ * function, advantage), a binary format this importer does not parse; stream samples with the logging clients.
  */
 import type { ImportFile, ImportedRun, ImportProblem } from "./types";
 
