@@ -6,6 +6,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { IMPORT_FORMATS, importFilesWanted, runImporter, type ImportFormat } from "../lib/importers";
+import { readImportFile } from "../lib/importers/read-file";
 import type { ImportFile, ImportedRun } from "../lib/importers/types";
 import { MAX_STEPS_PER_BATCH, MAX_TRAJECTORIES_PER_BATCH } from "../lib/ingest";
 import { ingestBatches as batches } from "../lib/ingest-batches";
@@ -23,11 +24,18 @@ async function readInput(target: string, wanted: RegExp): Promise<ImportFile[]> 
   } catch {
     throw new CliError(EXIT.BAD_CONFIG, `${target}: no such file or folder.`);
   }
-  if (info.isFile()) return [{ path: path.basename(target), text: await readFile(target, "utf8") }];
+  const source = (file: string) => ({
+    text: () => readFile(file, "utf8"),
+    arrayBuffer: async () => {
+      const b = await readFile(file);
+      return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+    },
+  });
+  if (info.isFile()) return [await readImportFile(path.basename(target), source(target))];
   // Recursive: Simia-RL keeps one folder per sample. Paths stay relative to what the user named, with "/".
   // Only the files the format reads: a TRL output_dir also holds tokenizers and weights.
   const names = (await readdir(target, { recursive: true })).map(String).filter((n) => wanted.test(n.split(path.sep).join("/"))).sort();
-  return Promise.all(names.map(async (n) => ({ path: n.split(path.sep).join("/"), text: await readFile(path.join(target, n), "utf8") })));
+  return Promise.all(names.map((n) => readImportFile(n.split(path.sep).join("/"), source(path.join(target, n)))));
 }
 
 export async function uploadImportedRun(client: ApiClient, imported: ImportedRun, tags: string[] = []): Promise<{ id: string; url: string; stored: number; skipped: number }> {

@@ -9,6 +9,7 @@ import { useState, type FormEvent } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { IMPORT_FORMATS, importFilesWanted, runImporter, type ImportFormat } from "@/lib/importers";
+import { readImportFile } from "@/lib/importers/read-file";
 import type { ImportFile, ImportProblem } from "@/lib/importers/types";
 import { MAX_STEPS_PER_BATCH, MAX_TRAJECTORIES_PER_BATCH } from "@/lib/ingest";
 import { ingestBatches } from "@/lib/ingest-batches";
@@ -40,7 +41,7 @@ export function UploadRun() {
     if (!multiFile && picked.length !== 1) return setOutcome({ error: `The ${format} format is one file; pick one, not ${picked.length}.`, problems: [] });
     try {
       setBusy("Reading files…");
-      const texts: ImportFile[] = await Promise.all(picked.map(async (f) => ({ path: relativePath(f), text: await f.text() })));
+      const texts: ImportFile[] = await Promise.all(picked.map((f) => readImportFile(relativePath(f), f)));
       const imported = runImporter(format, texts, name.trim() || undefined, `${format} upload of ${picked[0].name}`);
       if (imported.trajectories.length === 0 && imported.steps.length === 0) {
         return setOutcome({ error: "Nothing to import from these files.", problems: imported.problems });

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { trajectoryInput } from "../ingest";
-import { runImporter } from "./index";
+import { importFilesWanted, runImporter } from "./index";
+import { readImportFile } from "./read-file";
 import { promptKey } from "./verl";
 
 const dir = path.join(import.meta.dirname, "../../tests/fixtures/import");
@@ -122,10 +123,49 @@ test("TRL output_dir: the furthest checkpoint's trainer_state.json gives the cur
   assert.ok(Math.abs(last["reward/accuracy_reward"] - 0.352) < 1e-12, "a reward function's mean is a reward component curve");
   assert.equal(last.lr, 5e-7);
   assert.ok(!("epoch" in last) && !("step" in last));
-  assert.equal(r.trajectories.length, 0, "samples (completions Parquet) are not read");
+  assert.equal(r.trajectories.length, 0, "no completions files given");
   assert.deepEqual((r.run.config as { summary: { train_runtime: number } }).summary.train_runtime, 512.3);
   const broken = runImporter("trl", [{ path: "trainer_state.json", text: '{"global_step": 1}' }], undefined, "x");
   assert.match(broken.problems[0].message, /no "log_history" list/);
+});
+
+const readFixture = (root: string, rel: string) =>
+  readImportFile(rel, {
+    text: async () => readFileSync(path.join(root, rel), "utf8"),
+    arrayBuffer: async () => {
+      const b = readFileSync(path.join(root, rel));
+      return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+    },
+  });
+
+test("TRL completions Parquet (log_completions=True): each row a sample with its reward functions, advantage and group; a broken file is named", async () => {
+  const root = path.join(dir, "trl-output");
+  const wanted = importFilesWanted("trl");
+  const rels = ["checkpoint-2/trainer_state.json", "checkpoint-4/trainer_state.json", ...[1, 2, 3, 4].map((s) => `completions/completions_0000${s}.parquet`)];
+  assert.ok(rels.every((p) => wanted.test(p)) && !wanted.test("checkpoint-4/model.safetensors"), "the folder's weights are never opened");
+  const files = await Promise.all(rels.map((rel) => readFixture(root, rel)));
+  const r = runImporter("trl", files, undefined, "trl run");
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.trajectories.length, 16, "4 logging steps x 2 prompts x 2 generations");
+  assert.deepEqual([...new Set(r.trajectories.map((t) => t.step))], [1, 2, 3, 4], "Parquet's INT64 steps arrive as numbers");
+  const step2 = r.trajectories.filter((t) => t.step === 2);
+  assert.equal(new Set(step2.map((t) => t.group)).size, 2, "the completions of one prompt form a group");
+  const right = step2.find((t) => t.conversation.at(-1)?.content.includes("<answer>42</answer>"))!;
+  assert.deepEqual(right.rewardComponents, { accuracy_reward: 1, format_reward: 1 }, "the reward functions of the log history");
+  assert.equal(right.reward, 2, "TRL's total with reward_weights 1");
+  assert.ok(Math.abs((right.advantage ?? NaN) - 0.70700679) < 1e-6);
+  assert.match(right.conversation[0].content, /What is 12 \+ 30\?/);
+  assert.equal(r.steps.length, 4, "the curves still come from trainer_state.json");
+  for (const t of r.trajectories) assert.ok(trajectoryInput.safeParse(t).success, "every sample is valid ingest input");
+
+  // Completions alone still import (curves from the samples); a cut file is named and the rest lands.
+  const parquet = await readFixture(root, "completions/completions_00002.parquet");
+  const cut = await readImportFile("completions/completions_00009.parquet", { text: async () => "", arrayBuffer: async () => new Uint8Array([80, 65, 82, 49, 0, 0]).buffer });
+  const alone = runImporter("trl", [parquet, cut], undefined, "trl run");
+  assert.equal(alone.trajectories.length, 4);
+  assert.deepEqual(alone.steps.map((s) => s.step), [2]);
+  assert.deepEqual(alone.problems.map((p) => p.file), ["completions/completions_00009.parquet"]);
+  assert.match(alone.problems[0].message, /not a readable Parquet file/);
 });
 
 test("SkyRL dumped_evals: each evaluation's samples at its step (eval split), per-token scores summed, the aggregated metrics as curves", () => {

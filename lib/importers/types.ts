@@ -22,6 +22,8 @@ export interface ImportedRun {
 export interface ImportFile {
   path: string;
   text: string;
+  /** Why a binary file could not be decoded (read-file.ts); the importer reports it and reads the rest. */
+  unreadable?: string;
 }
 
 /** Mean of each step's scored rewards as `reward/mean` (plus the scored count), for the run's curves. */

@@ -46,3 +46,17 @@ test("the upload page imports a file another trainer wrote: a bad record is name
   await page.getByRole("link", { name: "Trajectories" }).first().click();
   await expect(page.getByTestId("trajectory-row")).toHaveCount(trajectories);
 });
+
+test("the upload page reads a TRL output folder: its curves and the samples of its completions Parquet files", async ({ page }) => {
+  await page.goto("/runs/import");
+  await page.getByLabel("Format").selectOption("trl");
+  // A directory input: Playwright uploads the folder as the browser would (webkitdirectory).
+  await page.getByLabel("Files").setInputFiles(path.join(process.cwd(), "tests/fixtures/import/trl-output"));
+  await page.getByLabel("Run name").fill("e2e trl upload");
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByTestId("upload-done")).toContainText("Imported 16 samples and 4 steps");
+  await page.getByRole("link", { name: "Open the run" }).click();
+  await expect(page.getByText("Imported from trl")).toBeVisible();
+  await page.getByRole("link", { name: "Trajectories" }).first().click();
+  await expect(page.getByTestId("trajectory-row")).toHaveCount(16);
+});
