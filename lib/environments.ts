@@ -132,6 +132,14 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     preset: learningPreset({ context: 1536, maxTurns: 4, maxNewTokens: 96, sft: 40, microBatch: 2, turnCredit: true }),
   },
   {
+    name: "userrl-search",
+    family: "userrl",
+    seedSystem: "UserRL",
+    description: "Answer a question, searching as needed (an LLM plays the search engine; offline, the task's documents).",
+    // A 250-byte opening plus up to five results of ~400 bytes each.
+    preset: learningPreset({ context: 1536, maxTurns: 4, maxNewTokens: 48, sft: 40, microBatch: 2, turnCredit: true }),
+  },
+  {
     name: "guess-number",
     family: "userrl",
     seedSystem: "built-in",

@@ -23,6 +23,7 @@ const ENVIRONMENTS: Record<string, EnvironmentFactory> = {
   "userrl-function": (config) => createUserRlEnvironment("function", config) as Environment,
   "userrl-intention": (config) => createUserRlEnvironment("intention", config) as Environment,
   "userrl-persuade": (config) => createUserRlEnvironment("persuade", config) as Environment,
+  "userrl-search": (config) => createUserRlEnvironment("search", config) as Environment,
   "guess-number": (config) => createGuessEnvironment(config) as Environment,
 };
 

@@ -1,5 +1,5 @@
 /**
- * UserRL gyms for the registry: `createUserRlEnvironment("telepathy" | "turtle" | "function" | "intention" | "persuade")`,
+ * UserRL gyms for the registry: `createUserRlEnvironment("telepathy" | "turtle" | "function" | "intention" | "persuade" | "search")`,
  * registered as `userrl-<gym>`. Each ships its own task set (tasks/<gym>.json) and loads user files of the same
  * format with `loadTasks(path)`.
  */
@@ -14,8 +14,9 @@ import { turtleRules } from "./turtle";
 import { functionRules } from "./function-gym";
 import { intentionRules } from "./intention";
 import { persuadeRules } from "./persuade";
+import { searchRules } from "./search";
 
-export const USERRL_GYMS = ["telepathy", "turtle", "function", "intention", "persuade"] as const satisfies readonly GymName[];
+export const USERRL_GYMS = ["telepathy", "turtle", "function", "intention", "persuade", "search"] as const satisfies readonly GymName[];
 
 const DESCRIPTIONS: Record<GymName, string> = {
   telepathy: "UserRL Telepathy: guess the entity the user thinks of by asking yes/no questions.",
@@ -23,6 +24,7 @@ const DESCRIPTIONS: Record<GymName, string> = {
   function: "UserRL Function: discover a hidden four-input arithmetic function by probing it (deterministic).",
   intention: "UserRL Intention: uncover the real intent behind a vague request with clarifying questions.",
   persuade: "UserRL Persuade: argue a user who strongly agrees with a statement round to disagreeing with it.",
+  search: "UserRL Search: answer a question, searching the web (an LLM plays the engine) as needed.",
 };
 
 // The rule objects are typed per gym; the map erases that so one factory serves all (data is validated on load).
@@ -32,6 +34,7 @@ const RULES: { [G in GymName]: GymRules<GymData<G>, unknown> } = {
   function: functionRules as GymRules<GymData<"function">, unknown>,
   intention: intentionRules as GymRules<GymData<"intention">, unknown>,
   persuade: persuadeRules as GymRules<GymData<"persuade">, unknown>,
+  search: searchRules as GymRules<GymData<"search">, unknown>,
 };
 
 /** The `userrl-<gym>` section of a run config. */
@@ -74,4 +77,5 @@ export const createTurtleEnvironment = (c?: Config) => createUserRlEnvironment("
 export const createFunctionEnvironment = (c?: Config) => createUserRlEnvironment("function", c);
 export const createIntentionEnvironment = (c?: Config) => createUserRlEnvironment("intention", c);
 export const createPersuadeEnvironment = (c?: Config) => createUserRlEnvironment("persuade", c);
+export const createSearchEnvironment = (c?: Config) => createUserRlEnvironment("search", c);
 export type { GymName, GymData } from "./task-schemas";

@@ -46,6 +46,11 @@ export const GYM_SCHEMAS = {
     argument: z.string().min(1),
     counterpoints: z.array(z.object({ keywords, rebuttal: z.string().min(1).optional() })).min(1),
   }),
+  search: z.object({
+    question: z.string().min(1),
+    answer: z.string().min(1),
+    documents: z.array(z.object({ title: z.string().min(1), snippet: z.string().min(1), keywords })).default([]),
+  }),
   intention: z.object({
     request: z.string().min(1),
     category: z.string().min(1),

@@ -8,6 +8,8 @@
  * - PersuadeGym `all_statements_refined.json`: [{id, claim, argument}] (the fields its statement loader and
  *   environment read; the file itself is not in the stored snapshot of UserRL, so the fixture is written in that
  *   shape) — each sentence of the argument is a counterpoint the offline user can be moved on;
+ * - SearchGym `questions.json`: [{id, question, answer}] (Bamboogle); no documents, so offline searches find
+ *   nothing (an LLM tool simulator plays the engine);
  * - TurtleGym `all_stories_refined.json`: {id: {new_title, new_surface, new_bottom, judgment, …}} (stories whose
  *   judgment is not "Yes" are left out, as UserRL's curation does).
  * UserRL's users are LLMs that read the whole record; the offline user here answers from keywords, so those are
@@ -40,6 +42,7 @@ export function isUserRlFile(gym: GymName, raw: unknown): boolean {
   if (gym === "function") return "test_case" in first && "expected_result" in first;
   if (gym === "intention") return "missing_details" in first && "task" in first;
   if (gym === "persuade") return "claim" in first && !("counterpoints" in first);
+  if (gym === "search") return "question" in first && "answer" in first && !("documents" in first);
   return "target_entity" in first; // telepathy
 }
 
@@ -116,6 +119,14 @@ function persuadeTask(r: Raw, file: string, index: number): Raw {
   return { id, claim, argument, counterpoints };
 }
 
+function searchTask(r: Raw, file: string, index: number): Raw {
+  const id = str(r.id) || `question-${index}`;
+  // Bamboogle's answers are strings; a number is kept as its text.
+  const answer = typeof r.answer === "number" ? String(r.answer) : str(r.answer);
+  if (!str(r.question) || !answer) throw new DatasetError(file, id, "a question needs a question and an answer");
+  return { id, question: str(r.question), answer, documents: [] };
+}
+
 function turtleTask(id: string, r: Raw, file: string): Raw | null {
   if (str(r.judgment) && str(r.judgment).toLowerCase() !== "yes") return null;
   const surface = str(r.new_surface);
@@ -153,5 +164,6 @@ export function fromUserRlFile(gym: GymName, raw: unknown, file: string): Raw[] 
   if (gym === "function") return rows.map((r, i) => functionTask(r, file, i));
   if (gym === "intention") return rows.map((r, i) => intentionTask(r, file, i));
   if (gym === "persuade") return rows.map((r, i) => persuadeTask(r, file, i));
+  if (gym === "search") return rows.map((r, i) => searchTask(r, file, i));
   return rows.map((r, i) => telepathyTask(r, file, i));
 }
