@@ -3,30 +3,11 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import type { EpisodeEndReason } from "../../../lib/conversation";
-import type { Environment, LlmChat, LlmChatRequest, Task } from "../types";
+import type { LlmChat, LlmChatRequest } from "../types";
 import { DatasetError } from "../types";
-import { createUserRlEnvironment, type GymData } from "./index";
+import { createUserRlEnvironment } from "./index";
+import { playGym } from "./testing/play-gym";
 import { persuasionReward, stanceScore, STANCES } from "./persuade";
-
-type PersuadeData = GymData<"persuade">;
-const offlineLlm: LlmChat = { chat: async (req) => ({ text: req.offline ? await req.offline() : "", callId: `c${Math.random()}` }) };
-
-async function play(env: Environment<PersuadeData>, task: Task<PersuadeData>, actions: string[], llm: LlmChat = offlineLlm, maxTurns = 10) {
-  const ep = env.createEpisode(task, { seed: 1, llm, maxTurns });
-  const opening = await ep.reset();
-  const steps = [];
-  let end: EpisodeEndReason = "max_turns";
-  for (const [turn, a] of actions.entries()) {
-    const r = await ep.step(a, turn);
-    steps.push(r);
-    if (r.done) {
-      end = r.endReason!;
-      break;
-    }
-  }
-  return { opening, steps, turnRewards: steps.map((s) => s.turnReward ?? 0), end, evaluation: await ep.evaluate(end) };
-}
 
 test("PersuadeGym's reward rule: levels moved toward disagreement over 6, nothing for standing still or moving back", () => {
   // Values of UserRL's calculate_persuasion_reward and stance_to_score.
@@ -44,7 +25,7 @@ test("Persuade offline: each new counterpoint moves the user; off-topic and repe
   assert.ok(env.builtinTasks().length >= 8);
   for (const task of env.builtinTasks()) {
     const [first, ...rest] = task.data.counterpoints.map((c) => `[action] ${c.rebuttal}`);
-    const { opening, steps, turnRewards, end, evaluation } = await play(env, task, ["[action] The weather is lovely today.", first, first, ...rest]);
+    const { opening, steps, turnRewards, end, evaluation } = await playGym(env, task, ["[action] The weather is lovely today.", first, first, ...rest]);
     assert.match(opening[1].content, new RegExp(`strongly agree .*${task.data.claim.slice(0, 20)}`, "i"), task.id);
     assert.deepEqual(turnRewards, [0, 0.333333, 0, 0.333333, 0.333333], task.id);
     assert.equal(end, "env_terminal", task.id);
@@ -54,7 +35,7 @@ test("Persuade offline: each new counterpoint moves the user; off-topic and repe
   }
   // Giving up early scores the stance reached.
   const task = env.builtinTasks()[0];
-  const partial = await play(env, task, [`[action] ${task.data.counterpoints[0].rebuttal}`, "[finish]"]);
+  const partial = await playGym(env, task, [`[action] ${task.data.counterpoints[0].rebuttal}`, "[finish]"]);
   assert.equal(partial.end, "agent_finished");
   assert.equal(partial.evaluation.reward, stanceScore("Partly Agree"));
 });
@@ -75,7 +56,7 @@ test("Persuade with an LLM user: its stated stance sets the reward; an unreadabl
       return { text: replies[requests.length - 1], callId: `call-${requests.length}` };
     },
   };
-  const r = await play(env, task, ["[action] Think of sleep.", "[answer] And of play.", "[action] And research."], llm);
+  const r = await playGym(env, task, ["[action] Think of sleep.", "[answer] And of play.", "[action] And research."], llm);
   assert.deepEqual(r.turnRewards, [0.5, 0, 0]);
   assert.equal(r.steps[0].observations[0].content, "You have a point.");
   // The second call carries the claim, the stance so far and the first exchange.
@@ -98,7 +79,7 @@ test("PersuadeGym's statements file ({id, claim, argument}) imports; the user's 
   assert.deepEqual(tasks.map((t) => t.id), ["statement_001", "statement_002", "statement_003"]);
   const t = tasks[0];
   assert.equal(t.data.counterpoints.length, 2, "one per sentence of the argument");
-  const r = await play(env, t, ["[action] Those edited photos are a small part of what teenagers see.", "[action] Late feeds can be switched off at night."]);
+  const r = await playGym(env, t, ["[action] Those edited photos are a small part of what teenagers see.", "[action] Late feeds can be switched off at night."]);
   assert.deepEqual(r.turnRewards, [0.5, 0.5]);
   assert.equal(r.evaluation.reward, 1);
   const dir = await mkdtemp(path.join(tmpdir(), "persuade-"));

@@ -1,29 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import type { EpisodeEndReason } from "../../../lib/conversation";
-import type { Environment, LlmChat, LlmChatRequest, Task } from "../types";
-import { createUserRlEnvironment, type GymData } from "./index";
+import type { LlmChat, LlmChatRequest } from "../types";
+import { createUserRlEnvironment } from "./index";
+import { playGym } from "./testing/play-gym";
 import { MAX_SEARCHES, normalizeAnswer } from "./search";
-
-type SearchData = GymData<"search">;
-const offlineLlm: LlmChat = { chat: async (req) => ({ text: req.offline ? await req.offline() : "", callId: `c${Math.random()}` }) };
-
-async function play(env: Environment<SearchData>, task: Task<SearchData>, actions: string[], llm: LlmChat = offlineLlm) {
-  const ep = env.createEpisode(task, { seed: 1, llm, maxTurns: 20 });
-  await ep.reset();
-  const steps = [];
-  let end: EpisodeEndReason = "max_turns";
-  for (const [turn, a] of actions.entries()) {
-    const r = await ep.step(a, turn);
-    steps.push(r);
-    if (r.done) {
-      end = r.endReason!;
-      break;
-    }
-  }
-  return { steps, turnRewards: steps.map((s) => s.turnReward ?? 0), end, evaluation: await ep.evaluate(end) };
-}
 
 test("SearchGym's answer check: lower case, letters and digits only", () => {
   assert.equal(normalizeAnswer("James Madison"), normalizeAnswer("james madison"));
@@ -37,7 +18,7 @@ test("Search offline: a search finds the task's documents, the right answer earn
   assert.ok(env.builtinTasks().length >= 8);
   for (const task of env.builtinTasks()) {
     const doc = task.data.documents[0];
-    const r = await play(env, task, [`[search] ${doc.keywords[0]}`, "[answer] something else", `[answer] ${task.data.answer.toUpperCase()}`]);
+    const r = await playGym(env, task, [`[search] ${doc.keywords[0]}`, "[answer] something else", `[answer] ${task.data.answer.toUpperCase()}`]);
     assert.match(r.steps[0].observations[0].content, new RegExp(`^Search results for '${doc.keywords[0]}':\\n1\\. ${doc.title.replace(/[()]/g, "\\$&")}\\n- Snippet: `), task.id);
     assert.equal(r.steps[0].observations[0].source, "tool_simulator");
     assert.deepEqual(r.turnRewards, [0, 0, 1], task.id);
@@ -46,10 +27,10 @@ test("Search offline: a search finds the task's documents, the right answer earn
     assert.deepEqual(r.evaluation.components, { correct: 1, searches: 1, answers: 2 });
   }
   const task = env.builtinTasks()[0];
-  const none = await play(env, task, ["[search] zebra migration", "[finish]"]);
+  const none = await playGym(env, task, ["[search] zebra migration", "[finish]"]);
   assert.match(none.steps[0].observations[0].content, /No results found\./);
   assert.equal(none.evaluation.reward, 0);
-  const many = await play(env, task, Array.from({ length: MAX_SEARCHES + 1 }, () => "[search] eiffel"));
+  const many = await playGym(env, task, Array.from({ length: MAX_SEARCHES + 1 }, () => "[search] eiffel"));
   assert.match(many.steps[MAX_SEARCHES].observations[0].content, /used all 5 searches/);
   assert.equal(many.steps[MAX_SEARCHES].observations[0].source, "environment");
 });
@@ -60,12 +41,12 @@ test("Search with a judge: an equivalent answer is judged right; an unreadable j
   const requests: LlmChatRequest[] = [];
   const replies = ['{"reasoning": "Fleming is the discoverer", "judgment": "Yes", "feedback": "Right."}'];
   const judge: LlmChat = { chat: async (req) => (requests.push(req), { text: replies.shift() ?? "no idea", callId: `j${requests.length}` }) };
-  const yes = await play(env, task, ["[answer] Fleming"], judge);
+  const yes = await playGym(env, task, ["[answer] Fleming"], judge);
   assert.deepEqual(yes.turnRewards, [1]);
   assert.equal(yes.evaluation.reward, 1);
   assert.match(requests[0].messages[1].content, /Their answer: Fleming\nCorrect answer: Alexander Fleming/);
 
-  const broken = await play(env, task, ["[answer] Pasteur"], judge);
+  const broken = await playGym(env, task, ["[answer] Pasteur"], judge);
   assert.equal(requests.length, 3, "asked twice");
   assert.ok(requests[1].validate!("no idea"), "the unreadable reply is recorded as a failed call");
   assert.equal(broken.end, "error");
@@ -79,7 +60,7 @@ test("SearchGym's questions.json (Bamboogle) imports; offline its questions have
   assert.equal(tasks.length, 8);
   assert.equal(tasks[0].id, "Bamboogle-1");
   assert.equal(tasks[0].data.answer, "james madison");
-  const r = await play(env, tasks[0], ["[search] Citibank founded", "[answer] James Madison"]);
+  const r = await playGym(env, tasks[0], ["[search] Citibank founded", "[answer] James Madison"]);
   assert.match(r.steps[0].observations[0].content, /No results found/);
   assert.deepEqual(r.turnRewards, [0, 1], "the normalised answer matches");
 });
