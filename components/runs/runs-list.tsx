@@ -9,9 +9,15 @@ import { Sparkline } from "@/components/charts/sparkline";
 import { ProgressBar } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { RUN_STATUSES } from "@/lib/run-status";
+import { sortRows, type SortDirection } from "@/lib/sort-rows";
+import { SortHeader } from "./sort-header";
 
 const STATUSES = RUN_STATUSES;
 type Status = (typeof STATUSES)[number];
+
+/** Columns the table sorts by (the page of runs shown; the server lists newest first). */
+const SORTABLE = ["name", "status", "environment", "progress", "reward", "best", "kl", "cost", "duration"] as const;
+type SortKey = (typeof SORTABLE)[number];
 
 /** The runs list: filters live in the URL (shareable, kept on reload); ticked runs open side by side in Compare. */
 export function RunsList() {
@@ -24,7 +30,10 @@ export function RunsList() {
   const [environment, setEnvironmentState] = useState(params.get("environment") ?? "");
   const [search, setSearchState] = useState(params.get("search") ?? "");
   const [selected, setSelected] = useState<string[]>([]);
-  const syncUrl = (next: { status?: string; environment?: string; search?: string }) => {
+  const initialSort = params.get("sort") ?? "";
+  const [sort, setSortState] = useState<SortKey | "">((SORTABLE as readonly string[]).includes(initialSort) ? (initialSort as SortKey) : "");
+  const [dir, setDirState] = useState<SortDirection>(params.get("dir") === "asc" ? "asc" : "desc");
+  const syncUrl = (next: { status?: string; environment?: string; search?: string; sort?: string; dir?: string }) => {
     const q = new URLSearchParams(params.toString());
     for (const [k, v] of Object.entries(next)) {
       if (v) q.set(k, v);
@@ -35,6 +44,13 @@ export function RunsList() {
   const setStatus = (v: Status | "") => (setStatusState(v), syncUrl({ status: v }));
   const setEnvironment = (v: string) => (setEnvironmentState(v), syncUrl({ environment: v }));
   const setSearch = (v: string) => (setSearchState(v), syncUrl({ search: v }));
+  // A click on the sorted column flips its direction; another column sorts best / most first.
+  const sortBy = (key: SortKey) => {
+    const nextDir: SortDirection = sort === key ? (dir === "desc" ? "asc" : "desc") : key === "name" || key === "environment" || key === "status" ? "asc" : "desc";
+    setSortState(key);
+    setDirState(nextDir);
+    syncUrl({ sort: key, dir: nextDir });
+  };
   const toggle = (id: string) => setSelected((prev) => (prev.includes(id) ? prev.filter((x) => x !== id) : [...prev, id]));
   const facets = useQuery(trpc.runs.facets.queryOptions());
   const runs = useQuery({
@@ -54,6 +70,26 @@ export function RunsList() {
     enabled: ids.length > 0,
     refetchInterval: runs.data?.items.some((r) => r.status === "running") ? 5000 : false,
   });
+  const summaries = useQuery({
+    ...trpc.runs.summaries.queryOptions({ ids }),
+    enabled: ids.length > 0,
+    refetchInterval: runs.data?.items.some((r) => r.status === "running") ? 5000 : false,
+  });
+  type Row = NonNullable<typeof runs.data>["items"][number];
+  const durationMs = (r: Row) => (r.startedAt ? (r.finishedAt ?? new Date()).getTime() - r.startedAt.getTime() : null);
+  const sortValue: Record<SortKey, (r: Row) => number | string | null> = {
+    name: (r) => r.name,
+    status: (r) => r.status,
+    environment: (r) => r.environment,
+    progress: (r) => (r.totalSteps ? r.step / r.totalSteps : null),
+    reward: (r) => r.latestReward,
+    best: (r) => summaries.data?.[r.id]?.bestReward ?? null,
+    kl: (r) => summaries.data?.[r.id]?.kl ?? null,
+    cost: (r) => summaries.data?.[r.id]?.costUsd ?? null,
+    duration: durationMs,
+  };
+  const rows = runs.data ? (sort ? sortRows(runs.data.items, sortValue[sort], dir) : runs.data.items) : [];
+  const header = (key: SortKey, label: string, title?: string) => <SortHeader label={label} title={title} active={sort === key} dir={dir} onSort={() => sortBy(key)} />;
 
   return (
     <section>
@@ -99,22 +135,26 @@ export function RunsList() {
                 <th className="px-3 py-2">
                   <span className="sr-only">Select</span>
                 </th>
-                <th className="px-3 py-2">Name</th>
-                <th className="px-3 py-2">Status</th>
-                <th className="px-3 py-2">Environment</th>
+                {header("name", "Name")}
+                {header("status", "Status")}
+                {header("environment", "Environment")}
                 <th className="px-3 py-2">Policy</th>
-                <th className="px-3 py-2">Progress</th>
-                <th className="px-3 py-2">Reward</th>
-                <th className="px-3 py-2">Duration</th>
+                {header("progress", "Progress")}
+                {header("reward", "Reward", "Mean reward of the latest step")}
+                {header("best", "Best", "Highest mean reward of any step")}
+                {header("kl", "KL", "KL to the reference at the latest step")}
+                {header("cost", "LLM cost", "Simulator and judge calls, USD")}
+                {header("duration", "Duration")}
                 <th className="px-3 py-2">Launched by</th>
               </tr>
             </thead>
             <tbody>
-              {runs.data.items.map((run) => {
+              {rows.map((run) => {
+                const summary = summaries.data?.[run.id];
                 const end = run.finishedAt ?? new Date();
                 const eta = run.status === "running" ? estimateRemainingMs(run.startedAt, run.step, run.totalSteps) : null;
                 return (
-                  <tr key={run.id} className="border-t border-slate-100 hover:bg-slate-50" data-testid="run-row">
+                  <tr key={run.id} className="border-t border-slate-100 hover:bg-slate-50" data-testid="run-row" data-best={summary?.bestReward ?? ""}>
                     <td className="px-3 py-2">
                       <input type="checkbox" aria-label={`Select ${run.name} to compare`} checked={selected.includes(run.id)} onChange={() => toggle(run.id)} />
                     </td>
@@ -139,6 +179,9 @@ export function RunsList() {
                         {formatNumber(run.latestReward)}
                       </div>
                     </td>
+                    <td className="px-3 py-2 tabular-nums">{formatNumber(summary?.bestReward ?? null)}</td>
+                    <td className="px-3 py-2 tabular-nums">{formatNumber(summary?.kl ?? null)}</td>
+                    <td className="px-3 py-2 tabular-nums">{summary?.costUsd ? `$${summary.costUsd.toFixed(summary.costUsd < 1 ? 4 : 2)}` : "—"}</td>
                     <td className="px-3 py-2 tabular-nums">{run.startedAt ? formatDuration(end.getTime() - run.startedAt.getTime()) : "—"}</td>
                     <td className="px-3 py-2">{run.launchedBy}{run.launchedByName ? ` · ${run.launchedByName}` : ""}</td>
                   </tr>

@@ -104,3 +104,24 @@ export async function getRewardSparklines(db: PrismaClient, runIds: string[], po
   const series = await Promise.all(runIds.map(async (runId) => [runId, (await getMetricSeries(db, { runId, keys: ["reward/mean"], maxPoints: points }))["reward/mean"]] as const));
   return Object.fromEntries(series.map(([id, pts]) => [id, pts.map((p) => p.value)]));
 }
+
+export interface RunSummary {
+  /** Highest mean reward of any step (null before the first scored step). */
+  bestReward: number | null;
+  /** The KL of the last step that logged one (`kl`, the update's mean KL to the reference). */
+  kl: number | null;
+  /** What the run's simulator and judge calls cost so far: the sum of every step's llm/<role>/cost_usd. */
+  costUsd: number | null;
+}
+
+/** The runs table's metric columns, for the runs on one page (one query; each column an index range scan). */
+export async function getRunSummaries(db: PrismaClient, runIds: string[]): Promise<Record<string, RunSummary>> {
+  if (runIds.length === 0) return {};
+  const rows = await db.$queryRaw<{ id: string; best: number | null; kl: number | null; cost: number | null }[]>`
+    SELECT r.id,
+      (SELECT max(value) FROM "MetricPoint" WHERE "runId" = r.id AND key = 'reward/mean') AS best,
+      (SELECT value FROM "MetricPoint" WHERE "runId" = r.id AND key = 'kl' ORDER BY step DESC LIMIT 1) AS kl,
+      (SELECT sum(value) FROM "MetricPoint" WHERE "runId" = r.id AND key LIKE 'llm/%/cost_usd') AS cost
+    FROM unnest(${runIds}::text[]) AS r(id)`;
+  return Object.fromEntries(rows.map((r) => [r.id, { bestReward: r.best, kl: r.kl, costUsd: r.cost }]));
+}

@@ -29,6 +29,16 @@ test("a finished run's page shows its curves; the runs list filters by status", 
   await expect(page.getByLabel("Status")).toHaveValue("failed");
   await expect(page.getByText("No runs match")).toBeVisible();
 
+  // The table sorts by a metric column (the best reward first), in the URL too.
+  await page.getByLabel("Status").selectOption("");
+  await page.getByRole("button", { name: "Sort by Best" }).click();
+  await expect(page).toHaveURL(/sort=best&dir=desc/);
+  await expect(async () => {
+    const best = await page.getByTestId("run-row").evaluateAll((els) => els.map((e) => e.getAttribute("data-best")).filter((v) => v !== "").map(Number));
+    expect(best.length).toBeGreaterThan(1);
+    expect(best).toEqual([...best].sort((a, b) => b - a));
+  }).toPass();
+
   // Tick two runs and open them side by side.
   await page.goto("/runs");
   await page.getByLabel(`Select ${GUESS_RUN} to compare`).check();

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
 import { getRun, getRunFacets, listRunEvents, listRuns } from "../../services/runs";
-import { getMetricSeries, getRewardSparklines, listMetricKeys } from "../../services/metrics";
+import { getMetricSeries, getRewardSparklines, getRunSummaries, listMetricKeys } from "../../services/metrics";
 import { runIdSchema } from "../ids";
 import { RUN_STATUSES } from "../../../lib/run-status";
 
@@ -43,6 +43,11 @@ export const runsRouter = router({
   sparklines: publicProcedure
     .input(z.object({ ids: z.array(runId).max(200) }).strict())
     .query(({ ctx, input }) => getRewardSparklines(ctx.db, input.ids)),
+
+  /** Best reward, last KL and LLM cost of each listed run (the runs table's metric columns). */
+  summaries: publicProcedure
+    .input(z.object({ ids: z.array(runId).max(200) }).strict())
+    .query(({ ctx, input }) => getRunSummaries(ctx.db, input.ids)),
 
   facets: publicProcedure.query(({ ctx }) => getRunFacets(ctx.db)),
 
