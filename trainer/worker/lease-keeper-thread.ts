@@ -38,6 +38,8 @@ async function beat() {
   }
 }
 
+// The first beat at once: the main thread waits for it before it starts training (lease-keeper.ts).
+beating = beating.then(beat);
 const timer = setInterval(() => {
   beating = beating.then(beat);
 }, heartbeatMs);

@@ -21,6 +21,8 @@ export interface LeaseKeeperEvents {
 }
 
 export interface LeaseKeeper {
+  /** Resolves once the keeper renews the lease on its own: wait for it before the main thread gets busy. */
+  ready: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,7 +42,7 @@ export function keepLeaseInLoop(db: PrismaClient, target: LeaseTarget, events: L
     }
   };
   const timer = setInterval(() => void beat(), target.heartbeatMs);
-  return { stop: async () => clearInterval(timer) };
+  return { ready: Promise.resolve(), stop: async () => clearInterval(timer) };
 }
 
 /** Messages between the main thread and lease-keeper-thread.ts. */
@@ -53,8 +55,26 @@ export interface ThreadKeeperOptions extends LeaseTarget {
   maxStallMs?: number;
 }
 
-export function keepLeaseInThread(opts: ThreadKeeperOptions, events: LeaseKeeperEvents): LeaseKeeper {
+export function keepLeaseInThread(db: PrismaClient, opts: ThreadKeeperOptions, events: LeaseKeeperEvents): LeaseKeeper {
   const { databaseUrl, runId, workerId, leaseMs, heartbeatMs } = opts;
+  // The thread takes a while to boot (tsx, its own Prisma client: seconds on a loaded machine, longer than a short
+  // lease). Until its first heartbeat, the main thread — idle, because the worker waits for `ready` — renews the
+  // lease in its event loop, so there is no moment when nobody does.
+  const interim = keepLeaseInLoop(db, opts, events);
+  let markReady: () => void = () => {};
+  const threadBeating = new Promise<void>((resolve) => (markReady = resolve)).then(() => interim.stop());
+  // A thread that never comes up must not hold the run forever: after 30 s training starts with the event-loop
+  // heartbeat still running (it stops when the thread's first beat arrives).
+  let giveUp: ReturnType<typeof setTimeout> | undefined;
+  const ready = Promise.race([
+    threadBeating,
+    new Promise<void>((resolve) => {
+      giveUp = setTimeout(() => {
+        events.onError("the lease thread has not started after 30 s; renewing the lease from the event loop meanwhile");
+        resolve();
+      }, 30_000);
+    }),
+  ]).finally(() => clearTimeout(giveUp));
   // The thread's entry is TypeScript like the rest of the trainer; a worker does not inherit the loader the `tsx`
   // command installs, so the thread registers tsx itself before importing it.
   const entry = new URL("./lease-keeper-thread.ts", import.meta.url).href;
@@ -64,16 +84,21 @@ export function keepLeaseInThread(opts: ThreadKeeperOptions, events: LeaseKeeper
     workerData: { databaseUrl, runId, workerId, leaseMs, heartbeatMs, maxStallMs: opts.maxStallMs ?? 10 * 60_000 },
   });
   thread.on("message", (msg: FromKeeper) => {
+    markReady();
     if (msg.type === "beat") events.onBeat(msg.result);
     else if (msg.type === "error") events.onError(msg.message);
     else events.onError(`the trainer has not responded for ${msg.seconds} s; no longer renewing the lease`);
   });
   thread.on("error", (err) => events.onError(`lease thread failed: ${firstLine(err)}`));
   const exited = new Promise<void>((resolve) => thread.once("exit", () => resolve()));
+  // A thread that died before its first beat leaves the event-loop heartbeat running: better than none.
+  void exited.then(() => markReady());
   const ticker = setInterval(() => thread.postMessage({ type: "tick" } satisfies ToKeeper), Math.min(heartbeatMs, 1000));
   return {
+    ready,
     stop: async () => {
       clearInterval(ticker);
+      await interim.stop();
       thread.postMessage({ type: "stop" } satisfies ToKeeper);
       await exited;
     },

@@ -180,10 +180,11 @@ export class TrainerWorker {
       onError: (message: string) => this.log(message),
     };
     const keeper = this.opts.databaseUrl
-      ? keepLeaseInThread({ ...target, databaseUrl: this.opts.databaseUrl }, events)
+      ? keepLeaseInThread(db, { ...target, databaseUrl: this.opts.databaseUrl }, events)
       : keepLeaseInLoop(db, target, events);
 
     try {
+      await keeper.ready;
       const outcome = await this.opts.executeRun({ db, workerId: this.workerId, run, config, sink: createPrismaSink(db, run.id, this.workerId), control });
       await keeper.stop();
       this.abortCurrent = null;
