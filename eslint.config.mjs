@@ -20,7 +20,8 @@ const config = [
   },
   // The web app and the trainer meet only in PostgreSQL rows (README, Architecture). The web side never loads
   // TensorFlow.js or trainer code (a Next bundle would pull in the model and native kernels); the trainer never
-  // loads the web framework. Shared code lives in lib/ (no I/O) and server/db/ (the database client both use).
+  // loads the web framework. Shared code lives in lib/ (no I/O) and db/ (the database package both use, which imports
+  // neither side).
   {
     files: ["app/**", "components/**", "server/**", "lib/**", "proxy.ts"],
     ignores: ["**/*.test.ts"],
@@ -43,8 +44,22 @@ const config = [
         "error",
         {
           patterns: [
-            { group: ["next", "next/*", "react", "react-dom", "@trpc/*", "@tanstack/*"], message: "The trainer never loads the web framework; it shares only lib/ and server/db/ with the web app." },
-            { group: ["**/components/**", "**/app/**", "**/server/api/**", "**/server/rest/**", "**/server/services/**", "**/server/auth/**", "**/server/http/**"], message: "The trainer reaches the web app's data only through the database (server/db/) and shared lib/ code." },
+            { group: ["next", "next/*", "react", "react-dom", "@trpc/*", "@tanstack/*"], message: "The trainer never loads the web framework; it shares only lib/ and db/ with the web app." },
+            { group: ["**/components/**", "**/app/**", "**/server/**", "@/server/**"], message: "The trainer reaches the web app's data only through the database (db/) and shared lib/ code." },
+          ],
+        },
+      ],
+    },
+  },  {
+    files: ["db/**"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["@tensorflow/*", "next", "next/*", "react", "react-dom", "@trpc/*", "@tanstack/*"], message: "db/ is shared by the web app and the trainer, so it loads neither side's framework." },
+            { group: ["**/trainer/**", "**/server/**", "**/components/**", "**/app/**", "@/*"], message: "db/ is shared by the web app and the trainer, so it imports neither side: only lib/ and the generated Prisma client." },
           ],
         },
       ],

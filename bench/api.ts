@@ -7,8 +7,8 @@
  * Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres).
  */
 import pg from "pg";
-import { createPrismaClient } from "../server/db/client";
-import { applyMigrations } from "../server/db/migrate";
+import { createPrismaClient } from "../db/client";
+import { applyMigrations } from "../db/migrate";
 import { getMetricSeries } from "../server/services/metrics";
 import { getTrajectory, getTrajectoryNeighbors, listTrajectories } from "../server/services/trajectories";
 

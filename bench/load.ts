@@ -16,8 +16,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { applyMigrations } from "../server/db/migrate";
-import { createPrismaClient } from "../server/db/client";
+import { applyMigrations } from "../db/migrate";
+import { createPrismaClient } from "../db/client";
 import { insertQueuedRun } from "../trainer/record/testing/make-run";
 import { freePort } from "../tests/integration/helpers/start-app";
 

@@ -14,8 +14,8 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { applyMigrations } from "../server/db/migrate";
-import { createPrismaClient } from "../server/db/client";
+import { applyMigrations } from "../db/migrate";
+import { createPrismaClient } from "../db/client";
 import { recordStep } from "../trainer/record/record-step";
 import { summariseStep } from "../trainer/record/summarise-step";
 import { makeGroup } from "../trainer/record/testing/fixtures";

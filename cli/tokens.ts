@@ -3,10 +3,10 @@
  * the very first token is made, on the server host, before any token exists. With no DATABASE_URL the embedded
  * database of this machine's `npm start` is used (its password is read from ROLLOUT_LAB_DATA_DIR, default .data).
  */
-import { createPrismaClient, type PrismaClient } from "../server/db/client";
+import { createPrismaClient, type PrismaClient } from "../db/client";
 import { createToken, listTokens, revokeToken, type TokenScope } from "../server/services/tokens";
 import { AppError } from "../server/errors";
-import { localEmbeddedDatabaseUrl, redactDatabaseUrl } from "../server/db/embedded-credentials";
+import { localEmbeddedDatabaseUrl, redactDatabaseUrl } from "../db/embedded-credentials";
 import { CliError, EXIT } from "./exit-codes";
 
 export function databaseUrlFromEnv(flag: string | undefined): string {

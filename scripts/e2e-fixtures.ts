@@ -14,7 +14,7 @@ import { runImporter } from "../lib/importers";
 import { appendSteps, appendTrajectories, createExternalRun, finishExternalRun } from "../server/services/ingest";
 import { findEnvironment } from "../lib/environments";
 import type { RunConfigInput } from "../lib/run-config";
-import type { PrismaClient } from "../server/db/client";
+import type { PrismaClient } from "../db/client";
 import { queueDemoRun } from "../server/seed/demo";
 import { createRealExecutor } from "../trainer/loop/real/execute-run";
 import { insertQueuedRun } from "../trainer/record/testing/make-run";

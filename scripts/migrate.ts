@@ -1,6 +1,6 @@
 // npm run db:migrate — apply pending migrations to DATABASE_URL (or the embedded database) and exit.
 import { loadEnv } from "../lib/env";
-import { isUserFacingStartupError, prepareDatabase } from "../server/db/bootstrap";
+import { isUserFacingStartupError, prepareDatabase } from "../db/bootstrap";
 
 try {
   const db = await prepareDatabase(loadEnv());

@@ -1,7 +1,7 @@
 // npm run db:seed — queue another demo run (`npm start` queues one only on an empty database); a worker trains it.
 import { loadEnv } from "../lib/env";
-import { isUserFacingStartupError, prepareDatabase } from "../server/db/bootstrap";
-import { createPrismaClient } from "../server/db/client";
+import { isUserFacingStartupError, prepareDatabase } from "../db/bootstrap";
+import { createPrismaClient } from "../db/client";
 import { queueDemoRun } from "../server/seed/demo";
 
 try {

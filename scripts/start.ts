@@ -3,15 +3,15 @@
  * migrations, the demo seed on an empty database, a Next.js build when sources changed, the web server and one
  * trainer worker; prints the URL. Ctrl-C / SIGTERM stop the children, then the embedded database. A crashed worker
  * is restarted; if this process is killed outright, its children and the database stop themselves
- * (supervisor.ts, exit-with-parent.mjs, the database watchdog in server/db/embedded.ts).
+ * (supervisor.ts, exit-with-parent.mjs, the database watchdog in db/embedded.ts).
  *
  * Flags: --no-seed (or SEED_DEMO=false), --no-worker (or START_WORKER=false), --dev (next dev, no build).
  */
 import { spawnSync } from "node:child_process";
 import { dashboardOpenToNetwork, loadEnv } from "../lib/env";
-import { isUserFacingStartupError, prepareDatabase, type PreparedDatabase } from "../server/db/bootstrap";
-import { createPrismaClient } from "../server/db/client";
-import { assertPortFree } from "../server/db/embedded";
+import { isUserFacingStartupError, prepareDatabase, type PreparedDatabase } from "../db/bootstrap";
+import { createPrismaClient } from "../db/client";
+import { assertPortFree } from "../db/embedded";
 import { seedIfEmpty } from "../server/seed/demo";
 import { buildIsCurrent, recordBuild } from "./build-fingerprint";
 import { Supervisor } from "./supervisor";

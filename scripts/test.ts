@@ -13,8 +13,8 @@ import path from "node:path";
 import { buildIsCurrent, recordBuild } from "./build-fingerprint";
 import { createEmptyDatabase, dropDatabase } from "../tests/integration/helpers/db";
 import { trainE2eFixtures } from "./e2e-fixtures";
-import { createPrismaClient } from "../server/db/client";
-import { applyMigrations } from "../server/db/migrate";
+import { createPrismaClient } from "../db/client";
+import { applyMigrations } from "../db/migrate";
 import pg from "pg";
 
 interface SuiteResult {
@@ -107,7 +107,7 @@ function check(name: string, command: string, args: string[]) {
 
 if (want("lint")) check("lint", process.execPath, ["node_modules/eslint/bin/eslint.js", "."]);
 if (want("typecheck")) check("typecheck", process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]);
-if (want("unit")) nodeTests("unit", findTests(["lib", "server", "trainer", "scripts", "components", "cli"], ".test.ts"), 2);
+if (want("unit")) nodeTests("unit", findTests(["lib", "db", "server", "trainer", "scripts", "components", "cli"], ".test.ts"), 2);
 if (want("build") || want("e2e")) {
   timed("build", () => {
     if (buildIsCurrent()) return { passed: 1, failed: 0 };

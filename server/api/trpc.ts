@@ -6,7 +6,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
-import { getPrisma, type PrismaClient } from "../db/client";
+import { getPrisma, type PrismaClient } from "../../db/client";
 import { AppError } from "../errors";
 
 export interface TrpcContext {

@@ -4,7 +4,7 @@
  * Ids are checked by primary key: one indexed lookup per page view.
  */
 import { notFound } from "next/navigation";
-import { getPrisma } from "../db/client";
+import { getPrisma } from "../../db/client";
 
 const plausibleId = (id: string) => id.length > 0 && id.length <= 64;
 

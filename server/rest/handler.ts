@@ -3,7 +3,7 @@
  * Retry-After), scope check (403), input assembly (query / JSON body + path parameters), then the procedure or
  * stream the route table names. Every failure is a JSON error body (errors.ts); tokens are never logged.
  */
-import { getPrisma, type PrismaClient } from "../db/client";
+import { getPrisma, type PrismaClient } from "../../db/client";
 import { AppError } from "../errors";
 import { assertScope, authenticateToken, type TokenInfo } from "../services/tokens";
 import { TokenBucketLimiter, rateLimitFromEnv } from "../auth/rate-limit";

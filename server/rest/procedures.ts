@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { appRouter, createCaller } from "../api/root";
 import { createTrpcContext } from "../api/trpc";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 
 interface ProcedureDef {
   _def: { inputs: unknown[]; type: "query" | "mutation" | "subscription" };

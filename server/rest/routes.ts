@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { runConfigSchema } from "../../lib/run-config";
 import { exportRunJsonl } from "../services/export";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import type { TokenScope } from "../services/tokens";
 
 interface RouteBase {

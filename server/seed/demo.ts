@@ -4,7 +4,7 @@
  * while the user watches its curves rise (about a step a second here). Nothing is written except the queued run.
  */
 import { findEnvironment } from "../../lib/environments";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import { createRun } from "../services/run-lifecycle";
 
 export const DEMO_RUN_NAME = "demo · guess-number (trained live by the worker)";

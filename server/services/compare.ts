@@ -3,7 +3,7 @@
  * The curves themselves come from `runs.metricSeries`, already downsampled per run.
  */
 import { diffManyJson } from "../../lib/state-diff";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import { AppError } from "../errors";
 
 export async function compareRuns(db: PrismaClient, input: { runIds: string[] }) {

@@ -4,7 +4,7 @@
  * exported in constant memory and the first line leaves the server before the last row is read.
  */
 import { toLlmCallRecord } from "./llm-call-record";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import type { Prisma } from "../../generated/prisma/client";
 import type { ConversationMessage } from "../../lib/conversation";
 import { toSimiaRecord } from "../../lib/simia-record";

@@ -5,7 +5,7 @@
  */
 import type { ConversationMessage } from "../../lib/conversation";
 import { commonPrefixLength, groupDivergence, type SampleDivergence } from "../../lib/conversation-diff";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import { notFound } from "../errors";
 
 export interface GroupSample extends SampleDivergence {

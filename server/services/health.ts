@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { getMigrationStatus } from "../db/migrate";
+import { getMigrationStatus } from "../../db/migrate";
 
 export interface Health {
   ok: boolean;

@@ -20,8 +20,8 @@ import {
 } from "../../lib/ingest";
 import { findSecretLikeValues } from "../../lib/run-config";
 import { storable } from "../../lib/storable";
-import { insertJsonRows } from "../db/bulk-insert";
-import { refreshMetricRollups } from "../db/metric-rollups";
+import { insertJsonRows } from "../../db/bulk-insert";
+import { refreshMetricRollups } from "../../db/metric-rollups";
 import { AppError, notFound } from "../errors";
 import { INTERNAL_SOURCE, runPath } from "./run-lifecycle";
 

@@ -2,10 +2,10 @@
  * Metric series for charts, downsampled in the database so a 100k-step run loads as fast as a 100-step one. Each
  * returned point is a bucket of steps: its mean, min and max (the band keeps spikes visible that a plain mean would
  * hide), placed at the bucket's last step. Short series come from the points themselves; long ones from the
- * trainer-maintained rollups (server/db/metric-rollups.ts), so a query reads at most ~2×maxPoints rows per key.
+ * trainer-maintained rollups (db/metric-rollups.ts), so a query reads at most ~2×maxPoints rows per key.
  */
-import type { PrismaClient } from "../db/client";
-import { ROLLUP_WIDTHS } from "../db/metric-rollups";
+import type { PrismaClient } from "../../db/client";
+import { ROLLUP_WIDTHS, chooseRollupWidth } from "../../db/metric-rollups";
 
 export interface SeriesPoint {
   step: number;
@@ -28,12 +28,6 @@ export async function listMetricKeys(db: PrismaClient, runId: string): Promise<s
   const rows = await db.$queryRaw<{ key: string }[]>`
     SELECT DISTINCT key FROM "MetricRollup" WHERE "runId" = ${runId} AND "width" = ${ROLLUP_WIDTHS[ROLLUP_WIDTHS.length - 1]} ORDER BY key`;
   return rows.map((r) => r.key);
-}
-
-/** The rollup width to read for a span of steps: the coarsest that still gives at least maxPoints / 2 buckets. */
-export function chooseRollupWidth(span: number, maxPoints: number): number | null {
-  const usable = ROLLUP_WIDTHS.filter((w) => Math.ceil(span / w) >= maxPoints / 2);
-  return usable.length ? usable[usable.length - 1] : null;
 }
 
 interface KeyRow extends BucketRow {

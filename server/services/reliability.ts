@@ -7,7 +7,7 @@
 import { judgeReliability, pairwiseAgreement, type ReliabilityReport } from "../../lib/reward-analysis";
 import { describeScorer, ScorerSchema, type ScoreSample } from "../../lib/rescoring-config";
 import { parseRunConfig } from "../../lib/run-config";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import { notFound } from "../errors";
 
 const MAX_JUDGES = 6;

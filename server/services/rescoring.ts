@@ -9,7 +9,7 @@ import { compareScorings, judgeReliability, VERDICT_THRESHOLD, type FlipKind } f
 import { describeScorer, RescoringSelectionSchema, ScorerSchema, type RescoringSelection, type ScoreSample, type ScorerInput } from "../../lib/rescoring-config";
 import { checkLlmEndpoints, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
 import { parseRunConfig } from "../../lib/run-config";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import { AppError, notFound } from "../errors";
 
 export interface CreateRescoringInput {

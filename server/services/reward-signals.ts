@@ -6,7 +6,7 @@
 import type { ConversationMessage } from "../../lib/conversation";
 import { analyseComponents } from "../../lib/reward-analysis";
 import { computeSignals, type SeriesPoint, type SignalTrajectory } from "../../lib/reward-signals";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import { notFound } from "../errors";
 
 const MAX_TRAJECTORIES = 4000;

@@ -3,7 +3,7 @@
  * recent training trajectories. Format errors are counted in SQL so no conversation leaves the database.
  */
 import { assessRunHealth, type HealthTrajectory } from "../../lib/run-health";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import { notFound } from "../errors";
 
 const MAX_TRAJECTORIES = 4000;

@@ -6,7 +6,7 @@
  */
 import os from "node:os";
 import { ZodError } from "zod";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import type { LaunchSource, Prisma, Run } from "../../generated/prisma/client";
 import { checkLlmEndpoints, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
 import { BUILTIN_MODEL_DIMS, BYTE_VOCAB_SIZE, type ModelDims } from "../../lib/model-sizes";

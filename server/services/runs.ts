@@ -1,7 +1,7 @@
 /**
  * Runs: listing and reading. Business rules live here; routers only validate input and call one function.
  */
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import type { Prisma, RunStatus } from "../../generated/prisma/client";
 import { notFound } from "../errors";
 

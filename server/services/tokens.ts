@@ -5,7 +5,7 @@
  * tokens apart in the settings page. The full token is returned exactly once, by `createToken`.
  */
 import { createHash, randomInt } from "node:crypto";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import { AppError } from "../errors";
 
 export const TOKEN_SCOPES = ["read", "write"] as const;

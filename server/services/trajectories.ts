@@ -8,7 +8,7 @@ import { Prisma, type TrajectoryStatus } from "../../generated/prisma/client";
 import type { ConversationMessage, LlmCallRecord } from "../../lib/conversation";
 import { toSimiaRecord, type SimiaRecord } from "../../lib/simia-record";
 import { runFacts, simiaPlacement } from "./simia-export";
-import type { PrismaClient } from "../db/client";
+import type { PrismaClient } from "../../db/client";
 import { AppError, notFound } from "../errors";
 
 export const TRAJECTORY_SORTS = ["step", "reward", "advantage", "turns"] as const;

@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createPrismaClient } from "../../server/db/client";
-import { localEmbeddedDatabaseUrl } from "../../server/db/embedded-credentials";
+import { createPrismaClient } from "../../db/client";
+import { localEmbeddedDatabaseUrl } from "../../db/embedded-credentials";
 import { insertQueuedRun } from "../../trainer/record/testing/make-run";
 import { descendantsOf, freePort, startApp, stopApp, waitFor } from "./helpers/start-app";
 

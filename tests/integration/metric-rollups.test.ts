@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from "./helpers/db";
 import { discardStepsFrom, recordStep } from "../../trainer/record/record-step";
 import { makeStepRecord } from "../../trainer/record/testing/fixtures";
 import { insertQueuedRun } from "../../trainer/record/testing/make-run";
-import { rebuildMetricRollups } from "../../server/db/metric-rollups";
+import { rebuildMetricRollups } from "../../db/metric-rollups";
 import { getMetricSeries } from "../../server/services/metrics";
 
 let db: TestDatabase;

@@ -10,9 +10,9 @@ import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { loadEnv } from "../../lib/env";
-import { prepareDatabase } from "../../server/db/bootstrap";
-import { createPrismaClient } from "../../server/db/client";
-import { readMigrationFiles } from "../../server/db/migrate";
+import { prepareDatabase } from "../../db/bootstrap";
+import { createPrismaClient } from "../../db/client";
+import { readMigrationFiles } from "../../db/migrate";
 import { freePort } from "./helpers/start-app";
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "rollout-lab-pglite-"));

@@ -3,7 +3,7 @@ import type { PrismaClient } from "../../generated/prisma/client";
 import { forgetCheckpointsAfter, listCheckpoints, pruneCheckpoints, recordCheckpoint } from "../record/checkpoint-rows";
 import { discardStepsFrom, recordStep } from "../record/record-step";
 import { recordEvent } from "../record/run-events";
-import { refreshMetricRollups } from "../../server/db/metric-rollups";
+import { refreshMetricRollups } from "../../db/metric-rollups";
 import type { RunSink } from "./types";
 
 export function createPrismaSink(db: PrismaClient, runId: string, workerId: string): RunSink {

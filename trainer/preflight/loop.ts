@@ -8,24 +8,16 @@ import type { Prisma } from "../../generated/prisma/client";
 import { firstLine } from "../../lib/error-text";
 import { parseRunConfig } from "../../lib/run-config";
 import { storable, storableText } from "../../lib/storable";
-import { createPrismaClient } from "../../server/db/client";
+import { createPrismaClient } from "../../db/client";
+import { claimLeased } from "../../db/lease-queue";
 import { dataRoots } from "../data-roots";
 import { createWorkerId } from "../worker/worker-id";
 import { computePreflight } from "./compute";
 
 const LEASE_MS = 60_000;
-const NOW = `(now() AT TIME ZONE 'UTC')`;
 
 export async function claimNextPreflight(db: PrismaClient, workerId: string): Promise<{ id: string; config: unknown } | null> {
-  const rows = await db.$queryRawUnsafe<{ id: string; config: unknown }[]>(
-    `UPDATE "Preflight" SET status = 'running', "workerId" = $1, "leaseExpiresAt" = ${NOW} + make_interval(secs => ${LEASE_MS / 1000})
-      WHERE id = (SELECT id FROM "Preflight"
-                   WHERE status = 'queued' OR (status = 'running' AND "leaseExpiresAt" < ${NOW})
-                   ORDER BY "createdAt" LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING id, config`,
-    workerId,
-  );
-  return rows[0] ?? null;
+  return claimLeased(db, { table: "Preflight", countsClaims: false, returning: "id, config" }, workerId, LEASE_MS);
 }
 
 /** Claims and answers one check; false when none was queued. */

@@ -10,8 +10,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
-import { discardMetricRollupsFrom, refreshMetricRollups } from "../../server/db/metric-rollups";
-import { insertJsonRows } from "../../server/db/bulk-insert";
+import { discardMetricRollupsFrom, refreshMetricRollups } from "../../db/metric-rollups";
+import { insertJsonRows } from "../../db/bulk-insert";
 import type { StepRecord } from "./step-record";
 import { storable } from "../../lib/storable";
 import { llmCallRow } from "./llm-call-row";

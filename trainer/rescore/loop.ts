@@ -3,7 +3,7 @@
  * for a long training run to finish, and needs no GPU/TF.js — only the judge. One job at a time per process.
  */
 import type { PrismaClient } from "../../generated/prisma/client";
-import { createPrismaClient } from "../../server/db/client";
+import { createPrismaClient } from "../../db/client";
 import { createWorkerId } from "../worker/worker-id";
 import { executeRescoring } from "./execute";
 import { claimNextRescoring } from "./queue";

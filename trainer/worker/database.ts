@@ -4,8 +4,8 @@
  * folder), and a worker on another host must be given DATABASE_URL.
  */
 import pg from "pg";
-import { explainConnectionError } from "../../server/db/connect";
-import { localEmbeddedDatabaseUrl, redactDatabaseUrl } from "../../server/db/embedded-credentials";
+import { explainConnectionError } from "../../db/connect";
+import { localEmbeddedDatabaseUrl, redactDatabaseUrl } from "../../db/embedded-credentials";
 
 export function resolveWorkerDatabaseUrl(env: Record<string, string | undefined> = process.env): { url: string; embeddedDefault: boolean } {
   const url = env.DATABASE_URL?.trim();

@@ -3,7 +3,7 @@
  * database connection, reports each result to the main thread, and stops renewing if the main thread stops ticking.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { createPrismaClient } from "../../server/db/client";
+import { createPrismaClient } from "../../db/client";
 import { firstLine } from "../../lib/error-text";
 import { heartbeat } from "./lease";
 import type { FromKeeper, ToKeeper } from "./lease-keeper";

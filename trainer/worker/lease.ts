@@ -1,15 +1,10 @@
 /**
- * The run queue in Postgres: claiming, heartbeating and releasing runs. Several workers on several hosts share one
- * database; `FOR UPDATE SKIP LOCKED` lets each claim a different run without blocking on the others (the pattern
- * pg-boss and graphile-worker use). Times come from the database clock (`now()`), never the worker's, so hosts with
- * skewed clocks still agree on when a lease expired. Columns are TIMESTAMP without zone holding UTC (Prisma's
- * convention), hence `now() AT TIME ZONE 'UTC'`.
+ * The run queue in Postgres: claiming, heartbeating and releasing runs (a leased queue, db/lease-queue.ts).
  */
 import type { PrismaClient } from "../../generated/prisma/client";
+import { DB_NOW, claimLeased, leaseEndSql, type LeasedQueue } from "../../db/lease-queue";
 import { firstLine } from "../../lib/error-text";
 import { storableText } from "../../lib/storable";
-
-const NOW = `(now() AT TIME ZONE 'UTC')`;
 
 export interface ClaimedRun {
   id: string;
@@ -24,35 +19,21 @@ export interface ClaimedRun {
 }
 
 /**
- * Claim the oldest queued run, or a running run whose lease expired (its worker died). Returns null when there is
- * nothing to do. Runs trained elsewhere and imported (source other than 'rollout-lab') are never claimed. The claim sets status running, workerId, a fresh lease and claims + 1 in the same transaction as
- * the locking SELECT; `crashes` counts only claims of a run whose worker died, so graceful restarts never fail a run.
+ * Runs are claimed oldest first. Runs trained elsewhere and imported (source other than 'rollout-lab') are never
+ * claimed. `crashes` counts only claims of a run whose worker died (it was still running), so graceful restarts never
+ * fail a run.
  */
+const RUN_QUEUE: LeasedQueue = {
+  table: "Run",
+  countsClaims: true,
+  onlyWhere: "source = 'rollout-lab'",
+  alsoSet: `crashes = CASE WHEN status = 'running' THEN crashes + 1 ELSE 0 END, "heartbeatAt" = ${DB_NOW}, "updatedAt" = ${DB_NOW}`,
+  returning: `id, config, seed, "totalSteps", step, claims, crashes, "cancelRequested"`,
+};
+
+/** Claim the oldest queued run, or a running run whose lease expired (its worker died); null when there is none. */
 export async function claimNextRun(db: PrismaClient, workerId: string, leaseMs: number): Promise<ClaimedRun | null> {
-  return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
-      `SELECT id FROM "Run"
-        WHERE source = 'rollout-lab'
-          AND (status = 'queued' OR (status = 'running' AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < ${NOW})))
-        ORDER BY "createdAt", id
-        LIMIT 1
-        FOR UPDATE SKIP LOCKED`,
-    );
-    if (rows.length === 0) return null;
-    const claimed = await tx.$queryRawUnsafe<ClaimedRun[]>(
-      `UPDATE "Run"
-          SET status = 'running', "workerId" = $2, claims = claims + 1,
-              crashes = CASE WHEN status = 'running' THEN crashes + 1 ELSE 0 END,
-              "heartbeatAt" = ${NOW}, "leaseExpiresAt" = ${NOW} + make_interval(secs => $3::double precision / 1000),
-              "startedAt" = COALESCE("startedAt", ${NOW}), "updatedAt" = ${NOW}
-        WHERE id = $1
-        RETURNING id, config, seed, "totalSteps", step, claims, crashes, "cancelRequested"`,
-      rows[0].id,
-      workerId,
-      leaseMs,
-    );
-    return claimed[0] ?? null;
-  });
+  return claimLeased<ClaimedRun>(db, RUN_QUEUE, workerId, leaseMs);
 }
 
 export interface HeartbeatResult {
@@ -65,7 +46,7 @@ export interface HeartbeatResult {
 export async function heartbeat(db: PrismaClient, runId: string, workerId: string, leaseMs: number): Promise<HeartbeatResult> {
   const rows = await db.$queryRawUnsafe<{ cancelRequested: boolean }[]>(
     `UPDATE "Run"
-        SET "heartbeatAt" = ${NOW}, "leaseExpiresAt" = ${NOW} + make_interval(secs => $3::double precision / 1000)
+        SET "heartbeatAt" = ${DB_NOW}, "leaseExpiresAt" = ${leaseEndSql("$3")}
       WHERE id = $1 AND "workerId" = $2 AND status = 'running'
       RETURNING "cancelRequested"`,
     runId,

@@ -3,7 +3,7 @@
  * current run stop at a step boundary (checkpointed, back in the queue) and exit 0. A second signal exits at once
  * (the run's lease then expires and another worker resumes it from its last checkpoint).
  */
-import { createPrismaClient } from "../../server/db/client";
+import { createPrismaClient } from "../../db/client";
 import { checkWorkerDatabase, resolveWorkerDatabaseUrl } from "./database";
 import { TrainerWorker, type RunExecutor } from "./worker";
 import { checkWorkerEnv, readEnvVar } from "../../lib/env";

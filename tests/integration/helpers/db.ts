@@ -4,8 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { applyMigrations } from "../../../server/db/migrate";
-import { createPrismaClient, type PrismaClient } from "../../../server/db/client";
+import { applyMigrations } from "../../../db/migrate";
+import { createPrismaClient, type PrismaClient } from "../../../db/client";
 
 export const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 

@@ -3,7 +3,7 @@
  * check that a busy worker's lease never lapses: in the same process a thief would be blocked by the same TF.js
  * work as the owner's heartbeat and prove nothing. Usage: node --import tsx lease-thief.ts <database url> <lease ms>
  */
-import { createPrismaClient } from "../../../server/db/client";
+import { createPrismaClient } from "../../../db/client";
 import { claimNextRun } from "../../../trainer/worker/lease";
 
 const [url, leaseMs] = process.argv.slice(2);

@@ -7,8 +7,8 @@
 import { randomUUID } from "node:crypto";
 import type { ConversationMessage, LlmCallRecord, LlmRole } from "../../../lib/conversation";
 import { parseRunConfig } from "../../../lib/run-config";
-import type { PrismaClient } from "../../../server/db/client";
-import { rebuildMetricRollups } from "../../../server/db/metric-rollups";
+import type { PrismaClient } from "../../../db/client";
+import { rebuildMetricRollups } from "../../../db/metric-rollups";
 import type { Prisma } from "../../../generated/prisma/client";
 import { mulberry32 } from "../../../lib/seeded-random";
 

@@ -3,7 +3,7 @@
  * reloads do not open a new pool each time). Prisma 7 has no native engine: queries go through the `pg` driver.
  */
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "../../generated/prisma/client";
+import { PrismaClient } from "../generated/prisma/client";
 
 const globalForPrisma = globalThis as unknown as { rolloutLabPrisma?: PrismaClient };
 

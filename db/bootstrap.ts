@@ -4,7 +4,7 @@
  * then apply pending migrations, and upgrade a data folder left by the PGlite-based embedded database. Errors are one actionable sentence (DatabaseUnavailableError /
  * EmbeddedDatabaseError), which callers print without a stack trace.
  */
-import type { AppEnv } from "../../lib/env";
+import type { AppEnv } from "../lib/env";
 import { connectOrCreateDatabase } from "./connect";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "./embedded";
 import { applyMigrations } from "./migrate";

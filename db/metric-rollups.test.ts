@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chooseRollupWidth } from "../services/metrics";
+import { chooseRollupWidth } from "./metric-rollups";
 
 test("long series read the coarsest rollup that still fills the chart; short ones read points", () => {
   assert.equal(chooseRollupWidth(100_000, 400), 256, "100k steps → 391 buckets of 256");

@@ -6,8 +6,8 @@
  * compiler, mostly GC) before Postgres saw a byte; this path costs one JSON.stringify. Runs inside the caller's
  * transaction. Timestamps must be ISO strings in UTC (Prisma's convention for TIMESTAMP(3) columns).
  */
-import { storableText } from "../../lib/storable";
-import type { Prisma } from "../../generated/prisma/client";
+import { storableText } from "../lib/storable";
+import type { Prisma } from "../generated/prisma/client";
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

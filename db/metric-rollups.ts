@@ -4,11 +4,17 @@
  * recomputed from the level below (at most 16 rows per key), so the cost per step is constant however long the run.
  * Charts of long runs read these instead of every point (server/services/metrics.ts).
  */
-import { Prisma } from "../../generated/prisma/client";
+import { Prisma } from "../generated/prisma/client";
 
 /** Bucket widths, each 16× the previous (the refresh reads 16 children per bucket). */
 export const ROLLUP_WIDTHS = [16, 256, 4096] as const;
 const FANOUT = 16;
+
+/** The rollup width to read for a span of steps: the coarsest that still gives at least maxPoints / 2 buckets. */
+export function chooseRollupWidth(span: number, maxPoints: number): number | null {
+  const usable = ROLLUP_WIDTHS.filter((w) => Math.ceil(span / w) >= maxPoints / 2);
+  return usable.length ? usable[usable.length - 1] : null;
+}
 
 type Sql = Pick<Prisma.TransactionClient, "$executeRaw">;
 
