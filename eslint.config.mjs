@@ -5,7 +5,17 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: [".next/**", "node_modules/**", "generated/**", ".data/**", "native/**/build/**", "native/.scratch/**", "test-results/**", "artifacts/**", "next-env.d.ts"],
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      "generated/**",
+      ".data/**",
+      "native/**/build/**",
+      "native/.scratch/**",
+      "test-results/**",
+      "artifacts/**",
+      "next-env.d.ts",
+    ],
   },
   {
     // React's hook rules key on the "use" prefix; outside the web UI (trainer, benchmarks, scripts) a function named
@@ -30,8 +40,15 @@ const config = [
         "error",
         {
           patterns: [
-            { group: ["@tensorflow/*"], message: "The web side never loads TensorFlow.js: move the code to trainer/ and talk to it through the database." },
-            { group: ["**/trainer/**", "@/trainer/**"], message: "The web side never imports the trainer: put shared pure code in lib/, or queue work for a worker through the database." },
+            {
+              group: ["@tensorflow/*"],
+              message: "The web side never loads TensorFlow.js: move the code to trainer/ and talk to it through the database.",
+            },
+            {
+              group: ["**/trainer/**", "@/trainer/**"],
+              message:
+                "The web side never imports the trainer: put shared pure code in lib/, or queue work for a worker through the database.",
+            },
           ],
         },
       ],
@@ -44,13 +61,20 @@ const config = [
         "error",
         {
           patterns: [
-            { group: ["next", "next/*", "react", "react-dom", "@trpc/*", "@tanstack/*"], message: "The trainer never loads the web framework; it shares only lib/ and db/ with the web app." },
-            { group: ["**/components/**", "**/app/**", "**/server/**", "@/server/**"], message: "The trainer reaches the web app's data only through the database (db/) and shared lib/ code." },
+            {
+              group: ["next", "next/*", "react", "react-dom", "@trpc/*", "@tanstack/*"],
+              message: "The trainer never loads the web framework; it shares only lib/ and db/ with the web app.",
+            },
+            {
+              group: ["**/components/**", "**/app/**", "**/server/**", "@/server/**"],
+              message: "The trainer reaches the web app's data only through the database (db/) and shared lib/ code.",
+            },
           ],
         },
       ],
     },
-  },  {
+  },
+  {
     files: ["db/**"],
     ignores: ["**/*.test.ts"],
     rules: {
@@ -58,8 +82,15 @@ const config = [
         "error",
         {
           patterns: [
-            { group: ["@tensorflow/*", "next", "next/*", "react", "react-dom", "@trpc/*", "@tanstack/*"], message: "db/ is shared by the web app and the trainer, so it loads neither side's framework." },
-            { group: ["**/trainer/**", "**/server/**", "**/components/**", "**/app/**", "@/*"], message: "db/ is shared by the web app and the trainer, so it imports neither side: only lib/ and the generated Prisma client." },
+            {
+              group: ["@tensorflow/*", "next", "next/*", "react", "react-dom", "@trpc/*", "@tanstack/*"],
+              message: "db/ is shared by the web app and the trainer, so it loads neither side's framework.",
+            },
+            {
+              group: ["**/trainer/**", "**/server/**", "**/components/**", "**/app/**", "@/*"],
+              message:
+                "db/ is shared by the web app and the trainer, so it imports neither side: only lib/ and the generated Prisma client.",
+            },
           ],
         },
       ],

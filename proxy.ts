@@ -26,20 +26,32 @@ export async function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   if (!hasValidPercentEncoding(pathname)) {
     const message = "The URL path contains invalid percent-encoding (e.g. %ZZ); encode ids with encodeURIComponent.";
-    return pathname.startsWith("/api/") ? NextResponse.json({ error: { code: "BAD_REQUEST", message } }, { status: 400 }) : new NextResponse(message, { status: 400 });
+    return pathname.startsWith("/api/")
+      ? NextResponse.json({ error: { code: "BAD_REQUEST", message } }, { status: 400 })
+      : new NextResponse(message, { status: 400 });
   }
   // Health stays reachable under any name (load balancers probe by IP); it changes nothing and reveals little.
   if (pathname !== "/api/health") {
     allowed ??= allowedHostnames(process.env);
     const refused = checkRequest(request, allowed, process.env);
     if (refused) {
-      return pathname.startsWith("/api/") ? NextResponse.json({ error: { code: refused.code, message: refused.message } }, { status: refused.status }) : new NextResponse(refused.message, { status: refused.status });
+      return pathname.startsWith("/api/")
+        ? NextResponse.json({ error: { code: refused.code, message: refused.message } }, { status: refused.status })
+        : new NextResponse(refused.message, { status: refused.status });
     }
   }
   if (!password || isPublicPath(pathname)) return NextResponse.next();
   if (await verifySessionValue(request.cookies.get(SESSION_COOKIE)?.value, password)) return NextResponse.next();
   if (pathname.startsWith("/api/")) {
-    return NextResponse.json({ error: { code: "UNAUTHORIZED", message: "Sign in to the dashboard first (DASHBOARD_PASSWORD is set); scripts should use /api/v1 with an API token." } }, { status: 401 });
+    return NextResponse.json(
+      {
+        error: {
+          code: "UNAUTHORIZED",
+          message: "Sign in to the dashboard first (DASHBOARD_PASSWORD is set); scripts should use /api/v1 with an API token.",
+        },
+      },
+      { status: 401 },
+    );
   }
   const login = new URL("/settings/login", request.url);
   login.searchParams.set("next", `${pathname}${search}`);

@@ -105,14 +105,32 @@ const N = Number(process.env.BENCH_ITERATIONS ?? 30);
 const latest = `t${GROUP_STEPS - 1}-0-0`;
 const base = { runId: RUN_ID, sort: "step" as const, dir: "desc" as const };
 const results = {
-  "run page: metric series, 20 keys × 100k steps → 400 points": await time(() => getMetricSeries(db, { runId: RUN_ID, keys: KEYS, maxPoints: 400 }), N),
-  "run page: metric series, reward/mean only": await time(() => getMetricSeries(db, { runId: RUN_ID, keys: ["reward/mean"], maxPoints: 400 }), N),
+  "run page: metric series, 20 keys × 100k steps → 400 points": await time(
+    () => getMetricSeries(db, { runId: RUN_ID, keys: KEYS, maxPoints: 400 }),
+    N,
+  ),
+  "run page: metric series, reward/mean only": await time(
+    () => getMetricSeries(db, { runId: RUN_ID, keys: ["reward/mean"], maxPoints: 400 }),
+    N,
+  ),
   "browser: first page, newest first": await time(() => listTrajectories(db, { ...base, limit: 50, offset: 0 }), N),
-  "browser: reward filter + sort by reward": await time(() => listTrajectories(db, { ...base, sort: "reward", rewardMin: 0.5, limit: 50, offset: 0 }), N),
+  "browser: reward filter + sort by reward": await time(
+    () => listTrajectories(db, { ...base, sort: "reward", rewardMin: 0.5, limit: 50, offset: 0 }),
+    N,
+  ),
   "browser: page 200 (offset 10k)": await time(() => listTrajectories(db, { ...base, limit: 50, offset: 10_000 }), N),
-  "browser: one step's trajectories": await time(() => listTrajectories(db, { ...base, stepMin: 7000, stepMax: 7000, limit: 50, offset: 0 }), N),
+  "browser: one step's trajectories": await time(
+    () => listTrajectories(db, { ...base, stepMin: 7000, stepMax: 7000, limit: 50, offset: 0 }),
+    N,
+  ),
   "inspector: trajectory with its LLM calls": await time(() => getTrajectory(db, { runId: RUN_ID, id: latest }), N),
   "inspector: prev/next in browser order (whole run)": await time(() => getTrajectoryNeighbors(db, { ...base, id: latest }), 5),
 };
-console.log(JSON.stringify({ database: "PostgreSQL (127.0.0.1:5432)", metricPoints: STEPS * KEYS.length, trajectories: GROUP_STEPS * 64, results }, null, 2));
+console.log(
+  JSON.stringify(
+    { database: "PostgreSQL (127.0.0.1:5432)", metricPoints: STEPS * KEYS.length, trajectories: GROUP_STEPS * 64, results },
+    null,
+    2,
+  ),
+);
 await db.$disconnect();

@@ -38,7 +38,9 @@ function permutationP(a: number[], b: number[]): number {
 }
 
 function contextFullShare(run: LocalRun): number {
-  const ends = [...run.sink.steps.values()].flatMap((s) => s.groups.filter((g) => g.split === "train").flatMap((g) => g.trajectories.map((t) => t.endReason)));
+  const ends = [...run.sink.steps.values()].flatMap((s) =>
+    s.groups.filter((g) => g.split === "train").flatMap((g) => g.trajectories.map((t) => t.endReason)),
+  );
   return ends.length ? ends.filter((e) => e === "context_full").length / ends.length : NaN;
 }
 
@@ -60,7 +62,9 @@ async function arm(config: RunConfigInput, update: boolean, maxSteps: number): P
 
 const backend = await selectBackend();
 const rows: Record<string, unknown>[] = [];
-console.error(`backend ${backend.backend}${backend.nativeKernels.enabled ? " + native kernels" : ""}; ${os.cpus().length} cores; budget ${BUDGET_S} s per arm`);
+console.error(
+  `backend ${backend.backend}${backend.nativeKernels.enabled ? " + native kernels" : ""}; ${os.cpus().length} cores; budget ${BUDGET_S} s per arm`,
+);
 for (const env of envs) {
   const config: RunConfigInput = { ...env.preset, environment: env.name, name: `bench:learn ${env.name}`, seed: 1 };
   const presetSteps = config.grpo?.steps ?? 20;
@@ -82,7 +86,9 @@ for (const env of envs) {
       secondsGrpo: Math.round(grpo.seconds),
       secondsControl: Math.round(control.seconds),
       contextFull: Number(contextFullShare(grpo).toFixed(2)),
-      sftLoss: [grpo.sink.steps.get(0)?.metrics["sft/loss_first"], grpo.sink.steps.get(0)?.metrics["sft/loss_last"]].map((x) => (typeof x === "number" ? Number(x.toFixed(2)) : null)),
+      sftLoss: [grpo.sink.steps.get(0)?.metrics["sft/loss_first"], grpo.sink.steps.get(0)?.metrics["sft/loss_last"]].map((x) =>
+        typeof x === "number" ? Number(x.toFixed(2)) : null,
+      ),
     };
     rows.push(row);
     console.error(
@@ -94,4 +100,19 @@ for (const env of envs) {
     console.error(`${env.name.padEnd(18)} failed: ${(err as Error).message.split("\n")[0]}`);
   }
 }
-console.log(JSON.stringify({ conditions: { backend: backend.backend, native: backend.nativeKernels.enabled, cores: os.cpus().length, loadavg: os.loadavg().map((x) => Number(x.toFixed(2))), budgetSecondsPerArm: BUDGET_S }, rows }, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      conditions: {
+        backend: backend.backend,
+        native: backend.nativeKernels.enabled,
+        cores: os.cpus().length,
+        loadavg: os.loadavg().map((x) => Number(x.toFixed(2))),
+        budgetSecondsPerArm: BUDGET_S,
+      },
+      rows,
+    },
+    null,
+    2,
+  ),
+);

@@ -107,7 +107,18 @@ function every(ms: number, fn: () => Promise<unknown>, stop: () => boolean): Pro
 }
 
 function runPageTab(base: string, runId: string, stop: () => boolean): Promise<void>[] {
-  const shown = ["reward/mean", "reward/std", "loss/policy", "kl", "entropy", "response/length_mean", "env/turns_mean", "time/rollout_s", "time/update_s", "grad/norm"];
+  const shown = [
+    "reward/mean",
+    "reward/std",
+    "loss/policy",
+    "kl",
+    "entropy",
+    "response/length_mean",
+    "env/turns_mean",
+    "time/rollout_s",
+    "time/update_s",
+    "grad/norm",
+  ];
   return [
     every(2000, () => call(base, "run page: run", "runs.get", { id: runId }), stop),
     every(3000, () => call(base, "run page: curves", "runs.metricSeries", { id: runId, keys: shown, maxPoints: 400 }), stop),
@@ -127,19 +138,32 @@ function runsListTab(base: string, ids: string[], stop: () => boolean): Promise<
 function browserTab(base: string, stop: () => boolean): Promise<void>[] {
   let page = Math.floor(Math.random() * 50);
   return [
-    every(1000, async () => {
-      page = (page + 1) % 200;
-      const list = (await call(base, "browser: page", "trajectories.list", { runId: HISTORY, sort: "step", dir: "desc", limit: 50, offset: page * 50 })) as {
-        items?: { id: string }[];
-      } | null;
-      const pick = list?.items?.[Math.floor(Math.random() * (list.items.length || 1))];
-      if (pick) await call(base, "inspector: trajectory", "trajectories.get", { runId: HISTORY, id: pick.id });
-    }, stop),
+    every(
+      1000,
+      async () => {
+        page = (page + 1) % 200;
+        const list = (await call(base, "browser: page", "trajectories.list", {
+          runId: HISTORY,
+          sort: "step",
+          dir: "desc",
+          limit: 50,
+          offset: page * 50,
+        })) as {
+          items?: { id: string }[];
+        } | null;
+        const pick = list?.items?.[Math.floor(Math.random() * (list.items.length || 1))];
+        if (pick) await call(base, "inspector: trajectory", "trajectories.get", { runId: HISTORY, id: pick.id });
+      },
+      stop,
+    ),
   ];
 }
 
 async function stepSeconds(db: ReturnType<typeof createPrismaClient>, runId: string, from: Date, to: Date): Promise<number | null> {
-  const points = await db.metricPoint.findMany({ where: { runId, key: "reward/mean", wallTime: { gte: from, lte: to } }, orderBy: { step: "asc" } });
+  const points = await db.metricPoint.findMany({
+    where: { runId, key: "reward/mean", wallTime: { gte: from, lte: to } },
+    orderBy: { step: "asc" },
+  });
   if (points.length < 2) return null;
   return (points[points.length - 1].wallTime.getTime() - points[0].wallTime.getTime()) / 1000 / (points.length - 1);
 }
@@ -147,7 +171,13 @@ async function stepSeconds(db: ReturnType<typeof createPrismaClient>, runId: str
 const pct = (xs: number[], q: number) => Number(xs[Math.min(xs.length - 1, Math.floor(q * xs.length))].toFixed(1));
 function summary(xs: Sample[]) {
   const ms = xs.map((s) => s.ms).sort((a, b) => a - b);
-  return { requests: xs.length, errors: xs.filter((s) => s.status !== 200).length, p50_ms: pct(ms, 0.5), p95_ms: pct(ms, 0.95), p99_ms: pct(ms, 0.99) };
+  return {
+    requests: xs.length,
+    errors: xs.filter((s) => s.status !== 200).length,
+    p50_ms: pct(ms, 0.5),
+    p95_ms: pct(ms, 0.95),
+    p99_ms: pct(ms, 0.99),
+  };
 }
 
 async function main() {
@@ -176,12 +206,20 @@ async function main() {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const app = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--no-seed"], {
-    env: { ...process.env, DATABASE_URL: dbUrl(), PORT: String(port), START_WORKER: "true", ROLLOUT_LAB_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1" },
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl(),
+      PORT: String(port),
+      START_WORKER: "true",
+      ROLLOUT_LAB_DATA_DIR: dataDir,
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   try {
-    for (const deadline = Date.now() + 600_000; ; ) {
-      if ((await fetch(`${base}/api/health`).catch(() => null))?.ok && ((await db.run.findUnique({ where: { id: live } }))?.step ?? 0) >= 3) break;
+    for (const deadline = Date.now() + 600_000; ;) {
+      if ((await fetch(`${base}/api/health`).catch(() => null))?.ok && ((await db.run.findUnique({ where: { id: live } }))?.step ?? 0) >= 3)
+        break;
       if (Date.now() > deadline) throw new Error("the app or the worker did not come up");
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -215,10 +253,20 @@ async function main() {
     console.log(
       JSON.stringify(
         {
-          conditions: { tabs: TABS, seconds: SECONDS, cores: os.cpus().length, loadavg: os.loadavg().map((x) => Number(x.toFixed(2))), database: "PostgreSQL, 127.0.0.1:5432" },
+          conditions: {
+            tabs: TABS,
+            seconds: SECONDS,
+            cores: os.cpus().length,
+            loadavg: os.loadavg().map((x) => Number(x.toFixed(2))),
+            database: "PostgreSQL, 127.0.0.1:5432",
+          },
           overall: summary(samples),
           byKind: Object.fromEntries(kinds.map((k) => [k, summary(samples.filter((s) => s.kind === k))])),
-          training: { secondsPerStepQuiet: quiet, secondsPerStepUnderLoad: loaded, slowdown: quiet && loaded ? Number((loaded / quiet).toFixed(2)) : null },
+          training: {
+            secondsPerStepQuiet: quiet,
+            secondsPerStepUnderLoad: loaded,
+            slowdown: quiet && loaded ? Number((loaded / quiet).toFixed(2)) : null,
+          },
         },
         null,
         2,

@@ -35,7 +35,12 @@ interface Shape {
 const R = 16 * 128; // rows = batch x tokens
 /** Every product of one training step: y = x W, dx = dy W^T, dW = x^T dy, for each projection, plus attention. */
 const SHAPES: Shape[] = [];
-for (const [label, k, n] of [["qkvo", 128, 128], ["gate/up", 128, 512], ["down", 512, 128], ["logits", 128, 256]] as const) {
+for (const [label, k, n] of [
+  ["qkvo", 128, 128],
+  ["gate/up", 128, 512],
+  ["down", 512, 128],
+  ["logits", 128, 256],
+] as const) {
   SHAPES.push({ name: `${label} fwd [${R},${k}]x[${k},${n}]`, a: [R, k], b: [k, n], ta: false, tb: false });
   SHAPES.push({ name: `${label} dx [${R},${n}]x[${k},${n}]^T`, a: [R, n], b: [k, n], ta: false, tb: true });
   SHAPES.push({ name: `${label} dW [${R},${k}]^T x[${R},${n}]`, a: [R, k], b: [R, n], ta: true, tb: false });
@@ -186,7 +191,9 @@ async function profileStep(backend: "wasm" | "cpu", mode: AttentionMode): Promis
   const total = [...byKernel.values()].reduce((s, e) => s + e.ms, 0);
   const rows = [...byKernel.entries()].sort((x, y) => y[1].ms - x[1].ms).slice(0, 14);
   console.log(`\nkernel time in one step, ${backend}+BLAS ${mode} (sum ${total.toFixed(0)} ms, profiling adds overhead):`);
-  console.table(Object.fromEntries(rows.map(([k, e]) => [k, { ms: +e.ms.toFixed(1), calls: e.n, share: `${((100 * e.ms) / total).toFixed(0)}%` }])));
+  console.table(
+    Object.fromEntries(rows.map(([k, e]) => [k, { ms: +e.ms.toFixed(1), calls: e.n, share: `${((100 * e.ms) / total).toFixed(0)}%` }])),
+  );
   opt.dispose();
   model.dispose();
   setAttentionMode(null);

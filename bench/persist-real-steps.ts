@@ -13,7 +13,8 @@ import { trainLocally } from "../trainer/loop/real/local-run";
 const STEPS = 2;
 
 /** A step's own time: rollout (episodes and their rewards) + update + checkpoint, as the loop measured them. */
-const stepSeconds = (r: StepRecord) => ["time/rollout_s", "time/update_s", "time/checkpoint_s"].reduce((s, k) => s + (r.metrics[k] ?? 0), 0);
+const stepSeconds = (r: StepRecord) =>
+  ["time/rollout_s", "time/update_s", "time/checkpoint_s"].reduce((s, k) => s + (r.metrics[k] ?? 0), 0);
 
 export async function realStepShares(db: PrismaClient, presets: string[]) {
   const rows = [];

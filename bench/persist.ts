@@ -54,7 +54,13 @@ try {
   const times: number[] = [];
   let rows = { trajectories: 0, llmCalls: 0, metrics: 0 };
   for (let step = 0; step < REPEATS; step++) {
-    const groups = Array.from({ length: GROUPS }, (_, g) => makeGroup(g, Array.from({ length: GROUP_SIZE }, (_, i) => ((i + g) % 5) / 4), TURNS));
+    const groups = Array.from({ length: GROUPS }, (_, g) =>
+      makeGroup(
+        g,
+        Array.from({ length: GROUP_SIZE }, (_, i) => ((i + g) % 5) / 4),
+        TURNS,
+      ),
+    );
     const metrics = summariseStep({ groups, update: { "loss/policy": 0.1, kl: 0.01 }, timings: { rollout_s: 30 } });
     const t0 = performance.now();
     await recordStep(db, runId, { step, groups, metrics, events: [{ level: "info", message: "bench" }] }, { workerId: undefined });
@@ -75,7 +81,12 @@ try {
         bench: "persist",
         step: { groups: GROUPS, groupSize: GROUP_SIZE, turns: TURNS, ...rows },
         repeats: REPEATS,
-        recordStepSeconds: { median: round(median), min: round(sorted[0]), max: round(sorted[sorted.length - 1]), all: times.map((t) => round(t)) },
+        recordStepSeconds: {
+          median: round(median),
+          min: round(sorted[0]),
+          max: round(sorted[sorted.length - 1]),
+          all: times.map((t) => round(t)),
+        },
         realSteps,
       },
       null,

@@ -33,7 +33,11 @@ export interface PolicyScenarioResult {
   backend: string;
 }
 
-export async function policyScenario(llmConfig: LlmConfigInput | null, latencyMs: number, environment = "simulated"): Promise<PolicyScenarioResult> {
+export async function policyScenario(
+  llmConfig: LlmConfigInput | null,
+  latencyMs: number,
+  environment = "simulated",
+): Promise<PolicyScenarioResult> {
   const info = findEnvironment(environment);
   if (!info) throw new Error(`no launch preset for "${environment}" in lib/environments.ts`);
   const config = parseRunConfig({ ...info.preset, environment });
@@ -49,7 +53,17 @@ export async function policyScenario(llmConfig: LlmConfigInput | null, latencyMs
     setMaxListeners(0, signal); // as trainRun does: every request in flight listens on it
     const t0 = performance.now();
     const rollouts = await Promise.all(
-      Array.from({ length: groups }, (_, g) => player.runGroup({ task: tasks[g % tasks.length], step: 0, split: "train", groupIndex: g, size: groupSize, seed: 1000 + g * 17, signal })),
+      Array.from({ length: groups }, (_, g) =>
+        player.runGroup({
+          task: tasks[g % tasks.length],
+          step: 0,
+          split: "train",
+          groupIndex: g,
+          size: groupSize,
+          seed: 1000 + g * 17,
+          signal,
+        }),
+      ),
     );
     const wallMs = performance.now() - t0;
     const callsPerEpisode = rollouts.flatMap((r) => r.samples.map((s) => s.record.llmCalls.length));
@@ -66,7 +80,14 @@ export async function policyScenario(llmConfig: LlmConfigInput | null, latencyMs
     const r3 = (x: number) => Number(x.toFixed(3));
     return {
       environment,
-      preset: { model: config.policy.model, contextLength: config.policy.contextLength, maxTurns: config.rollout.maxTurns, maxNewTokens: config.rollout.maxNewTokens, groups, groupSize },
+      preset: {
+        model: config.policy.model,
+        contextLength: config.policy.contextLength,
+        maxTurns: config.rollout.maxTurns,
+        maxNewTokens: config.rollout.maxNewTokens,
+        groups,
+        groupSize,
+      },
       episodes: both.callsPerEpisode.length,
       policyAndLlmWallMs: Math.round(both.wallMs),
       policyAloneWallMs: Math.round(alone.wallMs),

@@ -26,8 +26,13 @@ const FAULT_RATE = 0.3;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-async function startServerProcess(args: string[]): Promise<{ url: string; child: ChildProcess; stop: () => Promise<Record<string, unknown>> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "trainer/llm/fake-server/main.ts"), "--port", "0", ...args], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+async function startServerProcess(
+  args: string[],
+): Promise<{ url: string; child: ChildProcess; stop: () => Promise<Record<string, unknown>> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "trainer/llm/fake-server/main.ts"), "--port", "0", ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const lines = createInterface({ input: child.stdout! });
   const iterator = lines[Symbol.asyncIterator]();
   const first = await iterator.next();
@@ -52,12 +57,21 @@ function llmConfig(url: string, extra: Partial<LlmConfigInput> = {}): LlmConfigI
 // Never satisfies the user, so every episode runs all TURNS turns (the worst case for the critical path).
 const chattyPolicy: Policy = async () => ({ text: "Could you tell me a bit more about what you need?" });
 
-async function scenario(url: string, config: LlmConfigInput): Promise<{ trajectories: EpisodeTrajectory[]; records: LlmCallRecord[]; wallMs: number }> {
+async function scenario(
+  url: string,
+  config: LlmConfigInput,
+): Promise<{ trajectories: EpisodeTrajectory[]; records: LlmCallRecord[]; wallMs: number }> {
   const env = createSimulatedEnvironment();
   const tasks = env.builtinTasks();
   const records: LlmCallRecord[] = [];
   const client = new LlmClient(config, { onCall: (r) => records.push(r) });
-  const jobs = Array.from({ length: EPISODES }, (_, i) => ({ env, task: tasks[i % tasks.length], policy: chattyPolicy, ctx: { seed: i, llm: client }, maxTurns: TURNS }));
+  const jobs = Array.from({ length: EPISODES }, (_, i) => ({
+    env,
+    task: tasks[i % tasks.length],
+    policy: chattyPolicy,
+    ctx: { seed: i, llm: client },
+    maxTurns: TURNS,
+  }));
   const t0 = performance.now();
   const trajectories = await runEpisodes(jobs, EPISODES);
   return { trajectories, records, wallMs: performance.now() - t0 };
@@ -97,7 +111,16 @@ try {
   await clean.stop();
 }
 
-const faulty = await startServerProcess(["--latency", String(LATENCY_MS), "--fault-rate", String(FAULT_RATE), "--retry-after", "0.2", "--seed", "42"]);
+const faulty = await startServerProcess([
+  "--latency",
+  String(LATENCY_MS),
+  "--fault-rate",
+  String(FAULT_RATE),
+  "--retry-after",
+  "0.2",
+  "--seed",
+  "42",
+]);
 let faultResult;
 try {
   const { trajectories, records, wallMs } = await scenario(
@@ -105,7 +128,7 @@ try {
     llmConfig(faulty.url, { timeoutMs: 3_000, retry: { maxAttempts: 6, baseDelayMs: 100, maxDelayMs: 2_000, maxRetryAfterMs: 5_000 } }),
   );
   const serverStats = await faulty.stop();
-  const outcomes = trajectories.filter((t) => t.status === "error" ? t.error !== null : t.evaluation !== null).length;
+  const outcomes = trajectories.filter((t) => (t.status === "error" ? t.error !== null : t.evaluation !== null)).length;
   faultResult = {
     ...summary(trajectories, records, wallMs),
     faultRate: FAULT_RATE,
@@ -127,5 +150,11 @@ try {
   await withPolicyServer.stop();
 }
 
-const conditions = { episodes: EPISODES, turns: TURNS, latencyMs: LATENCY_MS, cpus: os.cpus().length, loadAvg1m: Number(os.loadavg()[0].toFixed(2)) };
+const conditions = {
+  episodes: EPISODES,
+  turns: TURNS,
+  latencyMs: LATENCY_MS,
+  cpus: os.cpus().length,
+  loadAvg1m: Number(os.loadavg()[0].toFixed(2)),
+};
 console.log(JSON.stringify({ config: conditions, clean: cleanResult, faults: faultResult, withPolicy }, null, 2));

@@ -40,8 +40,36 @@ const base = { ropeTheta: 10000, rmsNormEps: 1e-5, attentionBias: false } as con
 const qwen05: ModelConfig = { ...PRESETS.small, maxPositions: 128 };
 export const SIZES: Record<string, SizeSpec> = {
   "1M": { config: PRESETS.bench, batch: 16, context: 128 },
-  "25M": { config: { ...base, vocabSize: 8192, hiddenSize: 512, numLayers: 6, numHeads: 8, numKvHeads: 8, intermediateSize: 1536, maxPositions: 128, tieEmbeddings: false }, batch: 16, context: 128 },
-  "100M": { config: { ...base, vocabSize: 32000, hiddenSize: 768, numLayers: 12, numHeads: 12, numKvHeads: 12, intermediateSize: 2048, maxPositions: 128, tieEmbeddings: true }, batch: 16, context: 128 },
+  "25M": {
+    config: {
+      ...base,
+      vocabSize: 8192,
+      hiddenSize: 512,
+      numLayers: 6,
+      numHeads: 8,
+      numKvHeads: 8,
+      intermediateSize: 1536,
+      maxPositions: 128,
+      tieEmbeddings: false,
+    },
+    batch: 16,
+    context: 128,
+  },
+  "100M": {
+    config: {
+      ...base,
+      vocabSize: 32000,
+      hiddenSize: 768,
+      numLayers: 12,
+      numHeads: 12,
+      numKvHeads: 12,
+      intermediateSize: 2048,
+      maxPositions: 128,
+      tieEmbeddings: true,
+    },
+    batch: 16,
+    context: 128,
+  },
   "0.5B": { config: qwen05, batch: 4, context: 128 },
   "0.5B-lora16": { config: qwen05, batch: 4, context: 128, lora: 16 },
 };
@@ -100,9 +128,30 @@ function pytorchRow(python: string, spec: SizeSpec, steps: number): Record<strin
   const c = spec.config;
   const args = [
     path.join(path.dirname(fileURLToPath(import.meta.url)), "pytorch-sizes.py"),
-    "--vocab", c.vocabSize, "--d", c.hiddenSize, "--layers", c.numLayers, "--heads", c.numHeads, "--kv-heads", c.numKvHeads,
-    "--mlp", c.intermediateSize, "--batch", spec.batch, "--context", spec.context, "--steps", steps, "--threads", 1, ...(spec.lora ? [] : ["--sample", 32]),
-    ...(c.tieEmbeddings ? ["--tied"] : []), ...(c.attentionBias ? ["--bias"] : []), ...(spec.lora ? ["--lora", spec.lora] : []),
+    "--vocab",
+    c.vocabSize,
+    "--d",
+    c.hiddenSize,
+    "--layers",
+    c.numLayers,
+    "--heads",
+    c.numHeads,
+    "--kv-heads",
+    c.numKvHeads,
+    "--mlp",
+    c.intermediateSize,
+    "--batch",
+    spec.batch,
+    "--context",
+    spec.context,
+    "--steps",
+    steps,
+    "--threads",
+    1,
+    ...(spec.lora ? [] : ["--sample", 32]),
+    ...(c.tieEmbeddings ? ["--tied"] : []),
+    ...(c.attentionBias ? ["--bias"] : []),
+    ...(spec.lora ? ["--lora", spec.lora] : []),
   ].map(String);
   const r = spawnSync(python, args, { encoding: "utf8" });
   try {
@@ -117,7 +166,9 @@ function parent(): void {
     const i = process.argv.indexOf(flag);
     return i >= 0 ? process.argv[i + 1] : undefined;
   };
-  const sizes = (arg("--sizes") && !arg("--sizes")!.startsWith("--") ? arg("--sizes")!.split(",") : Object.keys(SIZES)).filter((s) => s in SIZES);
+  const sizes = (arg("--sizes") && !arg("--sizes")!.startsWith("--") ? arg("--sizes")!.split(",") : Object.keys(SIZES)).filter(
+    (s) => s in SIZES,
+  );
   const backends = arg("--backends")?.split(",") ?? ["wasm", "cpu"];
   const steps = Number(arg("--steps") ?? 2);
   const self = fileURLToPath(import.meta.url);
@@ -126,7 +177,10 @@ function parent(): void {
   for (const size of sizes) {
     for (const backend of backends) {
       const started = Date.now();
-      const r = spawnSync(process.execPath, ["--import", "tsx", self, "--child", size, backend, String(steps)], { encoding: "utf8", maxBuffer: 1 << 24 });
+      const r = spawnSync(process.execPath, ["--import", "tsx", self, "--child", size, backend, String(steps)], {
+        encoding: "utf8",
+        maxBuffer: 1 << 24,
+      });
       const line = r.stdout.trim().split("\n").at(-1) ?? "";
       const spec = SIZES[size];
       let row: Record<string, unknown>;
@@ -135,8 +189,17 @@ function parent(): void {
       } catch {
         // The error line, not a line of minified backend source that happens to contain "Error".
         const lines = `${r.stderr}\n${r.stdout}`.split("\n").filter((l) => l.length < 300);
-        const why = lines.find((l) => /out of bounds|RuntimeError|allocat|heap/i.test(l)) ?? lines.find((l) => /Error/.test(l)) ?? `exit ${r.status ?? r.signal}`;
-        row = { size, batch: `${spec.batch}x${spec.context}`, backend, parameters: countParameters(spec.config), failed: why.trim().slice(0, 160) };
+        const why =
+          lines.find((l) => /out of bounds|RuntimeError|allocat|heap/i.test(l)) ??
+          lines.find((l) => /Error/.test(l)) ??
+          `exit ${r.status ?? r.signal}`;
+        row = {
+          size,
+          batch: `${spec.batch}x${spec.context}`,
+          backend,
+          parameters: countParameters(spec.config),
+          failed: why.trim().slice(0, 160),
+        };
       }
       row.wallSeconds = Math.round((Date.now() - started) / 1000);
       rows.push(row);
@@ -158,7 +221,18 @@ function parent(): void {
       console.error(JSON.stringify(torchRow));
     }
   }
-  console.log(JSON.stringify({ pytorch: python ? `${python} with torch, 1 intra-op thread` : "no python3 with torch on this machine (apt-get install python3-torch)", rows }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        pytorch: python
+          ? `${python} with torch, 1 intra-op thread`
+          : "no python3 with torch on this machine (apt-get install python3-torch)",
+        rows,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 if (process.argv[2] === "--child") {

@@ -25,7 +25,15 @@ import { Rng } from "../trainer/policy/rng";
 import { generate } from "../trainer/policy/sampling";
 import { GuardedStepper } from "../trainer/update/step";
 import { maskedNll } from "../trainer/update/sft";
-import { describeSplit, findTorchPython, PYTORCH_ALLOCATOR_ENV, runPytorch, threadSplits, type PytorchRound, type ThreadSplit } from "./pytorch";
+import {
+  describeSplit,
+  findTorchPython,
+  PYTORCH_ALLOCATOR_ENV,
+  runPytorch,
+  threadSplits,
+  type PytorchRound,
+  type ThreadSplit,
+} from "./pytorch";
 
 if (process.argv.includes("--sizes")) {
   await import("./trainer-sizes");
@@ -134,7 +142,12 @@ function calibrate(python: string): { split: ThreadSplit; tried: Record<string, 
 function sideFigures(rs: PytorchRound[]) {
   const wall = rs.flatMap((r) => r.stepSeconds);
   const cpu = rs.flatMap((r) => r.stepCpuSeconds);
-  const sampled = Object.fromEntries(Object.keys(rs[0].sampledTokensPerSecond).map((k) => [k, { median: median(rs.map((r) => r.sampledTokensPerSecond[k])), max: Math.max(...rs.map((r) => r.sampledTokensPerSecond[k])) }]));
+  const sampled = Object.fromEntries(
+    Object.keys(rs[0].sampledTokensPerSecond).map((k) => [
+      k,
+      { median: median(rs.map((r) => r.sampledTokensPerSecond[k])), max: Math.max(...rs.map((r) => r.sampledTokensPerSecond[k])) },
+    ]),
+  );
   return { stepWallSeconds: summary(wall), stepCpuSeconds: summary(cpu), sampledTokensPerSecond: sampled };
 }
 
@@ -169,10 +182,29 @@ const result = {
     loadAverageAfter: loadAverage(),
     rounds,
     stepsPerSidePerRound: stepsPerRound,
-    ours: { backend: backend.backend, reason: backend.reason, simd: backend.simd, threads: backend.threads, nativeKernels: backend.nativeKernels },
-    pytorch: python && calibration
-      ? { python, torch: theirRounds[0]?.torch, threads: describeSplit(calibration.split), splitsTried: calibration.tried, allocator: PYTORCH_ALLOCATOR_ENV }
-      : { measured: false, reason: python === null && !process.argv.includes("--no-pytorch") ? "no python3 with torch (apt-get install python3-torch)" : "--no-pytorch" },
+    ours: {
+      backend: backend.backend,
+      reason: backend.reason,
+      simd: backend.simd,
+      threads: backend.threads,
+      nativeKernels: backend.nativeKernels,
+    },
+    pytorch:
+      python && calibration
+        ? {
+            python,
+            torch: theirRounds[0]?.torch,
+            threads: describeSplit(calibration.split),
+            splitsTried: calibration.tried,
+            allocator: PYTORCH_ALLOCATOR_ENV,
+          }
+        : {
+            measured: false,
+            reason:
+              python === null && !process.argv.includes("--no-pytorch")
+                ? "no python3 with torch (apt-get install python3-torch)"
+                : "--no-pytorch",
+          },
   },
   work: {
     parameters: { ours: countParameters(config), pytorch: theirRounds[0]?.parameters ?? null },
@@ -180,7 +212,10 @@ const result = {
     optimizer: "AdamW lr 1e-4, weight decay 0.01, grad-norm clip 1",
     sampling: `${newTokens} new tokens after a ${PROMPT}-token prompt`,
   },
-  ours: { ...oursFigures, trainGflopsPerSecond: Number(((flopsPerToken(config, CONTEXT) * positions) / oursFigures.stepWallSeconds.median / 1e9).toFixed(2)) },
+  ours: {
+    ...oursFigures,
+    trainGflopsPerSecond: Number(((flopsPerToken(config, CONTEXT) * positions) / oursFigures.stepWallSeconds.median / 1e9).toFixed(2)),
+  },
   pytorch: theirs,
   // < 1: our step is faster. The ratio of the medians, and the range of the per-round ratios.
   stepTimeVsPytorch: theirs
@@ -193,7 +228,12 @@ const result = {
     : null,
   // > 1: we sample faster (medians over the rounds).
   samplingSpeedVsPytorch: theirs
-    ? Object.fromEntries(Object.keys(oursFigures.sampledTokensPerSecond).map((k) => [k, ratio(oursFigures.sampledTokensPerSecond[k].median, theirs.sampledTokensPerSecond[k].median)]))
+    ? Object.fromEntries(
+        Object.keys(oursFigures.sampledTokensPerSecond).map((k) => [
+          k,
+          ratio(oursFigures.sampledTokensPerSecond[k].median, theirs.sampledTokensPerSecond[k].median),
+        ]),
+      )
     : null,
   matMulGflopsPerSecond: {
     "2048x128x512": Number(benchMatMul(2048, 128, 512).toFixed(2)),

@@ -33,7 +33,10 @@ export class ApiClient {
    */
   async raw(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<Response> {
     if (!this.opts.token) {
-      throw new CliError(EXIT.AUTH, "No API token: pass --token or set ROLLOUT_LAB_TOKEN (create one in Settings or with `rollout-lab tokens create`).");
+      throw new CliError(
+        EXIT.AUTH,
+        "No API token: pass --token or set ROLLOUT_LAB_TOKEN (create one in Settings or with `rollout-lab tokens create`).",
+      );
     }
     const sleep = this.opts.sleep ?? defaultSleep;
     const retries = this.opts.retries ?? 5;
@@ -51,7 +54,8 @@ export class ApiClient {
           body: body === undefined ? undefined : JSON.stringify(body),
         });
       } catch (error) {
-        if (attempt >= retries) throw new CliError(EXIT.ERROR, `Cannot reach ${this.base}: ${(error as Error).message}. Check --url / ROLLOUT_LAB_URL.`);
+        if (attempt >= retries)
+          throw new CliError(EXIT.ERROR, `Cannot reach ${this.base}: ${(error as Error).message}. Check --url / ROLLOUT_LAB_URL.`);
         await sleep(Math.min(1000 * 2 ** attempt, 10_000));
         continue;
       }

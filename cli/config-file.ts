@@ -12,7 +12,10 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new CliError(EXIT.BAD_CONFIG, `Cannot read the config file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+    throw new CliError(
+      EXIT.BAD_CONFIG,
+      `Cannot read the config file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+    );
   }
   const ext = path.extname(file).toLowerCase();
   let parsed: unknown;
@@ -27,10 +30,16 @@ export async function readConfigFile(file: string): Promise<Record<string, unkno
       }
     }
   } catch (error) {
-    throw new CliError(EXIT.BAD_CONFIG, `The config file ${file} is not valid ${ext === ".json" ? "JSON" : "JSON or YAML"}: ${(error as Error).message}`);
+    throw new CliError(
+      EXIT.BAD_CONFIG,
+      `The config file ${file} is not valid ${ext === ".json" ? "JSON" : "JSON or YAML"}: ${(error as Error).message}`,
+    );
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new CliError(EXIT.BAD_CONFIG, `The config file ${file} must contain an object (a RunConfig), not ${Array.isArray(parsed) ? "a list" : String(parsed)}.`);
+    throw new CliError(
+      EXIT.BAD_CONFIG,
+      `The config file ${file} must contain an object (a RunConfig), not ${Array.isArray(parsed) ? "a list" : String(parsed)}.`,
+    );
   }
   return parsed as Record<string, unknown>;
 }

@@ -34,12 +34,22 @@ async function readInput(target: string, wanted: RegExp): Promise<ImportFile[]> 
   if (info.isFile()) return [await readImportFile(path.basename(target), source(target))];
   // Recursive: Simia-RL keeps one folder per sample. Paths stay relative to what the user named, with "/".
   // Only the files the format reads: a TRL output_dir also holds tokenizers and weights.
-  const names = (await readdir(target, { recursive: true })).map(String).filter((n) => wanted.test(n.split(path.sep).join("/"))).sort();
+  const names = (await readdir(target, { recursive: true }))
+    .map(String)
+    .filter((n) => wanted.test(n.split(path.sep).join("/")))
+    .sort();
   return Promise.all(names.map((n) => readImportFile(n.split(path.sep).join("/"), source(path.join(target, n)))));
 }
 
-export async function uploadImportedRun(client: ApiClient, imported: ImportedRun, tags: string[] = []): Promise<{ id: string; url: string; stored: number; skipped: number }> {
-  const run = await client.create<{ id: string; url: string }>("/external-runs", { ...imported.run, tags: [...(imported.run.tags ?? []), ...tags] });
+export async function uploadImportedRun(
+  client: ApiClient,
+  imported: ImportedRun,
+  tags: string[] = [],
+): Promise<{ id: string; url: string; stored: number; skipped: number }> {
+  const run = await client.create<{ id: string; url: string }>("/external-runs", {
+    ...imported.run,
+    tags: [...(imported.run.tags ?? []), ...tags],
+  });
   const base = `/external-runs/${encodeURIComponent(run.id)}`;
   for (const steps of batches(imported.steps, MAX_STEPS_PER_BATCH)) await client.json("POST", `${base}/steps`, { steps });
   let stored = 0;
@@ -65,12 +75,18 @@ export async function importCommand(
   if (!args.target) throw new CliError(EXIT.USAGE, `import ${format} needs a path: rollout-lab import ${format} <path>`);
   const files = await readInput(args.target, importFilesWanted(format));
   if (!IMPORT_FORMATS[format].multiFile && files.length !== 1) {
-    throw new CliError(EXIT.BAD_CONFIG, `${args.target}: the ${format} format is one file; name the file, not a folder of ${files.length}.`);
+    throw new CliError(
+      EXIT.BAD_CONFIG,
+      `${args.target}: the ${format} format is one file; name the file, not a folder of ${files.length}.`,
+    );
   }
   const imported = runImporter(format, files, args.name, `${format} import of ${path.basename(path.resolve(args.target))}`);
   for (const p of imported.problems) io.err(`${p.file}${p.line ? `:${p.line}` : ""}: ${p.message}`);
   if (imported.trajectories.length === 0 && imported.steps.length === 0) {
-    throw new CliError(EXIT.BAD_CONFIG, `nothing to import from ${args.target}${imported.problems.length ? ` (${imported.problems.length} problems above)` : ""}.`);
+    throw new CliError(
+      EXIT.BAD_CONFIG,
+      `nothing to import from ${args.target}${imported.problems.length ? ` (${imported.problems.length} problems above)` : ""}.`,
+    );
   }
   const done = await uploadImportedRun(client, imported, args.tags);
   io.out(done.id);

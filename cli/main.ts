@@ -70,7 +70,8 @@ const consoleIo: CliIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) 
 function numberFlag(name: string, raw: string | undefined, min = -Infinity): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (raw.trim() === "" || !Number.isFinite(n) || n < min) throw new CliError(EXIT.USAGE, `--${name} must be a number${min > -Infinity ? ` ≥ ${min}` : ""}, got "${raw}".`);
+  if (raw.trim() === "" || !Number.isFinite(n) || n < min)
+    throw new CliError(EXIT.USAGE, `--${name} must be a number${min > -Infinity ? ` ≥ ${min}` : ""}, got "${raw}".`);
   return n;
 }
 
@@ -108,7 +109,10 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
     }
     if (group !== "runs" && group !== "import") throw new CliError(EXIT.USAGE, `Unknown command "${group}".\n\n${HELP}`);
 
-    const client = new ApiClient({ url: v.url ?? process.env.ROLLOUT_LAB_URL ?? "http://127.0.0.1:3000", token: v.token ?? process.env.ROLLOUT_LAB_TOKEN });
+    const client = new ApiClient({
+      url: v.url ?? process.env.ROLLOUT_LAB_URL ?? "http://127.0.0.1:3000",
+      token: v.token ?? process.env.ROLLOUT_LAB_TOKEN,
+    });
     if (group === "import") return await importCommand(client, { format: command, target: arg, name: v.name, tags: v.tag ?? [] }, io);
     const waitOpts = {
       timeoutSeconds: numberFlag("timeout", v.timeout, 0),
@@ -145,7 +149,10 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
         const query = new URLSearchParams();
         if (v.status) query.set("status", v.status);
         if (v.limit) query.set("limit", v.limit);
-        const page = await client.json<{ items: { id: string; name: string; status: string; step: number; totalSteps: number }[] }>("GET", `/runs?${query}`);
+        const page = await client.json<{ items: { id: string; name: string; status: string; step: number; totalSteps: number }[] }>(
+          "GET",
+          `/runs?${query}`,
+        );
         for (const r of page.items) io.out(`${r.id}  ${r.status.padEnd(9)}  ${r.step}/${r.totalSteps}  ${r.name}`);
         return EXIT.OK;
       }
@@ -157,8 +164,10 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       }
       case "export": {
         const query = v.split ? `?split=${encodeURIComponent(v.split)}` : "";
-        if (v.layout !== undefined && v.layout !== "simia") throw new CliError(EXIT.USAGE, `--layout must be "simia" (one file per episode as Simia-RL writes them), got "${v.layout}".`);
-        if (v.layout === "simia" && !v.out) throw new CliError(EXIT.USAGE, "--layout simia needs --out DIR (the training_record folder to write).");
+        if (v.layout !== undefined && v.layout !== "simia")
+          throw new CliError(EXIT.USAGE, `--layout must be "simia" (one file per episode as Simia-RL writes them), got "${v.layout}".`);
+        if (v.layout === "simia" && !v.out)
+          throw new CliError(EXIT.USAGE, "--layout simia needs --out DIR (the training_record folder to write).");
         const res = await client.raw("GET", `${runPath(need("run id"))}/export.jsonl${query}`);
         const body = Readable.fromWeb(res.body as import("node:stream/web").ReadableStream<Uint8Array>);
         if (v.layout === "simia") {

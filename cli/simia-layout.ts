@@ -23,7 +23,13 @@ export async function writeSimiaLayout(jsonl: Readable, outDir: string): Promise
   const seen = new Set<string>();
   for await (const line of createInterface({ input: jsonl, crlfDelay: Infinity })) {
     if (!line.trim()) continue;
-    const record = JSON.parse(line) as { sample_index: unknown; env_id: unknown; episode_count: unknown; timestamp: string; trajectory_id?: string };
+    const record = JSON.parse(line) as {
+      sample_index: unknown;
+      env_id: unknown;
+      episode_count: unknown;
+      timestamp: string;
+      trajectory_id?: string;
+    };
     const dir = path.join(outDir, `sample_${safe(record.sample_index)}`);
     await mkdir(dir, { recursive: true });
     let name = `env_${safe(record.env_id)}_ep${safe(record.episode_count)}_${simiaFileTime(record.timestamp)}`;

@@ -12,7 +12,10 @@ import { CliError, EXIT } from "./exit-codes";
 export function databaseUrlFromEnv(flag: string | undefined): string {
   const url = flag || process.env.DATABASE_URL || localEmbeddedDatabaseUrl();
   if (!url) {
-    throw new CliError(EXIT.USAGE, `No database: set DATABASE_URL (or --database-url), or run this on the machine where \`npm start\` keeps its embedded database (ROLLOUT_LAB_DATA_DIR, default .data).`);
+    throw new CliError(
+      EXIT.USAGE,
+      `No database: set DATABASE_URL (or --database-url), or run this on the machine where \`npm start\` keeps its embedded database (ROLLOUT_LAB_DATA_DIR, default .data).`,
+    );
   }
   return url;
 }
@@ -22,19 +25,29 @@ async function withDb<T>(url: string, fn: (db: PrismaClient) => Promise<T>): Pro
   try {
     return await fn(db);
   } catch (error) {
-    if (error instanceof AppError) throw new CliError(error.code === "NOT_FOUND" || error.code === "CONFLICT" ? EXIT.NOT_FOUND_OR_CONFLICT : EXIT.USAGE, error.message);
+    if (error instanceof AppError)
+      throw new CliError(error.code === "NOT_FOUND" || error.code === "CONFLICT" ? EXIT.NOT_FOUND_OR_CONFLICT : EXIT.USAGE, error.message);
     const safeUrl = redactDatabaseUrl(url);
-    throw new CliError(EXIT.ERROR, `Cannot use the database at ${safeUrl}: ${(error as Error).message.split("\n")[0]}. Set DATABASE_URL (or --database-url) to Rollout Lab's database.`);
+    throw new CliError(
+      EXIT.ERROR,
+      `Cannot use the database at ${safeUrl}: ${(error as Error).message.split("\n")[0]}. Set DATABASE_URL (or --database-url) to Rollout Lab's database.`,
+    );
   } finally {
     await db.$disconnect();
   }
 }
 
-export async function tokensCreate(opts: { databaseUrl: string; name: string; scopes: TokenScope[] }, out: (s: string) => void, err: (s: string) => void) {
+export async function tokensCreate(
+  opts: { databaseUrl: string; name: string; scopes: TokenScope[] },
+  out: (s: string) => void,
+  err: (s: string) => void,
+) {
   const created = await withDb(opts.databaseUrl, (db) => createToken(db, { name: opts.name, scopes: opts.scopes }));
   // The token goes to stdout alone (so `TOKEN=$(rollout-lab tokens create …)` works); the notes go to stderr.
   out(created.token);
-  err(`Created token "${created.name}" (${created.prefix}…, scopes: ${created.scopes.join(", ")}). It is shown only now; store it as a secret (ROLLOUT_LAB_TOKEN).`);
+  err(
+    `Created token "${created.name}" (${created.prefix}…, scopes: ${created.scopes.join(", ")}). It is shown only now; store it as a secret (ROLLOUT_LAB_TOKEN).`,
+  );
 }
 
 export async function tokensList(opts: { databaseUrl: string; all: boolean }, out: (s: string) => void) {
@@ -42,7 +55,9 @@ export async function tokensList(opts: { databaseUrl: string; all: boolean }, ou
   if (tokens.length === 0) out("No tokens.");
   for (const t of tokens) {
     const used = t.lastUsedAt ? `last used ${t.lastUsedAt.toISOString()}` : "never used";
-    out(`${t.id}  ${t.prefix}…  ${t.scopes.join(",").padEnd(10)}  ${t.name}  (${used}${t.revokedAt ? `, revoked ${t.revokedAt.toISOString()}` : ""})`);
+    out(
+      `${t.id}  ${t.prefix}…  ${t.scopes.join(",").padEnd(10)}  ${t.name}  (${used}${t.revokedAt ? `, revoked ${t.revokedAt.toISOString()}` : ""})`,
+    );
   }
 }
 

@@ -48,7 +48,10 @@ export function outcome(run: RunStatus, opts: Pick<WaitOptions, "minReward" | "m
       const reward = rewardOf(run, opts.metric);
       const label = opts.metric ?? "reward";
       if (opts.minReward !== undefined && (reward === null || reward < opts.minReward)) {
-        return { code: EXIT.THRESHOLD_MISSED, message: `Run ${run.id} succeeded but ${label} ${fmt(reward)} is below --min-reward ${opts.minReward}.` };
+        return {
+          code: EXIT.THRESHOLD_MISSED,
+          message: `Run ${run.id} succeeded but ${label} ${fmt(reward)} is below --min-reward ${opts.minReward}.`,
+        };
       }
       return { code: EXIT.OK, message: `Run ${run.id} succeeded; ${label} ${fmt(reward)}.` };
     }

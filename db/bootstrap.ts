@@ -17,10 +17,11 @@ export interface PreparedDatabase {
   stop(): Promise<void>;
 }
 
-export async function prepareDatabase(env: AppEnv, log: (message: string) => void = (m) => console.log(`[rollout-lab] ${m}`)): Promise<PreparedDatabase> {
-  const embedded = env.DATABASE_URL
-    ? null
-    : await startEmbeddedDatabase({ dataDir: env.ROLLOUT_LAB_DATA_DIR, port: env.EMBEDDED_DB_PORT });
+export async function prepareDatabase(
+  env: AppEnv,
+  log: (message: string) => void = (m) => console.log(`[rollout-lab] ${m}`),
+): Promise<PreparedDatabase> {
+  const embedded = env.DATABASE_URL ? null : await startEmbeddedDatabase({ dataDir: env.ROLLOUT_LAB_DATA_DIR, port: env.EMBEDDED_DB_PORT });
   const url = env.DATABASE_URL ?? embedded!.url;
   try {
     const client = await connectOrCreateDatabase(url);

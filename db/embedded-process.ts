@@ -21,7 +21,9 @@ export function claimDataDir(dir: string, fail: (message: string) => Error): () 
   if (existsSync(pidFile)) {
     const pid = Number(readFileSync(pidFile, "utf8").trim());
     if (pid && pid !== process.pid && processAlive(pid)) {
-      throw fail(`Another Rollout Lab (pid ${pid}) is using the embedded database in ${dir}; stop it first, or set ROLLOUT_LAB_DATA_DIR to another folder.`);
+      throw fail(
+        `Another Rollout Lab (pid ${pid}) is using the embedded database in ${dir}; stop it first, or set ROLLOUT_LAB_DATA_DIR to another folder.`,
+      );
     }
   }
   writeFileSync(pidFile, String(process.pid));
@@ -65,6 +67,8 @@ export async function stopStalePostmaster(clusterDir: string): Promise<void> {
   if (await waitGone(pid, 20_000)) return;
   process.kill(pid, "SIGQUIT");
   if (!(await waitGone(pid, 10_000))) {
-    throw new Error(`A leftover PostgreSQL (pid ${pid}) still runs on ${clusterDir} and did not stop; stop it (kill ${pid}) and start again.`);
+    throw new Error(
+      `A leftover PostgreSQL (pid ${pid}) still runs on ${clusterDir} and did not stop; stop it (kill ${pid}) and start again.`,
+    );
   }
 }

@@ -78,7 +78,9 @@ function serverIdentity(): { uid?: number; gid?: number } {
   };
   const found = lookup();
   if (found) return found;
-  const made = spawnSync("useradd", ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", EMBEDDED_DB_USER], { encoding: "utf8" });
+  const made = spawnSync("useradd", ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", EMBEDDED_DB_USER], {
+    encoding: "utf8",
+  });
   const created = made.status === 0 ? lookup() : null;
   if (!created) {
     throw new EmbeddedDatabaseError(
@@ -114,12 +116,25 @@ function initCluster(bin: Binaries, clusterDir: string, password: string, owner:
   try {
     const res = spawnSync(
       bin.initdb,
-      ["-D", clusterDir, "-U", EMBEDDED_DB_USER, `--pwfile=${pwFile}`, "--auth=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-instructions"],
+      [
+        "-D",
+        clusterDir,
+        "-U",
+        EMBEDDED_DB_USER,
+        `--pwfile=${pwFile}`,
+        "--auth=scram-sha-256",
+        "-E",
+        "UTF8",
+        "--locale=C",
+        "--no-instructions",
+      ],
       { ...owner, encoding: "utf8", env: { ...process.env, LC_ALL: "C" } },
     );
     writeFileSync(logFile, `${res.stdout ?? ""}${res.stderr ?? ""}`, { flag: "a" });
     if (res.status !== 0) {
-      throw new EmbeddedDatabaseError(`initdb could not create the embedded database in ${clusterDir} (see ${logFile}): ${(res.stderr || "").trim().split("\n").pop()}`);
+      throw new EmbeddedDatabaseError(
+        `initdb could not create the embedded database in ${clusterDir} (see ${logFile}): ${(res.stderr || "").trim().split("\n").pop()}`,
+      );
     }
   } finally {
     rmSync(pwFile, { force: true });

@@ -35,7 +35,8 @@ export function defaultMigrationsDir(): string {
 export function readMigrationFiles(dir = defaultMigrationsDir()): MigrationFile[] {
   // The web server reads the migrations at run time from the checkout (the health check compares them with the
   // database); the bundler need not trace them, let alone the whole project.
-  if (!existsSync(/* turbopackIgnore: true */ dir)) throw new Error(`Migrations folder ${dir} not found; run from the Rollout Lab checkout.`);
+  if (!existsSync(/* turbopackIgnore: true */ dir))
+    throw new Error(`Migrations folder ${dir} not found; run from the Rollout Lab checkout.`);
   return readdirSync(/* turbopackIgnore: true */ dir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(path.join(dir, d.name, "migration.sql")))
     .map((d) => d.name)

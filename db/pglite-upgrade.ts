@@ -66,9 +66,10 @@ export async function upgradeFromPglite(dataDir: string, target: ClientBase, log
           [after],
         );
         if (page.rows.length === 0) break;
-        await target.query(`INSERT INTO ${quote(table)} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${quote(table)}, $1::jsonb)`, [
-          JSON.stringify(page.rows.map((r) => r.row)),
-        ]);
+        await target.query(
+          `INSERT INTO ${quote(table)} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${quote(table)}, $1::jsonb)`,
+          [JSON.stringify(page.rows.map((r) => r.row))],
+        );
         n += page.rows.length;
         after = page.rows[page.rows.length - 1].ctid;
       }

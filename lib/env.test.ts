@@ -29,7 +29,10 @@ test("a URL without a database name is rejected with an example", () => {
 });
 
 test("a bind beyond loopback without a password is refused unless explicitly opted out", () => {
-  assert.throws(() => loadEnv({ HOST: "0.0.0.0" }), /HOST=0\.0\.0\.0 would open the dashboard to the network with no password: set DASHBOARD_PASSWORD/);
+  assert.throws(
+    () => loadEnv({ HOST: "0.0.0.0" }),
+    /HOST=0\.0\.0\.0 would open the dashboard to the network with no password: set DASHBOARD_PASSWORD/,
+  );
   assert.equal(loadEnv({ HOST: "0.0.0.0", DASHBOARD_PASSWORD: "pw" }).HOST, "0.0.0.0");
   assert.equal(loadEnv({ HOST: "0.0.0.0", ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD: "true" }).HOST, "0.0.0.0");
   assert.equal(loadEnv({ HOST: "::1" }).HOST, "::1");
@@ -39,12 +42,16 @@ test("every variable read later is validated the same way: a bad value is one se
   const { readEnvVar, checkWorkerEnv, EnvError } = await import("./env");
   assert.equal(readEnvVar("WORKER_POLL_MS", {}), undefined);
   assert.equal(readEnvVar("WORKER_POLL_MS", { WORKER_POLL_MS: "250" }), 250);
-  assert.throws(() => readEnvVar("WORKER_POLL_MS", { WORKER_POLL_MS: "fast" }), (e: unknown) => e instanceof EnvError && /WORKER_POLL_MS must be a positive number \(milliseconds\), got "fast"/.test(e.message));
+  assert.throws(
+    () => readEnvVar("WORKER_POLL_MS", { WORKER_POLL_MS: "fast" }),
+    (e: unknown) => e instanceof EnvError && /WORKER_POLL_MS must be a positive number \(milliseconds\), got "fast"/.test(e.message),
+  );
   assert.equal(readEnvVar("API_RATE_LIMIT_BURST", {}), 120);
   assert.throws(() => readEnvVar("API_RATE_LIMIT_BURST", { API_RATE_LIMIT_BURST: "-3" }), /API_RATE_LIMIT_BURST must be a positive number/);
   assert.throws(
     () => checkWorkerEnv({ WORKER_LEASE_MS: "0", ROLLOUT_LAB_BACKEND: "gpu", ROLLOUT_LAB_MAX_STEP_MEMORY_GB: "lots" }),
-    (e: unknown) => e instanceof EnvError && e.problems.length === 3 && /ROLLOUT_LAB_BACKEND must be tensorflow, wasm or cpu/.test(e.message),
+    (e: unknown) =>
+      e instanceof EnvError && e.problems.length === 3 && /ROLLOUT_LAB_BACKEND must be tensorflow, wasm or cpu/.test(e.message),
   );
   assert.doesNotThrow(() => checkWorkerEnv({ WORKER_LEASE_MS: "60000", ROLLOUT_LAB_NATIVE: "0" }));
 });

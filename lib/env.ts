@@ -55,7 +55,10 @@ const databaseUrl = z
       return z.NEVER;
     }
     if (url.pathname.length <= 1) {
-      ctx.addIssue({ code: "custom", message: "DATABASE_URL names no database; add one, e.g. postgresql://postgres@127.0.0.1:5432/rollout_lab." });
+      ctx.addIssue({
+        code: "custom",
+        message: "DATABASE_URL names no database; add one, e.g. postgresql://postgres@127.0.0.1:5432/rollout_lab.",
+      });
       return z.NEVER;
     }
     return v;
@@ -78,8 +81,14 @@ const positive = (name: string, what: string, fallback?: number) =>
 export const envSchema = z.object({
   DATABASE_URL: databaseUrl,
   PORT: port("PORT", 3000),
-  HOST: z.string().optional().transform((v) => v || "127.0.0.1"),
-  ROLLOUT_LAB_DATA_DIR: z.string().optional().transform((v) => v || ".data"),
+  HOST: z
+    .string()
+    .optional()
+    .transform((v) => v || "127.0.0.1"),
+  ROLLOUT_LAB_DATA_DIR: z
+    .string()
+    .optional()
+    .transform((v) => v || ".data"),
   EMBEDDED_DB_PORT: port("EMBEDDED_DB_PORT", 54329),
   SEED_DEMO: bool("SEED_DEMO", true),
   START_WORKER: bool("START_WORKER", true),
@@ -90,7 +99,10 @@ export const envSchema = z.object({
   ROLLOUT_LAB_PUBLIC_URL: z
     .string()
     .optional()
-    .refine((v) => v === undefined || v === "" || /^https?:\/\/[^/]+/.test(v), "ROLLOUT_LAB_PUBLIC_URL must be an http(s) URL such as https://rollout.example.com."),
+    .refine(
+      (v) => v === undefined || v === "" || /^https?:\/\/[^/]+/.test(v),
+      "ROLLOUT_LAB_PUBLIC_URL must be an http(s) URL such as https://rollout.example.com.",
+    ),
   WORKER_LEASE_MS: positive("WORKER_LEASE_MS", "milliseconds"),
   WORKER_HEARTBEAT_MS: positive("WORKER_HEARTBEAT_MS", "milliseconds"),
   WORKER_POLL_MS: positive("WORKER_POLL_MS", "milliseconds"),
@@ -100,7 +112,10 @@ export const envSchema = z.object({
   ROLLOUT_LAB_BACKEND: z
     .string()
     .optional()
-    .refine((v) => !v || ["tensorflow", "wasm", "cpu"].includes(v.trim()), "ROLLOUT_LAB_BACKEND must be tensorflow, wasm or cpu (or unset to choose automatically)."),
+    .refine(
+      (v) => !v || ["tensorflow", "wasm", "cpu"].includes(v.trim()),
+      "ROLLOUT_LAB_BACKEND must be tensorflow, wasm or cpu (or unset to choose automatically).",
+    ),
   ROLLOUT_LAB_NATIVE: bool("ROLLOUT_LAB_NATIVE", true),
   LOG_LEVEL: z
     .string()
@@ -153,7 +168,14 @@ export function readEnvVar<K extends keyof AppEnv>(name: K, source: Record<strin
 
 /** The variables a trainer worker reads, validated together when it starts (one sentence per bad one). */
 export function checkWorkerEnv(source: Record<string, string | undefined> = process.env): void {
-  const keys = ["WORKER_LEASE_MS", "WORKER_HEARTBEAT_MS", "WORKER_POLL_MS", "ROLLOUT_LAB_MAX_STEP_MEMORY_GB", "ROLLOUT_LAB_BACKEND", "ROLLOUT_LAB_NATIVE"] as const;
+  const keys = [
+    "WORKER_LEASE_MS",
+    "WORKER_HEARTBEAT_MS",
+    "WORKER_POLL_MS",
+    "ROLLOUT_LAB_MAX_STEP_MEMORY_GB",
+    "ROLLOUT_LAB_BACKEND",
+    "ROLLOUT_LAB_NATIVE",
+  ] as const;
   const problems = keys.flatMap((k) => {
     try {
       readEnvVar(k, source);

@@ -70,7 +70,8 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     name: "sgd",
     family: "dialogue",
     seedSystem: "Agent Gym",
-    description: "Schema-Guided Dialogue goals: a simulated user pursues a real dialogue's goal; a tool mocker answers from recorded service results (fuzzy and LLM fallbacks); every turn judged.",
+    description:
+      "Schema-Guided Dialogue goals: a simulated user pursues a real dialogue's goal; a tool mocker answers from recorded service results (fuzzy and LLM fallbacks); every turn judged.",
     // The built-in goals come without recorded dialogues, so no warm-start (a dataset path with dialogues gives one).
     // agent_gym's per-turn judge gives every turn its own reward: credited turn by turn (UserRL's r2g).
     preset: learningPreset({ context: 3072, maxTurns: 5, maxNewTokens: 96, sft: 0, groups: 2, microBatch: 1, steps: 20, turnCredit: true }),
@@ -79,18 +80,30 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     name: "tau2-retail",
     family: "tool-domain",
     seedSystem: "τ²-bench / SkyRL",
-    description: "Retail customer service (or a τ² airline or mock folder) on a private copy of the database; reward = DB × COMMUNICATE × ACTION as τ² computes it, matching τ²'s own code.",
+    description:
+      "Retail customer service (or a τ² airline or mock folder) on a private copy of the database; reward = DB × COMMUNICATE × ACTION as τ² computes it, matching τ²'s own code.",
     // τ²'s policy document and 16 tool schemas are ~10 K bytes. A byte-level policy would need a 12 K context, whose
     // T × T attention alone exceeds the 4 GiB CPU heap; this preset keeps the end of the prompt (the customer's
     // request, the tool list's tail) in 4 K. It runs, but cannot learn τ² at this scale (bench:learn, README): use a
     // BPE checkpoint (policy.model / policy.tokenizer) for real work.
-    preset: learningPreset({ model: "tiny", context: 4096, maxTurns: 8, maxNewTokens: 128, sft: 10, groups: 2, groupSize: 2, microBatch: 1, steps: 10 }),
+    preset: learningPreset({
+      model: "tiny",
+      context: 4096,
+      maxTurns: 8,
+      maxNewTokens: 128,
+      sft: 10,
+      groups: 2,
+      groupSize: 2,
+      microBatch: 1,
+      steps: 10,
+    }),
   },
   {
     name: "bfcl",
     family: "function-calling",
     seedSystem: "AWorld EnvTuning",
-    description: "BFCL multi-turn function calling against stateful APIs, in EnvTuning's <think>/<tool_call>/<answer> interaction; its format and progress rewards; curriculum stages that switch them.",
+    description:
+      "BFCL multi-turn function calling against stateful APIs, in EnvTuning's <think>/<tool_call>/<answer> interaction; its format and progress rewards; curriculum stages that switch them.",
     preset: learningPreset({ context: 3072, maxTurns: 6, maxNewTokens: 160, sft: 30, groups: 2, microBatch: 1, steps: 20 }),
   },
   {

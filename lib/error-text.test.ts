@@ -12,9 +12,12 @@ test("the first line is the first one with text, so a run error is never empty o
 
 test("invalid options become one line naming every field", () => {
   const schema = z.object({ max: z.number().max(10), name: z.string() }).strict();
-  assert.throws(() => parseOptions(schema, { max: 20, extra: 1 }, "guess options"), (e: Error) => {
-    assert.doesNotMatch(e.message, /\n/);
-    assert.match(e.message, /^Invalid guess options: .*max: Too big.*name: .*options: Unrecognized key/);
-    return true;
-  });
+  assert.throws(
+    () => parseOptions(schema, { max: 20, extra: 1 }, "guess options"),
+    (e: Error) => {
+      assert.doesNotMatch(e.message, /\n/);
+      assert.match(e.message, /^Invalid guess options: .*max: Too big.*name: .*options: Unrecognized key/);
+      return true;
+    },
+  );
 });

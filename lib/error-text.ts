@@ -9,7 +9,11 @@ const MAX_LINE = 500;
 
 export function firstLine(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  const line = text.split("\n").find((l) => l.trim() !== "")?.trim() ?? (err instanceof Error ? err.name : "unknown error");
+  const line =
+    text
+      .split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? (err instanceof Error ? err.name : "unknown error");
   return line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line;
 }
 
@@ -19,7 +23,11 @@ export function describeZodIssues(error: ZodError, whole = "(input)"): string {
 }
 
 /** A config section validated by `schema`, or an Error naming `what` and every problem on one line. */
-export function parseOptions<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: ZodError } }, value: unknown, what: string): T {
+export function parseOptions<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: ZodError } },
+  value: unknown,
+  what: string,
+): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new Error(`Invalid ${what}: ${describeZodIssues(parsed.error, "options")}`);
   return parsed.data;

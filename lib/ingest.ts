@@ -51,13 +51,22 @@ export const stepsInput = z
   .strict();
 export type StepsInput = z.input<typeof stepsInput>;
 
-const toolCall = z.object({ id: z.string().max(200).default(""), name: z.string().min(1).max(200), arguments: z.record(z.string(), z.unknown()).default({}) }).strict();
+const toolCall = z
+  .object({
+    id: z.string().max(200).default(""),
+    name: z.string().min(1).max(200),
+    arguments: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
 
 export const messageInput = z
   .object({
     role: z.enum(["system", "user", "assistant", "tool"]),
     content: z.string().max(1_000_000),
-    source: z.enum(["system", "policy", "user_simulator", "tool", "tool_simulator", "environment"]).optional().describe("Who produced it (default from the role: assistant → policy)."),
+    source: z
+      .enum(["system", "policy", "user_simulator", "tool", "tool_simulator", "environment"])
+      .optional()
+      .describe("Who produced it (default from the role: assistant → policy)."),
     turn: z.number().int().min(0).max(100_000).optional().describe("0-based policy turn (default: counted from the assistant messages)."),
     toolCalls: z.array(toolCall).max(100).optional(),
     toolCallId: z.string().max(200).optional(),
@@ -89,7 +98,12 @@ export const trajectoryInput = z
     id: z.string().min(1).max(300).describe("The sender's id for this sample; a retry with the same id is skipped."),
     step,
     split: z.enum(["train", "eval"]).default("train"),
-    group: z.string().min(1).max(300).optional().describe("Samples of one GRPO group share this key (default: taskId, else the first user message)."),
+    group: z
+      .string()
+      .min(1)
+      .max(300)
+      .optional()
+      .describe("Samples of one GRPO group share this key (default: taskId, else the first user message)."),
     taskId: z.string().min(1).max(300).optional(),
     task: z.record(z.string(), z.unknown()).optional(),
     conversation: z.array(messageInput).min(1).max(2000),
@@ -107,7 +121,9 @@ export const trajectoryInput = z
 export type TrajectoryInput = z.input<typeof trajectoryInput>;
 export type ParsedTrajectory = z.output<typeof trajectoryInput>;
 
-export const trajectoriesInput = z.object({ runId, trajectories: z.array(trajectoryInput).min(1).max(MAX_TRAJECTORIES_PER_BATCH) }).strict();
+export const trajectoriesInput = z
+  .object({ runId, trajectories: z.array(trajectoryInput).min(1).max(MAX_TRAJECTORIES_PER_BATCH) })
+  .strict();
 export type TrajectoriesInput = z.input<typeof trajectoriesInput>;
 
 export const finishInput = z

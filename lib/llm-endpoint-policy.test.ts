@@ -23,7 +23,14 @@ test("an optional base-URL allowlist; every problem of a config's llm section wi
   const closed = llmEndpointPolicyFromEnv({ ROLLOUT_LAB_LLM_BASE_URLS: "https://api.openai.com/v1,http://127.0.0.1:8000/" });
   assert.equal(baseUrlProblem("http://127.0.0.1:8000/v1", closed), null);
   assert.deepEqual(
-    checkLlmEndpoints({ judge: { baseUrl: "http://attacker/v1", apiKeyEnv: "DATABASE_URL" }, userSimulator: { baseUrl: "https://api.openai.com/v1", apiKeyEnv: "OPENAI_API_KEY" }, concurrency: 4 }, closed).map((p) => p.path.join(".")),
+    checkLlmEndpoints(
+      {
+        judge: { baseUrl: "http://attacker/v1", apiKeyEnv: "DATABASE_URL" },
+        userSimulator: { baseUrl: "https://api.openai.com/v1", apiKeyEnv: "OPENAI_API_KEY" },
+        concurrency: 4,
+      },
+      closed,
+    ).map((p) => p.path.join(".")),
     ["llm.judge.apiKeyEnv", "llm.judge.baseUrl"],
   );
 });

@@ -16,9 +16,36 @@ export interface ModelDims {
 }
 
 export const BUILTIN_MODEL_DIMS = {
-  tiny: { hiddenSize: 32, numLayers: 2, numHeads: 4, numKvHeads: 2, intermediateSize: 64, maxPositions: 512, tieEmbeddings: false, attentionBias: false },
-  small: { hiddenSize: 128, numLayers: 4, numHeads: 4, numKvHeads: 4, intermediateSize: 512, maxPositions: 512, tieEmbeddings: false, attentionBias: false },
-  base: { hiddenSize: 256, numLayers: 6, numHeads: 8, numKvHeads: 4, intermediateSize: 1024, maxPositions: 1024, tieEmbeddings: false, attentionBias: false },
+  tiny: {
+    hiddenSize: 32,
+    numLayers: 2,
+    numHeads: 4,
+    numKvHeads: 2,
+    intermediateSize: 64,
+    maxPositions: 512,
+    tieEmbeddings: false,
+    attentionBias: false,
+  },
+  small: {
+    hiddenSize: 128,
+    numLayers: 4,
+    numHeads: 4,
+    numKvHeads: 4,
+    intermediateSize: 512,
+    maxPositions: 512,
+    tieEmbeddings: false,
+    attentionBias: false,
+  },
+  base: {
+    hiddenSize: 256,
+    numLayers: 6,
+    numHeads: 8,
+    numKvHeads: 4,
+    intermediateSize: 1024,
+    maxPositions: 1024,
+    tieEmbeddings: false,
+    attentionBias: false,
+  },
 } as const satisfies Record<string, ModelDims>;
 
 export type BuiltinModelSize = keyof typeof BUILTIN_MODEL_DIMS;

@@ -106,9 +106,9 @@ export function stringifyKeepingKeyOrder(value: unknown, depth = 0): string {
   }
   const record = value as Record<string, unknown>;
   const order = sourceKeyOrder(record);
-  const keys = (order ? [...order.filter((k) => k in record), ...Object.keys(record).filter((k) => !order.includes(k))] : Object.keys(record)).filter(
-    (k) => record[k] !== undefined,
-  );
+  const keys = (
+    order ? [...order.filter((k) => k in record), ...Object.keys(record).filter((k) => !order.includes(k))] : Object.keys(record)
+  ).filter((k) => record[k] !== undefined);
   if (keys.length === 0) return "{}";
   return `{${keys.map((k) => `${pad}${JSON.stringify(k)}: ${stringifyKeepingKeyOrder(record[k], depth + 1)}`).join(",")}${close}}`;
 }

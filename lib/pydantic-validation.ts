@@ -52,7 +52,9 @@ function orList(values: readonly string[]): string {
 function checkField(spec: FieldSpec, v: unknown): { value: unknown } | { message: string; type: string } {
   if (typeof spec === "object" && "any" in spec) return { value: v };
   if (typeof spec === "object") {
-    return typeof v === "string" && spec.literal.includes(v) ? { value: v } : { message: `Input should be ${orList(spec.literal)}`, type: "literal_error" };
+    return typeof v === "string" && spec.literal.includes(v)
+      ? { value: v }
+      : { message: `Input should be ${orList(spec.literal)}`, type: "literal_error" };
   }
   const num = v instanceof PyFloat ? v.value : v;
   switch (spec) {
@@ -61,17 +63,22 @@ function checkField(spec: FieldSpec, v: unknown): { value: unknown } | { message
     case "int":
       if (typeof num === "boolean") return { value: num ? 1 : 0 };
       if (typeof num === "number") {
-        return Number.isInteger(num) ? { value: num } : { message: "Input should be a valid integer, got a number with a fractional part", type: "int_from_float" };
+        return Number.isInteger(num)
+          ? { value: num }
+          : { message: "Input should be a valid integer, got a number with a fractional part", type: "int_from_float" };
       }
       if (typeof num === "string") {
-        return /^\s*[+-]?\d+\s*$/.test(num) ? { value: Number(num) } : { message: "Input should be a valid integer, unable to parse string as an integer", type: "int_parsing" };
+        return /^\s*[+-]?\d+\s*$/.test(num)
+          ? { value: Number(num) }
+          : { message: "Input should be a valid integer, unable to parse string as an integer", type: "int_parsing" };
       }
       return { message: "Input should be a valid integer", type: "int_type" };
     case "float":
       if (typeof num === "boolean") return { value: num ? 1 : 0 };
       if (typeof num === "number") return { value: num };
       if (typeof num === "string" && num.trim() !== "" && Number.isFinite(Number(num))) return { value: Number(num) };
-      if (typeof num === "string") return { message: "Input should be a valid number, unable to parse string as a number", type: "float_parsing" };
+      if (typeof num === "string")
+        return { message: "Input should be a valid number, unable to parse string as a number", type: "float_parsing" };
       return { message: "Input should be a valid number", type: "float_type" };
   }
 }
@@ -96,7 +103,11 @@ export function validateFlat(model: FlatModel, input: Record<string, unknown>): 
   if (errors.length > 0) {
     const lines = [`${errors.length} validation error${errors.length > 1 ? "s" : ""} for ${model.name}`];
     for (const e of errors) {
-      lines.push(e.field, `  ${e.message} [type=${e.type}, input_value=${inputRepr(e.input)}, input_type=${pythonTypeName(e.input)}]`, `    For further information visit ${PYDANTIC_DOCS}/${e.type}`);
+      lines.push(
+        e.field,
+        `  ${e.message} [type=${e.type}, input_value=${inputRepr(e.input)}, input_type=${pythonTypeName(e.input)}]`,
+        `    For further information visit ${PYDANTIC_DOCS}/${e.type}`,
+      );
     }
     throw new PydanticValidationError(lines.join("\n"));
   }

@@ -51,7 +51,7 @@ function binary(op: string, a: PyNum, b: PyNum): PyNum {
       case "//": {
         if (b === 0n) throw new PythonEvalError("integer division or modulo by zero");
         const q = a / b;
-        return (a % b !== 0n && a < 0n !== b < 0n) ? q - 1n : q;
+        return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
       }
       case "**":
         if (b < 0n) {
@@ -125,7 +125,9 @@ export function evalPythonArithmetic(expr: string): PyNum {
     if (/^[\d.]/.test(t)) {
       if (t.includes(".")) return Number(t);
       if (/^0+[1-9]/.test(t)) {
-        throw new PythonEvalError("leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)");
+        throw new PythonEvalError(
+          "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)",
+        );
       }
       return BigInt(t);
     }

@@ -24,19 +24,38 @@ test("floats print as Python prints them: 54.0, 1e-05, 1e+16, shortest digits", 
 });
 
 test("round(x, 2) is Python's: the exact binary value rounded, ties to even (2.675 → 2.67, 0.125 → 0.12)", () => {
-  const wrong = cases.floats.map((x, i) => [x, cases.round2[i], pythonFloatRepr(pythonRound(x, 2))]).filter(([, want, got]) => want !== got);
+  const wrong = cases.floats
+    .map((x, i) => [x, cases.round2[i], pythonFloatRepr(pythonRound(x, 2))])
+    .filter(([, want, got]) => want !== got);
   assert.deepEqual(wrong, [], `${wrong.length} of ${cases.floats.length} differ`);
   assert.notEqual(pythonRound(2.675, 2), Math.round(2.675 * 100) / 100, "the naive rounding differs on this one");
 });
 
 test("strings are escaped as json.dumps escapes them (ensure_ascii): quotes, controls, accents, emoji", () => {
-  assert.deepEqual(cases.strings.map((x) => pythonStringLiteral(x)), cases.dumped);
+  assert.deepEqual(
+    cases.strings.map((x) => pythonStringLiteral(x)),
+    cases.dumped,
+  );
 });
 
 test("a model dumps its declared fields in order (unset ones as null), floats as floats; sort_keys sorts", () => {
-  const Item: PyModel = { name: "Item", fields: [["name", "str"], ["price", "float"], ["count", "int"], ["note", { optional: "str" }]] };
-  assert.equal(pythonJsonDumps({ price: 100, name: "Lamp", count: 2 }, { model: Item }), '{"name": "Lamp", "price": 100.0, "count": 2, "note": null}');
-  assert.equal(pythonJsonDumps({ price: 1, name: "é", count: 0 }, { model: Item }, { sortKeys: true }), '{"count": 0, "name": "\\u00e9", "note": null, "price": 1.0}');
+  const Item: PyModel = {
+    name: "Item",
+    fields: [
+      ["name", "str"],
+      ["price", "float"],
+      ["count", "int"],
+      ["note", { optional: "str" }],
+    ],
+  };
+  assert.equal(
+    pythonJsonDumps({ price: 100, name: "Lamp", count: 2 }, { model: Item }),
+    '{"name": "Lamp", "price": 100.0, "count": 2, "note": null}',
+  );
+  assert.equal(
+    pythonJsonDumps({ price: 1, name: "é", count: 0 }, { model: Item }, { sortKeys: true }),
+    '{"count": 0, "name": "\\u00e9", "note": null, "price": 1.0}',
+  );
   assert.equal(pythonJsonDumps(cases.nested.value, "any", { sortKeys: true }), cases.nested.sorted);
 });
 

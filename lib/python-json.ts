@@ -77,7 +77,6 @@ export function pythonRound(x: number, ndigits: number): number {
   }
   const rounded = Number(x.toFixed(ndigits));
   return rounded === 0 && (x < 0 || Object.is(x, -0)) ? -0 : rounded; // Python keeps the sign: round(-0.001, 2) == -0.0
-
 }
 
 /**
@@ -112,7 +111,9 @@ export interface PythonDumpOptions {
 /** A dict's entries in Python's order: as the source JSON listed them (see ordered-json), else insertion order. */
 function entriesInSourceOrder(record: Record<string, unknown>): [string, unknown][] {
   const order = sourceKeyOrder(record);
-  const keys = order ? [...order.filter((k) => k in record), ...Object.keys(record).filter((k) => !order.includes(k))] : Object.keys(record);
+  const keys = order
+    ? [...order.filter((k) => k in record), ...Object.keys(record).filter((k) => !order.includes(k))]
+    : Object.keys(record);
   return keys.map((k) => [k, record[k]] as [string, unknown]).filter(([, v]) => v !== undefined);
 }
 

@@ -18,7 +18,13 @@ export const RescoringSelectionSchema = z
     groupId: z.string().min(1).max(64).optional().describe("Only this group."),
     taskId: z.string().min(1).max(200).optional().describe("Only groups of this task."),
     split: z.string().min(1).max(40).optional().describe('"train" or "eval"; both when omitted.'),
-    maxTrajectories: z.number().int().min(1).max(5000).default(500).describe("Stop adding groups once this many trajectories are selected."),
+    maxTrajectories: z
+      .number()
+      .int()
+      .min(1)
+      .max(5000)
+      .default(500)
+      .describe("Stop adding groups once this many trajectories are selected."),
   })
   .strict()
   .refine((s) => s.stepMin === undefined || s.stepMax === undefined || s.stepMin <= s.stepMax, {
@@ -90,7 +96,7 @@ export const WeightsScorerSchema = z
     kind: z.literal("weights"),
     weights: z
       .record(z.string().min(1).max(100), z.number().min(-100).max(100))
-      .refine((w) => Object.keys(w).length > 0, { message: "give at least one component weight, e.g. {\"goal\": 1}" }),
+      .refine((w) => Object.keys(w).length > 0, { message: 'give at least one component weight, e.g. {"goal": 1}' }),
   })
   .strict();
 
@@ -108,7 +114,12 @@ export interface ScoreSample {
 
 /** A short human label for a scorer (job lists, the comparison header). */
 export function describeScorer(s: Scorer): string {
-  if (s.kind === "weights") return `weights ${Object.entries(s.weights).map(([k, w]) => `${k}×${w}`).join(" + ")}`;
-  const judge = s.endpoint ? `${s.endpoint.model} judge` : `offline judge (threshold ${s.offline.threshold}${s.offline.noise ? `, noise ${s.offline.noise}` : ""})`;
+  if (s.kind === "weights")
+    return `weights ${Object.entries(s.weights)
+      .map(([k, w]) => `${k}×${w}`)
+      .join(" + ")}`;
+  const judge = s.endpoint
+    ? `${s.endpoint.model} judge`
+    : `offline judge (threshold ${s.offline.threshold}${s.offline.noise ? `, noise ${s.offline.noise}` : ""})`;
   return `${judge}${s.samples > 1 ? `, k=${s.samples}` : ""}${s.prompt === DEFAULT_RESCORE_JUDGE_PROMPT ? "" : ", custom prompt"}`;
 }

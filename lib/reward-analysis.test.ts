@@ -27,11 +27,24 @@ test("comparing scorings counts agreement and names each flip, never treating un
 });
 
 test("judge reliability: a judge that never wavers has agreement 1 and no noise floor; a noisy one does", () => {
-  const steady = judgeReliability([[1, 1, 1], [0, 0, 0]], 16);
+  const steady = judgeReliability(
+    [
+      [1, 1, 1],
+      [0, 0, 0],
+    ],
+    16,
+  );
   assert.equal(steady.meanAgreement, 1);
   assert.equal(steady.noiseFloor, 0);
   assert.equal(steady.unstableShare, 0);
-  const noisy = judgeReliability([[1, 0, 1, 1], [0, 0, 0, 0], [null, 1, 0, null]], 4);
+  const noisy = judgeReliability(
+    [
+      [1, 0, 1, 1],
+      [0, 0, 0, 0],
+      [null, 1, 0, null],
+    ],
+    4,
+  );
   assert.equal(noisy.trajectories, 3);
   assert.equal(noisy.meanAgreement, (0.75 + 1 + 0.5) / 3);
   // variances 0.1875, 0, 0.25 -> mean 0.14583; / 4 per step -> sqrt = 0.1909
@@ -41,8 +54,16 @@ test("judge reliability: a judge that never wavers has agreement 1 and no noise 
 });
 
 test("pairwise agreement between two judges only counts trajectories both scored", () => {
-  const a = new Map<string, number | null>([["x", 1], ["y", 0], ["z", null]]);
-  const b = new Map<string, number | null>([["x", 1], ["y", 1], ["z", 1]]);
+  const a = new Map<string, number | null>([
+    ["x", 1],
+    ["y", 0],
+    ["z", null],
+  ]);
+  const b = new Map<string, number | null>([
+    ["x", 1],
+    ["y", 1],
+    ["z", 1],
+  ]);
   assert.deepEqual(pairwiseAgreement(a, b), { compared: 2, agreementRate: 0.5 });
 });
 
@@ -55,15 +76,30 @@ test("component analysis: curves per step, correlations with the reward that sta
   ];
   const a = analyseComponents(rows);
   assert.deepEqual(a.components, ["goal", "verified"], "judge agreement is not a reward component");
-  assert.deepEqual(a.steps.map((s) => s.means.goal), [0.5, 1]);
+  assert.deepEqual(
+    a.steps.map((s) => s.means.goal),
+    [0.5, 1],
+  );
   assert.equal(a.steps[1].rewardMean, 1.5);
   for (const c of a.components) assert.ok(Math.abs(a.correlations[c]!) <= 1, `${c}: ${a.correlations[c]}`);
   assert.ok(a.correlations.goal! > 0.5 && a.correlations.verified! > 0.5, "both components move with the reward");
   // A counter on a different scale (tool errors that fall as the reward rises) reads as a negative correlation, not −2000%.
-  const counter = analyseComponents([0, 1, 2, 3].map((i) => ({ id: `c${i}`, step: 0, reward: i / 3, components: { goal: i / 3, tool_errors: 30 - 10 * i } })));
+  const counter = analyseComponents(
+    [0, 1, 2, 3].map((i) => ({ id: `c${i}`, step: 0, reward: i / 3, components: { goal: i / 3, tool_errors: 30 - 10 * i } })),
+  );
   assert.ok(Math.abs(counter.correlations.tool_errors! + 1) < 1e-9, String(counter.correlations.tool_errors));
-  assert.equal(analyseComponents([{ id: "k", step: 0, reward: 1, components: { x: 1 } }, { id: "l", step: 0, reward: 0, components: { x: 1 } }]).correlations.x, null, "a constant component has no correlation");
-  assert.deepEqual(a.disagreements.map((d) => d.trajectoryId), ["t4"]);
+  assert.equal(
+    analyseComponents([
+      { id: "k", step: 0, reward: 1, components: { x: 1 } },
+      { id: "l", step: 0, reward: 0, components: { x: 1 } },
+    ]).correlations.x,
+    null,
+    "a constant component has no correlation",
+  );
+  assert.deepEqual(
+    a.disagreements.map((d) => d.trajectoryId),
+    ["t4"],
+  );
   assert.deepEqual(a.disagreements[0].low, ["verified"]);
 });
 
@@ -71,7 +107,10 @@ test("the scorer schema fills offline defaults and rejects a pasted key or an em
   const s = ScorerSchema.parse({ kind: "judge" });
   assert.equal(s.kind === "judge" && s.offline.threshold, 1);
   assert.match(describeScorer(s), /offline judge \(threshold 1\)/);
-  assert.equal(ScorerSchema.safeParse({ kind: "judge", endpoint: { baseUrl: "https://x.test/v1", model: "m", apiKeyEnv: "sk-abc123" } }).success, false);
+  assert.equal(
+    ScorerSchema.safeParse({ kind: "judge", endpoint: { baseUrl: "https://x.test/v1", model: "m", apiKeyEnv: "sk-abc123" } }).success,
+    false,
+  );
   assert.equal(ScorerSchema.safeParse({ kind: "weights", weights: {} }).success, false);
   assert.equal(RescoringSelectionSchema.safeParse({ stepMin: 5, stepMax: 2 }).success, false);
 });

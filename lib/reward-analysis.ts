@@ -92,7 +92,8 @@ export interface ReliabilityReport {
 export function judgeReliability(samples: (number | null)[][], perStep: number, threshold = VERDICT_THRESHOLD): ReliabilityReport {
   const rows = samples.map((s) => s.filter((x): x is number => x !== null && Number.isFinite(x))).filter((s) => s.length >= 2);
   const k = rows.length ? Math.max(...rows.map((r) => r.length)) : 0;
-  if (rows.length === 0) return { trajectories: 0, samplesPerTrajectory: k, meanAgreement: null, meanStd: null, unstableShare: null, noiseFloor: null, perStep };
+  if (rows.length === 0)
+    return { trajectories: 0, samplesPerTrajectory: k, meanAgreement: null, meanStd: null, unstableShare: null, noiseFloor: null, perStep };
   let agreementSum = 0;
   let varianceSum = 0;
   let stdSum = 0;
@@ -119,7 +120,11 @@ export function judgeReliability(samples: (number | null)[][], perStep: number, 
 }
 
 /** Verdict agreement between two scorers on the trajectories both scored (e.g. two judge models). */
-export function pairwiseAgreement(a: Map<string, number | null>, b: Map<string, number | null>, threshold = VERDICT_THRESHOLD): { compared: number; agreementRate: number | null } {
+export function pairwiseAgreement(
+  a: Map<string, number | null>,
+  b: Map<string, number | null>,
+  threshold = VERDICT_THRESHOLD,
+): { compared: number; agreementRate: number | null } {
   let compared = 0;
   let agreed = 0;
   for (const [id, ra] of a) {
@@ -167,7 +172,9 @@ export interface ComponentAnalysis {
 const NOT_A_COMPONENT = new Set(["judge_agreement"]);
 
 function numericComponents(c: Record<string, unknown>): [string, number][] {
-  return Object.entries(c).filter((e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1]) && !NOT_A_COMPONENT.has(e[0]));
+  return Object.entries(c).filter(
+    (e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1]) && !NOT_A_COMPONENT.has(e[0]),
+  );
 }
 
 /** Pearson correlation; null with fewer than 2 points or when either side is constant. */
@@ -203,7 +210,10 @@ export function analyseComponents(rows: ComponentRow[], disagreementLimit = 50):
   const correlations: Record<string, number | null> = {};
   for (const name of names) {
     const both = scored.filter((r) => typeof r.components[name] === "number");
-    correlations[name] = pearson(both.map((r) => r.components[name] as number), both.map((r) => r.reward as number));
+    correlations[name] = pearson(
+      both.map((r) => r.components[name] as number),
+      both.map((r) => r.reward as number),
+    );
   }
 
   const disagreements: ComponentAnalysis["disagreements"] = [];
@@ -213,7 +223,14 @@ export function analyseComponents(rows: ComponentRow[], disagreementLimit = 50):
     const low = cs.filter(([, v]) => v < VERDICT_THRESHOLD).map(([k]) => k);
     if (high.length && low.length) {
       const values = cs.map(([, v]) => v);
-      disagreements.push({ trajectoryId: r.id, step: r.step, reward: r.reward, high, low, spread: Math.max(...values) - Math.min(...values) });
+      disagreements.push({
+        trajectoryId: r.id,
+        step: r.step,
+        reward: r.reward,
+        high,
+        low,
+        spread: Math.max(...values) - Math.min(...values),
+      });
     }
   }
   disagreements.sort((a, b) => b.spread - a.spread || a.step - b.step);

@@ -61,7 +61,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+  if (isPlainObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(",")}}`;
   return JSON.stringify(v);
 }
 
@@ -92,10 +96,22 @@ export function judgeCheckMismatches(trajs: SignalTrajectory[]): Signal[] {
     const high = rows.filter((t) => t.reward !== null && t.reward >= VERDICT_THRESHOLD && programmaticCheck(t) === false);
     const low = rows.filter((t) => t.reward !== null && t.reward < VERDICT_THRESHOLD && programmaticCheck(t) === true);
     if (high.length) {
-      out.push({ kind: "judge_high_check_fails", step, title: "Judge rewards what the programmatic check fails", detail: `${high.length} of ${rows.length} trajectories got a passing reward although the final state / format check failed — the policy may be pleasing the judge.`, examples: high.slice(0, EXAMPLES).map((t) => t.id) });
+      out.push({
+        kind: "judge_high_check_fails",
+        step,
+        title: "Judge rewards what the programmatic check fails",
+        detail: `${high.length} of ${rows.length} trajectories got a passing reward although the final state / format check failed — the policy may be pleasing the judge.`,
+        examples: high.slice(0, EXAMPLES).map((t) => t.id),
+      });
     }
     if (low.length) {
-      out.push({ kind: "judge_low_check_passes", step, title: "Judge fails what the programmatic check passes", detail: `${low.length} of ${rows.length} trajectories reached the expected state but got a failing reward — the judge may be too strict or noisy.`, examples: low.slice(0, EXAMPLES).map((t) => t.id) });
+      out.push({
+        kind: "judge_low_check_passes",
+        step,
+        title: "Judge fails what the programmatic check passes",
+        detail: `${low.length} of ${rows.length} trajectories reached the expected state but got a failing reward — the judge may be too strict or noisy.`,
+        examples: low.slice(0, EXAMPLES).map((t) => t.id),
+      });
     }
   }
   return out;
@@ -118,7 +134,13 @@ export function rewardEvalDivergence(train: SeriesPoint[], evalSeries: SeriesPoi
     const trainDelta = b - a;
     const evalDelta = e[i].value - e[i - 1].value;
     if (trainDelta > minDelta && evalDelta < -minDelta) {
-      out.push({ kind: "reward_up_eval_down", step: e[i].step, title: "Train reward rising while eval reward falls", detail: `Steps ${e[i - 1].step}→${e[i].step}: train reward ${trainDelta >= 0 ? "+" : ""}${trainDelta.toFixed(3)}, eval reward ${evalDelta.toFixed(3)} — gains may not generalise (overfitting or judge exploitation).`, examples: [] });
+      out.push({
+        kind: "reward_up_eval_down",
+        step: e[i].step,
+        title: "Train reward rising while eval reward falls",
+        detail: `Steps ${e[i - 1].step}→${e[i].step}: train reward ${trainDelta >= 0 ? "+" : ""}${trainDelta.toFixed(3)}, eval reward ${evalDelta.toFixed(3)} — gains may not generalise (overfitting or judge exploitation).`,
+        examples: [],
+      });
     }
   }
   return out;
@@ -129,12 +151,21 @@ export function sharpDrift(series: SeriesPoint[], kind: "length_drift" | "turns_
   const s = [...series].sort((a, b) => a.step - b.step);
   const out: Signal[] = [];
   for (let i = window; i < s.length; i++) {
-    const prev = s.slice(i - window, i).map((p) => p.value).sort((a, b) => a - b);
+    const prev = s
+      .slice(i - window, i)
+      .map((p) => p.value)
+      .sort((a, b) => a - b);
     const median = prev[Math.floor(prev.length / 2)];
     const change = (s[i].value - median) / Math.max(Math.abs(median), 1e-9);
     if (Math.abs(change) > relative) {
       const what = kind === "length_drift" ? "Response length" : "Turn count";
-      out.push({ kind, step: s[i].step, title: `${what} drifted sharply`, detail: `${what} ${s[i].value.toFixed(1)} vs a median of ${median.toFixed(1)} over the previous ${window} steps (${change > 0 ? "+" : ""}${Math.round(change * 100)}%).`, examples: [] });
+      out.push({
+        kind,
+        step: s[i].step,
+        title: `${what} drifted sharply`,
+        detail: `${what} ${s[i].value.toFixed(1)} vs a median of ${median.toFixed(1)} over the previous ${window} steps (${change > 0 ? "+" : ""}${Math.round(change * 100)}%).`,
+        examples: [],
+      });
     }
   }
   return out;
@@ -178,7 +209,13 @@ export function nearIdenticalGroups(trajs: SignalTrajectory[], share = 0.75, sim
   const out: Signal[] = [];
   for (const [step, e] of [...flagged.entries()].sort((a, b) => a[0] - b[0])) {
     if (e.groups === 0) continue;
-    out.push({ kind: "near_identical_group", step, title: "Near-identical responses within groups", detail: `${e.groups} of ${e.total} groups have ≥${Math.round(share * 100)}% near-identical samples: little diversity for GRPO to compare (entropy collapse or a degenerate answer).`, examples: e.examples.slice(0, EXAMPLES) });
+    out.push({
+      kind: "near_identical_group",
+      step,
+      title: "Near-identical responses within groups",
+      detail: `${e.groups} of ${e.total} groups have ≥${Math.round(share * 100)}% near-identical samples: little diversity for GRPO to compare (entropy collapse or a degenerate answer).`,
+      examples: e.examples.slice(0, EXAMPLES),
+    });
   }
   return out;
 }
@@ -198,7 +235,13 @@ export function abnormalEndings(trajs: SignalTrajectory[], minShare = 0.1): Sign
     const bad = rows.map((t) => ({ t, why: abnormalEnding(t) })).filter((x) => x.why !== null);
     if (bad.length === 0 || bad.length / rows.length < minShare) continue;
     const reasons = [...new Set(bad.map((b) => b.why))].join("; ");
-    out.push({ kind: "abnormal_ending", step, title: "Episodes ended early or abnormally", detail: `${bad.length} of ${rows.length} episodes: ${reasons}. Their rewards measure the simulator, not the policy.`, examples: bad.slice(0, EXAMPLES).map((b) => b.t.id) });
+    out.push({
+      kind: "abnormal_ending",
+      step,
+      title: "Episodes ended early or abnormally",
+      detail: `${bad.length} of ${rows.length} episodes: ${reasons}. Their rewards measure the simulator, not the policy.`,
+      examples: bad.slice(0, EXAMPLES).map((b) => b.t.id),
+    });
   }
   return out;
 }

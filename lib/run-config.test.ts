@@ -29,18 +29,27 @@ test("invalid combinations say which field to change and how", () => {
   assert.match(issues({ grpo: { klInReward: true } })["grpo.klCoef"], /set klCoef/);
   assert.match(issues({ grpo: { klInReward: true, klCoef: 0.1, turnCredit: "r2g" } })["grpo.klInReward"], /multi-turn credit does not use/);
   assert.match(issues({ dataset: { demonstrationsPath: "demos.jsonl" } })["dataset.demonstrationsPath"], /set grpo.sftWarmupSteps > 0/);
-  assert.doesNotThrow(() => parseRunConfig({ dataset: { demonstrationsPath: "demos.jsonl" }, grpo: { sftWarmupSteps: 4, klInReward: true, klCoef: 0.05 } }));
-  assert.match(issues({ grpo: { steps: 10 }, curriculum: [{ name: "format", steps: 3 }] })["curriculum"], /add up to 3 steps but grpo.steps is 10/);
+  assert.doesNotThrow(() =>
+    parseRunConfig({ dataset: { demonstrationsPath: "demos.jsonl" }, grpo: { sftWarmupSteps: 4, klInReward: true, klCoef: 0.05 } }),
+  );
+  assert.match(
+    issues({ grpo: { steps: 10 }, curriculum: [{ name: "format", steps: 3 }] })["curriculum"],
+    /add up to 3 steps but grpo.steps is 10/,
+  );
   assert.match(issues({ environment: "nope" })["environment"], /choose one of: simulated/);
   assert.match(issues({ grpo: { sneaky: 1 } })["grpo"], /Unrecognized key/);
-  assert.match(issues({ grpo: { turnCredit: "r2g", advantageEstimator: "drgrpo" } })["grpo.advantageEstimator"], /would be ignored\. Set advantageEstimator to "grpo", or turnCredit to "none"/);
+  assert.match(
+    issues({ grpo: { turnCredit: "r2g", advantageEstimator: "drgrpo" } })["grpo.advantageEstimator"],
+    /would be ignored\. Set advantageEstimator to "grpo", or turnCredit to "none"/,
+  );
 });
 
 test("GRPO defaults follow verl: dual clip at c = 3 (null turns it off); the straight-through KL variants are accepted", () => {
   assert.equal(parseRunConfig({}).grpo.dualClip, 3);
   assert.equal(parseRunConfig({ grpo: { dualClip: null } }).grpo.dualClip, null);
   assert.match(issues({ grpo: { dualClip: 1 } })["grpo.dualClip"], /expected number to be >1/);
-  for (const klEstimator of ["k1+", "k3+"] as const) assert.equal(parseRunConfig({ grpo: { klEstimator, klCoef: 0.1 } }).grpo.klEstimator, klEstimator);
+  for (const klEstimator of ["k1+", "k3+"] as const)
+    assert.equal(parseRunConfig({ grpo: { klEstimator, klCoef: 0.1 } }).grpo.klEstimator, klEstimator);
 });
 
 test("every catalog preset is a valid config", () => {

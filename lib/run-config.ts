@@ -20,7 +20,10 @@ const dataPath = (what: string) =>
     .min(1)
     .max(1024)
     .refine((p) => !p.includes("\0"), `${what} contains a NUL character`)
-    .refine((p) => !p.split(/[\\/]/).includes(".."), `${what} must not contain "..": name a path inside the worker's data folders, e.g. "tau2/retail" for <data dir>/datasets/tau2/retail`);
+    .refine(
+      (p) => !p.split(/[\\/]/).includes(".."),
+      `${what} must not contain "..": name a path inside the worker's data folders, e.g. "tau2/retail" for <data dir>/datasets/tau2/retail`,
+    );
 
 export const ADVANTAGE_ESTIMATORS = ["grpo", "trl", "drgrpo", "art"] as const;
 export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"] as const;
@@ -51,7 +54,13 @@ export const runConfigSchema = z
   .object({
     name: z.string().min(1).max(120).default("untitled run").describe("Display name of the run."),
     tags: z.array(z.string().min(1).max(40)).max(20).default([]).describe("Labels for filtering the runs list."),
-    seed: z.number().int().min(0).max(2 ** 31 - 1).default(0).describe("Seeds data order, sampling and initialisation."),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .default(0)
+      .describe("Seeds data order, sampling and initialisation."),
 
     environment: z.string().min(1).default("simulated").describe("Environment name (see the environments table in the README)."),
     environmentOptions: z
@@ -62,7 +71,9 @@ export const runConfigSchema = z
       .object({
         path: dataPath("dataset.path")
           .optional()
-          .describe("Task file or folder on the trainer host, relative to its data folders (<data dir>/datasets by default) or absolute inside them; omit to use the environment's built-in tasks."),
+          .describe(
+            "Task file or folder on the trainer host, relative to its data folders (<data dir>/datasets by default) or absolute inside them; omit to use the environment's built-in tasks.",
+          ),
         trainSplit: z.string().default("train"),
         evalSplit: z.string().default("test").describe("Held-out split used for evaluation."),
         demonstrationsPath: dataPath("dataset.demonstrationsPath")
@@ -76,16 +87,27 @@ export const runConfigSchema = z
 
     policy: z
       .object({
-        model: dataPath("policy.model").default("tiny").describe("Built-in size (tiny, small, base) or a Hugging Face checkpoint folder in the trainer's data folders (<data dir>/models by default)."),
-        tokenizer: dataPath("policy.tokenizer").default("byte").describe('"byte" or a Hugging Face tokenizer.json in the trainer\'s data folders.'),
+        model: dataPath("policy.model")
+          .default("tiny")
+          .describe(
+            "Built-in size (tiny, small, base) or a Hugging Face checkpoint folder in the trainer's data folders (<data dir>/models by default).",
+          ),
+        tokenizer: dataPath("policy.tokenizer")
+          .default("byte")
+          .describe('"byte" or a Hugging Face tokenizer.json in the trainer\'s data folders.'),
         contextLength: z
           .number()
           .int()
           .min(64)
           .max(32_768)
           .optional()
-          .describe("Context of a built-in policy size in tokens (default: the size's own, 512 for tiny and small, 1024 for base). Size it from the environment's prompts: an opening prompt that does not fit is cut, a later turn that does not fit ends the episode."),
-        lora: z.object({ rank: positiveInt(256), alpha: z.number().positive() }).strict().optional(),
+          .describe(
+            "Context of a built-in policy size in tokens (default: the size's own, 512 for tiny and small, 1024 for base). Size it from the environment's prompts: an opening prompt that does not fit is cut, a later turn that does not fit ends the episode.",
+          ),
+        lora: z
+          .object({ rank: positiveInt(256), alpha: z.number().positive() })
+          .strict()
+          .optional(),
       })
       .strict()
       .prefault({}),
@@ -103,13 +125,17 @@ export const runConfigSchema = z
           .gt(1)
           .nullable()
           .default(3)
-          .describe("Dual-clip constant c (> 1) capping the loss of negative-advantage tokens at −A·c (verl clip_ratio_c, on by default at 3); null disables it (TRL)."),
+          .describe(
+            "Dual-clip constant c (> 1) capping the loss of negative-advantage tokens at −A·c (verl clip_ratio_c, on by default at 3); null disables it (TRL).",
+          ),
         klEstimator: z.enum(KL_ESTIMATORS).default("k3"),
         klCoef: z.number().min(0).default(0).describe("KL-to-reference coefficient (0 disables the reference model)."),
         klInReward: z
           .boolean()
           .default(false)
-          .describe("Apply the KL penalty to the reward instead of the loss (verl use_kl_in_reward): each score becomes reward − klCoef × the sample's summed token KL, before group advantages."),
+          .describe(
+            "Apply the KL penalty to the reward instead of the loss (verl use_kl_in_reward): each score becomes reward − klCoef × the sample's summed token KL, before group advantages.",
+          ),
         entropyCoef: z.number().min(0).default(0),
         lossAggregation: z.enum(LOSS_AGGREGATIONS).default("token-mean"),
         advantageEstimator: z.enum(ADVANTAGE_ESTIMATORS).default("grpo"),
@@ -123,26 +149,36 @@ export const runConfigSchema = z
           .min(0)
           .max(20)
           .default(3)
-          .describe("With dynamicSampling: extra sampling rounds to refill the batch with groups that have reward variance (DAPO's max_num_gen_batches − 1); 0 trains on what is left."),
+          .describe(
+            "With dynamicSampling: extra sampling rounds to refill the batch with groups that have reward variance (DAPO's max_num_gen_batches − 1); 0 trains on what is left.",
+          ),
         overlongPenalty: z
           .object({
-            bufferTokens: positiveInt(1_000_000).describe("Length of the soft zone before the most an episode can generate (DAPO: 4,096 of 20,480)."),
+            bufferTokens: positiveInt(1_000_000).describe(
+              "Length of the soft zone before the most an episode can generate (DAPO: 4,096 of 20,480).",
+            ),
             factor: z.number().min(0).max(10).default(1).describe("Penalty at the maximum length (DAPO: 1)."),
           })
           .strict()
           .optional()
-          .describe("DAPO's soft overlong punishment: scores of episodes whose policy tokens reach into the last bufferTokens of rollout.maxNewTokens × maxTurns lose up to factor, linearly, before group advantages (stored rewards stay the environment's)."),
+          .describe(
+            "DAPO's soft overlong punishment: scores of episodes whose policy tokens reach into the last bufferTokens of rollout.maxNewTokens × maxTurns lose up to factor, linearly, before group advantages (stored rewards stay the environment's).",
+          ),
         ppoEpochs: positiveInt(16).default(1),
         minibatchSize: positiveInt(4096).default(16).describe("Trajectories per optimiser step."),
         microBatchSize: positiveInt(4096)
           .optional()
-          .describe("Trajectories per forward/backward pass (at most minibatchSize); gradients accumulate over a minibatch (less memory per pass). Default: minibatchSize."),
+          .describe(
+            "Trajectories per forward/backward pass (at most minibatchSize); gradients accumulate over a minibatch (less memory per pass). Default: minibatchSize.",
+          ),
         sftWarmupSteps: z
           .number()
           .int()
           .min(0)
           .default(0)
-          .describe("Supervised warm-start before the first GRPO step of a fresh run: this many optimizer steps of minibatchSize demonstrations (dataset.demonstrationsPath, else the environment's gold trajectories). 0 skips it."),
+          .describe(
+            "Supervised warm-start before the first GRPO step of a fresh run: this many optimizer steps of minibatchSize demonstrations (dataset.demonstrationsPath, else the environment's gold trajectories). 0 skips it.",
+          ),
       })
       .strict()
       .prefault({}),
@@ -208,7 +244,9 @@ export const runConfigSchema = z
             environmentOptions: z
               .record(z.string(), z.unknown())
               .optional()
-              .describe("Environment options for this stage, over the run's (EnvTuning: rewardMode \"format\" in stages 1-2, \"progress\" in 3)."),
+              .describe(
+                'Environment options for this stage, over the run\'s (EnvTuning: rewardMode "format" in stages 1-2, "progress" in 3).',
+              ),
           })
           .strict(),
       )
@@ -269,7 +307,8 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
     ctx.addIssue({
       code: "custom",
       path: ["policy", "contextLength"],
-      message: "contextLength applies to the built-in sizes only; a checkpoint folder's context comes from its config.json (max_position_embeddings).",
+      message:
+        "contextLength applies to the built-in sizes only; a checkpoint folder's context comes from its config.json (max_position_embeddings).",
     });
   }
   if (c.grpo.minibatchSize > batch) {
@@ -280,7 +319,11 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
     });
   }
   if (c.grpo.clipHigh < c.grpo.clipLow * 0.5) {
-    ctx.addIssue({ code: "custom", path: ["grpo", "clipHigh"], message: "clipHigh is far below clipLow; DAPO's clip-higher uses clipHigh ≥ clipLow." });
+    ctx.addIssue({
+      code: "custom",
+      path: ["grpo", "clipHigh"],
+      message: "clipHigh is far below clipLow; DAPO's clip-higher uses clipHigh ≥ clipLow.",
+    });
   }
   if (c.grpo.klInReward && c.grpo.klCoef === 0) {
     ctx.addIssue({ code: "custom", path: ["grpo", "klCoef"], message: "klInReward needs klCoef > 0; set klCoef or turn klInReward off." });
@@ -289,7 +332,8 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
     ctx.addIssue({
       code: "custom",
       path: ["grpo", "klInReward"],
-      message: "klInReward penalises the outcome score, which multi-turn credit does not use; turn klInReward off (the KL loss term still applies) or set turnCredit to none.",
+      message:
+        "klInReward penalises the outcome score, which multi-turn credit does not use; turn klInReward off (the KL loss term still applies) or set turnCredit to none.",
     });
   }
   if (c.dataset.demonstrationsPath !== undefined && c.grpo.sftWarmupSteps === 0) {
@@ -300,7 +344,11 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
     });
   }
   if (c.grpo.turnCredit === "none" && c.grpo.gamma !== 1) {
-    ctx.addIssue({ code: "custom", path: ["grpo", "gamma"], message: "gamma only applies with multi-turn credit; choose a turnCredit method or leave gamma at 1." });
+    ctx.addIssue({
+      code: "custom",
+      path: ["grpo", "gamma"],
+      message: "gamma only applies with multi-turn credit; choose a turnCredit method or leave gamma at 1.",
+    });
   }
   const curriculumSteps = c.curriculum.reduce((s, st) => s + st.steps, 0);
   if (c.curriculum.length > 0 && curriculumSteps !== c.grpo.steps) {
@@ -326,7 +374,9 @@ export function findSecretLikeValues(value: unknown, at: string[] = []): string[
   if (Array.isArray(value)) return value.flatMap((v, i) => findSecretLikeValues(v, [...at, String(i)]));
   if (value && typeof value === "object") {
     return Object.entries(value).flatMap(([k, v]) => [
-      ...(/^(api_?key|apiKey|authorization|token|secret|password)$/i.test(k) && typeof v === "string" && v.length > 0 ? [[...at, k].join(".")] : []),
+      ...(/^(api_?key|apiKey|authorization|token|secret|password)$/i.test(k) && typeof v === "string" && v.length > 0
+        ? [[...at, k].join(".")]
+        : []),
       ...findSecretLikeValues(v, [...at, k]),
     ]);
   }

@@ -30,7 +30,13 @@ test("a healthy run has no problems", () => {
 test("a run that cannot learn: no variance, zero advantage, zero gradient and a constant reward, each reported once with its steps", () => {
   const flat = series([0, 0, 0, 0, 0, 0, 0, 0]);
   const problems = assessRunHealth({
-    metrics: { "reward/mean": flat, "reward/zero_variance_group_frac": series([1, 1, 1, 1, 1, 1, 1, 1]), "adv/min": flat, "adv/max": flat, "grad/norm": flat },
+    metrics: {
+      "reward/mean": flat,
+      "reward/zero_variance_group_frac": series([1, 1, 1, 1, 1, 1, 1, 1]),
+      "adv/min": flat,
+      "adv/max": flat,
+      "grad/norm": flat,
+    },
     trajectories: [],
   });
   assert.deepEqual(problems.map((p) => p.kind).sort(), ["constant_reward", "no_variance", "zero_advantage", "zero_gradient"]);
@@ -50,7 +56,10 @@ test("a problem on a minority of steps is not reported; on most steps it is", ()
 test("context_full as the dominant end, unparsable turns, and every judgement failing", () => {
   const full = [0, 1].flatMap((s) => [traj(s, { endReason: "context_full" }), traj(s, { endReason: "context_full" }), traj(s)]);
   const contextFull = assessRunHealth({ metrics: {}, trajectories: full });
-  assert.deepEqual(contextFull.map((p) => p.kind), ["context_full"]);
+  assert.deepEqual(
+    contextFull.map((p) => p.kind),
+    ["context_full"],
+  );
   assert.match(contextFull[0].detail, /67% of episodes ended context_full on 2 of 2 steps/);
 
   const garbled = [0, 1].flatMap((s) => [traj(s, { formatErrors: 3 }), traj(s, { formatErrors: 2 })]);
@@ -67,7 +76,10 @@ test("the judge gives credit while every programmatic outcome is 0", () => {
   const earned = (s: number) => traj(s, { reward: 0.9, components: { goal_completion: 1, judge_quality: 0.8 } });
   const bad = [0, 1].flatMap((s) => [pleased(s), pleased(s), pleased(s), earned(s)]);
   const problems = assessRunHealth({ metrics: {}, trajectories: bad });
-  assert.deepEqual(problems.map((p) => p.kind), ["judge_only_credit"]);
+  assert.deepEqual(
+    problems.map((p) => p.kind),
+    ["judge_only_credit"],
+  );
   assert.match(problems[0].detail, /75% of the episodes the judge rewarded/);
   const good = [0, 1].flatMap((s) => [earned(s), earned(s), earned(s), pleased(s)]);
   assert.deepEqual(kinds({ metrics: {}, trajectories: good }), []);

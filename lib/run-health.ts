@@ -67,7 +67,12 @@ interface StepFinding {
   value: number;
 }
 
-function summarise(kind: HealthKind, findings: StepFinding[], stepsChecked: number, make: (f: StepFinding[]) => Pick<HealthProblem, "severity" | "title" | "detail">): HealthProblem[] {
+function summarise(
+  kind: HealthKind,
+  findings: StepFinding[],
+  stepsChecked: number,
+  make: (f: StepFinding[]) => Pick<HealthProblem, "severity" | "title" | "detail">,
+): HealthProblem[] {
   if (stepsChecked === 0 || findings.length === 0 || findings.length < MIN_SHARE * stepsChecked) return [];
   const steps = findings.map((f) => f.step);
   return [{ kind, ...make(findings), firstStep: Math.min(...steps), lastStep: Math.max(...steps), steps: findings.length, stepsChecked }];
@@ -89,30 +94,45 @@ export function assessRunHealth(input: HealthInput): HealthProblem[] {
 
   const zeroVar = m("reward/zero_variance_group_frac");
   problems.push(
-    ...summarise("no_variance", zeroVar.filter((p) => p.value >= 0.8), zeroVar.length, (f) => ({
-      severity: mean(f.map((x) => x.value)) >= 0.99 ? "error" : "warning",
-      title: "Groups without reward variance",
-      detail: `${pct(mean(f.map((x) => x.value)))} of groups (mean) gave every sample the same reward ${stepsText(f, zeroVar.length)}: their advantages are 0 and GRPO learns nothing from them. Make the task easier (SFT warm-start, a smaller action space), raise groupSize, or use a reward with partial credit.`,
-    })),
+    ...summarise(
+      "no_variance",
+      zeroVar.filter((p) => p.value >= 0.8),
+      zeroVar.length,
+      (f) => ({
+        severity: mean(f.map((x) => x.value)) >= 0.99 ? "error" : "warning",
+        title: "Groups without reward variance",
+        detail: `${pct(mean(f.map((x) => x.value)))} of groups (mean) gave every sample the same reward ${stepsText(f, zeroVar.length)}: their advantages are 0 and GRPO learns nothing from them. Make the task easier (SFT warm-start, a smaller action space), raise groupSize, or use a reward with partial credit.`,
+      }),
+    ),
   );
 
   const advMin = new Map(m("adv/min").map((p) => [p.step, p.value]));
   const advSteps = m("adv/max").filter((p) => advMin.has(p.step));
   problems.push(
-    ...summarise("zero_advantage", advSteps.filter((p) => Math.abs(p.value) < EPS && Math.abs(advMin.get(p.step)!) < EPS), advSteps.length, (f) => ({
-      severity: "error",
-      title: "Every advantage is 0",
-      detail: `Every sample's advantage was 0 ${stepsText(f, advSteps.length)}, so the policy-gradient term is 0. The rewards do not separate the samples of a group.`,
-    })),
+    ...summarise(
+      "zero_advantage",
+      advSteps.filter((p) => Math.abs(p.value) < EPS && Math.abs(advMin.get(p.step)!) < EPS),
+      advSteps.length,
+      (f) => ({
+        severity: "error",
+        title: "Every advantage is 0",
+        detail: `Every sample's advantage was 0 ${stepsText(f, advSteps.length)}, so the policy-gradient term is 0. The rewards do not separate the samples of a group.`,
+      }),
+    ),
   );
 
   const grad = m("grad/norm");
   problems.push(
-    ...summarise("zero_gradient", grad.filter((p) => Math.abs(p.value) < EPS), grad.length, (f) => ({
-      severity: "error",
-      title: "Zero gradient norm",
-      detail: `The update's gradient norm was 0 ${stepsText(f, grad.length)}: the weights did not change. Usually no advantage signal (see above) and no KL or entropy term.`,
-    })),
+    ...summarise(
+      "zero_gradient",
+      grad.filter((p) => Math.abs(p.value) < EPS),
+      grad.length,
+      (f) => ({
+        severity: "error",
+        title: "Zero gradient norm",
+        detail: `The update's gradient norm was 0 ${stepsText(f, grad.length)}: the weights did not change. Usually no advantage signal (see above) and no KL or entropy term.`,
+      }),
+    ),
   );
 
   const reward = m("reward/mean");
@@ -155,7 +175,9 @@ export function assessRunHealth(input: HealthInput): HealthProblem[] {
   );
 
   const judgeOnly = share((ts) => {
-    const credited = ts.filter((t) => (t.reward ?? 0) > 0 && Object.entries(t.components).some(([k, v]) => isJudgeComponent(k) && typeof v === "number" && v > 0));
+    const credited = ts.filter(
+      (t) => (t.reward ?? 0) > 0 && Object.entries(t.components).some(([k, v]) => isJudgeComponent(k) && typeof v === "number" && v > 0),
+    );
     const outcomeKnown = credited.filter((t) => Object.keys(t.components).some((k) => OUTCOME_COMPONENTS.has(k)));
     if (outcomeKnown.length < 4) return null;
     const noOutcome = outcomeKnown.filter((t) => Object.entries(t.components).every(([k, v]) => !OUTCOME_COMPONENTS.has(k) || v === 0));

@@ -40,7 +40,20 @@ test("a trajectory exports in Simia-RL's record shape", () => {
     sampleIndex: 3,
     llmCalls: [
       call({ id: "a" }),
-      call({ id: "b", role: "judge", turn: 2, startedAt: "2025-01-01T00:00:05.000Z", request: { messages: [{ role: "system", content: "judge" }, { role: "user", content: "score" }], params: {} }, response: { text: '{"reward":1}' } }),
+      call({
+        id: "b",
+        role: "judge",
+        turn: 2,
+        startedAt: "2025-01-01T00:00:05.000Z",
+        request: {
+          messages: [
+            { role: "system", content: "judge" },
+            { role: "user", content: "score" },
+          ],
+          params: {},
+        },
+        response: { text: '{"reward":1}' },
+      }),
     ],
   });
   assert.equal(rec.reward, 1);
@@ -49,7 +62,10 @@ test("a trajectory exports in Simia-RL's record shape", () => {
   assert.equal(rec.system_prompt, "You are an airline agent.");
   assert.equal(rec.num_steps, 2);
   assert.equal(rec.sample_index, 3);
-  assert.deepEqual(rec.conversation_history.map((t) => t.role), ["human", "assistant", "human", "assistant", "human"]);
+  assert.deepEqual(
+    rec.conversation_history.map((t) => t.role),
+    ["human", "assistant", "human", "assistant", "human"],
+  );
   assert.deepEqual(rec.gpt_call_history[0], {
     timestamp: "2025-01-01T00:00:00.000Z",
     prompt: "simulate the user",
@@ -73,7 +89,13 @@ test("the record is filled field by field as Simia's _save_trajectory_record fil
     { from: "human", value: "I need to change my flight." },
     { from: "gpt", value: "Sure, what is your booking?" },
   ];
-  const config = { deployment: "gpt-4o", temperature: 0.7, max_tokens: 1024, azure_endpoint: "https://llm.example/v1", simulator_mode: "base" };
+  const config = {
+    deployment: "gpt-4o",
+    temperature: 0.7,
+    max_tokens: 1024,
+    azure_endpoint: "https://llm.example/v1",
+    simulator_mode: "base",
+  };
   const rec = toSimiaRecord({
     messages,
     evaluation: { reward: 0, reasoning: "no" },
@@ -89,7 +111,22 @@ test("the record is filled field by field as Simia's _save_trajectory_record fil
   });
   assert.deepEqual(
     Object.keys(rec),
-    ["env_id", "sample_index", "episode_count", "timestamp", "reward", "reasoning", "num_steps", "max_steps", "termination_reason", "system_prompt", "reference_conversations", "conversation_history", "gpt_call_history", "config"],
+    [
+      "env_id",
+      "sample_index",
+      "episode_count",
+      "timestamp",
+      "reward",
+      "reasoning",
+      "num_steps",
+      "max_steps",
+      "termination_reason",
+      "system_prompt",
+      "reference_conversations",
+      "conversation_history",
+      "gpt_call_history",
+      "config",
+    ],
     "Simia's keys, in Simia's order",
   );
   assert.deepEqual([rec.env_id, rec.sample_index, rec.episode_count, rec.max_steps], [13, 42, 7, 10]);
@@ -99,10 +136,19 @@ test("the record is filled field by field as Simia's _save_trajectory_record fil
 });
 
 test("unscored and failed episodes keep null reward and map limits to max_steps", () => {
-  const unscored = toSimiaRecord({ messages, evaluation: { reward: null, reasoning: "Unscored: judge failed" }, endReason: "max_turns", llmCalls: [call({ response: null, error: "500" }), call({ id: "ok" })] });
+  const unscored = toSimiaRecord({
+    messages,
+    evaluation: { reward: null, reasoning: "Unscored: judge failed" },
+    endReason: "max_turns",
+    llmCalls: [call({ response: null, error: "500" }), call({ id: "ok" })],
+  });
   assert.equal(unscored.reward, null, "never coerced to 0");
   assert.equal(unscored.termination_reason, "max_steps");
-  assert.deepEqual(unscored.gpt_call_history.map((c) => c.response), ["Hi"], "only calls that produced a reply, as Simia records them");
+  assert.deepEqual(
+    unscored.gpt_call_history.map((c) => c.response),
+    ["Hi"],
+    "only calls that produced a reply, as Simia records them",
+  );
   const failed = toSimiaRecord({ messages: [], evaluation: null, endReason: "error", llmCalls: [] });
   assert.equal(failed.reward, null);
   assert.equal(failed.termination_reason, "error");

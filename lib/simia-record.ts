@@ -98,14 +98,18 @@ function numberOrNull(v: unknown): number | null {
 }
 
 export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
-  const system = input.messages.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
+  const system = input.messages
+    .filter((m) => m.role === "system")
+    .map((m) => m.content)
+    .join("\n\n");
   const conversation = input.messages
     .filter((m) => m.role !== "system")
     .map((m): SimiaConversationTurn => ({ role: m.source === "policy" ? "assistant" : "human", content: m.content }));
   // Simia records one entry per call that produced a reply (its retries happen inside the call); failed attempts
   // stay in Rollout Lab's own call history and API.
-  const calls = input.llmCalls.filter((c) => c.error === null && c.response !== null).map(
-    (c): SimiaGptCall => ({
+  const calls = input.llmCalls
+    .filter((c) => c.error === null && c.response !== null)
+    .map((c): SimiaGptCall => ({
       timestamp: c.startedAt,
       prompt: promptText(c.request.messages),
       response: c.response?.text ?? null,
@@ -121,8 +125,7 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
       deployment: c.model,
       temperature: numberOrNull(c.request.params.temperature),
       max_tokens: numberOrNull(c.request.params.max_tokens ?? c.request.params.max_completion_tokens),
-    }),
-  );
+    }));
   const latest = input.llmCalls.reduce<string | null>((a, c) => (a === null || c.startedAt > a ? c.startedAt : a), null);
   return {
     env_id: input.envId ?? null,

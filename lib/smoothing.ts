@@ -34,7 +34,10 @@ export function groupMetricKeys(keys: string[]): { group: string; keys: string[]
  */
 export function insertGaps<T extends { step: number }>(points: T[], make: (step: number) => T): T[] {
   if (points.length < 3) return points;
-  const strides = points.slice(1).map((p, i) => p.step - points[i].step).sort((a, b) => a - b);
+  const strides = points
+    .slice(1)
+    .map((p, i) => p.step - points[i].step)
+    .sort((a, b) => a - b);
   const usual = strides[Math.floor(strides.length / 2)];
   const out: T[] = [points[0]];
   for (let i = 1; i < points.length; i++) {

@@ -4,13 +4,16 @@ import { diffManyJson, diffStates, flattenJson, summarizeStateDiff } from "./sta
 
 test("nested objects and arrays flatten to readable key paths", () => {
   const flat = flattenJson({ reservation: { pnr: "QX7", legs: [{ day: "Fri" }, { day: "Sat" }] }, "odd key": 1, empty: {} });
-  assert.deepEqual([...flat.entries()], [
-    ["reservation.pnr", "QX7"],
-    ["reservation.legs[0].day", "Fri"],
-    ["reservation.legs[1].day", "Sat"],
-    ['["odd key"]', 1],
-    ["empty", {}],
-  ]);
+  assert.deepEqual(
+    [...flat.entries()],
+    [
+      ["reservation.pnr", "QX7"],
+      ["reservation.legs[0].day", "Fri"],
+      ["reservation.legs[1].day", "Sat"],
+      ['["odd key"]', 1],
+      ["empty", {}],
+    ],
+  );
 });
 
 test("a wrong final state lists the changed, missing and unexpected fields, not the equal ones", () => {

@@ -3,7 +3,16 @@ import assert from "node:assert/strict";
 import { BUILTIN_MODEL_DIMS, countParameters } from "./model-sizes";
 import { estimateStepMemory, stepMemoryLimitBytes } from "./step-memory";
 
-const qwen05 = { hiddenSize: 896, numLayers: 24, numHeads: 14, numKvHeads: 2, intermediateSize: 4864, maxPositions: 128, tieEmbeddings: true, attentionBias: true };
+const qwen05 = {
+  hiddenSize: 896,
+  numLayers: 24,
+  numHeads: 14,
+  numKvHeads: 2,
+  intermediateSize: 4864,
+  maxPositions: 128,
+  tieEmbeddings: true,
+  attentionBias: true,
+};
 
 test("parameter counts match the published sizes of real architectures", () => {
   // Qwen2.5-0.5B: 494,032,768 parameters (its model card's 0.49B).
@@ -19,7 +28,11 @@ test("LoRA trains a sliver of the parameters; the KL reference costs a copy of t
   assert.ok(lora.trainableParameters < full.parameters / 100);
   assert.ok(lora.bytes.optimizer < full.bytes.optimizer / 100);
   assert.equal(estimateStepMemory({ ...base, reference: true }).bytes.reference, 4 * full.parameters);
-  assert.equal(estimateStepMemory({ ...base, loraRank: 16, reference: true }).bytes.reference, 4 * lora.trainableParameters, "a LoRA reference shares the base weights");
+  assert.equal(
+    estimateStepMemory({ ...base, loraRank: 16, reference: true }).bytes.reference,
+    4 * lora.trainableParameters,
+    "a LoRA reference shares the base weights",
+  );
   assert.ok(full.bytes.total > 8 * 2 ** 30, "a full-parameter 0.5B step does not fit the 4 GiB wasm heap");
 });
 

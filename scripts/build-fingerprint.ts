@@ -6,7 +6,19 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-const INPUTS = ["app", "components", "server", "lib", "public", "generated", "proxy.ts", "next.config.js", "postcss.config.mjs", "package-lock.json", "tsconfig.json"];
+const INPUTS = [
+  "app",
+  "components",
+  "server",
+  "lib",
+  "public",
+  "generated",
+  "proxy.ts",
+  "next.config.js",
+  "postcss.config.mjs",
+  "package-lock.json",
+  "tsconfig.json",
+];
 const STAMP = ".next/rollout-lab-build-fingerprint";
 
 function* files(p: string): Generator<string> {

@@ -53,12 +53,18 @@ async function main() {
   const env = loadEnv();
   const dev = args.has("--dev");
   if (dashboardOpenToNetwork(env)) {
-    log(`WARNING: the dashboard listens on ${env.HOST} with no DASHBOARD_PASSWORD (ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD=true): anyone who reaches it can create API tokens and runs.`);
+    log(
+      `WARNING: the dashboard listens on ${env.HOST} with no DASHBOARD_PASSWORD (ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD=true): anyone who reaches it can create API tokens and runs.`,
+    );
   }
   await assertPortFree(env.PORT, env.HOST, "web server", "PORT");
 
   database = await prepareDatabase(env);
-  log(database.embedded ? `Embedded PostgreSQL in ${database.embedded.clusterDir} (port ${env.EMBEDDED_DB_PORT}, password in the data folder)` : "Using PostgreSQL from DATABASE_URL");
+  log(
+    database.embedded
+      ? `Embedded PostgreSQL in ${database.embedded.clusterDir} (port ${env.EMBEDDED_DB_PORT}, password in the data folder)`
+      : "Using PostgreSQL from DATABASE_URL",
+  );
   if (database.migrationsApplied.length) log(`Applied migrations: ${database.migrationsApplied.join(", ")}`);
 
   if (env.SEED_DEMO && !args.has("--no-seed")) {
@@ -89,7 +95,12 @@ async function main() {
     ROLLOUT_LAB_EMBEDDED_DB: database.embedded ? "1" : "0",
     NEXT_TELEMETRY_DISABLED: "1",
   };
-  supervisor.start({ name: "web server", args: ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST], env: childEnv, restart: false });
+  supervisor.start({
+    name: "web server",
+    args: ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST],
+    env: childEnv,
+    restart: false,
+  });
   if (env.START_WORKER && !args.has("--no-worker")) {
     // A TF.js step keeps a core busy for seconds at a time; at a lower priority it still gets every idle cycle, but
     // a dashboard request no longer waits behind it (bench:load: p95 and the training slowdown, README).

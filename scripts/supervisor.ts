@@ -79,7 +79,9 @@ export class Supervisor {
         return;
       }
       const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (entry.fastCrashes - 1));
-      this.log(`${entry.spec.name} exited unexpectedly (${how}); restarting in ${Math.round(delay / 1000)} s (a run it held resumes from its last checkpoint).`);
+      this.log(
+        `${entry.spec.name} exited unexpectedly (${how}); restarting in ${Math.round(delay / 1000)} s (a run it held resumes from its last checkpoint).`,
+      );
       entry.retry = setTimeout(() => this.launch(entry), delay);
     });
   }

@@ -89,9 +89,15 @@ function nodeTests(name: string, files: string[], concurrency: number) {
     const tap = `test-results/${name}.tap`;
     rmSync(tap, { force: true });
     const code = run(process.execPath, [
-      "--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-timeout=600000",
-      "--test-reporter=spec", "--test-reporter-destination=stdout",
-      "--test-reporter=tap", `--test-reporter-destination=${tap}`,
+      "--import",
+      "tsx",
+      "--test",
+      `--test-concurrency=${concurrency}`,
+      "--test-timeout=600000",
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      "--test-reporter=tap",
+      `--test-reporter-destination=${tap}`,
       ...files,
     ]);
     const text = existsSync(tap) ? readFileSync(tap, "utf8") : "";
@@ -106,6 +112,8 @@ function check(name: string, command: string, args: string[]) {
 }
 
 if (want("lint")) check("lint", process.execPath, ["node_modules/eslint/bin/eslint.js", "."]);
+// Formatting is Prettier's (.prettierrc.json, 140 columns); `npm run format` fixes what this reports.
+if (want("lint")) check("format", process.execPath, ["node_modules/prettier/bin/prettier.cjs", "--check", "--log-level=warn", "."]);
 if (want("typecheck")) check("typecheck", process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]);
 if (want("unit")) nodeTests("unit", findTests(["lib", "db", "server", "trainer", "scripts", "components", "cli"], ".test.ts"), 2);
 if (want("build") || want("e2e")) {
@@ -132,7 +140,11 @@ if (want("e2e")) {
     console.log(`e2e fixtures trained in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     await prisma.$disconnect();
     timed("e2e", () => {
-      const code = run(process.execPath, ["node_modules/@playwright/test/cli.js", "test"], { E2E_DATABASE_URL: e2eDb.url, E2E_START_WORKER: "true", ROLLOUT_LAB_DATA_DIR: e2eDataDir });
+      const code = run(process.execPath, ["node_modules/@playwright/test/cli.js", "test"], {
+        E2E_DATABASE_URL: e2eDb.url,
+        E2E_START_WORKER: "true",
+        ROLLOUT_LAB_DATA_DIR: e2eDataDir,
+      });
       const report = "test-results/e2e-results.json";
       if (!existsSync(report)) return { passed: 0, failed: 1 };
       const json = JSON.parse(readFileSync(report, "utf8")) as PlaywrightReport;
@@ -148,7 +160,9 @@ if (want("e2e")) {
 console.log("\n━━ summary ━━");
 for (const r of results) {
   const flaky = r.flaky?.length ? `  (${r.flaky.length} flaky: passed only on a retry)` : "";
-  console.log(`${r.name.padEnd(12)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  ${r.seconds.toFixed(1)}s${flaky}`);
+  console.log(
+    `${r.name.padEnd(12)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  ${r.seconds.toFixed(1)}s${flaky}`,
+  );
   for (const title of r.flaky ?? []) console.log(`  flaky: ${title}`);
 }
 const passed = results.reduce((s, r) => s + r.passed, 0);

@@ -26,7 +26,13 @@ cpSync(from("reference/grpo-vectors.json"), to("reference/grpo-vectors.json"));
 
 // τ² retail
 type Db = { products: Record<string, unknown>; users: Record<string, UserRow>; orders: Record<string, { user_id: string }> };
-type UserRow = { user_id: string; name: { first_name: string; last_name: string }; address: { zip: string }; email: string; orders: string[] };
+type UserRow = {
+  user_id: string;
+  name: { first_name: string; last_name: string };
+  address: { zip: string };
+  email: string;
+  orders: string[];
+};
 type Task = { id: string; evaluation_criteria?: { actions?: { name: string; arguments: Record<string, unknown> }[] } };
 // Parsed and written in source key order: τ² lists a product's variants in db.json's order (see lib/ordered-json).
 const db = parseJsonKeepingKeyOrder(readFileSync(from("data/tau2/retail/db.json"), "utf8")) as Db;
@@ -52,7 +58,12 @@ for (const u of users) for (const o of db.users[u]?.orders ?? []) orders.add(o);
 const sampleDb = {
   products: db.products,
   users: Object.fromEntries([...users].sort().map((u) => [u, db.users[u]])),
-  orders: Object.fromEntries([...orders].sort().filter((o) => db.orders[o]).map((o) => [o, db.orders[o]])),
+  orders: Object.fromEntries(
+    [...orders]
+      .sort()
+      .filter((o) => db.orders[o])
+      .map((o) => [o, db.orders[o]]),
+  ),
 };
 writeFileSync(to("data/tau2/retail/db.json"), `${stringifyKeepingKeyOrder(sampleDb)}\n`);
 write("data/tau2/retail/tasks.json", tasks);
@@ -68,7 +79,10 @@ cpSync(from("data/sgd/LICENSE.txt"), to("data/sgd/LICENSE.txt"));
 // BFCL (JSON lines)
 const head = (rel: string, n: number) => `${readFileSync(from(rel), "utf8").split("\n").filter(Boolean).slice(0, n).join("\n")}\n`;
 writeFileSync(to("data/bfcl/BFCL_v4_multi_turn_base.json"), head("data/bfcl/BFCL_v4_multi_turn_base.json", 30));
-writeFileSync(to("data/bfcl/possible_answer/BFCL_v4_multi_turn_base.json"), head("data/bfcl/possible_answer/BFCL_v4_multi_turn_base.json", 30));
+writeFileSync(
+  to("data/bfcl/possible_answer/BFCL_v4_multi_turn_base.json"),
+  head("data/bfcl/possible_answer/BFCL_v4_multi_turn_base.json", 30),
+);
 cpSync(from("data/bfcl/func_doc"), to("data/bfcl/func_doc"), { recursive: true });
 cpSync(from("data/bfcl/LICENSE"), to("data/bfcl/LICENSE"));
 
@@ -88,4 +102,6 @@ Small samples of the public data sets the tests use, so \`npm test\` passes in a
 | data/bfcl | ShishirPatil/gorilla, berkeley-function-call-leaderboard/bfcl_eval/data | Apache-2.0 (data/bfcl/LICENSE) | the first 30 multi_turn_base entries and their ground truth, all func_doc files |
 `,
 );
-console.log(`vendored into ${VENDORED_DIR}: τ² ${tasks.length} tasks / ${users.size} users / ${orders.size} orders; sgd 40 dialogues; bfcl 30 entries`);
+console.log(
+  `vendored into ${VENDORED_DIR}: τ² ${tasks.length} tasks / ${users.size} users / ${orders.size} orders; sgd 40 dialogues; bfcl 30 entries`,
+);

@@ -3,7 +3,15 @@
  * map codes to HTTP statuses. 4xx messages are shown to the caller verbatim (so they must say exactly what was
  * wrong and how to fix it); anything else becomes a 500 whose message is hidden.
  */
-export type AppErrorCode = "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNPROCESSABLE_CONTENT" | "TOO_MANY_REQUESTS";
+export type AppErrorCode =
+  | "BAD_REQUEST"
+  | "UNAUTHORIZED"
+  | "FORBIDDEN"
+  | "NOT_FOUND"
+  | "CONFLICT"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNPROCESSABLE_CONTENT"
+  | "TOO_MANY_REQUESTS";
 
 export const HTTP_STATUS: Record<AppErrorCode, number> = {
   BAD_REQUEST: 400,

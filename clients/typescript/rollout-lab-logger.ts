@@ -31,7 +31,11 @@ export class RolloutLabLogger {
       try {
         res = await fetch(this.base + path, {
           method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${this.token}`, ...(idempotencyKey ? { "idempotency-key": idempotencyKey } : {}) },
+          headers: {
+            "content-type": "application/json",
+            authorization: `Bearer ${this.token}`,
+            ...(idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
+          },
           body: JSON.stringify(body),
         });
       } catch (err) {
@@ -55,7 +59,15 @@ export class RolloutLabLogger {
     return `/external-runs/${encodeURIComponent(this.runId)}/${suffix}`;
   }
 
-  async createRun(run: { name: string; source: string; config?: Record<string, unknown>; policyModel?: string; environment?: string; tags?: string[]; totalSteps?: number }) {
+  async createRun(run: {
+    name: string;
+    source: string;
+    config?: Record<string, unknown>;
+    policyModel?: string;
+    environment?: string;
+    tags?: string[];
+    totalSteps?: number;
+  }) {
     const created = await this.post<{ id: string; url: string }>("/external-runs", run, crypto.randomUUID());
     this.runId = created.id;
     this.runUrl = created.url;
@@ -72,7 +84,9 @@ export class RolloutLabLogger {
     let stored = 0;
     let skipped = 0;
     for (let i = 0; i < samples.length; i += 200) {
-      const r = await this.post<{ stored: number; skipped: number }>(this.runPath("trajectories"), { trajectories: samples.slice(i, i + 200) });
+      const r = await this.post<{ stored: number; skipped: number }>(this.runPath("trajectories"), {
+        trajectories: samples.slice(i, i + 200),
+      });
       stored += r.stored;
       skipped += r.skipped;
     }

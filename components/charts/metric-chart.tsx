@@ -54,8 +54,12 @@ export function MetricChart({
   const values = points.flatMap((p) => [p.raw, p.value, ...(p.band ?? [])]).filter((v): v is number => v !== null);
   const log = logScale && values.length > 0 && values.every((v) => v > 0);
   const axis = log ? null : yAxisFor(values);
-  const pick = onPickStep && xMode === "step" ? (state: { activeLabel?: string | number } | null) => state?.activeLabel !== undefined && onPickStep(Number(state.activeLabel)) : undefined;
-  const formatX = (x: number) => (xMode === "step" ? String(x) : new Date(x).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }));
+  const pick =
+    onPickStep && xMode === "step"
+      ? (state: { activeLabel?: string | number } | null) => state?.activeLabel !== undefined && onPickStep(Number(state.activeLabel))
+      : undefined;
+  const formatX = (x: number) =>
+    xMode === "step" ? String(x) : new Date(x).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   return (
     <figure ref={ref} className="rounded border border-slate-200 bg-white p-3" data-testid="metric-chart" data-key={title}>
       <figcaption className="mb-1 flex justify-between font-mono text-xs text-slate-600">
@@ -71,7 +75,13 @@ export function MetricChart({
         <div style={{ height: 160 }} aria-hidden />
       ) : (
         <ResponsiveContainer width="100%" height={160}>
-          <ComposedChart data={points} margin={{ top: 4, right: 8, bottom: 0, left: -12 }} syncId={syncId} onClick={pick} className={pick ? "cursor-pointer" : undefined}>
+          <ComposedChart
+            data={points}
+            margin={{ top: 4, right: 8, bottom: 0, left: -12 }}
+            syncId={syncId}
+            onClick={pick}
+            className={pick ? "cursor-pointer" : undefined}
+          >
             <CartesianGrid stroke="#f1f5f9" />
             <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tick={{ fontSize: 10 }} tickFormatter={formatX} />
             <YAxis
@@ -84,7 +94,10 @@ export function MetricChart({
             />
             <Tooltip
               labelFormatter={(x) => (xMode === "step" ? `step ${x}` : new Date(Number(x)).toLocaleString())}
-              formatter={(v, name) => [Array.isArray(v) ? v.map((n) => formatNumber(Number(n))).join(" – ") : formatNumber(Number(v)), name === "band" ? "min – max" : name === "raw" ? "raw" : "smoothed"]}
+              formatter={(v, name) => [
+                Array.isArray(v) ? v.map((n) => formatNumber(Number(n))).join(" – ") : formatNumber(Number(v)),
+                name === "band" ? "min – max" : name === "raw" ? "raw" : "smoothed",
+              ]}
             />
             <Area dataKey="band" stroke="none" fill="#bfdbfe" fillOpacity={0.4} isAnimationActive={false} connectNulls={false} />
             <Line dataKey="raw" stroke="#93c5fd" dot={false} strokeWidth={1} isAnimationActive={false} connectNulls={false} />

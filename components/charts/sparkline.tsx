@@ -5,9 +5,18 @@ export function Sparkline({ values, width = 80, height = 20 }: { values: number[
   const lo = Math.min(...finite);
   const hi = Math.max(...finite);
   const span = hi - lo || 1;
-  const points = finite.map((v, i) => `${((i / (finite.length - 1)) * width).toFixed(1)},${(height - 2 - ((v - lo) / span) * (height - 4)).toFixed(1)}`).join(" ");
+  const points = finite
+    .map((v, i) => `${((i / (finite.length - 1)) * width).toFixed(1)},${(height - 2 - ((v - lo) / span) * (height - 4)).toFixed(1)}`)
+    .join(" ");
   return (
-    <svg width={width} height={height} className="inline-block align-middle" role="img" aria-label={`reward from ${lo.toFixed(2)} to ${hi.toFixed(2)}`} data-testid="sparkline">
+    <svg
+      width={width}
+      height={height}
+      className="inline-block align-middle"
+      role="img"
+      aria-label={`reward from ${lo.toFixed(2)} to ${hi.toFixed(2)}`}
+      data-testid="sparkline"
+    >
       <polyline points={points} fill="none" stroke="#1d4ed8" strokeWidth={1.25} />
     </svg>
   );

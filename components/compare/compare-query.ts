@@ -17,13 +17,24 @@ interface ParamsLike {
 }
 
 function list(raw: string | null, max: number): string[] {
-  return [...new Set((raw ?? "").split(",").map((s) => s.trim()).filter(Boolean))].slice(0, max);
+  return [
+    ...new Set(
+      (raw ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ].slice(0, max);
 }
 
 export function parseCompareQuery(params: ParamsLike): { runs: string[]; keys: string[] | null; smooth: number } {
   const keys = params.get("keys");
   const smooth = Number(params.get("smooth") ?? "0");
-  return { runs: list(params.get("runs"), MAX_RUNS), keys: keys === null ? null : list(keys, 20), smooth: Number.isFinite(smooth) ? Math.min(0.99, Math.max(0, smooth)) : 0 };
+  return {
+    runs: list(params.get("runs"), MAX_RUNS),
+    keys: keys === null ? null : list(keys, 20),
+    smooth: Number.isFinite(smooth) ? Math.min(0.99, Math.max(0, smooth)) : 0,
+  };
 }
 
 export function toCompareQuery(runs: string[], keys: string[] | null, smooth = 0): string {

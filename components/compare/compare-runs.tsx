@@ -18,13 +18,17 @@ export function CompareRuns() {
   const router = useRouter();
   const pathname = usePathname();
   const { runs: runIds, keys: requestedKeys, smooth } = parseCompareQuery(useSearchParams());
-  const go = (runs: string[], keys: string[] | null, smoothing = smooth) => router.replace(`${pathname}?${toCompareQuery(runs, keys, smoothing)}`, { scroll: false });
+  const go = (runs: string[], keys: string[] | null, smoothing = smooth) =>
+    router.replace(`${pathname}?${toCompareQuery(runs, keys, smoothing)}`, { scroll: false });
 
   const compare = useQuery({ ...trpc.trajectories.compareRuns.queryOptions({ runIds }), enabled: runIds.length > 0 });
   const available = compare.data?.metricKeys.map((k) => k.key) ?? [];
   const keys = chooseKeys(requestedKeys, available);
   const series = useQueries({
-    queries: runIds.map((id) => ({ ...trpc.runs.metricSeries.queryOptions({ id, keys: keys.length ? keys : ["reward/mean"], maxPoints: 300 }), enabled: keys.length > 0 && !!compare.data })),
+    queries: runIds.map((id) => ({
+      ...trpc.runs.metricSeries.queryOptions({ id, keys: keys.length ? keys : ["reward/mean"], maxPoints: 300 }),
+      enabled: keys.length > 0 && !!compare.data,
+    })),
   });
   const label = (id: string) => compare.data?.runs.find((r) => r.id === id)?.name ?? id;
 
@@ -40,34 +44,61 @@ export function CompareRuns() {
             {compare.data.runs.map((r, i) => (
               <Link key={r.id} href={`/runs/${r.id}`} className="flex items-center gap-1 hover:underline">
                 <span className="inline-block h-2.5 w-2.5 rounded-full" style={{ background: RUN_COLORS[i % RUN_COLORS.length] }} />
-                {r.name} <span className="text-xs text-slate-500">({r.status}, {r.step}/{r.totalSteps})</span>
+                {r.name}{" "}
+                <span className="text-xs text-slate-500">
+                  ({r.status}, {r.step}/{r.totalSteps})
+                </span>
               </Link>
             ))}
           </div>
           <label className="flex items-center gap-2 text-sm">
             Smoothing
-            <input aria-label="Smoothing" type="range" min={0} max={0.99} step={0.01} value={smooth} onChange={(e) => go(runIds, requestedKeys, Number(e.target.value))} />
+            <input
+              aria-label="Smoothing"
+              type="range"
+              min={0}
+              max={0.99}
+              step={0.01}
+              value={smooth}
+              onChange={(e) => go(runIds, requestedKeys, Number(e.target.value))}
+            />
             <span className="w-8 tabular-nums">{smooth.toFixed(2)}</span>
           </label>
           <details className="rounded border border-slate-200 bg-white p-2 text-sm" open={requestedKeys !== null}>
-            <summary className="cursor-pointer text-slate-600">Metric keys ({keys.length} of {available.length} shown)</summary>
+            <summary className="cursor-pointer text-slate-600">
+              Metric keys ({keys.length} of {available.length} shown)
+            </summary>
             <div className="mt-2 flex flex-wrap gap-x-4 gap-y-1">
               {compare.data.metricKeys.map((k) => (
                 <label key={k.key} className="flex items-center gap-1 font-mono text-xs">
-                  <input type="checkbox" checked={keys.includes(k.key)} onChange={(e) => go(runIds, e.target.checked ? [...keys, k.key] : keys.filter((x) => x !== k.key))} />
+                  <input
+                    type="checkbox"
+                    checked={keys.includes(k.key)}
+                    onChange={(e) => go(runIds, e.target.checked ? [...keys, k.key] : keys.filter((x) => x !== k.key))}
+                  />
                   {k.key}
-                  {k.runIds.length < runIds.length && <span className="text-slate-400">({k.runIds.length}/{runIds.length} runs)</span>}
+                  {k.runIds.length < runIds.length && (
+                    <span className="text-slate-400">
+                      ({k.runIds.length}/{runIds.length} runs)
+                    </span>
+                  )}
                 </label>
               ))}
             </div>
           </details>
-          {series.some((s) => s.isError) && <p className="text-sm text-red-700">Some curves could not be loaded: {series.find((s) => s.isError)?.error?.message}</p>}
+          {series.some((s) => s.isError) && (
+            <p className="text-sm text-red-700">Some curves could not be loaded: {series.find((s) => s.isError)?.error?.message}</p>
+          )}
           <div className="grid grid-cols-1 gap-3 md:grid-cols-2">
             {keys.map((key) => (
               <OverlayChart
                 key={key}
                 title={key}
-                series={runIds.map((id, i) => ({ runId: id, label: label(id), points: smoothPoints(series[i]?.data?.[key] ?? [], smooth) }))}
+                series={runIds.map((id, i) => ({
+                  runId: id,
+                  label: label(id),
+                  points: smoothPoints(series[i]?.data?.[key] ?? [], smooth),
+                }))}
               />
             ))}
           </div>
@@ -80,11 +111,22 @@ export function CompareRuns() {
 
 /** Each run's curve smoothed on its own (the same exponential smoothing as the run page's). */
 function smoothPoints(points: { step: number; value: number }[], weight: number): { step: number; value: number }[] {
-  const smoothed = smoothSeries(points.map((p) => p.value), weight);
+  const smoothed = smoothSeries(
+    points.map((p) => p.value),
+    weight,
+  );
   return points.map((p, i) => ({ step: p.step, value: smoothed[i] ?? p.value }));
 }
 
-function ConfigDiff({ runs, rows, same }: { runs: { id: string; name: string }[]; rows: { path: string; values: (string | null)[] }[]; same: number }) {
+function ConfigDiff({
+  runs,
+  rows,
+  same,
+}: {
+  runs: { id: string; name: string }[];
+  rows: { path: string; values: (string | null)[] }[];
+  same: number;
+}) {
   return (
     <section>
       <h2 className="mb-2 text-sm font-semibold text-slate-700">Config difference</h2>
@@ -99,7 +141,9 @@ function ConfigDiff({ runs, rows, same }: { runs: { id: string; name: string }[]
               <tr>
                 <th className="px-2 py-1">setting</th>
                 {runs.map((r) => (
-                  <th key={r.id} className="max-w-48 truncate px-2 py-1">{r.name}</th>
+                  <th key={r.id} className="max-w-48 truncate px-2 py-1">
+                    {r.name}
+                  </th>
                 ))}
               </tr>
             </thead>
@@ -108,7 +152,9 @@ function ConfigDiff({ runs, rows, same }: { runs: { id: string; name: string }[]
                 <tr key={row.path} className="border-t border-slate-100">
                   <td className="px-2 py-1">{row.path}</td>
                   {row.values.map((v, i) => (
-                    <td key={i} className="break-all px-2 py-1">{v ?? <span className="italic text-slate-400">absent</span>}</td>
+                    <td key={i} className="break-all px-2 py-1">
+                      {v ?? <span className="italic text-slate-400">absent</span>}
+                    </td>
                   ))}
                 </tr>
               ))}
@@ -128,7 +174,14 @@ function RunPicker({ selected, onChange }: { selected: string[]; onChange: (runs
   return (
     <details className="rounded border border-slate-200 bg-white p-2 text-sm" open={selected.length === 0}>
       <summary className="cursor-pointer text-slate-600">Runs ({selected.length} selected)</summary>
-      <input data-search aria-label="Search runs to compare" placeholder="Search by name" className="mt-2 w-full max-w-sm rounded border border-slate-300 px-2 py-1" value={search} onChange={(e) => setSearch(e.target.value)} />
+      <input
+        data-search
+        aria-label="Search runs to compare"
+        placeholder="Search by name"
+        className="mt-2 w-full max-w-sm rounded border border-slate-300 px-2 py-1"
+        value={search}
+        onChange={(e) => setSearch(e.target.value)}
+      />
       <QueryState loading={runs.isLoading} error={runs.error} empty={runs.data?.items.length === 0} what="runs" />
       <ul className="mt-2 max-h-64 space-y-1 overflow-y-auto">
         {runs.data?.items.map((r) => (
@@ -141,7 +194,9 @@ function RunPicker({ selected, onChange }: { selected: string[]; onChange: (runs
                 onChange={(e) => onChange(e.target.checked ? [...selected, r.id] : selected.filter((x) => x !== r.id))}
               />
               <span className="truncate">{r.name}</span>
-              <span className="text-xs text-slate-500">{r.status} · {r.environment}</span>
+              <span className="text-xs text-slate-500">
+                {r.status} · {r.environment}
+              </span>
             </label>
           </li>
         ))}

@@ -28,7 +28,16 @@ export function OverlayChart({ title, series }: { title: string; series: Overlay
             {/* In the header's order (recharts sorts legend items by name unless told otherwise). */}
             <Legend wrapperStyle={{ fontSize: 11 }} itemSorter={(item) => series.findIndex((s) => s.label === item.value)} />
             {series.map((s, i) => (
-              <Line key={s.runId} data={s.points} dataKey="value" name={s.label} stroke={RUN_COLORS[i % RUN_COLORS.length]} dot={false} strokeWidth={1.5} isAnimationActive={false} />
+              <Line
+                key={s.runId}
+                data={s.points}
+                dataKey="value"
+                name={s.label}
+                stroke={RUN_COLORS[i % RUN_COLORS.length]}
+                dot={false}
+                strokeWidth={1.5}
+                isAnimationActive={false}
+              />
             ))}
           </LineChart>
         </ResponsiveContainer>

@@ -32,17 +32,25 @@ export function GroupView({ runId, groupId }: { runId: string; groupId: string }
   return (
     <article className="space-y-4">
       <nav className="flex flex-wrap gap-2 text-sm">
-        <Link href={`/runs/${runId}`} className="text-blue-700 hover:underline">run</Link>
+        <Link href={`/runs/${runId}`} className="text-blue-700 hover:underline">
+          run
+        </Link>
         <span className="text-slate-400">/</span>
-        <Link href={`/runs/${runId}/groups`} className="text-blue-700 hover:underline">groups</Link>
+        <Link href={`/runs/${runId}/groups`} className="text-blue-700 hover:underline">
+          groups
+        </Link>
       </nav>
       <header className="flex flex-wrap items-center gap-3">
         <h1 className="text-xl font-semibold">
           Step {d.step} · group {d.indexInStep}
           {d.split !== "train" && <span className="text-slate-500"> ({d.split})</span>}
         </h1>
-        <Link className="text-sm text-blue-700 hover:underline" href={`/runs/${runId}/tasks/${encodeURIComponent(d.taskId)}`}>{d.taskId}</Link>
-        <span className="text-sm text-slate-600">reward {formatNumber(d.rewardMean)} ± {formatNumber(d.rewardStd)}</span>
+        <Link className="text-sm text-blue-700 hover:underline" href={`/runs/${runId}/tasks/${encodeURIComponent(d.taskId)}`}>
+          {d.taskId}
+        </Link>
+        <span className="text-sm text-slate-600">
+          reward {formatNumber(d.rewardMean)} ± {formatNumber(d.rewardStd)}
+        </span>
         {d.dropped && <span className="rounded bg-slate-200 px-2 py-0.5 text-xs">dropped (no reward variance)</span>}
         <label className="ml-auto flex items-center gap-1 text-sm">
           <input type="checkbox" checked={hideShared} onChange={(e) => setHideShared(e.target.checked)} />
@@ -50,24 +58,36 @@ export function GroupView({ runId, groupId }: { runId: string; groupId: string }
         </label>
       </header>
       <Legend />
-      {allSame && <p className="text-sm text-amber-800">All {d.samples.length} samples are identical: GRPO gets no signal from this group.</p>}
+      {allSame && (
+        <p className="text-sm text-amber-800">All {d.samples.length} samples are identical: GRPO gets no signal from this group.</p>
+      )}
       {d.samples.length === 0 ? (
         <p className="text-sm text-slate-500">This group has no samples recorded.</p>
       ) : (
         // One column per sample, sharing the width: a group of 8 fits a 1440 px screen, so an outlier is never
         // off-screen; very large groups scroll sideways rather than shrink columns below ~150 px.
-        <div className="grid gap-2 overflow-x-auto pb-2" style={{ gridTemplateColumns: `repeat(${d.samples.length}, minmax(9.5rem, 1fr))` }} data-testid="group-columns">
+        <div
+          className="grid gap-2 overflow-x-auto pb-2"
+          style={{ gridTemplateColumns: `repeat(${d.samples.length}, minmax(9.5rem, 1fr))` }}
+          data-testid="group-columns"
+        >
           {d.samples.map((s, rank) => (
             <section key={s.id} className="min-w-0 space-y-2" data-testid="group-sample">
               <div className="rounded border border-slate-200 bg-white p-2 text-sm">
                 <div className="flex items-center gap-2">
                   <span className="font-semibold">#{rank + 1}</span>
-                  <Link href={`/runs/${runId}/trajectories/${s.id}`} className="text-blue-700 hover:underline">sample {s.indexInGroup}</Link>
+                  <Link href={`/runs/${runId}/trajectories/${s.id}`} className="text-blue-700 hover:underline">
+                    sample {s.indexInGroup}
+                  </Link>
                   <TrajectoryStatusBadge status={s.status} />
                 </div>
                 <div className="mt-1 flex flex-wrap gap-3 text-xs">
-                  <span>reward <RewardValue value={s.reward} /></span>
-                  <span>adv <AdvantageValue value={s.advantage} /></span>
+                  <span>
+                    reward <RewardValue value={s.reward} />
+                  </span>
+                  <span>
+                    adv <AdvantageValue value={s.advantage} />
+                  </span>
                   <span>{s.numTurns} turns</span>
                   <span className="text-slate-500">{s.divergesAt === null ? "same as all others" : `diverges at #${s.divergesAt}`}</span>
                 </div>
@@ -76,12 +96,18 @@ export function GroupView({ runId, groupId }: { runId: string; groupId: string }
                     {Object.entries(s.rewardComponents).map(([k, v]) => (
                       <div key={k} className="flex gap-1">
                         <dt className="font-mono">{k}</dt>
-                        <dd><RewardValue value={v} /></dd>
+                        <dd>
+                          <RewardValue value={v} />
+                        </dd>
                       </div>
                     ))}
                   </dl>
                 )}
-                {s.reasoning && <p className="mt-1 line-clamp-3 text-xs text-slate-600" title={s.reasoning}>{s.reasoning}</p>}
+                {s.reasoning && (
+                  <p className="mt-1 line-clamp-3 text-xs text-slate-600" title={s.reasoning}>
+                    {s.reasoning}
+                  </p>
+                )}
               </div>
               {skip > 0 && <p className="text-center text-xs text-slate-400">… {skip} shared messages hidden …</p>}
               <ol className="space-y-1">
@@ -91,14 +117,28 @@ export function GroupView({ runId, groupId }: { runId: string; groupId: string }
                   const content = prettyContent(m.content);
                   return (
                     <li key={i} style={{ contentVisibility: "auto", containIntrinsicSize: "auto 80px" }}>
-                      {i === s.divergesAt && <div className="mb-1 border-t-2 border-dashed border-amber-500 text-[10px] text-amber-700">diverges here</div>}
+                      {i === s.divergesAt && (
+                        <div className="mb-1 border-t-2 border-dashed border-amber-500 text-[10px] text-amber-700">diverges here</div>
+                      )}
                       <div className={`rounded border p-2 text-xs ${SHARED_STYLE[state]}`} data-shared={state}>
                         <div className="mb-1 flex items-center gap-2">
                           <SourceBadge source={m.source} />
-                          <span className="text-slate-400">#{i} · turn {m.turn}</span>
-                          {m.advantage !== undefined && <span className="ml-auto">adv <AdvantageValue value={m.advantage} /></span>}
+                          <span className="text-slate-400">
+                            #{i} · turn {m.turn}
+                          </span>
+                          {m.advantage !== undefined && (
+                            <span className="ml-auto">
+                              adv <AdvantageValue value={m.advantage} />
+                            </span>
+                          )}
                         </div>
-                        {m.content && <pre className={`max-h-48 overflow-auto whitespace-pre-wrap break-words ${content.json ? "font-mono" : "font-sans"}`}>{content.text}</pre>}
+                        {m.content && (
+                          <pre
+                            className={`max-h-48 overflow-auto whitespace-pre-wrap break-words ${content.json ? "font-mono" : "font-sans"}`}
+                          >
+                            {content.text}
+                          </pre>
+                        )}
                         {m.toolCalls?.map((c) => (
                           <pre key={c.id} className="mt-1 overflow-x-auto rounded bg-slate-900 p-1 font-mono text-[11px] text-slate-100">
                             {c.name}({JSON.stringify(c.arguments)})
@@ -109,7 +149,9 @@ export function GroupView({ runId, groupId }: { runId: string; groupId: string }
                   );
                 })}
               </ol>
-              {s.divergesAt !== null && s.divergesAt >= s.conversation.length && <p className="text-xs text-amber-700">Ends here while others continue.</p>}
+              {s.divergesAt !== null && s.divergesAt >= s.conversation.length && (
+                <p className="text-xs text-amber-700">Ends here while others continue.</p>
+              )}
             </section>
           ))}
         </div>

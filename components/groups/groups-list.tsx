@@ -18,20 +18,37 @@ export function GroupsList({ runId }: { runId: string }) {
   const [page, setPage] = useState(1);
   const [variance, setVariance] = useState<"all" | "zero" | "nonzero">("all");
   const [sort, setSort] = useState<"step" | "std_desc" | "std_asc">("step");
-  const groups = useQuery({ ...trpc.groups.list.queryOptions({ runId, variance, sort, limit: PAGE, offset: (page - 1) * PAGE }), placeholderData: keepPreviousData });
+  const groups = useQuery({
+    ...trpc.groups.list.queryOptions({ runId, variance, sort, limit: PAGE, offset: (page - 1) * PAGE }),
+    placeholderData: keepPreviousData,
+  });
   return (
     <section className="space-y-4">
       <header className="flex flex-wrap items-baseline gap-3">
         <h1 className="text-xl font-semibold">GRPO groups</h1>
-        <Link href={`/runs/${runId}`} className="text-sm text-blue-700 hover:underline">run</Link>
-        <Link href={`/runs/${runId}/trajectories`} className="text-sm text-blue-700 hover:underline">trajectories</Link>
+        <Link href={`/runs/${runId}`} className="text-sm text-blue-700 hover:underline">
+          run
+        </Link>
+        <Link href={`/runs/${runId}/trajectories`} className="text-sm text-blue-700 hover:underline">
+          trajectories
+        </Link>
         <span className="ml-auto flex gap-2 text-sm">
-          <select aria-label="Reward spread" className="rounded border border-slate-300 px-2 py-1" value={variance} onChange={(e) => (setVariance(e.target.value as typeof variance), setPage(1))}>
+          <select
+            aria-label="Reward spread"
+            className="rounded border border-slate-300 px-2 py-1"
+            value={variance}
+            onChange={(e) => (setVariance(e.target.value as typeof variance), setPage(1))}
+          >
             <option value="all">all groups</option>
             <option value="zero">no reward spread (std 0)</option>
             <option value="nonzero">some reward spread</option>
           </select>
-          <select aria-label="Sort groups" className="rounded border border-slate-300 px-2 py-1" value={sort} onChange={(e) => (setSort(e.target.value as typeof sort), setPage(1))}>
+          <select
+            aria-label="Sort groups"
+            className="rounded border border-slate-300 px-2 py-1"
+            value={sort}
+            onChange={(e) => (setSort(e.target.value as typeof sort), setPage(1))}
+          >
             <option value="step">newest step first</option>
             <option value="std_desc">largest std first</option>
             <option value="std_asc">smallest std first</option>
@@ -63,7 +80,9 @@ export function GroupsList({ runId }: { runId: string }) {
                     </td>
                     <td className="max-w-56 truncate px-3 py-2">{g.taskId}</td>
                     <td className="px-3 py-2 text-right tabular-nums">{g.size}</td>
-                    <td className="px-3 py-2 text-right tabular-nums" data-std={g.rewardStd ?? ""}>{formatNumber(g.rewardMean)} ± {formatNumber(g.rewardStd)}</td>
+                    <td className="px-3 py-2 text-right tabular-nums" data-std={g.rewardStd ?? ""}>
+                      {formatNumber(g.rewardMean)} ± {formatNumber(g.rewardStd)}
+                    </td>
                     <td className="px-3 py-2 text-xs text-slate-500">{g.dropped ? "dropped (no variance)" : ""}</td>
                   </tr>
                 ))}

@@ -14,7 +14,8 @@ import type { ImportFile, ImportProblem } from "@/lib/importers/types";
 import { MAX_STEPS_PER_BATCH, MAX_TRAJECTORIES_PER_BATCH } from "@/lib/ingest";
 import { ingestBatches } from "@/lib/ingest-batches";
 
-type Outcome = { runId: string; url: string; stored: number; steps: number; problems: ImportProblem[] } | { error: string; problems: ImportProblem[] };
+type Outcome =
+  { runId: string; url: string; stored: number; steps: number; problems: ImportProblem[] } | { error: string; problems: ImportProblem[] };
 
 /** A picked file's path within the chosen folder ("a/b.jsonl"), or its name. */
 const relativePath = (f: File) => (f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name;
@@ -37,8 +38,13 @@ export function UploadRun() {
     setOutcome(null);
     const wanted = importFilesWanted(format);
     const picked = files.filter((f) => !multiFile || wanted.test(relativePath(f)));
-    if (picked.length === 0) return setOutcome({ error: multiFile ? `None of the picked files is one the ${format} format reads (${wanted.source}).` : "Pick a file.", problems: [] });
-    if (!multiFile && picked.length !== 1) return setOutcome({ error: `The ${format} format is one file; pick one, not ${picked.length}.`, problems: [] });
+    if (picked.length === 0)
+      return setOutcome({
+        error: multiFile ? `None of the picked files is one the ${format} format reads (${wanted.source}).` : "Pick a file.",
+        problems: [],
+      });
+    if (!multiFile && picked.length !== 1)
+      return setOutcome({ error: `The ${format} format is one file; pick one, not ${picked.length}.`, problems: [] });
     try {
       setBusy("Reading files…");
       const texts: ImportFile[] = await Promise.all(picked.map((f) => readImportFile(relativePath(f), f)));
@@ -68,13 +74,18 @@ export function UploadRun() {
     <section className="max-w-3xl space-y-4">
       <h1 className="text-xl font-semibold">Import a run trained elsewhere</h1>
       <p className="text-sm text-slate-600">
-        The files another trainer wrote, read here by the same importers as <code>rollout-lab import</code> (docs/import.md). Nothing but the
-        files a format reads is opened; they are parsed in this browser and sent to the ingest API.
+        The files another trainer wrote, read here by the same importers as <code>rollout-lab import</code> (docs/import.md). Nothing but
+        the files a format reads is opened; they are parsed in this browser and sent to the ingest API.
       </p>
       <form onSubmit={submit} className="space-y-3 rounded border border-slate-200 bg-white p-4 text-sm" data-testid="upload-form">
         <label className="block">
           <span className="mb-1 block text-slate-600">Format</span>
-          <select aria-label="Format" className="rounded border border-slate-300 px-2 py-1" value={format} onChange={(e) => (setFormat(e.target.value as ImportFormat), setFiles([]))}>
+          <select
+            aria-label="Format"
+            className="rounded border border-slate-300 px-2 py-1"
+            value={format}
+            onChange={(e) => (setFormat(e.target.value as ImportFormat), setFiles([]))}
+          >
             {Object.entries(IMPORT_FORMATS).map(([k, f]) => (
               <option key={k} value={k}>
                 {k} — {f.describe}
@@ -92,13 +103,27 @@ export function UploadRun() {
             {...(multiFile ? { webkitdirectory: "" } : {})}
             onChange={(e) => setFiles([...(e.target.files ?? [])])}
           />
-          {files.length > 0 && <span className="ml-2 text-xs text-slate-500">{files.length} file{files.length > 1 ? "s" : ""} picked</span>}
+          {files.length > 0 && (
+            <span className="ml-2 text-xs text-slate-500">
+              {files.length} file{files.length > 1 ? "s" : ""} picked
+            </span>
+          )}
         </label>
         <label className="block">
           <span className="mb-1 block text-slate-600">Run name (optional)</span>
-          <input aria-label="Run name" className="w-full rounded border border-slate-300 px-2 py-1" value={name} onChange={(e) => setName(e.target.value)} placeholder="taken from the files when they name it" />
+          <input
+            aria-label="Run name"
+            className="w-full rounded border border-slate-300 px-2 py-1"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="taken from the files when they name it"
+          />
         </label>
-        <button type="submit" disabled={busy !== null || files.length === 0} className="rounded bg-slate-800 px-3 py-1.5 text-white disabled:opacity-40">
+        <button
+          type="submit"
+          disabled={busy !== null || files.length === 0}
+          className="rounded bg-slate-800 px-3 py-1.5 text-white disabled:opacity-40"
+        >
           Import
         </button>
         {busy && <span className="ml-3 text-slate-500">{busy}</span>}

@@ -39,7 +39,12 @@ export function KeyboardHelp() {
   }, []);
   if (!open) return null;
   return (
-    <div role="dialog" aria-label="Keyboard shortcuts" className="fixed inset-0 z-50 flex items-center justify-center bg-black/30" onClick={() => setOpen(false)}>
+    <div
+      role="dialog"
+      aria-label="Keyboard shortcuts"
+      className="fixed inset-0 z-50 flex items-center justify-center bg-black/30"
+      onClick={() => setOpen(false)}
+    >
       <div className="rounded border border-slate-200 bg-white p-4 text-sm shadow-lg" onClick={(e) => e.stopPropagation()}>
         <h2 className="mb-2 font-semibold">Keyboard shortcuts</h2>
         <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">

@@ -17,15 +17,30 @@ export function RescoringList({ runId }: { runId: string }) {
   return (
     <table className="w-full text-sm">
       <thead className="text-left text-xs text-slate-500">
-        <tr><th className="py-1">Job</th><th>Selection</th><th>Status</th><th>Progress</th><th>Created</th></tr>
+        <tr>
+          <th className="py-1">Job</th>
+          <th>Selection</th>
+          <th>Status</th>
+          <th>Progress</th>
+          <th>Created</th>
+        </tr>
       </thead>
       <tbody>
         {jobs.data.map((j) => (
           <tr key={j.id} className="border-t border-slate-100" data-testid="rescoring-row">
-            <td className="py-1.5"><Link className="text-blue-700 hover:underline" href={`/runs/${runId}/rescoring/${j.id}`}>{j.name}</Link></td>
+            <td className="py-1.5">
+              <Link className="text-blue-700 hover:underline" href={`/runs/${runId}/rescoring/${j.id}`}>
+                {j.name}
+              </Link>
+            </td>
             <td>{j.selectionLabel}</td>
-            <td>{j.status}{j.error ? `: ${j.error}` : ""}</td>
-            <td><ProgressBar done={j.done} total={j.total} /></td>
+            <td>
+              {j.status}
+              {j.error ? `: ${j.error}` : ""}
+            </td>
+            <td>
+              <ProgressBar done={j.done} total={j.total} />
+            </td>
             <td className="text-xs text-slate-500">{j.createdAt.toLocaleString()}</td>
           </tr>
         ))}

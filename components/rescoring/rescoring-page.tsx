@@ -8,7 +8,9 @@ export function RescoringPage({ runId, step, groupId }: { runId: string; step?: 
   return (
     <article className="space-y-6">
       <header>
-        <Link href={`/runs/${runId}`} className="text-sm text-blue-700 hover:underline">← Run</Link>
+        <Link href={`/runs/${runId}`} className="text-sm text-blue-700 hover:underline">
+          ← Run
+        </Link>
         <h1 className="text-xl font-semibold">Re-scoring</h1>
         <p className="text-sm text-slate-600">
           Score stored trajectories again with another judge, prompt or reward, and see which verdicts flip. The original rewards are kept.

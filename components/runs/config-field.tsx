@@ -54,7 +54,13 @@ function FieldInput({
   switch (field.kind) {
     case "boolean":
       return (
-        <input id={id} type="checkbox" className="h-4 w-4" checked={Boolean(value ?? field.defaultValue)} onChange={(e) => onChange(e.target.checked)} />
+        <input
+          id={id}
+          type="checkbox"
+          className="h-4 w-4"
+          checked={Boolean(value ?? field.defaultValue)}
+          onChange={(e) => onChange(e.target.checked)}
+        />
       );
     case "enum":
       return (
@@ -86,14 +92,29 @@ function FieldInput({
           className={cls}
           placeholder="comma-separated"
           value={Array.isArray(value) ? value.join(", ") : ""}
-          onChange={(e) => onChange(e.target.value.trim() === "" ? undefined : e.target.value.split(",").map((t) => t.trim()).filter(Boolean))}
+          onChange={(e) =>
+            onChange(
+              e.target.value.trim() === ""
+                ? undefined
+                : e.target.value
+                    .split(",")
+                    .map((t) => t.trim())
+                    .filter(Boolean),
+            )
+          }
         />
       );
     case "json":
       return <JsonInput id={id} className={cls} value={value} placeholder={placeholder} onChange={onChange} onValidity={onJsonValidity} />;
     default:
       return (
-        <input id={id} className={cls} placeholder={placeholder} value={value === undefined ? "" : String(value)} onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)} />
+        <input
+          id={id}
+          className={cls}
+          placeholder={placeholder}
+          value={value === undefined ? "" : String(value)}
+          onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)}
+        />
       );
   }
 }

@@ -3,7 +3,12 @@ import { useEffect, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 
-const LEVEL_STYLE: Record<string, string> = { debug: "text-slate-400", info: "text-slate-700", warn: "text-amber-700", error: "text-red-700" };
+const LEVEL_STYLE: Record<string, string> = {
+  debug: "text-slate-400",
+  info: "text-slate-700",
+  warn: "text-amber-700",
+  error: "text-red-700",
+};
 
 export function EventLog({ runId, live, progress }: { runId: string; live: boolean; progress: string }) {
   const trpc = useTRPC();
@@ -17,7 +22,12 @@ export function EventLog({ runId, live, progress }: { runId: string; live: boole
     <section>
       <div className="mb-2 flex items-center gap-3">
         <h2 className="mr-auto text-sm font-semibold text-slate-700">Event log</h2>
-        <select aria-label="Minimum level" className="rounded border border-slate-300 px-2 py-1 text-xs" value={minLevel} onChange={(e) => setMinLevel(e.target.value as typeof minLevel)}>
+        <select
+          aria-label="Minimum level"
+          className="rounded border border-slate-300 px-2 py-1 text-xs"
+          value={minLevel}
+          onChange={(e) => setMinLevel(e.target.value as typeof minLevel)}
+        >
           {["debug", "info", "warn", "error"].map((l) => (
             <option key={l}>{l}</option>
           ))}

@@ -93,14 +93,21 @@ export function LaunchForm({
         {/* The label stands beside the select, not around it: wrapped, its text would include every option's. */}
         <div className="flex flex-col gap-1 text-xs text-slate-700">
           <label htmlFor="preset">Environment</label>
-          <select id="preset" className="rounded border border-slate-300 px-2 py-1 text-sm" value={String(value.environment ?? "simulated")} onChange={(e) => applyPreset(e.target.value)}>
+          <select
+            id="preset"
+            className="rounded border border-slate-300 px-2 py-1 text-sm"
+            value={String(value.environment ?? "simulated")}
+            onChange={(e) => applyPreset(e.target.value)}
+          >
             {ENVIRONMENT_CATALOG.map((env) => (
               <option key={env.name} value={env.name}>
                 {env.name} — {env.seedSystem}
               </option>
             ))}
             {/* A cloned run's environment that the catalog no longer lists stays selectable as it was. */}
-            {!ENVIRONMENT_CATALOG.some((e) => e.name === value.environment) && typeof value.environment === "string" && <option value={value.environment}>{value.environment}</option>}
+            {!ENVIRONMENT_CATALOG.some((e) => e.name === value.environment) && typeof value.environment === "string" && (
+              <option value={value.environment}>{value.environment}</option>
+            )}
           </select>
         </div>
         <span className="text-[11px] text-slate-500">choosing one loads its learning preset</span>
@@ -139,7 +146,11 @@ export function LaunchForm({
             Launch anyway
           </label>
         )}
-        <button type="submit" disabled={launching || blocked} className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-50">
+        <button
+          type="submit"
+          disabled={launching || blocked}
+          className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-50"
+        >
           {launching ? "Launching…" : "Launch run"}
         </button>
         {submitted && (!validation.ok || badJson.size > 0) && (

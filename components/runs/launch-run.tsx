@@ -13,7 +13,12 @@ export function LaunchRun({ cloneFrom }: { cloneFrom?: string }) {
   const create = useMutation(trpc.runActions.create.mutationOptions({ onSuccess: (run) => router.push(`/runs/${run.id}`) }));
 
   if (cloneFrom && source.isLoading) return <p className="text-sm text-slate-500">Loading the run to clone…</p>;
-  if (cloneFrom && source.isError) return <p className="text-sm text-red-700">Could not load run {cloneFrom}: {source.error.message}</p>;
+  if (cloneFrom && source.isError)
+    return (
+      <p className="text-sm text-red-700">
+        Could not load run {cloneFrom}: {source.error.message}
+      </p>
+    );
   const initial: RunConfigInput = source.data
     ? { ...(source.data.config as RunConfigInput), name: `${source.data.name} (clone)` }
     : { environment: "simulated" };

@@ -21,8 +21,14 @@ interface SeriesPoint {
 }
 
 function toChartPoints(points: SeriesPoint[] | undefined, smoothing: number, xMode: XAxisMode): ChartPoint[] {
-  const withGaps = insertGaps<{ step: number; p: SeriesPoint | null }>((points ?? []).map((p) => ({ step: p.step, p })), (step) => ({ step, p: null }));
-  const smoothed = smoothSeries(withGaps.map((g) => g.p?.value ?? null), smoothing);
+  const withGaps = insertGaps<{ step: number; p: SeriesPoint | null }>(
+    (points ?? []).map((p) => ({ step: p.step, p })),
+    (step) => ({ step, p: null }),
+  );
+  const smoothed = smoothSeries(
+    withGaps.map((g) => g.p?.value ?? null),
+    smoothing,
+  );
   let lastTime = 0;
   return withGaps.map((g, i) => {
     const time = g.p ? Date.parse(g.p.wallTime) : lastTime + 1;
@@ -79,17 +85,37 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
     <section>
       <div className="mb-3 flex flex-wrap items-center gap-4 text-sm">
         <h2 className="mr-auto font-semibold text-slate-700">Metrics</h2>
-        <input aria-label="Filter metrics" data-search placeholder="filter keys, e.g. reward/" className="rounded border border-slate-300 px-2 py-1 text-sm" value={filter} onChange={(e) => setFilter(e.target.value)} />
+        <input
+          aria-label="Filter metrics"
+          data-search
+          placeholder="filter keys, e.g. reward/"
+          className="rounded border border-slate-300 px-2 py-1 text-sm"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
         <label className="flex items-center gap-2">
           Smoothing
-          <input aria-label="Smoothing" type="range" min={0} max={0.99} step={0.01} value={smoothing} onChange={(e) => setSmoothing(Number(e.target.value))} />
+          <input
+            aria-label="Smoothing"
+            type="range"
+            min={0}
+            max={0.99}
+            step={0.01}
+            value={smoothing}
+            onChange={(e) => setSmoothing(Number(e.target.value))}
+          />
           <span className="w-8 tabular-nums">{smoothing.toFixed(2)}</span>
         </label>
         <label className="flex items-center gap-1">
           <input type="checkbox" aria-label="Log scale" checked={logScale} onChange={(e) => setLogScale(e.target.checked)} />
           log y
         </label>
-        <select aria-label="X axis" className="rounded border border-slate-300 px-2 py-1" value={xMode} onChange={(e) => setXMode(e.target.value as XAxisMode)}>
+        <select
+          aria-label="X axis"
+          className="rounded border border-slate-300 px-2 py-1"
+          value={xMode}
+          onChange={(e) => setXMode(e.target.value as XAxisMode)}
+        >
           <option value="step">x: step</option>
           <option value="time">x: wall time</option>
         </select>

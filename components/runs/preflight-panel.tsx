@@ -16,7 +16,13 @@ const NO_WORKER_AFTER_S = 12;
 
 export type PreflightVerdict = "checking" | "ok" | "problems" | "unavailable";
 
-export function PreflightPanel({ config, onVerdict }: { config: Record<string, unknown> | null; onVerdict: (v: PreflightVerdict) => void }) {
+export function PreflightPanel({
+  config,
+  onVerdict,
+}: {
+  config: Record<string, unknown> | null;
+  onVerdict: (v: PreflightVerdict) => void;
+}) {
   const trpc = useTRPC();
   const key = config ? JSON.stringify(config) : null;
   const [check, setCheck] = useState<{ id: string; key: string } | null>(null);
@@ -40,7 +46,10 @@ export function PreflightPanel({ config, onVerdict }: { config: Record<string, u
   const result = useQuery({
     ...trpc.runActions.preflightResult.queryOptions({ id: current ?? "" }),
     enabled: Boolean(current),
-    refetchInterval: (q) => (q.state.data && (q.state.data.status === "done" || q.state.data.status === "failed" || q.state.data.ageSeconds > NO_WORKER_AFTER_S) ? false : 400),
+    refetchInterval: (q) =>
+      q.state.data && (q.state.data.status === "done" || q.state.data.status === "failed" || q.state.data.ageSeconds > NO_WORKER_AFTER_S)
+        ? false
+        : 400,
   });
   const data = current ? result.data : undefined;
   const verdict: PreflightVerdict = !key
@@ -60,11 +69,15 @@ export function PreflightPanel({ config, onVerdict }: { config: Record<string, u
   return (
     <section className="rounded border border-slate-200 bg-white p-3 text-sm" data-testid="preflight" data-verdict={verdict}>
       <h2 className="mb-1 font-semibold text-slate-700">Pre-flight check</h2>
-      {verdict === "checking" && <p className="text-slate-500">Rendering the environment&apos;s opening prompt with the policy&apos;s tokenizer…</p>}
+      {verdict === "checking" && (
+        <p className="text-slate-500">Rendering the environment&apos;s opening prompt with the policy&apos;s tokenizer…</p>
+      )}
       {verdict === "unavailable" && (
         <p className="text-slate-600">
-          {data?.status === "failed" ? `The check failed: ${data.error}` : `No trainer worker answered in ${NO_WORKER_AFTER_S} s (is one running?).`} You can still launch; the
-          worker checks again when it starts the run.
+          {data?.status === "failed"
+            ? `The check failed: ${data.error}`
+            : `No trainer worker answered in ${NO_WORKER_AFTER_S} s (is one running?).`}{" "}
+          You can still launch; the worker checks again when it starts the run.
         </p>
       )}
       {data?.result && (verdict === "ok" || verdict === "problems") && <Figures r={data.result} />}
@@ -82,11 +95,19 @@ function Figures({ r }: { r: PreflightResult }) {
   return (
     <div className="space-y-2">
       <dl className="grid grid-cols-1 gap-x-8 sm:grid-cols-2">
-        {row("opening prompt + reply", `${r.promptTokens.toLocaleString("en-US")} + ${r.maxNewTokens} of ${r.contextLength.toLocaleString("en-US")} tokens`, !r.fits)}
+        {row(
+          "opening prompt + reply",
+          `${r.promptTokens.toLocaleString("en-US")} + ${r.maxNewTokens} of ${r.contextLength.toLocaleString("en-US")} tokens`,
+          !r.fits,
+        )}
         {row("episodes per step", String(r.episodesPerStep))}
         {row("tokens trained per step (at most)", r.tokensPerStep.toLocaleString("en-US"))}
         {row("tokens sampled per step (at most)", r.sampledTokensPerStep.toLocaleString("en-US"))}
-        {row("step memory (estimate)", `${(r.memoryBytes / GiB).toFixed(2)} of ${(r.memoryLimitBytes / GiB).toFixed(0)} GiB`, r.memoryBytes > r.memoryLimitBytes)}
+        {row(
+          "step memory (estimate)",
+          `${(r.memoryBytes / GiB).toFixed(2)} of ${(r.memoryLimitBytes / GiB).toFixed(0)} GiB`,
+          r.memoryBytes > r.memoryLimitBytes,
+        )}
         {row("step time (rough)", `~${r.stepSecondsEstimate} s (one forward pass took ${r.forwardMs} ms)`)}
       </dl>
       {r.problems.length > 0 ? (
@@ -96,7 +117,9 @@ function Figures({ r }: { r: PreflightResult }) {
           ))}
         </ul>
       ) : (
-        <p className="text-emerald-700">The opening prompt of task {r.taskId} fits with {r.headroom.toLocaleString("en-US")} tokens to spare for later turns.</p>
+        <p className="text-emerald-700">
+          The opening prompt of task {r.taskId} fits with {r.headroom.toLocaleString("en-US")} tokens to spare for later turns.
+        </p>
       )}
       <details className="text-xs text-slate-500">
         <summary className="cursor-pointer">What the policy reads last</summary>

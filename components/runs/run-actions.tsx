@@ -18,7 +18,10 @@ export function RunActions({ run }: { run: { id: string; status: string; cancelR
   const error = cancel.error ?? resume.error;
   if (run.source !== "rollout-lab") {
     return (
-      <span className="rounded bg-violet-100 px-2 py-1 text-xs text-violet-800" title="Streamed or imported through the ingest API; training happened elsewhere.">
+      <span
+        className="rounded bg-violet-100 px-2 py-1 text-xs text-violet-800"
+        title="Streamed or imported through the ingest API; training happened elsewhere."
+      >
         Imported from {run.source}
       </span>
     );
@@ -26,15 +29,32 @@ export function RunActions({ run }: { run: { id: string; status: string; cancelR
   return (
     <div className="flex items-center gap-2 text-sm">
       {canCancel && (
-        <button type="button" className="rounded border border-red-300 bg-white px-3 py-1 text-red-700 hover:bg-red-50 disabled:opacity-50" disabled={cancel.isPending} onClick={() => {
+        <button
+          type="button"
+          className="rounded border border-red-300 bg-white px-3 py-1 text-red-700 hover:bg-red-50 disabled:opacity-50"
+          disabled={cancel.isPending}
+          onClick={() => {
             // A running run stops after its current step; asking first avoids losing a long run to a stray click.
-            if (window.confirm(run.status === "running" ? "Cancel this run? It stops after the current step (checkpointed; you can resume it)." : "Cancel this queued run?")) cancel.mutate({ id: run.id });
-          }}>
+            if (
+              window.confirm(
+                run.status === "running"
+                  ? "Cancel this run? It stops after the current step (checkpointed; you can resume it)."
+                  : "Cancel this queued run?",
+              )
+            )
+              cancel.mutate({ id: run.id });
+          }}
+        >
           Cancel
         </button>
       )}
       {canResume && (
-        <button type="button" className="rounded border border-slate-300 bg-white px-3 py-1 hover:bg-slate-50 disabled:opacity-50" disabled={resume.isPending} onClick={() => resume.mutate({ id: run.id })}>
+        <button
+          type="button"
+          className="rounded border border-slate-300 bg-white px-3 py-1 hover:bg-slate-50 disabled:opacity-50"
+          disabled={resume.isPending}
+          onClick={() => resume.mutate({ id: run.id })}
+        >
           Resume
         </button>
       )}

@@ -19,7 +19,10 @@ function isLive(status: string | undefined) {
 
 export function RunDetail({ runId }: { runId: string }) {
   const trpc = useTRPC();
-  const run = useQuery({ ...trpc.runs.get.queryOptions({ id: runId }), refetchInterval: (q) => (isLive(q.state.data?.status) ? 2000 : false) });
+  const run = useQuery({
+    ...trpc.runs.get.queryOptions({ id: runId }),
+    refetchInterval: (q) => (isLive(q.state.data?.status) ? 2000 : false),
+  });
 
   if (run.isLoading) return <p className="text-sm text-slate-500">Loading run…</p>;
   if (run.isError) return <p className="text-sm text-red-700">Could not load this run: {run.error.message}</p>;
@@ -89,7 +92,9 @@ export function RunDetail({ runId }: { runId: string }) {
       </div>
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-700">Config</h2>
-        <pre className="max-h-96 overflow-auto rounded border border-slate-200 bg-white p-3 text-xs">{JSON.stringify(r.config, null, 2)}</pre>
+        <pre className="max-h-96 overflow-auto rounded border border-slate-200 bg-white p-3 text-xs">
+          {JSON.stringify(r.config, null, 2)}
+        </pre>
       </section>
     </article>
   );
@@ -98,7 +103,10 @@ export function RunDetail({ runId }: { runId: string }) {
 /** One fact; `wide` spans the grid's full width and `wrap` breaks long values (a backend's reason, a worker id). */
 function Fact({ label, value, mono, wide, wrap }: { label: string; value: string; mono?: boolean; wide?: boolean; wrap?: boolean }) {
   return (
-    <div className={`min-w-0 rounded border border-slate-200 bg-white px-3 py-2 ${wide ? "col-span-2 sm:col-span-4" : ""}`} data-testid={`fact-${label.toLowerCase().replace(/\s+/g, "-")}`}>
+    <div
+      className={`min-w-0 rounded border border-slate-200 bg-white px-3 py-2 ${wide ? "col-span-2 sm:col-span-4" : ""}`}
+      data-testid={`fact-${label.toLowerCase().replace(/\s+/g, "-")}`}
+    >
       <dt className="text-xs text-slate-500">{label}</dt>
       <dd className={`${wide || wrap ? "break-words" : "truncate"} ${mono ? "font-mono text-xs" : ""}`} title={value}>
         {value}

@@ -26,12 +26,16 @@ export function RunsList() {
   const router = useRouter();
   const pathname = usePathname();
   const initialStatus = params.get("status") ?? "";
-  const [status, setStatusState] = useState<Status | "">((STATUSES as readonly string[]).includes(initialStatus) ? (initialStatus as Status) : "");
+  const [status, setStatusState] = useState<Status | "">(
+    (STATUSES as readonly string[]).includes(initialStatus) ? (initialStatus as Status) : "",
+  );
   const [environment, setEnvironmentState] = useState(params.get("environment") ?? "");
   const [search, setSearchState] = useState(params.get("search") ?? "");
   const [selected, setSelected] = useState<string[]>([]);
   const initialSort = params.get("sort") ?? "";
-  const [sort, setSortState] = useState<SortKey | "">((SORTABLE as readonly string[]).includes(initialSort) ? (initialSort as SortKey) : "");
+  const [sort, setSortState] = useState<SortKey | "">(
+    (SORTABLE as readonly string[]).includes(initialSort) ? (initialSort as SortKey) : "",
+  );
   const [dir, setDirState] = useState<SortDirection>(params.get("dir") === "asc" ? "asc" : "desc");
   const syncUrl = (next: { status?: string; environment?: string; search?: string; sort?: string; dir?: string }) => {
     const q = new URLSearchParams(params.toString());
@@ -46,7 +50,8 @@ export function RunsList() {
   const setSearch = (v: string) => (setSearchState(v), syncUrl({ search: v }));
   // A click on the sorted column flips its direction; another column sorts best / most first.
   const sortBy = (key: SortKey) => {
-    const nextDir: SortDirection = sort === key ? (dir === "desc" ? "asc" : "desc") : key === "name" || key === "environment" || key === "status" ? "asc" : "desc";
+    const nextDir: SortDirection =
+      sort === key ? (dir === "desc" ? "asc" : "desc") : key === "name" || key === "environment" || key === "status" ? "asc" : "desc";
     setSortState(key);
     setDirState(nextDir);
     syncUrl({ sort: key, dir: nextDir });
@@ -89,14 +94,19 @@ export function RunsList() {
     duration: durationMs,
   };
   const rows = runs.data ? (sort ? sortRows(runs.data.items, sortValue[sort], dir) : runs.data.items) : [];
-  const header = (key: SortKey, label: string, title?: string) => <SortHeader label={label} title={title} active={sort === key} dir={dir} onSort={() => sortBy(key)} />;
+  const header = (key: SortKey, label: string, title?: string) => (
+    <SortHeader label={label} title={title} active={sort === key} dir={dir} onSort={() => sortBy(key)} />
+  );
 
   return (
     <section>
       <div className="mb-4 flex flex-wrap items-end gap-3">
         <h1 className="mr-auto text-xl font-semibold">Runs</h1>
         {selected.length >= 2 && (
-          <Link href={`/compare?runs=${selected.join(",")}`} className="rounded border border-blue-700 px-3 py-1.5 text-sm font-medium text-blue-700 hover:bg-blue-50">
+          <Link
+            href={`/compare?runs=${selected.join(",")}`}
+            className="rounded border border-blue-700 px-3 py-1.5 text-sm font-medium text-blue-700 hover:bg-blue-50"
+          >
             Compare {selected.length} runs
           </Link>
         )}
@@ -111,13 +121,23 @@ export function RunsList() {
           value={search}
           onChange={(e) => setSearch(e.target.value)}
         />
-        <select aria-label="Status" className="rounded border border-slate-300 px-2 py-1 text-sm" value={status} onChange={(e) => setStatus(e.target.value as Status | "")}>
+        <select
+          aria-label="Status"
+          className="rounded border border-slate-300 px-2 py-1 text-sm"
+          value={status}
+          onChange={(e) => setStatus(e.target.value as Status | "")}
+        >
           <option value="">All statuses</option>
           {STATUSES.map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>
-        <select aria-label="Environment" className="rounded border border-slate-300 px-2 py-1 text-sm" value={environment} onChange={(e) => setEnvironment(e.target.value)}>
+        <select
+          aria-label="Environment"
+          className="rounded border border-slate-300 px-2 py-1 text-sm"
+          value={environment}
+          onChange={(e) => setEnvironment(e.target.value)}
+        >
           <option value="">All environments</option>
           {facets.data?.environments.map((e) => (
             <option key={e}>{e}</option>
@@ -126,7 +146,9 @@ export function RunsList() {
       </div>
       {runs.isLoading && <p className="text-sm text-slate-500">Loading runs…</p>}
       {runs.isError && <p className="text-sm text-red-700">Could not load runs: {runs.error.message}</p>}
-      {runs.data && runs.data.items.length === 0 && <p className="text-sm text-slate-500">No runs match. Launch one with New run, the API or the CLI.</p>}
+      {runs.data && runs.data.items.length === 0 && (
+        <p className="text-sm text-slate-500">No runs match. Launch one with New run, the API or the CLI.</p>
+      )}
       {runs.data && runs.data.items.length > 0 && (
         <div className="overflow-x-auto rounded border border-slate-200 bg-white">
           <table className="w-full text-left text-sm">
@@ -154,9 +176,19 @@ export function RunsList() {
                 const end = run.finishedAt ?? new Date();
                 const eta = run.status === "running" ? estimateRemainingMs(run.startedAt, run.step, run.totalSteps) : null;
                 return (
-                  <tr key={run.id} className="border-t border-slate-100 hover:bg-slate-50" data-testid="run-row" data-best={summary?.bestReward ?? ""}>
+                  <tr
+                    key={run.id}
+                    className="border-t border-slate-100 hover:bg-slate-50"
+                    data-testid="run-row"
+                    data-best={summary?.bestReward ?? ""}
+                  >
                     <td className="px-3 py-2">
-                      <input type="checkbox" aria-label={`Select ${run.name} to compare`} checked={selected.includes(run.id)} onChange={() => toggle(run.id)} />
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${run.name} to compare`}
+                        checked={selected.includes(run.id)}
+                        onChange={() => toggle(run.id)}
+                      />
                     </td>
                     <td className="px-3 py-2">
                       <Link href={`/runs/${run.id}`} className="font-medium text-blue-700 hover:underline">
@@ -181,9 +213,16 @@ export function RunsList() {
                     </td>
                     <td className="px-3 py-2 tabular-nums">{formatNumber(summary?.bestReward ?? null)}</td>
                     <td className="px-3 py-2 tabular-nums">{formatNumber(summary?.kl ?? null)}</td>
-                    <td className="px-3 py-2 tabular-nums">{summary?.costUsd ? `$${summary.costUsd.toFixed(summary.costUsd < 1 ? 4 : 2)}` : "—"}</td>
-                    <td className="px-3 py-2 tabular-nums">{run.startedAt ? formatDuration(end.getTime() - run.startedAt.getTime()) : "—"}</td>
-                    <td className="px-3 py-2">{run.launchedBy}{run.launchedByName ? ` · ${run.launchedByName}` : ""}</td>
+                    <td className="px-3 py-2 tabular-nums">
+                      {summary?.costUsd ? `$${summary.costUsd.toFixed(summary.costUsd < 1 ? 4 : 2)}` : "—"}
+                    </td>
+                    <td className="px-3 py-2 tabular-nums">
+                      {run.startedAt ? formatDuration(end.getTime() - run.startedAt.getTime()) : "—"}
+                    </td>
+                    <td className="px-3 py-2">
+                      {run.launchedBy}
+                      {run.launchedByName ? ` · ${run.launchedByName}` : ""}
+                    </td>
                   </tr>
                 );
               })}

@@ -8,7 +8,10 @@ const STYLES: Record<string, string> = {
 
 export function StatusBadge({ status }: { status: string }) {
   return (
-    <span data-testid="run-status" className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ${STYLES[status] ?? STYLES.queued}`}>
+    <span
+      data-testid="run-status"
+      className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ${STYLES[status] ?? STYLES.queued}`}
+    >
       {status}
     </span>
   );

@@ -28,7 +28,11 @@ export function TokensPanel() {
       <header>
         <h1 className="text-xl font-semibold">API tokens</h1>
         <p className="text-sm text-slate-600">
-          For the REST API (<code>/api/v1</code>, <a className="underline" href="/api/v1/openapi.json">OpenAPI document</a>) and the <code>rollout-lab</code> CLI.
+          For the REST API (<code>/api/v1</code>,{" "}
+          <a className="underline" href="/api/v1/openapi.json">
+            OpenAPI document
+          </a>
+          ) and the <code>rollout-lab</code> CLI.
           <em> read</em> tokens can list and export; <em>write</em> tokens can also create, cancel and resume runs.
         </p>
       </header>
@@ -36,11 +40,23 @@ export function TokensPanel() {
       <form onSubmit={submit} className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-4 text-sm">
         <label className="flex flex-col">
           Name
-          <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={80} placeholder="github-actions" className="mt-1 rounded border border-slate-300 px-2 py-1" data-testid="token-name" />
+          <input
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            maxLength={80}
+            placeholder="github-actions"
+            className="mt-1 rounded border border-slate-300 px-2 py-1"
+            data-testid="token-name"
+          />
         </label>
         <label className="flex flex-col">
           Scope
-          <select value={scope} onChange={(e) => setScope(e.target.value === "read" ? "read" : "write")} className="mt-1 rounded border border-slate-300 px-2 py-1">
+          <select
+            value={scope}
+            onChange={(e) => setScope(e.target.value === "read" ? "read" : "write")}
+            className="mt-1 rounded border border-slate-300 px-2 py-1"
+          >
             <option value="write">write (and read)</option>
             <option value="read">read</option>
           </select>

@@ -26,7 +26,15 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
             <YAxis fontSize={11} />
             <Tooltip formatter={(v) => formatNumber(typeof v === "number" ? v : null)} />
             <Legend />
-            <Line dataKey="reward" name="total reward" stroke="#0f172a" strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
+            <Line
+              dataKey="reward"
+              name="total reward"
+              stroke="#0f172a"
+              strokeWidth={2}
+              dot={false}
+              connectNulls={false}
+              isAnimationActive={false}
+            />
             {a.components.map((c, i) => (
               <Line key={c} dataKey={c} stroke={COLORS[i % COLORS.length]} dot={false} connectNulls={false} isAnimationActive={false} />
             ))}
@@ -34,10 +42,20 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
         </ResponsiveContainer>
       </div>
       <table className="text-sm">
-        <thead className="text-left text-xs text-slate-500"><tr><th className="pr-6">Component</th><th title="Pearson correlation with the total reward over the scored trajectories">Correlation with the reward</th></tr></thead>
+        <thead className="text-left text-xs text-slate-500">
+          <tr>
+            <th className="pr-6">Component</th>
+            <th title="Pearson correlation with the total reward over the scored trajectories">Correlation with the reward</th>
+          </tr>
+        </thead>
         <tbody>
           {a.components.map((c) => (
-            <tr key={c} className="border-t border-slate-100" data-testid="component-row"><td className="pr-6">{c}</td><td className="tabular-nums">{a.correlations[c] === null || a.correlations[c] === undefined ? "—" : a.correlations[c]!.toFixed(2)}</td></tr>
+            <tr key={c} className="border-t border-slate-100" data-testid="component-row">
+              <td className="pr-6">{c}</td>
+              <td className="tabular-nums">
+                {a.correlations[c] === null || a.correlations[c] === undefined ? "—" : a.correlations[c]!.toFixed(2)}
+              </td>
+            </tr>
           ))}
         </tbody>
       </table>
@@ -46,8 +64,10 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
         <ul className="space-y-1 text-sm">
           {a.disagreements.slice(0, 15).map((d) => (
             <li key={d.trajectoryId} data-testid="component-disagreement">
-              <Link className="text-blue-700 hover:underline" href={`/runs/${runId}/trajectories/${d.trajectoryId}`}>step {d.step}</Link>
-              {" "}· reward <RewardValue value={d.reward} /> · high: {d.high.join(", ")} · low: {d.low.join(", ")}
+              <Link className="text-blue-700 hover:underline" href={`/runs/${runId}/trajectories/${d.trajectoryId}`}>
+                step {d.step}
+              </Link>{" "}
+              · reward <RewardValue value={d.reward} /> · high: {d.high.join(", ")} · low: {d.low.join(", ")}
             </li>
           ))}
         </ul>

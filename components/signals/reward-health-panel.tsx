@@ -16,11 +16,19 @@ export function RewardHealthPanel({ runId }: { runId: string }) {
     <section className="space-y-3 rounded border border-slate-200 bg-white p-4" data-testid="reward-health">
       <div className="flex items-center gap-4">
         <h2 className="text-sm font-semibold text-slate-700">Reward health</h2>
-        <Link href={`/runs/${runId}/signals`} className="text-sm text-blue-700 hover:underline">Signals &amp; components</Link>
-        <Link href={`/runs/${runId}/rescoring`} className="text-sm text-blue-700 hover:underline">Re-judge</Link>
+        <Link href={`/runs/${runId}/signals`} className="text-sm text-blue-700 hover:underline">
+          Signals &amp; components
+        </Link>
+        <Link href={`/runs/${runId}/rescoring`} className="text-sm text-blue-700 hover:underline">
+          Re-judge
+        </Link>
       </div>
       <ReliabilitySummary runId={runId} compact />
-      {warnings.data ? <WarningList runId={runId} signals={warnings.data.signals} limit={3} notLearning={(health.data?.problems.length ?? 0) > 0} /> : <QueryState loading={warnings.isLoading} error={warnings.error} what="reward signals" />}
+      {warnings.data ? (
+        <WarningList runId={runId} signals={warnings.data.signals} limit={3} notLearning={(health.data?.problems.length ?? 0) > 0} />
+      ) : (
+        <QueryState loading={warnings.isLoading} error={warnings.error} what="reward signals" />
+      )}
     </section>
   );
 }

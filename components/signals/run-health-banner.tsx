@@ -7,7 +7,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import type { HealthProblem } from "@/lib/run-health";
 
-const stepsOf = (p: HealthProblem) => (p.firstStep === p.lastStep ? `step ${p.firstStep}` : `steps ${p.firstStep}–${p.lastStep} (${p.steps} of ${p.stepsChecked})`);
+const stepsOf = (p: HealthProblem) =>
+  p.firstStep === p.lastStep ? `step ${p.firstStep}` : `steps ${p.firstStep}–${p.lastStep} (${p.steps} of ${p.stepsChecked})`;
 
 export function useRunHealth(runId: string, live = false) {
   const trpc = useTRPC();
@@ -20,7 +21,11 @@ export function RunHealthBanner({ runId, live = false }: { runId: string; live?:
   if (problems.length === 0) return null;
   const errors = problems.filter((p) => p.severity === "error").length;
   return (
-    <section role="alert" data-testid="run-health-banner" className={`rounded border p-3 text-sm ${errors ? "border-red-300 bg-red-50 text-red-900" : "border-amber-300 bg-amber-50 text-amber-900"}`}>
+    <section
+      role="alert"
+      data-testid="run-health-banner"
+      className={`rounded border p-3 text-sm ${errors ? "border-red-300 bg-red-50 text-red-900" : "border-amber-300 bg-amber-50 text-amber-900"}`}
+    >
       <h2 className="font-semibold">{errors ? "This run is not learning" : "This run may not be learning"}</h2>
       <ul className="mt-2 space-y-2">
         {problems.map((p) => (

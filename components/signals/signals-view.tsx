@@ -16,9 +16,13 @@ export function SignalsView({ runId }: { runId: string }) {
   return (
     <article className="space-y-6">
       <header>
-        <Link href={`/runs/${runId}`} className="text-sm text-blue-700 hover:underline">← Run</Link>
+        <Link href={`/runs/${runId}`} className="text-sm text-blue-700 hover:underline">
+          ← Run
+        </Link>
         <h1 className="text-xl font-semibold">Reward signals</h1>
-        <p className="text-sm text-slate-600">Is a rising reward a better policy, a noisy judge, a failing simulator or a policy pleasing the judge?</p>
+        <p className="text-sm text-slate-600">
+          Is a rising reward a better policy, a noisy judge, a failing simulator or a policy pleasing the judge?
+        </p>
       </header>
       <RunHealthBanner runId={runId} />
       <section>
@@ -27,9 +31,16 @@ export function SignalsView({ runId }: { runId: string }) {
       </section>
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-700">
-          Warnings{warnings.data ? ` (${warnings.data.signals.length}, from ${warnings.data.trajectoriesAnalysed} trajectories${warnings.data.truncated ? ", most recent only" : ""})` : ""}
+          Warnings
+          {warnings.data
+            ? ` (${warnings.data.signals.length}, from ${warnings.data.trajectoriesAnalysed} trajectories${warnings.data.truncated ? ", most recent only" : ""})`
+            : ""}
         </h2>
-        {warnings.data ? <WarningList runId={runId} signals={warnings.data.signals} notLearning={(health.data?.problems.length ?? 0) > 0} /> : <QueryState loading={warnings.isLoading} error={warnings.error} what="reward signals" />}
+        {warnings.data ? (
+          <WarningList runId={runId} signals={warnings.data.signals} notLearning={(health.data?.problems.length ?? 0) > 0} />
+        ) : (
+          <QueryState loading={warnings.isLoading} error={warnings.error} what="reward signals" />
+        )}
       </section>
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-700">Reward components</h2>

@@ -24,7 +24,10 @@ const SOURCE_STYLE: Record<MessageSource | "judge", string> = {
 
 export function SourceBadge({ source }: { source: MessageSource | "judge" }) {
   return (
-    <span data-testid="source-badge" className={`inline-flex shrink-0 rounded px-1.5 py-0.5 text-[11px] font-medium ${SOURCE_STYLE[source] ?? SOURCE_STYLE.system}`}>
+    <span
+      data-testid="source-badge"
+      className={`inline-flex shrink-0 rounded px-1.5 py-0.5 text-[11px] font-medium ${SOURCE_STYLE[source] ?? SOURCE_STYLE.system}`}
+    >
       {SOURCE_LABEL[source] ?? source}
     </span>
   );
@@ -38,25 +41,51 @@ const STATUS_STYLE: Record<string, string> = {
 };
 
 export function TrajectoryStatusBadge({ status }: { status: string }) {
-  return <span className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[status] ?? STATUS_STYLE.ok}`}>{status}</span>;
+  return (
+    <span className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[status] ?? STATUS_STYLE.ok}`}>{status}</span>
+  );
 }
 
 /** Unscored (null) shows as "unscored", never as 0 or a dash that could be mistaken for one. */
 export function RewardValue({ value, className = "" }: { value: number | null | undefined; className?: string }) {
   if (value === null || value === undefined) return <span className={`text-xs italic text-slate-500 ${className}`}>unscored</span>;
-  return <span className={`tabular-nums ${value > 0 ? "text-emerald-700" : value < 0 ? "text-red-700" : "text-slate-700"} ${className}`}>{formatNumber(value)}</span>;
+  return (
+    <span className={`tabular-nums ${value > 0 ? "text-emerald-700" : value < 0 ? "text-red-700" : "text-slate-700"} ${className}`}>
+      {formatNumber(value)}
+    </span>
+  );
 }
 
 export function AdvantageValue({ value }: { value: number | null | undefined }) {
   if (value === null || value === undefined) return <span className="text-slate-400">—</span>;
   const sign = value > 0 ? "+" : "";
-  return <span className={`tabular-nums ${value > 0 ? "text-emerald-700" : value < 0 ? "text-red-700" : "text-slate-600"}`}>{sign}{formatNumber(value)}</span>;
+  return (
+    <span className={`tabular-nums ${value > 0 ? "text-emerald-700" : value < 0 ? "text-red-700" : "text-slate-600"}`}>
+      {sign}
+      {formatNumber(value)}
+    </span>
+  );
 }
 
 /** Loading / error / empty lines, so every view says the same thing the same way. */
-export function QueryState({ loading, error, empty, what }: { loading: boolean; error: { message: string } | null; empty?: boolean; what: string }) {
+export function QueryState({
+  loading,
+  error,
+  empty,
+  what,
+}: {
+  loading: boolean;
+  error: { message: string } | null;
+  empty?: boolean;
+  what: string;
+}) {
   if (loading) return <p className="text-sm text-slate-500">Loading {what}…</p>;
-  if (error) return <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">Could not load {what}: {error.message}</p>;
+  if (error)
+    return (
+      <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+        Could not load {what}: {error.message}
+      </p>
+    );
   if (empty) return <p className="text-sm text-slate-500">No {what} match.</p>;
   return null;
 }

@@ -6,8 +6,16 @@ test("a shared URL restores the same filters, order and page", () => {
   const url = "stepMin=10&stepMax=20&rewardMin=-0.5&status=unscored,error&task=airline-rebook-001&q=refund&sort=reward&dir=desc&page=3";
   const state = parseBrowserQuery(new URLSearchParams(url));
   assert.deepEqual(state, {
-    stepMin: 10, stepMax: 20, rewardMin: -0.5, rewardMax: undefined, status: ["unscored", "error"],
-    taskId: "airline-rebook-001", text: "refund", sort: "reward", dir: "desc", page: 3,
+    stepMin: 10,
+    stepMax: 20,
+    rewardMin: -0.5,
+    rewardMax: undefined,
+    status: ["unscored", "error"],
+    taskId: "airline-rebook-001",
+    text: "refund",
+    sort: "reward",
+    dir: "desc",
+    page: 3,
   });
   assert.equal(toBrowserQuery(state), url);
   assert.equal(toBrowserQuery(state, { includePage: false }).includes("page="), false);
@@ -16,7 +24,16 @@ test("a shared URL restores the same filters, order and page", () => {
 test("defaults make an empty query, and hand-edited junk falls back to defaults", () => {
   assert.equal(toBrowserQuery(DEFAULT_STATE), "");
   const s = parseBrowserQuery(new URLSearchParams("stepMin=abc&status=bogus,ok&sort=evil;drop&dir=sideways&page=-4"));
-  assert.deepEqual(s, { ...DEFAULT_STATE, stepMin: undefined, stepMax: undefined, rewardMin: undefined, rewardMax: undefined, taskId: undefined, text: undefined, status: ["ok"] });
+  assert.deepEqual(s, {
+    ...DEFAULT_STATE,
+    stepMin: undefined,
+    stepMax: undefined,
+    rewardMin: undefined,
+    rewardMax: undefined,
+    taskId: undefined,
+    text: undefined,
+    status: ["ok"],
+  });
 });
 
 test("a reward bound of 0 is kept (0 is a real bound, not 'no filter')", () => {

@@ -16,9 +16,12 @@ export function ConversationList({ messages, callsPerMessage }: { messages: Conv
   useEffect(() => {
     const el = sentinel.current;
     if (!el || shown >= messages.length) return;
-    const io = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) setShown((n) => Math.min(messages.length, n + WINDOW));
-    }, { rootMargin: "800px" });
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) setShown((n) => Math.min(messages.length, n + WINDOW));
+      },
+      { rootMargin: "800px" },
+    );
     io.observe(el);
     return () => io.disconnect();
   }, [shown, messages.length]);

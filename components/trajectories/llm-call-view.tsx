@@ -6,7 +6,10 @@ import { SourceBadge } from "./badges";
 
 export function LlmCallView({ call }: { call: LlmCallRecord }) {
   return (
-    <details className={`rounded border text-xs ${call.error ? "border-red-200 bg-red-50" : "border-slate-200 bg-slate-50"}`} data-testid="llm-call">
+    <details
+      className={`rounded border text-xs ${call.error ? "border-red-200 bg-red-50" : "border-slate-200 bg-slate-50"}`}
+      data-testid="llm-call"
+    >
       <summary className="flex cursor-pointer flex-wrap items-center gap-x-2 gap-y-1 px-2 py-1">
         <SourceBadge source={call.role} />
         <span className="font-mono">{call.model}</span>
@@ -38,7 +41,9 @@ export function LlmCallView({ call }: { call: LlmCallRecord }) {
           {call.response ? (
             <>
               <pre className="whitespace-pre-wrap break-words font-mono">{call.response.text || "(empty)"}</pre>
-              {call.response.toolCalls?.length ? <pre className="mt-1 overflow-x-auto font-mono">{JSON.stringify(call.response.toolCalls, null, 2)}</pre> : null}
+              {call.response.toolCalls?.length ? (
+                <pre className="mt-1 overflow-x-auto font-mono">{JSON.stringify(call.response.toolCalls, null, 2)}</pre>
+              ) : null}
               {call.response.finishReason && <div className="text-slate-500">finish: {call.response.finishReason}</div>}
             </>
           ) : (

@@ -18,7 +18,17 @@ export function prettyContent(content: string): { text: string; json: boolean } 
 /** System prompts longer than this are folded (a few lines stay readable as they are). */
 const COLLAPSE_SYSTEM_AT = 600;
 
-export function MessageCard({ message, index, calls, highlight }: { message: ConversationMessage; index: number; calls: LlmCallRecord[]; highlight?: string }) {
+export function MessageCard({
+  message,
+  index,
+  calls,
+  highlight,
+}: {
+  message: ConversationMessage;
+  index: number;
+  calls: LlmCallRecord[];
+  highlight?: string;
+}) {
   const content = prettyContent(message.content);
   const isPolicy = message.source === "policy";
   return (
@@ -56,13 +66,18 @@ export function MessageCard({ message, index, calls, highlight }: { message: Con
           // its first line as the summary.
           <details data-testid="system-prompt">
             <summary className="cursor-pointer text-sm text-slate-600">
-              {message.content.split("\n", 1)[0].slice(0, 160)} <span className="text-xs text-slate-400">({message.content.length.toLocaleString("en-US")} characters; show)</span>
+              {message.content.split("\n", 1)[0].slice(0, 160)}{" "}
+              <span className="text-xs text-slate-400">({message.content.length.toLocaleString("en-US")} characters; show)</span>
             </summary>
             <pre className="mt-1 whitespace-pre-wrap break-words font-sans text-sm">{content.text}</pre>
           </details>
         ) : (
           message.content && (
-            <pre className={`whitespace-pre-wrap break-words text-sm ${content.json ? "max-h-80 overflow-auto font-mono text-xs" : "font-sans"}`}>{content.text}</pre>
+            <pre
+              className={`whitespace-pre-wrap break-words text-sm ${content.json ? "max-h-80 overflow-auto font-mono text-xs" : "font-sans"}`}
+            >
+              {content.text}
+            </pre>
           )
         )}
         {message.toolCalls?.map((c) => (

@@ -6,8 +6,14 @@ const KIND_STYLE = { changed: "bg-amber-50", missing: "bg-red-50", unexpected: "
 const show = (v: unknown) => (v === undefined ? "—" : JSON.stringify(v));
 
 export function StateDiffView({ expected, actual }: { expected: unknown; actual: unknown }) {
-  if (expected == null && actual == null) return <p className="text-sm text-slate-500">This environment records no final or expected state.</p>;
-  if (expected == null) return <p className="text-sm text-slate-500">No expected state to compare with; final state: <code className="text-xs">{JSON.stringify(actual)}</code></p>;
+  if (expected == null && actual == null)
+    return <p className="text-sm text-slate-500">This environment records no final or expected state.</p>;
+  if (expected == null)
+    return (
+      <p className="text-sm text-slate-500">
+        No expected state to compare with; final state: <code className="text-xs">{JSON.stringify(actual)}</code>
+      </p>
+    );
   const summary = summarizeStateDiff(expected, actual);
   const entries = diffStates(expected, actual, { includeEqual: true });
   const differing = entries.filter((e) => e.kind !== "equal");

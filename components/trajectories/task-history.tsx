@@ -20,10 +20,19 @@ export function TaskHistory({ runId, taskId }: { runId: string; taskId: string }
   const [page, setPage] = useState(1);
   const history = useQuery(trpc.trajectories.taskHistory.queryOptions({ runId, taskId }));
   const list = useQuery({
-    ...trpc.trajectories.list.queryOptions({ runId, taskId, split: "train", sort: "step", dir: "desc", limit: PAGE, offset: (page - 1) * PAGE }),
+    ...trpc.trajectories.list.queryOptions({
+      runId,
+      taskId,
+      split: "train",
+      sort: "step",
+      dir: "desc",
+      limit: PAGE,
+      offset: (page - 1) * PAGE,
+    }),
     placeholderData: keepPreviousData,
   });
-  if (history.isLoading || history.isError) return <QueryState loading={history.isLoading} error={history.error} what="this task's history" />;
+  if (history.isLoading || history.isError)
+    return <QueryState loading={history.isLoading} error={history.error} what="this task's history" />;
   const h = history.data!;
   const points = h.points.map((p) => ({ ...p, band: p.rewardMin === null || p.rewardMax === null ? null : [p.rewardMin, p.rewardMax] }));
   const totalUnscored = h.points.reduce((s, p) => s + p.unscored, 0);
@@ -31,9 +40,13 @@ export function TaskHistory({ runId, taskId }: { runId: string; taskId: string }
   return (
     <article className="space-y-4">
       <nav className="flex flex-wrap gap-2 text-sm">
-        <Link href={`/runs/${runId}`} className="text-blue-700 hover:underline">run</Link>
+        <Link href={`/runs/${runId}`} className="text-blue-700 hover:underline">
+          run
+        </Link>
         <span className="text-slate-400">/</span>
-        <Link href={`/runs/${runId}/trajectories?task=${encodeURIComponent(taskId)}`} className="text-blue-700 hover:underline">trajectories of this task</Link>
+        <Link href={`/runs/${runId}/trajectories?task=${encodeURIComponent(taskId)}`} className="text-blue-700 hover:underline">
+          trajectories of this task
+        </Link>
       </nav>
       <h1 className="break-all text-xl font-semibold">Task {taskId}</h1>
       {h.task !== null && (
@@ -57,7 +70,10 @@ export function TaskHistory({ runId, taskId }: { runId: string; taskId: string }
               <YAxis tick={{ fontSize: 10 }} tickFormatter={(v: number) => formatNumber(v, 2)} />
               <Tooltip
                 labelFormatter={(s) => `step ${s}`}
-                formatter={(v, name) => [Array.isArray(v) ? v.map((x) => formatNumber(Number(x))).join(" – ") : formatNumber(Number(v)), name === "band" ? "min – max" : name === "rewardMean" ? "mean" : String(name)]}
+                formatter={(v, name) => [
+                  Array.isArray(v) ? v.map((x) => formatNumber(Number(x))).join(" – ") : formatNumber(Number(v)),
+                  name === "band" ? "min – max" : name === "rewardMean" ? "mean" : String(name),
+                ]}
               />
               <Area dataKey="band" stroke="none" fill="#bfdbfe" fillOpacity={0.5} isAnimationActive={false} connectNulls={false} />
               <Line dataKey="rewardMean" stroke="#1d4ed8" strokeWidth={1.5} dot={{ r: 2 }} isAnimationActive={false} connectNulls={false} />
@@ -70,7 +86,12 @@ export function TaskHistory({ runId, taskId }: { runId: string; taskId: string }
         <QueryState loading={list.isLoading} error={list.error} empty={list.data?.total === 0} what="trajectories" />
         {list.data && list.data.total > 0 && (
           <>
-            <TrajectoryTable runId={runId} rows={list.data.items} showTask={false} query={`task=${encodeURIComponent(taskId)}&sort=step&dir=desc`} />
+            <TrajectoryTable
+              runId={runId}
+              rows={list.data.items}
+              showTask={false}
+              query={`task=${encodeURIComponent(taskId)}&sort=step&dir=desc`}
+            />
             <Pager offset={list.data.offset} limit={PAGE} total={list.data.total} onPage={setPage} />
           </>
         )}

@@ -9,7 +9,17 @@ import { useState, type FormEvent } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { QueryState } from "./badges";
-import { DEFAULT_STATE, PAGE_SIZE, SORTS, STATUSES, describeFilters, parseBrowserQuery, toBrowserQuery, toListInput, type BrowserState } from "./browser-query";
+import {
+  DEFAULT_STATE,
+  PAGE_SIZE,
+  SORTS,
+  STATUSES,
+  describeFilters,
+  parseBrowserQuery,
+  toBrowserQuery,
+  toListInput,
+  type BrowserState,
+} from "./browser-query";
 import { Pager, TrajectoryTable } from "./trajectory-table";
 
 export function TrajectoryBrowser({ runId }: { runId: string }) {
@@ -43,13 +53,23 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <label className="flex items-center gap-1">
           Sort
-          <select aria-label="Sort by" className="rounded border border-slate-300 px-2 py-1" value={state.sort} onChange={(e) => update({ sort: e.target.value as BrowserState["sort"] })}>
+          <select
+            aria-label="Sort by"
+            className="rounded border border-slate-300 px-2 py-1"
+            value={state.sort}
+            onChange={(e) => update({ sort: e.target.value as BrowserState["sort"] })}
+          >
             {SORTS.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>
         </label>
-        <select aria-label="Direction" className="rounded border border-slate-300 px-2 py-1" value={state.dir} onChange={(e) => update({ dir: e.target.value as BrowserState["dir"] })}>
+        <select
+          aria-label="Direction"
+          className="rounded border border-slate-300 px-2 py-1"
+          value={state.dir}
+          onChange={(e) => update({ dir: e.target.value as BrowserState["dir"] })}
+        >
           <option value="asc">ascending</option>
           <option value="desc">descending</option>
         </select>
@@ -73,7 +93,13 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
       {list.data && list.data.total > 0 && (
         <>
           <TrajectoryTable runId={runId} rows={list.data.items} query={toBrowserQuery(state, { includePage: false })} />
-          <Pager offset={list.data.offset} limit={PAGE_SIZE} total={list.data.total} totalIsLowerBound={list.data.totalIsLowerBound} onPage={(page) => go({ ...state, page })} />
+          <Pager
+            offset={list.data.offset}
+            limit={PAGE_SIZE}
+            total={list.data.total}
+            totalIsLowerBound={list.data.totalIsLowerBound}
+            onPage={(page) => go({ ...state, page })}
+          />
         </>
       )}
     </section>
@@ -102,7 +128,15 @@ function parseOptional(v: string, integer: boolean): number | undefined {
 }
 
 /** Text and range inputs apply on submit (Enter or the button), so typing does not fire a query per keystroke. */
-function FilterForm({ state, taskIds, onApply }: { state: BrowserState; taskIds: string[]; onApply: (patch: Partial<BrowserState>) => void }) {
+function FilterForm({
+  state,
+  taskIds,
+  onApply,
+}: {
+  state: BrowserState;
+  taskIds: string[];
+  onApply: (patch: Partial<BrowserState>) => void;
+}) {
   const [draft, setDraft] = useState({
     stepMin: state.stepMin?.toString() ?? "",
     stepMax: state.stepMax?.toString() ?? "",
@@ -127,20 +161,53 @@ function FilterForm({ state, taskIds, onApply }: { state: BrowserState; taskIds:
       <label className="flex flex-col text-xs text-slate-600">
         Steps
         <span className="flex gap-1">
-          <input aria-label="Step from" inputMode="numeric" placeholder="from" className={input} value={draft.stepMin} onChange={set("stepMin")} />
-          <input aria-label="Step to" inputMode="numeric" placeholder="to" className={input} value={draft.stepMax} onChange={set("stepMax")} />
+          <input
+            aria-label="Step from"
+            inputMode="numeric"
+            placeholder="from"
+            className={input}
+            value={draft.stepMin}
+            onChange={set("stepMin")}
+          />
+          <input
+            aria-label="Step to"
+            inputMode="numeric"
+            placeholder="to"
+            className={input}
+            value={draft.stepMax}
+            onChange={set("stepMax")}
+          />
         </span>
       </label>
       <label className="flex flex-col text-xs text-slate-600">
         Reward
         <span className="flex gap-1">
-          <input aria-label="Reward from" inputMode="decimal" placeholder="min" className={input} value={draft.rewardMin} onChange={set("rewardMin")} />
-          <input aria-label="Reward to" inputMode="decimal" placeholder="max" className={input} value={draft.rewardMax} onChange={set("rewardMax")} />
+          <input
+            aria-label="Reward from"
+            inputMode="decimal"
+            placeholder="min"
+            className={input}
+            value={draft.rewardMin}
+            onChange={set("rewardMin")}
+          />
+          <input
+            aria-label="Reward to"
+            inputMode="decimal"
+            placeholder="max"
+            className={input}
+            value={draft.rewardMax}
+            onChange={set("rewardMax")}
+          />
         </span>
       </label>
       <label className="flex flex-col text-xs text-slate-600">
         Task
-        <select aria-label="Task" className="max-w-56 rounded border border-slate-300 px-2 py-1 text-sm" value={state.taskId ?? ""} onChange={(e) => onApply({ taskId: e.target.value || undefined })}>
+        <select
+          aria-label="Task"
+          className="max-w-56 rounded border border-slate-300 px-2 py-1 text-sm"
+          value={state.taskId ?? ""}
+          onChange={(e) => onApply({ taskId: e.target.value || undefined })}
+        >
           <option value="">All tasks</option>
           {taskIds.map((t) => (
             <option key={t}>{t}</option>
@@ -149,12 +216,33 @@ function FilterForm({ state, taskIds, onApply }: { state: BrowserState; taskIds:
       </label>
       <label className="flex min-w-40 flex-1 flex-col text-xs text-slate-600">
         Text in conversation
-        <input data-search aria-label="Search conversations" placeholder="e.g. refund" className="rounded border border-slate-300 px-2 py-1 text-sm" value={draft.text} onChange={set("text")} />
+        <input
+          data-search
+          aria-label="Search conversations"
+          placeholder="e.g. refund"
+          className="rounded border border-slate-300 px-2 py-1 text-sm"
+          value={draft.text}
+          onChange={set("text")}
+        />
       </label>
       <button type="submit" className="rounded bg-blue-700 px-3 py-1 text-white hover:bg-blue-800">
         Apply
       </button>
-      <button type="button" className="rounded border border-slate-300 px-3 py-1" onClick={() => onApply({ stepMin: undefined, stepMax: undefined, rewardMin: undefined, rewardMax: undefined, text: undefined, taskId: undefined, status: [] })}>
+      <button
+        type="button"
+        className="rounded border border-slate-300 px-3 py-1"
+        onClick={() =>
+          onApply({
+            stepMin: undefined,
+            stepMax: undefined,
+            rewardMin: undefined,
+            rewardMax: undefined,
+            text: undefined,
+            taskId: undefined,
+            status: [],
+          })
+        }
+      >
         Clear
       </button>
     </form>

@@ -67,10 +67,22 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
               {nav.data.totalIsLowerBound ? "+" : ""}
             </span>
           )}
-          <button type="button" disabled={!goPrev} onClick={() => goPrev?.()} className="rounded border border-slate-300 px-2 py-1 disabled:opacity-40" title="Previous (k or ←)">
+          <button
+            type="button"
+            disabled={!goPrev}
+            onClick={() => goPrev?.()}
+            className="rounded border border-slate-300 px-2 py-1 disabled:opacity-40"
+            title="Previous (k or ←)"
+          >
             ← prev
           </button>
-          <button type="button" disabled={!goNext} onClick={() => goNext?.()} className="rounded border border-slate-300 px-2 py-1 disabled:opacity-40" title="Next (j or →)">
+          <button
+            type="button"
+            disabled={!goNext}
+            onClick={() => goNext?.()}
+            className="rounded border border-slate-300 px-2 py-1 disabled:opacity-40"
+            title="Next (j or →)"
+          >
             next →
           </button>
           <ExportButton runId={runId} trajectoryId={trajectoryId} />
@@ -82,44 +94,77 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
           Step {d.step} · group {d.group.indexInStep} · sample {d.indexInGroup}
         </h1>
         <TrajectoryStatusBadge status={d.status} />
-        {d.group.dropped && <span className="rounded bg-slate-200 px-2 py-0.5 text-xs" title="DAPO dynamic sampling dropped this group (no reward variance)">group dropped</span>}
+        {d.group.dropped && (
+          <span className="rounded bg-slate-200 px-2 py-0.5 text-xs" title="DAPO dynamic sampling dropped this group (no reward variance)">
+            group dropped
+          </span>
+        )}
       </header>
 
       <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-4">
         <Fact label="Reward" value={<RewardValue value={d.reward} />} />
         <Fact label="Advantage" value={<AdvantageValue value={d.advantage} />} />
         <Fact label="Group reward mean ± std" value={`${formatNumber(d.group.rewardMean)} ± ${formatNumber(d.group.rewardStd)}`} />
-        <Fact label="Task" value={<Link className="text-blue-700 hover:underline" href={`/runs/${runId}/tasks/${encodeURIComponent(d.taskId)}`}>{d.taskId}</Link>} />
+        <Fact
+          label="Task"
+          value={
+            <Link className="text-blue-700 hover:underline" href={`/runs/${runId}/tasks/${encodeURIComponent(d.taskId)}`}>
+              {d.taskId}
+            </Link>
+          }
+        />
         <Fact label="Turns · end" value={`${d.numTurns} · ${d.endReason ?? "—"}`} />
         <Fact label="Tokens (prompt / response)" value={`${d.promptTokens} / ${d.responseTokens}`} />
-        <Fact label="LLM calls" value={`${calls.count} (${calls.failed} failed, ${calls.retries} retries) · ${formatDuration(calls.latencyMs)}${calls.costUsd > 0 ? ` · $${formatNumber(calls.costUsd, 2)}` : ""}`} />
-        <Fact label="Group" value={<Link className="text-blue-700 hover:underline" href={`/runs/${runId}/groups/${d.group.id}`}>compare samples</Link>} />
+        <Fact
+          label="LLM calls"
+          value={`${calls.count} (${calls.failed} failed, ${calls.retries} retries) · ${formatDuration(calls.latencyMs)}${calls.costUsd > 0 ? ` · $${formatNumber(calls.costUsd, 2)}` : ""}`}
+        />
+        <Fact
+          label="Group"
+          value={
+            <Link className="text-blue-700 hover:underline" href={`/runs/${runId}/groups/${d.group.id}`}>
+              compare samples
+            </Link>
+          }
+        />
       </dl>
-      {d.error && <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">{d.error}</p>}
+      {d.error && (
+        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+          {d.error}
+        </p>
+      )}
 
       <section className="grid gap-4 md:grid-cols-2">
         <div className="min-w-0 rounded border border-slate-200 bg-white p-3">
           <h2 className="mb-2 text-sm font-semibold text-slate-700">Reward</h2>
           {components.length === 0 ? (
-            <p className="text-sm text-slate-500">{d.reward === null ? (judged ? "Unscored: the judge gave no usable verdict." : "Unscored.") : "No components recorded."}</p>
+            <p className="text-sm text-slate-500">
+              {d.reward === null ? (judged ? "Unscored: the judge gave no usable verdict." : "Unscored.") : "No components recorded."}
+            </p>
           ) : (
             <table className="w-full text-sm">
               <tbody>
                 {components.map(([k, v]) => (
                   <tr key={k} className="border-b border-slate-100">
                     <td className="py-1 font-mono text-xs">{k}</td>
-                    <td className="py-1 text-right"><RewardValue value={v} /></td>
+                    <td className="py-1 text-right">
+                      <RewardValue value={v} />
+                    </td>
                   </tr>
                 ))}
                 <tr>
                   <td className="py-1 font-semibold">total</td>
-                  <td className="py-1 text-right font-semibold"><RewardValue value={d.reward} /></td>
+                  <td className="py-1 text-right font-semibold">
+                    <RewardValue value={d.reward} />
+                  </td>
                 </tr>
               </tbody>
             </table>
           )}
           <h3 className="mt-3 mb-1 text-xs font-semibold text-slate-600">{judged ? "Judge reasoning" : "How it was scored"}</h3>
-          <p className="whitespace-pre-wrap text-sm text-slate-700" data-testid="judge-reasoning">{d.reasoning || <span className="italic text-slate-500">none recorded</span>}</p>
+          <p className="whitespace-pre-wrap text-sm text-slate-700" data-testid="judge-reasoning">
+            {d.reasoning || <span className="italic text-slate-500">none recorded</span>}
+          </p>
           {calls3.judge.length > 0 && (
             <div className="mt-2 space-y-1" data-testid="judge-calls">
               {calls3.judge.map((c) => (
@@ -153,7 +198,9 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
       )}
       {calls3.rescoring.size > 0 && (
         <section data-testid="rejudge-calls">
-          <h2 className="mb-2 text-sm font-semibold text-slate-700">Re-judging <span className="font-normal text-slate-500">(after training; not part of the reward above)</span></h2>
+          <h2 className="mb-2 text-sm font-semibold text-slate-700">
+            Re-judging <span className="font-normal text-slate-500">(after training; not part of the reward above)</span>
+          </h2>
           {[...calls3.rescoring].map(([rescoringId, list]) => (
             <div key={rescoringId} className="mb-2 space-y-1">
               <Link href={`/runs/${runId}/rescoring/${rescoringId}`} className="text-xs text-blue-700 hover:underline">
@@ -172,7 +219,9 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
 }
 
 /** Unattached calls split three ways: training-time judge, re-judging jobs (by job id), the rest. */
-function splitUnattached<C extends Pick<LlmCallRecord, "role" | "request">>(calls: C[]): { judge: C[]; rescoring: Map<string, C[]>; other: C[] } {
+function splitUnattached<C extends Pick<LlmCallRecord, "role" | "request">>(
+  calls: C[],
+): { judge: C[]; rescoring: Map<string, C[]>; other: C[] } {
   const out = { judge: [] as C[], rescoring: new Map<string, C[]>(), other: [] as C[] };
   for (const c of calls) {
     const rescoringId = c.request.params?.rescoringId;

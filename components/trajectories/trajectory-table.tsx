@@ -13,14 +13,25 @@ import { AdvantageValue, RewardValue, TrajectoryStatusBadge } from "./badges";
 
 export type TrajectoryRow = inferRouterOutputs<AppRouter>["trajectories"]["list"]["items"][number];
 
-export function TrajectoryTable({ runId, rows, query, showTask = true }: { runId: string; rows: TrajectoryRow[]; query: string; showTask?: boolean }) {
+export function TrajectoryTable({
+  runId,
+  rows,
+  query,
+  showTask = true,
+}: {
+  runId: string;
+  rows: TrajectoryRow[];
+  query: string;
+  showTask?: boolean;
+}) {
   const suffix = query ? `?${query}` : "";
   const router = useRouter();
   // The cursor belongs to the rows it was set on: a new page or filter starts without one.
   const [marked, setMarked] = useState<{ rows: TrajectoryRow[]; index: number } | null>(null);
   const cursor = marked?.rows === rows ? marked.index : null;
   const moves = useMemo(() => {
-    const move = (step: number) => setMarked((m) => ({ rows, index: m?.rows === rows ? Math.min(rows.length - 1, Math.max(0, m.index + step)) : 0 }));
+    const move = (step: number) =>
+      setMarked((m) => ({ rows, index: m?.rows === rows ? Math.min(rows.length - 1, Math.max(0, m.index + step)) : 0 }));
     return { next: () => move(1), prev: () => move(-1) };
   }, [rows]);
   useKeyboardNav(moves.prev, moves.next);
@@ -101,7 +112,19 @@ export function TrajectoryTable({ runId, rows, query, showTask = true }: { runId
   );
 }
 
-export function Pager({ offset, limit, total, totalIsLowerBound = false, onPage }: { offset: number; limit: number; total: number; totalIsLowerBound?: boolean; onPage: (page: number) => void }) {
+export function Pager({
+  offset,
+  limit,
+  total,
+  totalIsLowerBound = false,
+  onPage,
+}: {
+  offset: number;
+  limit: number;
+  total: number;
+  totalIsLowerBound?: boolean;
+  onPage: (page: number) => void;
+}) {
   const page = Math.floor(offset / limit) + 1;
   const pages = Math.max(1, Math.ceil(total / limit));
   return (
@@ -110,14 +133,24 @@ export function Pager({ offset, limit, total, totalIsLowerBound = false, onPage 
         {total === 0 ? "0" : `${offset + 1}–${Math.min(offset + limit, total)}`} of {total.toLocaleString("en-US")}
         {totalIsLowerBound ? "+" : ""}
       </span>
-      <button type="button" className="rounded border border-slate-300 px-2 py-1 disabled:opacity-40" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+      <button
+        type="button"
+        className="rounded border border-slate-300 px-2 py-1 disabled:opacity-40"
+        disabled={page <= 1}
+        onClick={() => onPage(page - 1)}
+      >
         ← Previous
       </button>
       <span className="tabular-nums text-slate-500">
         page {page} / {pages}
         {totalIsLowerBound ? "+" : ""}
       </span>
-      <button type="button" className="rounded border border-slate-300 px-2 py-1 disabled:opacity-40" disabled={page >= pages && !totalIsLowerBound} onClick={() => onPage(page + 1)}>
+      <button
+        type="button"
+        className="rounded border border-slate-300 px-2 py-1 disabled:opacity-40"
+        disabled={page >= pages && !totalIsLowerBound}
+        onClick={() => onPage(page + 1)}
+      >
         Next →
       </button>
     </nav>

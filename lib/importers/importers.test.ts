@@ -16,7 +16,10 @@ const dir = path.join(import.meta.dirname, "../../tests/fixtures/import");
 const file = (p: string) => ({ path: p, text: readFileSync(path.join(dir, p), "utf8") });
 
 test("verl rollout dumps: one sample per line, groups of rollout.n per prompt and step, numeric extras as components", () => {
-  const files = readdirSync(path.join(dir, "verl-rollouts")).map((n) => ({ path: n, text: readFileSync(path.join(dir, "verl-rollouts", n), "utf8") }));
+  const files = readdirSync(path.join(dir, "verl-rollouts")).map((n) => ({
+    path: n,
+    text: readFileSync(path.join(dir, "verl-rollouts", n), "utf8"),
+  }));
   const r = runImporter("verl", files, undefined, "verl run");
   assert.equal(r.run.source, "verl");
   assert.equal(r.run.name, "verl run");
@@ -63,7 +66,11 @@ test("τ²-bench results: trials of a task form a group; reward breakdown, check
   assert.equal(result.name, "get_order_details", "the tool message is named after the call it answers");
   assert.equal(result.turn, 2, "a tool result is the observation of the next policy turn");
   const config = r.run.config as { info: { user_info: Record<string, unknown> } };
-  assert.deepEqual(Object.keys(config.info.user_info).sort(), ["implementation", "llm"], "only the user simulator's name is kept, not its arguments");
+  assert.deepEqual(
+    Object.keys(config.info.user_info).sort(),
+    ["implementation", "llm"],
+    "only the user simulator's name is kept, not its arguments",
+  );
 });
 
 test("Rollout Lab JSONL: each bad line is named with the field at fault; --name overrides the file's name", () => {
@@ -91,16 +98,25 @@ test("Simia-RL training records: the episodes of one sample and round form a gro
   const r = runImporter("simia", files, undefined, "simia run");
   assert.equal(r.run.source, "simia");
   assert.equal(r.trajectories.length, 4);
-  assert.deepEqual(r.problems.map((p) => p.file), ["sample_9/env_4_ep0_20261120_100400_000000.json"]);
+  assert.deepEqual(
+    r.problems.map((p) => p.file),
+    ["sample_9/env_4_ep0_20261120_100400_000000.json"],
+  );
   assert.match(r.problems[0].message, /not valid JSON/);
   assert.deepEqual([...new Set(r.trajectories.map((t) => t.group))].sort(), ["sample-4", "sample-9"]);
   const first = r.trajectories[0];
   assert.equal(first.reward, 1);
   assert.equal(first.endReason, "user_done");
   assert.match(first.reasoning ?? "", /completed the booking change/);
-  assert.deepEqual(first.conversation.map((m) => m.role), ["system", "user", "assistant", "user", "assistant", "user"]);
+  assert.deepEqual(
+    first.conversation.map((m) => m.role),
+    ["system", "user", "assistant", "user", "assistant", "user"],
+  );
   assert.equal(first.conversation.at(-1)?.content, "Thanks! [TERMINATE]", "Simia's text as written");
-  assert.deepEqual(first.llmCalls?.map((c) => c.role), ["user_simulator", "judge"]);
+  assert.deepEqual(
+    first.llmCalls?.map((c) => c.role),
+    ["user_simulator", "judge"],
+  );
   assert.equal((first.task as { reference: unknown[] }).reference.length, 2, "the sample's reference conversation is kept");
   assert.equal(r.trajectories.find((t) => t.id.includes("env_3"))?.endReason, "max_turns");
   assert.ok(!JSON.stringify(r.run.config).includes("azure.com"), "the endpoint is not copied into the run config");
@@ -109,11 +125,18 @@ test("Simia-RL training records: the episodes of one sample and round form a gro
 
 test("TRL output_dir: the furthest checkpoint's trainer_state.json gives the curves, under Rollout Lab's names where they exist", () => {
   const root = path.join(dir, "trl-output");
-  const files = ["checkpoint-2/trainer_state.json", "checkpoint-4/trainer_state.json"].map((p) => ({ path: p, text: readFileSync(path.join(root, p), "utf8") }));
+  const files = ["checkpoint-2/trainer_state.json", "checkpoint-4/trainer_state.json"].map((p) => ({
+    path: p,
+    text: readFileSync(path.join(root, p), "utf8"),
+  }));
   const r = runImporter("trl", files, undefined, "trl run");
   assert.equal(r.run.source, "trl");
   assert.deepEqual(r.problems, []);
-  assert.deepEqual(r.steps.map((s) => s.step), [1, 2, 3, 4], "all four steps, from checkpoint-4");
+  assert.deepEqual(
+    r.steps.map((s) => s.step),
+    [1, 2, 3, 4],
+    "all four steps, from checkpoint-4",
+  );
   const last = r.steps[3].metrics;
   assert.equal(last["reward/mean"], 0.44);
   assert.equal(last["reward/std"], 0.31);
@@ -141,7 +164,11 @@ const readFixture = (root: string, rel: string) =>
 test("TRL completions Parquet (log_completions=True): each row a sample with its reward functions, advantage and group; a broken file is named", async () => {
   const root = path.join(dir, "trl-output");
   const wanted = importFilesWanted("trl");
-  const rels = ["checkpoint-2/trainer_state.json", "checkpoint-4/trainer_state.json", ...[1, 2, 3, 4].map((s) => `completions/completions_0000${s}.parquet`)];
+  const rels = [
+    "checkpoint-2/trainer_state.json",
+    "checkpoint-4/trainer_state.json",
+    ...[1, 2, 3, 4].map((s) => `completions/completions_0000${s}.parquet`),
+  ];
   assert.ok(rels.every((p) => wanted.test(p)) && !wanted.test("checkpoint-4/model.safetensors"), "the folder's weights are never opened");
   const files = await Promise.all(rels.map((rel) => readFixture(root, rel)));
   const r = runImporter("trl", files, undefined, "trl run");
@@ -160,21 +187,43 @@ test("TRL completions Parquet (log_completions=True): each row a sample with its
 
   // Completions alone still import (curves from the samples); a cut file is named and the rest lands.
   const parquet = await readFixture(root, "completions/completions_00002.parquet");
-  const cut = await readImportFile("completions/completions_00009.parquet", { text: async () => "", arrayBuffer: async () => new Uint8Array([80, 65, 82, 49, 0, 0]).buffer });
+  const cut = await readImportFile("completions/completions_00009.parquet", {
+    text: async () => "",
+    arrayBuffer: async () => new Uint8Array([80, 65, 82, 49, 0, 0]).buffer,
+  });
   const alone = runImporter("trl", [parquet, cut], undefined, "trl run");
   assert.equal(alone.trajectories.length, 4);
-  assert.deepEqual(alone.steps.map((s) => s.step), [2]);
-  assert.deepEqual(alone.problems.map((p) => p.file), ["completions/completions_00009.parquet"]);
+  assert.deepEqual(
+    alone.steps.map((s) => s.step),
+    [2],
+  );
+  assert.deepEqual(
+    alone.problems.map((p) => p.file),
+    ["completions/completions_00009.parquet"],
+  );
   assert.match(alone.problems[0].message, /not a readable Parquet file/);
 });
 
 test("SkyRL dumped_evals: each evaluation's samples at its step (eval split), per-token scores summed, the aggregated metrics as curves", () => {
   const root = path.join(dir, "skyrl-export");
-  const rel = ["dumped_evals/global_step_0_evals/gsm8k.jsonl", "dumped_evals/global_step_0_evals/aggregated_results.jsonl", "dumped_evals/global_step_5_evals/gsm8k.jsonl", "dumped_evals/global_step_5_evals/aggregated_results.jsonl"];
-  const r = runImporter("skyrl", rel.map((p) => ({ path: p, text: readFileSync(path.join(root, p), "utf8") })), undefined, "skyrl run");
+  const rel = [
+    "dumped_evals/global_step_0_evals/gsm8k.jsonl",
+    "dumped_evals/global_step_0_evals/aggregated_results.jsonl",
+    "dumped_evals/global_step_5_evals/gsm8k.jsonl",
+    "dumped_evals/global_step_5_evals/aggregated_results.jsonl",
+  ];
+  const r = runImporter(
+    "skyrl",
+    rel.map((p) => ({ path: p, text: readFileSync(path.join(root, p), "utf8") })),
+    undefined,
+    "skyrl run",
+  );
   assert.equal(r.run.source, "skyrl");
   assert.equal(r.run.environment, "gsm8k");
-  assert.deepEqual(r.problems.map((p) => `${p.file}:${p.line}`), ["dumped_evals/global_step_5_evals/gsm8k.jsonl:5"]);
+  assert.deepEqual(
+    r.problems.map((p) => `${p.file}:${p.line}`),
+    ["dumped_evals/global_step_5_evals/gsm8k.jsonl:5"],
+  );
   assert.match(r.problems[0].message, /"score" must be a number or a list of per-token rewards/);
   assert.equal(r.trajectories.length, 8);
   assert.ok(r.trajectories.every((t) => t.split === "eval"));
@@ -183,6 +232,12 @@ test("SkyRL dumped_evals: each evaluation's samples at its step (eval split), pe
   assert.equal(step5[1].reward, 1, "per-token rewards [0, 0, 1] sum to the sequence reward");
   assert.equal(new Set(step5.map((t) => t.group)).size, 2, "two prompts, two samples each");
   assert.equal(step5[2].endReason, "length");
-  assert.deepEqual(r.steps.map((s) => [s.step, s.metrics["eval/gsm8k/pass_at_2"]]), [[0, 0.5], [5, 1]]);
+  assert.deepEqual(
+    r.steps.map((s) => [s.step, s.metrics["eval/gsm8k/pass_at_2"]]),
+    [
+      [0, 0.5],
+      [5, 1],
+    ],
+  );
   for (const t of r.trajectories) assert.ok(trajectoryInput.safeParse(t).success, "every sample is valid ingest input");
 });

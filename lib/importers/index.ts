@@ -13,7 +13,10 @@ export const IMPORT_FORMATS = {
   "verl-validation": { describe: "verl validation dumps (trainer.validation_data_dir), imported as the eval split", multiFile: true },
   tau2: { describe: "τ²-bench results JSON (tau2 run --save-to)", multiFile: false },
   simia: { describe: "Simia-RL's training_record folder (sample_X/env_Y_epZ_*.json)", multiFile: true },
-  trl: { describe: "Hugging Face TRL (GRPOTrainer) output_dir: trainer_state.json's curves and completions/*.parquet's samples", multiFile: true },
+  trl: {
+    describe: "Hugging Face TRL (GRPOTrainer) output_dir: trainer_state.json's curves and completions/*.parquet's samples",
+    multiFile: true,
+  },
   skyrl: { describe: "SkyRL's trainer.export_path: its dumped_evals/global_step_<N>_evals/*.jsonl (eval split)", multiFile: true },
 } as const;
 

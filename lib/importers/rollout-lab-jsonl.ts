@@ -42,5 +42,10 @@ export function importRolloutLabJsonl(file: ImportFile, opts: { name?: string })
     else trajectories.push(rest as TrajectoryInput);
   }
   if (!run) problems.push({ file: file.path, message: 'no {"type": "run", …} record; the file needs one (name, source)' });
-  return { run: { ...(run ?? { name: "imported run", source: "other" }), ...(opts.name ? { name: opts.name } : {}) }, steps, trajectories, problems };
+  return {
+    run: { ...(run ?? { name: "imported run", source: "other" }), ...(opts.name ? { name: opts.name } : {}) },
+    steps,
+    trajectories,
+    problems,
+  };
 }

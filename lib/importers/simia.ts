@@ -20,14 +20,22 @@ const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(
 const str = (v: unknown) => (typeof v === "string" ? v : v === null || v === undefined ? "" : JSON.stringify(v));
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
-const END_REASONS: Record<string, string> = { gpt_decision: "user_done", max_steps: "max_turns", token_limit_exceeded_before_generation: "context_full" };
+const END_REASONS: Record<string, string> = {
+  gpt_decision: "user_done",
+  max_steps: "max_turns",
+  token_limit_exceeded_before_generation: "context_full",
+};
 
 export function importSimia(files: ImportFile[], opts: { name: string }): ImportedRun {
   const problems: ImportProblem[] = [];
   const trajectories: TrajectoryInput[] = [];
   let config: Json | null = null;
   const records = files.filter((f) => /(^|\/)env_[^/]*_ep\d+_[^/]*\.json$/.test(f.path)).sort((a, b) => a.path.localeCompare(b.path));
-  if (records.length === 0) problems.push({ file: files[0]?.path ?? "(none)", message: "no env_<id>_ep<n>_<time>.json files: point at Simia-RL's training_record folder" });
+  if (records.length === 0)
+    problems.push({
+      file: files[0]?.path ?? "(none)",
+      message: "no env_<id>_ep<n>_<time>.json files: point at Simia-RL's training_record folder",
+    });
   for (const file of records) {
     let r: Json;
     try {
@@ -49,7 +57,12 @@ export function importSimia(files: ImportFile[], opts: { name: string }): Import
     if (str(r.system_prompt)) conversation.push({ role: "system", source: "system", content: str(r.system_prompt), turn: 0 });
     for (const m of history) {
       const assistant = m.role === "assistant";
-      conversation.push({ role: assistant ? "assistant" : "user", source: assistant ? "policy" : "user_simulator", content: str(m.content), turn });
+      conversation.push({
+        role: assistant ? "assistant" : "user",
+        source: assistant ? "policy" : "user_simulator",
+        content: str(m.content),
+        turn,
+      });
       if (assistant) turn++;
     }
     const calls = (Array.isArray(r.gpt_call_history) ? r.gpt_call_history.map(obj) : []).map((c) => {
@@ -60,7 +73,9 @@ export function importSimia(files: ImportFile[], opts: { name: string }): Import
         messages: [{ role: "user", content: str(c.prompt) }],
         response: c.response === null || c.response === undefined ? null : str(c.response),
         turn: num(meta.step),
-        ...(typeof c.timestamp === "string" && !Number.isNaN(Date.parse(`${c.timestamp}Z`)) ? { startedAt: new Date(`${c.timestamp.replace(/Z$/, "")}Z`).toISOString() } : {}),
+        ...(typeof c.timestamp === "string" && !Number.isNaN(Date.parse(`${c.timestamp}Z`))
+          ? { startedAt: new Date(`${c.timestamp.replace(/Z$/, "")}Z`).toISOString() }
+          : {}),
       };
     });
     const reward = num(r.reward);
@@ -80,7 +95,13 @@ export function importSimia(files: ImportFile[], opts: { name: string }): Import
   const { azure_endpoint: _endpoint, ...settings } = config ?? {};
   void _endpoint;
   return {
-    run: { name: opts.name, source: "simia", environment: "simulated", policyModel: "unknown", config: { importedFrom: "Simia-RL training_record", simulator: settings } },
+    run: {
+      name: opts.name,
+      source: "simia",
+      environment: "simulated",
+      policyModel: "unknown",
+      config: { importedFrom: "Simia-RL training_record", simulator: settings },
+    },
     steps: rewardCurve(trajectories),
     trajectories,
     problems,

@@ -23,7 +23,8 @@ function stepOf(path: string): number | null {
 function scoreOf(score: unknown): number | null | undefined {
   if (score === null) return null;
   if (typeof score === "number" && Number.isFinite(score)) return score;
-  if (Array.isArray(score) && score.every((s) => typeof s === "number" && Number.isFinite(s))) return (score as number[]).reduce((a, b) => a + b, 0);
+  if (Array.isArray(score) && score.every((s) => typeof s === "number" && Number.isFinite(s)))
+    return (score as number[]).reduce((a, b) => a + b, 0);
   return undefined;
 }
 
@@ -31,25 +32,41 @@ export function importSkyrl(files: ImportFile[], opts: { name: string }): Import
   const problems: ImportProblem[] = [];
   const trajectories: TrajectoryInput[] = [];
   const steps = new Map<number, Record<string, number>>();
-  const dumps = files.filter((f) => stepOf(f.path) !== null).sort((a, b) => stepOf(a.path)! - stepOf(b.path)! || a.path.localeCompare(b.path));
-  if (dumps.length === 0) problems.push({ file: files[0]?.path ?? "(none)", message: "no dumped_evals/global_step_<N>_evals/*.jsonl: point at SkyRL's trainer.export_path (with trainer.dump_eval_results=true)" });
+  const dumps = files
+    .filter((f) => stepOf(f.path) !== null)
+    .sort((a, b) => stepOf(a.path)! - stepOf(b.path)! || a.path.localeCompare(b.path));
+  if (dumps.length === 0)
+    problems.push({
+      file: files[0]?.path ?? "(none)",
+      message: "no dumped_evals/global_step_<N>_evals/*.jsonl: point at SkyRL's trainer.export_path (with trainer.dump_eval_results=true)",
+    });
   const envClasses = new Set<string>();
   for (const file of dumps) {
     const step = stepOf(file.path)!;
     if (/(^|\/)aggregated_results\.jsonl$/.test(file.path)) {
       for (const { value } of jsonLines(file, problems)) {
         const metrics = steps.get(step) ?? {};
-        for (const [k, v] of Object.entries(value)) if (typeof v === "number" && Number.isFinite(v)) metrics[k.startsWith("eval/") ? k : `eval/${k}`] = v;
+        for (const [k, v] of Object.entries(value))
+          if (typeof v === "number" && Number.isFinite(v)) metrics[k.startsWith("eval/") ? k : `eval/${k}`] = v;
         steps.set(step, metrics);
       }
       continue;
     }
     for (const { line, value } of jsonLines(file, problems)) {
       const bad = (message: string) => problems.push({ file: file.path, line, message });
-      if (typeof value.input_prompt !== "string") { bad('"input_prompt" must be the prompt text'); continue; }
-      if (typeof value.output_response !== "string") { bad('"output_response" must be the response text'); continue; }
+      if (typeof value.input_prompt !== "string") {
+        bad('"input_prompt" must be the prompt text');
+        continue;
+      }
+      if (typeof value.output_response !== "string") {
+        bad('"output_response" must be the response text');
+        continue;
+      }
       const reward = scoreOf(value.score);
-      if (reward === undefined) { bad('"score" must be a number or a list of per-token rewards'); continue; }
+      if (reward === undefined) {
+        bad('"score" must be a number or a list of per-token rewards');
+        continue;
+      }
       if (typeof value.env_class === "string") envClasses.add(value.env_class);
       const key = promptKey(value.input_prompt);
       const dataSource = typeof value.data_source === "string" ? value.data_source : "unknown";
@@ -72,7 +89,12 @@ export function importSkyrl(files: ImportFile[], opts: { name: string }): Import
   }
   const envs = [...envClasses];
   return {
-    run: { name: opts.name, source: "skyrl", environment: envs.length === 1 ? envs[0] : "skyrl", config: { importedFrom: "SkyRL dumped_evals", evaluations: new Set(dumps.map((d) => stepOf(d.path))).size } },
+    run: {
+      name: opts.name,
+      source: "skyrl",
+      environment: envs.length === 1 ? envs[0] : "skyrl",
+      config: { importedFrom: "SkyRL dumped_evals", evaluations: new Set(dumps.map((d) => stepOf(d.path))).size },
+    },
     steps: [...steps.entries()].sort(([a], [b]) => a - b).map(([step, metrics]) => ({ step, metrics })),
     trajectories,
     problems,

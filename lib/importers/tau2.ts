@@ -23,10 +23,16 @@ export function importTau2(file: ImportFile, opts: { name: string }): ImportedRu
   try {
     doc = obj(JSON.parse(file.text));
   } catch (err) {
-    return { run: runOf({}, opts.name), steps: [], trajectories: [], problems: [{ file: file.path, message: `not valid JSON (${(err as Error).message})` }] };
+    return {
+      run: runOf({}, opts.name),
+      steps: [],
+      trajectories: [],
+      problems: [{ file: file.path, message: `not valid JSON (${(err as Error).message})` }],
+    };
   }
   const sims = Array.isArray(doc.simulations) ? doc.simulations : [];
-  if (!Array.isArray(doc.simulations)) problems.push({ file: file.path, message: 'no "simulations" array: is this a τ²-bench results file (tau2 run --save-to)?' });
+  if (!Array.isArray(doc.simulations))
+    problems.push({ file: file.path, message: 'no "simulations" array: is this a τ²-bench results file (tau2 run --save-to)?' });
   const trajectories: TrajectoryInput[] = [];
   sims.forEach((raw, i) => {
     const sim = obj(raw);
@@ -42,7 +48,9 @@ export function importTau2(file: ImportFile, opts: { name: string }): ImportedRu
     }
     const info = obj(sim.reward_info);
     const reward = typeof info.reward === "number" && Number.isFinite(info.reward) ? info.reward : null;
-    const components = Object.fromEntries(Object.entries(obj(info.reward_breakdown)).filter(([, v]) => typeof v === "number" && Number.isFinite(v))) as Record<string, number>;
+    const components = Object.fromEntries(
+      Object.entries(obj(info.reward_breakdown)).filter(([, v]) => typeof v === "number" && Number.isFinite(v)),
+    ) as Record<string, number>;
     const taskId = String(sim.task_id);
     trajectories.push({
       id: str(sim.id) || `${taskId}:${str(sim.trial)}:${i}`,
@@ -68,7 +76,10 @@ function runOf(info: Json, name: string): ImportedRun["run"] {
     source: "tau2",
     environment: `tau2-${str(env.domain_name) || "unknown"}`,
     policyModel: str(obj(info.agent_info).llm) || "unknown",
-    config: { importedFrom: "τ²-bench results", info: { ...info, user_info: { llm: obj(info.user_info).llm, implementation: obj(info.user_info).implementation } } },
+    config: {
+      importedFrom: "τ²-bench results",
+      info: { ...info, user_info: { llm: obj(info.user_info).llm, implementation: obj(info.user_info).implementation } },
+    },
   };
 }
 
@@ -84,7 +95,9 @@ function conversationOf(messages: Json[]): TrajectoryInput["conversation"] {
       source: role === "assistant" ? "policy" : role === "tool" ? "tool" : role === "system" ? "system" : "user_simulator",
       content: str(m.content),
       turn,
-      ...(calls.length ? { toolCalls: calls.map((c) => ({ id: str(c.id), name: str(c.name) || "unknown", arguments: obj(c.arguments) })) } : {}),
+      ...(calls.length
+        ? { toolCalls: calls.map((c) => ({ id: str(c.id), name: str(c.name) || "unknown", arguments: obj(c.arguments) })) }
+        : {}),
       ...(role === "tool" ? { toolCallId: str(m.id), name: names.get(str(m.id)) ?? "" } : {}),
     };
     if (role === "assistant") turn++;

@@ -51,7 +51,8 @@ interface TrainerState {
 function readState(file: ImportFile, problems: ImportProblem[]): TrainerState | null {
   try {
     const value = JSON.parse(file.text) as unknown;
-    if (value && typeof value === "object" && !Array.isArray(value) && Array.isArray((value as TrainerState).log_history)) return value as TrainerState;
+    if (value && typeof value === "object" && !Array.isArray(value) && Array.isArray((value as TrainerState).log_history))
+      return value as TrainerState;
     problems.push({ file: file.path, message: 'not a trainer_state.json (no "log_history" list)' });
   } catch (err) {
     problems.push({ file: file.path, message: `not valid JSON (${(err as Error).message})` });
@@ -63,9 +64,16 @@ export function importTrl(files: ImportFile[], opts: { name: string }): Imported
   const problems: ImportProblem[] = [];
   const curves = importCurves(files, opts, problems);
   const rewardFunctions = new Set(
-    curves.steps.flatMap((s) => Object.keys(s.metrics)).filter((k) => k.startsWith("reward/") && !["reward/mean", "reward/std", "reward/zero_variance_group_frac"].includes(k)).map((k) => k.slice("reward/".length)),
+    curves.steps
+      .flatMap((s) => Object.keys(s.metrics))
+      .filter((k) => k.startsWith("reward/") && !["reward/mean", "reward/std", "reward/zero_variance_group_frac"].includes(k))
+      .map((k) => k.slice("reward/".length)),
   );
-  const trajectories = importCompletions(files.filter((f) => COMPLETIONS_FILE.test(f.path)), rewardFunctions, problems);
+  const trajectories = importCompletions(
+    files.filter((f) => COMPLETIONS_FILE.test(f.path)),
+    rewardFunctions,
+    problems,
+  );
   if (curves.steps.length === 0 && trajectories.length > 0) {
     // Completions without a trainer_state.json: the curves are the samples' mean reward per step.
     problems.splice(0, problems.length, ...problems.filter((p) => !p.message.startsWith("no trainer_state.json")));
@@ -82,11 +90,17 @@ function importCompletions(files: ImportFile[], rewardFunctions: Set<string>, pr
       continue;
     }
     for (const { line, value: row } of jsonLines(file, problems)) {
-      if (typeof row.step !== "number" || !Number.isInteger(row.step) || typeof row.prompt !== "string" || typeof row.completion !== "string") {
+      if (
+        typeof row.step !== "number" ||
+        !Number.isInteger(row.step) ||
+        typeof row.prompt !== "string" ||
+        typeof row.completion !== "string"
+      ) {
         problems.push({ file: file.path, line, message: `row ${line} needs an integer "step" and text "prompt" and "completion"` });
         continue;
       }
-      const isReward = (k: string) => (rewardFunctions.size ? rewardFunctions.has(k) : !["step", "prompt", "completion", "advantage"].includes(k));
+      const isReward = (k: string) =>
+        rewardFunctions.size ? rewardFunctions.has(k) : !["step", "prompt", "completion", "advantage"].includes(k);
       const components: Record<string, number> = {};
       for (const [k, v] of Object.entries(row)) if (isReward(k) && typeof v === "number" && Number.isFinite(v)) components[k] = v;
       const rewards = Object.values(components);
@@ -109,13 +123,21 @@ function importCompletions(files: ImportFile[], rewardFunctions: Set<string>, pr
 
 const path = (f: ImportFile) => f.path.replace(/[^A-Za-z0-9_.-]+/g, "_");
 
-function importCurves(files: ImportFile[], opts: { name: string }, problems: ImportProblem[]): Omit<ImportedRun, "trajectories" | "problems"> {
+function importCurves(
+  files: ImportFile[],
+  opts: { name: string },
+  problems: ImportProblem[],
+): Omit<ImportedRun, "trajectories" | "problems"> {
   const states = files
     .filter((f) => /(^|\/)trainer_state\.json$/.test(f.path))
     .map((f) => ({ file: f, state: readState(f, problems) }))
     .filter((s): s is { file: ImportFile; state: TrainerState } => s.state !== null);
   if (states.length === 0) {
-    if (problems.length === 0) problems.push({ file: files[0]?.path ?? "(none)", message: "no trainer_state.json: point at a TRL output_dir or one of its checkpoint-* folders" });
+    if (problems.length === 0)
+      problems.push({
+        file: files[0]?.path ?? "(none)",
+        message: "no trainer_state.json: point at a TRL output_dir or one of its checkpoint-* folders",
+      });
     return { run: { name: opts.name, source: "trl", environment: "trl", config: {} }, steps: [] };
   }
   // The checkpoint that went furthest holds the whole history so far.
@@ -138,14 +160,16 @@ function importCurves(files: ImportFile[], opts: { name: string }, problems: Imp
       return;
     }
     const metrics: Record<string, number> = {};
-    for (const [k, v] of Object.entries(e)) if (!SKIPPED.has(k) && typeof v === "number" && Number.isFinite(v)) metrics[trlMetricName(k)] = v;
+    for (const [k, v] of Object.entries(e))
+      if (!SKIPPED.has(k) && typeof v === "number" && Number.isFinite(v)) metrics[trlMetricName(k)] = v;
     if (Object.keys(metrics).length) steps.push({ step: e.step, metrics });
   });
   // TRL may log evaluation and training entries at the same step: one record per step, later entries merged in.
   const byStep = new Map<number, Record<string, number>>();
   for (const s of steps) byStep.set(s.step, { ...(byStep.get(s.step) ?? {}), ...s.metrics });
   const config: Record<string, unknown> = { importedFrom: `TRL ${file.path}` };
-  for (const k of ["global_step", "max_steps", "num_train_epochs", "logging_steps", "train_batch_size", "eval_steps", "save_steps"]) if (state[k] !== undefined) config[k] = state[k];
+  for (const k of ["global_step", "max_steps", "num_train_epochs", "logging_steps", "train_batch_size", "eval_steps", "save_steps"])
+    if (state[k] !== undefined) config[k] = state[k];
   if (Object.keys(summary).length) config.summary = summary;
   return {
     run: { name: opts.name, source: "trl", environment: "trl", config },

@@ -25,14 +25,27 @@ export function importVerl(files: ImportFile[], opts: { name: string; split?: "t
   const trajectories: TrajectoryInput[] = [];
   const split = opts.split ?? "train";
   const dumps = files.filter((f) => /(^|\/)\d+\.jsonl$/.test(f.path)).sort((a, b) => stepOfName(a.path) - stepOfName(b.path));
-  if (dumps.length === 0) problems.push({ file: files[0]?.path ?? "(none)", message: "no <step>.jsonl files: point at verl's trainer.rollout_data_dir (or validation_data_dir)" });
+  if (dumps.length === 0)
+    problems.push({
+      file: files[0]?.path ?? "(none)",
+      message: "no <step>.jsonl files: point at verl's trainer.rollout_data_dir (or validation_data_dir)",
+    });
   for (const file of dumps) {
     for (const { line, value } of jsonLines(file, problems)) {
       const bad = (message: string) => problems.push({ file: file.path, line, message });
-      if (typeof value.input !== "string") { bad('"input" must be the prompt text'); continue; }
-      if (typeof value.output !== "string") { bad('"output" must be the response text'); continue; }
+      if (typeof value.input !== "string") {
+        bad('"input" must be the prompt text');
+        continue;
+      }
+      if (typeof value.output !== "string") {
+        bad('"output" must be the response text');
+        continue;
+      }
       const score = value.score;
-      if (score !== null && (typeof score !== "number" || !Number.isFinite(score))) { bad('"score" must be a finite number'); continue; }
+      if (score !== null && (typeof score !== "number" || !Number.isFinite(score))) {
+        bad('"score" must be a finite number');
+        continue;
+      }
       const step = typeof value.step === "number" && Number.isInteger(value.step) && value.step >= 0 ? value.step : stepOfName(file.path);
       const components: Record<string, number> = {};
       const extra: Record<string, unknown> = {};

@@ -33,7 +33,8 @@ const t = initTRPC.context<TrpcContext>().create({
       data: {
         ...shape.data,
         stack: undefined,
-        zodIssues: error.cause instanceof ZodError ? error.cause.issues.map((i) => ({ path: i.path.join("."), message: i.message })) : undefined,
+        zodIssues:
+          error.cause instanceof ZodError ? error.cause.issues.map((i) => ({ path: i.path.join("."), message: i.message })) : undefined,
         field: error.cause instanceof AppError ? error.cause.field : undefined,
       },
     };

@@ -6,7 +6,14 @@
  * configuration (ROLLOUT_LAB_COOKIE_SECURE, else the scheme of ROLLOUT_LAB_PUBLIC_URL), never from a request header.
  */
 import { TokenBucketLimiter } from "./rate-limit";
-import { SESSION_COOKIE, SESSION_MAX_AGE_SECONDS, checkPassword, createSessionValue, dashboardPassword, safeNextPath } from "./dashboard-session";
+import {
+  SESSION_COOKIE,
+  SESSION_MAX_AGE_SECONDS,
+  checkPassword,
+  createSessionValue,
+  dashboardPassword,
+  safeNextPath,
+} from "./dashboard-session";
 
 export const LOGIN_PATH = "/api/login";
 const perClient = new TokenBucketLimiter({ perMinute: 6, burst: 5 });
@@ -19,7 +26,8 @@ export function cookieSecure(env: Record<string, string | undefined> = process.e
   return (env.ROLLOUT_LAB_PUBLIC_URL ?? "").startsWith("https://");
 }
 
-const redirect = (location: string, extra: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...extra } });
+const redirect = (location: string, extra: Record<string, string> = {}) =>
+  new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...extra } });
 
 export async function handleLogin(req: Request): Promise<Response> {
   const form = await req.formData().catch(() => null);

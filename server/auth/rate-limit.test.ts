@@ -5,7 +5,10 @@ import { TokenBucketLimiter } from "./rate-limit";
 test("a token gets its burst, then 429s with a Retry-After until the bucket refills", () => {
   let now = 0;
   const limiter = new TokenBucketLimiter({ perMinute: 60, burst: 3 }, () => now);
-  assert.deepEqual([1, 2, 3].map(() => limiter.take("a").ok), [true, true, true]);
+  assert.deepEqual(
+    [1, 2, 3].map(() => limiter.take("a").ok),
+    [true, true, true],
+  );
   const denied = limiter.take("a");
   assert.equal(denied.ok, false);
   assert.equal(!denied.ok && denied.retryAfterSeconds, 1, "one request per second at 60/min");

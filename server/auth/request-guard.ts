@@ -76,7 +76,11 @@ export function checkRequest(req: { method: string; headers: Headers }, allowed:
   }
   const site = req.headers.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none") {
-    return { status: 403, code: "FORBIDDEN", message: "Cross-site request refused: only this dashboard's own pages may change anything here." };
+    return {
+      status: 403,
+      code: "FORBIDDEN",
+      message: "Cross-site request refused: only this dashboard's own pages may change anything here.",
+    };
   }
   return null;
 }

@@ -12,15 +12,23 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 function checkText(s: string, at: string[]): void {
   const where = at.join(".") || "The input";
-  if (s.includes("\u0000")) throw new AppError("BAD_REQUEST", `${where} contains a NUL character (\\u0000), which is not allowed.`, at.join(".") || undefined);
+  if (s.includes("\u0000"))
+    throw new AppError("BAD_REQUEST", `${where} contains a NUL character (\\u0000), which is not allowed.`, at.join(".") || undefined);
   if (LONE_SURROGATE.test(s)) {
-    throw new AppError("BAD_REQUEST", `${where} contains an unpaired UTF-16 surrogate (invalid Unicode); send well-formed text.`, at.join(".") || undefined);
+    throw new AppError(
+      "BAD_REQUEST",
+      `${where} contains an unpaired UTF-16 surrogate (invalid Unicode); send well-formed text.`,
+      at.join(".") || undefined,
+    );
   }
 }
 
 export function assertSafeInput(value: unknown, at: string[] = []): void {
   if (at.length > MAX_INPUT_DEPTH) {
-    throw new AppError("BAD_REQUEST", `The input is nested more than ${MAX_INPUT_DEPTH} levels deep at ${at.slice(0, 6).join(".")}…; no field of this API is that deep.`);
+    throw new AppError(
+      "BAD_REQUEST",
+      `The input is nested more than ${MAX_INPUT_DEPTH} levels deep at ${at.slice(0, 6).join(".")}…; no field of this API is that deep.`,
+    );
   }
   if (typeof value === "string") checkText(value, at);
   else if (Array.isArray(value)) value.forEach((v, i) => assertSafeInput(v, [...at, String(i)]));
@@ -34,7 +42,8 @@ export function assertSafeInput(value: unknown, at: string[] = []): void {
 
 /** Reads at most `maxBytes` of a request body as text: 413 beyond, whatever Content-Length claims. */
 export async function readBodyText(req: Request, maxBytes: number): Promise<string> {
-  const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than the ${maxBytes.toLocaleString("en-US")} bytes this API accepts.`);
+  const tooLarge = () =>
+    new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than the ${maxBytes.toLocaleString("en-US")} bytes this API accepts.`);
   if (Number(req.headers.get("content-length") ?? "0") > maxBytes) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -23,7 +23,11 @@ export class ResponseCache {
     if (!entry || t - entry.at > this.ttlMs) {
       entry = {
         at: t,
-        response: compute().then(async (res) => ({ status: res.status, headers: [...res.headers.entries()], body: await res.arrayBuffer() })),
+        response: compute().then(async (res) => ({
+          status: res.status,
+          headers: [...res.headers.entries()],
+          body: await res.arrayBuffer(),
+        })),
       };
       this.entries.set(key, entry);
       this.evict();

@@ -31,7 +31,13 @@ const TRPC_CODES: Record<string, number> = { BAD_REQUEST: -32600, PAYLOAD_TOO_LA
 function errorEnvelope(error: AppError, paths: string[], isBatch: boolean): Response {
   const status = HTTP_STATUS[error.code];
   const one = (path: string) => ({
-    error: { json: { message: error.message, code: TRPC_CODES[error.code] ?? -32600, data: { code: error.code, httpStatus: status, path, field: error.field } } },
+    error: {
+      json: {
+        message: error.message,
+        code: TRPC_CODES[error.code] ?? -32600,
+        data: { code: error.code, httpStatus: status, path, field: error.field },
+      },
+    },
   });
   const body = isBatch ? paths.map(one) : one(paths[0]);
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "cache-control": "no-store" } });
@@ -91,5 +97,11 @@ async function handleUncached(req: Request, url: URL): Promise<Response> {
     throw error;
   }
   const forwarded = body === null ? req : new Request(req.url, { method: req.method, headers: req.headers, body });
-  return fetchRequestHandler({ endpoint: TRPC_ENDPOINT, req: forwarded, router: appRouter, createContext: () => createTrpcContext(), maxBatchSize: MAX_BATCH });
+  return fetchRequestHandler({
+    endpoint: TRPC_ENDPOINT,
+    req: forwarded,
+    router: appRouter,
+    createContext: () => createTrpcContext(),
+    maxBatchSize: MAX_BATCH,
+  });
 }

@@ -18,11 +18,15 @@ export async function requireGroup(runId: string, groupId: string): Promise<void
 }
 
 export async function requireTrajectory(runId: string, trajectoryId: string): Promise<void> {
-  const t = plausibleId(trajectoryId) ? await getPrisma().trajectory.findUnique({ where: { id: trajectoryId }, select: { runId: true } }) : null;
+  const t = plausibleId(trajectoryId)
+    ? await getPrisma().trajectory.findUnique({ where: { id: trajectoryId }, select: { runId: true } })
+    : null;
   if (t?.runId !== runId) notFound();
 }
 
 export async function requireRescoring(runId: string, rescoringId: string): Promise<void> {
-  const job = plausibleId(rescoringId) ? await getPrisma().rescoring.findUnique({ where: { id: rescoringId }, select: { runId: true } }) : null;
+  const job = plausibleId(rescoringId)
+    ? await getPrisma().rescoring.findUnique({ where: { id: rescoringId }, select: { runId: true } })
+    : null;
   if (job?.runId !== runId) notFound();
 }

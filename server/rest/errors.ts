@@ -14,19 +14,30 @@ export interface ErrorBody {
 }
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
 }
 
 function zodBody(error: ZodError): ErrorBody {
   const issues = issuesFromZod(error);
   return {
-    error: { code: "BAD_REQUEST", message: `Invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, field: issues[0]?.path, issues },
+    error: {
+      code: "BAD_REQUEST",
+      message: `Invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      field: issues[0]?.path,
+      issues,
+    },
   };
 }
 
 function appErrorBody(error: AppError): ErrorBody {
-  const issues = error instanceof InvalidInputError ? error.issues : error.field ? [{ path: error.field, message: error.message }] : undefined;
-  return { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}), ...(issues ? { issues } : {}) } };
+  const issues =
+    error instanceof InvalidInputError ? error.issues : error.field ? [{ path: error.field, message: error.message }] : undefined;
+  return {
+    error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}), ...(issues ? { issues } : {}) },
+  };
 }
 
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
@@ -38,5 +49,9 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
     if (status < 500) return jsonResponse({ error: { code: error.code, message: error.message } }, status, headers);
   }
   console.error("[rest] unexpected error", error);
-  return jsonResponse({ error: { code: "INTERNAL_SERVER_ERROR", message: "Internal server error; the details are in the server log." } }, 500, headers);
+  return jsonResponse(
+    { error: { code: "INTERNAL_SERVER_ERROR", message: "Internal server error; the details are in the server log." } },
+    500,
+    headers,
+  );
 }

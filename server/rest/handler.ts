@@ -49,11 +49,22 @@ function decodeParams(params: Record<string, string>): Record<string, string> {
   return out;
 }
 
-async function assembleInput(req: Request, url: URL, route: RestRoute, params: Record<string, string>, token: TokenInfo): Promise<Record<string, unknown>> {
+async function assembleInput(
+  req: Request,
+  url: URL,
+  route: RestRoute,
+  params: Record<string, string>,
+  token: TokenInfo,
+): Promise<Record<string, unknown>> {
   const schema = route.kind === "procedure" ? procedureInput(route.procedure) : route.input;
   const input = route.method === "GET" ? queryToInput(url.searchParams, schema) : await readJsonObjectBody(req);
   for (const [param, field] of Object.entries(route.params ?? {})) {
-    if (field in input) throw new AppError("BAD_REQUEST", `"${field}" comes from the URL path; remove it from the ${route.method === "GET" ? "query" : "body"}.`, field);
+    if (field in input)
+      throw new AppError(
+        "BAD_REQUEST",
+        `"${field}" comes from the URL path; remove it from the ${route.method === "GET" ? "query" : "body"}.`,
+        field,
+      );
     input[field] = params[param];
   }
   if (route.kind === "procedure" && route.launchInfo) {
@@ -85,7 +96,11 @@ function absoluteUrls(result: unknown, origin: string): unknown {
   return result;
 }
 
-async function streamResponse(first: IteratorResult<string>, rest: AsyncGenerator<string>, headers: Record<string, string>): Promise<Response> {
+async function streamResponse(
+  first: IteratorResult<string>,
+  rest: AsyncGenerator<string>,
+  headers: Record<string, string>,
+): Promise<Response> {
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -118,10 +133,22 @@ export async function handleRestRequest(req: Request, deps: RestDeps = defaultDe
 
   const matched = matchRoute(req.method, path);
   if (!matched) {
-    return jsonResponse({ error: { code: "NOT_FOUND", message: `No endpoint ${req.method} ${API_PREFIX}${path}; see ${API_PREFIX}/openapi.json for the list.` } }, 404);
+    return jsonResponse(
+      {
+        error: {
+          code: "NOT_FOUND",
+          message: `No endpoint ${req.method} ${API_PREFIX}${path}; see ${API_PREFIX}/openapi.json for the list.`,
+        },
+      },
+      404,
+    );
   }
   if ("allowed" in matched) {
-    return jsonResponse({ error: { code: "METHOD_NOT_ALLOWED", message: `${API_PREFIX}${path} accepts ${matched.allowed.join(", ")}, not ${req.method}.` } }, 405, { allow: matched.allowed.join(", ") });
+    return jsonResponse(
+      { error: { code: "METHOD_NOT_ALLOWED", message: `${API_PREFIX}${path} accepts ${matched.allowed.join(", ")}, not ${req.method}.` } },
+      405,
+      { allow: matched.allowed.join(", ") },
+    );
   }
   const { route } = matched;
   let rateHeaders: Record<string, string> = {};
@@ -130,7 +157,12 @@ export async function handleRestRequest(req: Request, deps: RestDeps = defaultDe
     const decision = deps.limiter.take(token.id);
     if (!decision.ok) {
       return jsonResponse(
-        { error: { code: "TOO_MANY_REQUESTS", message: `Rate limit of ${deps.limiter.config.perMinute} requests per minute for this token exceeded; retry after ${decision.retryAfterSeconds} s.` } },
+        {
+          error: {
+            code: "TOO_MANY_REQUESTS",
+            message: `Rate limit of ${deps.limiter.config.perMinute} requests per minute for this token exceeded; retry after ${decision.retryAfterSeconds} s.`,
+          },
+        },
         429,
         { "retry-after": String(decision.retryAfterSeconds) },
       );
@@ -163,7 +195,10 @@ export async function handleRestRequest(req: Request, deps: RestDeps = defaultDe
     const result = await callProcedure(deps.db, route.procedure, input);
     return jsonResponse(absoluteUrls(result, origin), status, rateHeaders);
   } catch (error) {
-    const headers = error instanceof AppError && error.code === "UNAUTHORIZED" ? { ...rateHeaders, "www-authenticate": 'Bearer realm="rollout-lab"' } : rateHeaders;
+    const headers =
+      error instanceof AppError && error.code === "UNAUTHORIZED"
+        ? { ...rateHeaders, "www-authenticate": 'Bearer realm="rollout-lab"' }
+        : rateHeaders;
     return errorResponse(error, headers);
   }
 }

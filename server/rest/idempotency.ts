@@ -35,12 +35,19 @@ export function idempotencyKeyOf(req: Request): string | null {
   const key = req.headers.get(IDEMPOTENCY_HEADER);
   if (key === null) return null;
   if (!KEY_PATTERN.test(key)) {
-    throw new AppError("BAD_REQUEST", "The Idempotency-Key header must be 1–200 printable ASCII characters (a UUID is a good choice).", "Idempotency-Key");
+    throw new AppError(
+      "BAD_REQUEST",
+      "The Idempotency-Key header must be 1–200 printable ASCII characters (a UUID is a good choice).",
+      "Idempotency-Key",
+    );
   }
   return key;
 }
 
-const hashOf = (r: IdempotentRequest) => createHash("sha256").update(`${r.method} ${r.path}\n${JSON.stringify(r.body ?? null)}`).digest("hex");
+const hashOf = (r: IdempotentRequest) =>
+  createHash("sha256")
+    .update(`${r.method} ${r.path}\n${JSON.stringify(r.body ?? null)}`)
+    .digest("hex");
 
 async function replay(db: PrismaClient, r: IdempotentRequest, requestHash: string): Promise<StoredResponse | null> {
   const found = await db.idempotencyKey.findUnique({ where: { tokenId_key: { tokenId: r.tokenId, key: r.key } } });
@@ -71,7 +78,15 @@ export async function withIdempotency(
     const created = await db.$transaction(async (tx) => {
       const out = await create(tx as unknown as PrismaClient);
       await tx.idempotencyKey.create({
-        data: { tokenId: r.tokenId, key: r.key, method: r.method, path: r.path, requestHash, status: out.status, response: out.body as Prisma.InputJsonValue },
+        data: {
+          tokenId: r.tokenId,
+          key: r.key,
+          method: r.method,
+          path: r.path,
+          requestHash,
+          status: out.status,
+          response: out.body as Prisma.InputJsonValue,
+        },
       });
       return out;
     });

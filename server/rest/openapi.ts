@@ -23,7 +23,10 @@ const errorSchema = {
       type: "object",
       required: ["code", "message"],
       properties: {
-        code: { type: "string", examples: ["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "TOO_MANY_REQUESTS"] },
+        code: {
+          type: "string",
+          examples: ["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "TOO_MANY_REQUESTS"],
+        },
         message: { type: "string", description: "What was wrong and how to fix it." },
         field: { type: "string", description: "Dot path of the offending field, e.g. config.grpo.groupSize." },
         issues: { type: "array", items: { type: "object", properties: { path: { type: "string" }, message: { type: "string" } } } },
@@ -33,9 +36,18 @@ const errorSchema = {
 };
 
 const errorResponses = {
-  "400": { description: "Invalid input (field path and expectation in the body)", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
-  "401": { description: "Missing, malformed, unknown or revoked API token", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
-  "403": { description: "The token lacks the scope this endpoint needs", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+  "400": {
+    description: "Invalid input (field path and expectation in the body)",
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  },
+  "401": {
+    description: "Missing, malformed, unknown or revoked API token",
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  },
+  "403": {
+    description: "The token lacks the scope this endpoint needs",
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  },
   "404": { description: "Unknown run or trajectory", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
   "429": {
     description: "Rate limit exceeded for this token",
@@ -50,7 +62,12 @@ function operation(route: RestRoute) {
   const hidden = new Set([...fromPath, ...(route.kind === "procedure" && route.launchInfo ? ["source", "launchedByName"] : [])]);
   const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).filter(([k]) => !hidden.has(k)));
   const required = (schema.required ?? []).filter((k) => !hidden.has(k));
-  const parameters: Record<string, unknown>[] = Object.keys(route.params ?? {}).map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+  const parameters: Record<string, unknown>[] = Object.keys(route.params ?? {}).map((name) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
   if (route.kind === "procedure" && route.idempotent) {
     parameters.push({
       name: "Idempotency-Key",
@@ -113,10 +130,18 @@ export function buildOpenApiDocument(serverUrl: string) {
         "tokens with the `read` scope can use GET endpoints, `write` also POST. Request bodies are limited to 1 MiB.",
     },
     servers: [{ url: serverUrl }],
-    tags: [{ name: "runs" }, { name: "trajectories" }, { name: "export" }, { name: "rewards", description: "Re-judging stored trajectories, judge reliability, reward-hacking signals" }, { name: "ingest", description: "Runs trained by other systems, streamed or imported (docs/import.md)" }],
+    tags: [
+      { name: "runs" },
+      { name: "trajectories" },
+      { name: "export" },
+      { name: "rewards", description: "Re-judging stored trajectories, judge reliability, reward-hacking signals" },
+      { name: "ingest", description: "Runs trained by other systems, streamed or imported (docs/import.md)" },
+    ],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API token (rl_…) from Settings or `rollout-lab tokens create`." } },
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "An API token (rl_…) from Settings or `rollout-lab tokens create`." },
+      },
       schemas: { Error: errorSchema },
     },
   };

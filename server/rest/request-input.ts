@@ -32,7 +32,8 @@ function typesOf(s: JsonSchema | undefined): string[] {
 
 function convertScalar(raw: string, schema: JsonSchema | undefined): unknown {
   const types = typesOf(schema);
-  if ((types.includes("number") || types.includes("integer")) && /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw.trim())) return Number(raw);
+  if ((types.includes("number") || types.includes("integer")) && /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw.trim()))
+    return Number(raw);
   if (types.includes("boolean") && (raw === "true" || raw === "false")) return raw === "true";
   return raw;
 }
@@ -44,7 +45,10 @@ export function queryToInput(params: URLSearchParams, schema: z.ZodType): Record
     const values = params.getAll(key);
     const prop = props[key];
     if (typesOf(prop).includes("array")) {
-      out[key] = values.flatMap((v) => v.split(",")).filter((v) => v !== "").map((v) => convertScalar(v, prop?.items));
+      out[key] = values
+        .flatMap((v) => v.split(","))
+        .filter((v) => v !== "")
+        .map((v) => convertScalar(v, prop?.items));
     } else {
       out[key] = values.length === 1 ? convertScalar(values[0], prop) : values;
     }
@@ -61,10 +65,16 @@ export async function readJsonObjectBody(req: Request, maxBytes = MAX_BODY_BYTES
     parsed = JSON.parse(text);
   } catch (error) {
     const detail = error instanceof SyntaxError ? error.message : "unparseable";
-    throw new AppError("BAD_REQUEST", `The request body is not valid JSON (${detail}). Send a JSON object with Content-Type: application/json.`);
+    throw new AppError(
+      "BAD_REQUEST",
+      `The request body is not valid JSON (${detail}). Send a JSON object with Content-Type: application/json.`,
+    );
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new AppError("BAD_REQUEST", `The request body must be a JSON object, got ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : typeof parsed}.`);
+    throw new AppError(
+      "BAD_REQUEST",
+      `The request body must be a JSON object, got ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : typeof parsed}.`,
+    );
   }
   return parsed as Record<string, unknown>;
 }

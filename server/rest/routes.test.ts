@@ -28,7 +28,9 @@ test("the OpenAPI document lists every route with typed query parameters and the
   const list = doc.paths["/runs/{id}/trajectories"].get as { parameters: { name: string; in: string; schema: { type?: string } }[] };
   assert.equal(list.parameters.find((p) => p.name === "limit")?.schema.type, "integer");
   assert.ok(!list.parameters.some((p) => p.name === "runId"), "path-filled fields are not query parameters");
-  const create = doc.paths["/runs"].post as { requestBody: { content: { "application/json": { schema: { properties: Record<string, { properties?: Record<string, unknown> }> } } } } };
+  const create = doc.paths["/runs"].post as {
+    requestBody: { content: { "application/json": { schema: { properties: Record<string, { properties?: Record<string, unknown> }> } } } };
+  };
   const body = create.requestBody.content["application/json"].schema;
   assert.ok(body.properties.config.properties?.grpo, "config documents the RunConfig sections");
   assert.equal(body.properties.source, undefined, "server-filled fields are hidden");

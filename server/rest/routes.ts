@@ -66,7 +66,8 @@ export const REST_ROUTES: RestRoute[] = [
     successStatus: 201,
     idempotent: true,
     summary: "Create a run trained by another system (verl, SkyRL, TRL, ART, Simia-RL, τ²-bench)",
-    description: "The run is shown on every page like a Rollout Lab run; workers never train it. Send its steps and samples, then finish it.",
+    description:
+      "The run is shown on every page like a Rollout Lab run; workers never train it. Send its steps and samples, then finish it.",
   },
   {
     kind: "procedure",
@@ -89,7 +90,16 @@ export const REST_ROUTES: RestRoute[] = [
     summary: "Append up to 200 samples with conversation, reward, components and LLM calls (a retried id is skipped)",
     description: "Samples sharing a step and a group key form a GRPO group (key: `group`, else `taskId`, else the first user message).",
   },
-  { kind: "procedure", method: "POST", path: "/external-runs/{id}/finish", procedure: "ingest.finish", params: runIdParam, scope: "write", tag: "ingest", summary: "Mark an external run succeeded, failed or cancelled" },
+  {
+    kind: "procedure",
+    method: "POST",
+    path: "/external-runs/{id}/finish",
+    procedure: "ingest.finish",
+    params: runIdParam,
+    scope: "write",
+    tag: "ingest",
+    summary: "Mark an external run succeeded, failed or cancelled",
+  },
   {
     kind: "procedure",
     method: "POST",
@@ -101,7 +111,8 @@ export const REST_ROUTES: RestRoute[] = [
     launchInfo: true,
     idempotent: true,
     summary: "Create a run",
-    description: "Validates the RunConfig (unknown fields, ranges and API-key-looking values are rejected) and queues the run. Returns its id and dashboard URL.",
+    description:
+      "Validates the RunConfig (unknown fields, ranges and API-key-looking values are rejected) and queues the run. Returns its id and dashboard URL.",
     documentedBody: z.object({ config: runConfigSchema }).strict(),
   },
   {
@@ -112,7 +123,8 @@ export const REST_ROUTES: RestRoute[] = [
     scope: "write",
     tag: "runs",
     successStatus: 202,
-    summary: "Check a RunConfig before launching it: does the environment's opening prompt fit the policy's context, tokens / memory / time per step",
+    summary:
+      "Check a RunConfig before launching it: does the environment's opening prompt fit the policy's context, tokens / memory / time per step",
     description: "Validates the config as POST /runs does and queues the check for a trainer worker; poll GET /preflight/{id}.",
     documentedBody: z.object({ config: runConfigSchema }).strict(),
   },
@@ -126,7 +138,15 @@ export const REST_ROUTES: RestRoute[] = [
     tag: "runs",
     summary: "A pre-flight check: status (queued, running, done, failed), the result with figures and problems, or the error",
   },
-  { kind: "procedure", method: "GET", path: "/runs", procedure: "runs.list", scope: "read", tag: "runs", summary: "List runs (filters, cursor pagination)" },
+  {
+    kind: "procedure",
+    method: "GET",
+    path: "/runs",
+    procedure: "runs.list",
+    scope: "read",
+    tag: "runs",
+    summary: "List runs (filters, cursor pagination)",
+  },
   {
     kind: "procedure",
     method: "GET",
@@ -137,8 +157,26 @@ export const REST_ROUTES: RestRoute[] = [
     tag: "runs",
     summary: "Get a run's status, progress, latest metrics and error",
   },
-  { kind: "procedure", method: "POST", path: "/runs/{id}/cancel", procedure: "runActions.cancel", params: idParam, scope: "write", tag: "runs", summary: "Cancel a run (queued: at once; running: after the current step)" },
-  { kind: "procedure", method: "POST", path: "/runs/{id}/resume", procedure: "runActions.resume", params: idParam, scope: "write", tag: "runs", summary: "Resume a cancelled or failed run from its last checkpoint" },
+  {
+    kind: "procedure",
+    method: "POST",
+    path: "/runs/{id}/cancel",
+    procedure: "runActions.cancel",
+    params: idParam,
+    scope: "write",
+    tag: "runs",
+    summary: "Cancel a run (queued: at once; running: after the current step)",
+  },
+  {
+    kind: "procedure",
+    method: "POST",
+    path: "/runs/{id}/resume",
+    procedure: "runActions.resume",
+    params: idParam,
+    scope: "write",
+    tag: "runs",
+    summary: "Resume a cancelled or failed run from its last checkpoint",
+  },
   {
     kind: "procedure",
     method: "POST",
@@ -152,7 +190,16 @@ export const REST_ROUTES: RestRoute[] = [
     idempotent: true,
     summary: "Queue a new run with another run's config (optionally overridden)",
   },
-  { kind: "procedure", method: "GET", path: "/runs/{id}/metrics", procedure: "runActions.metrics", params: idParam, scope: "read", tag: "runs", summary: "Metric series, downsampled (mean with min/max per bucket)" },
+  {
+    kind: "procedure",
+    method: "GET",
+    path: "/runs/{id}/metrics",
+    procedure: "runActions.metrics",
+    params: idParam,
+    scope: "read",
+    tag: "runs",
+    summary: "Metric series, downsampled (mean with min/max per bucket)",
+  },
   {
     kind: "procedure",
     method: "GET",
@@ -162,9 +209,19 @@ export const REST_ROUTES: RestRoute[] = [
     scope: "read",
     tag: "rewards",
     summary: "Whether the run can learn: problems such as groups without reward variance, zero gradients, full contexts or failing judges",
-    description: "Each problem is reported once with the steps it was seen on (firstStep, lastStep, steps of stepsChecked), a severity and a detail with figures.",
+    description:
+      "Each problem is reported once with the steps it was seen on (firstStep, lastStep, steps of stepsChecked), a severity and a detail with figures.",
   },
-  { kind: "procedure", method: "GET", path: "/runs/{id}/checkpoints", procedure: "runActions.checkpoints", params: idParam, scope: "read", tag: "runs", summary: "List a run's checkpoints" },
+  {
+    kind: "procedure",
+    method: "GET",
+    path: "/runs/{id}/checkpoints",
+    procedure: "runActions.checkpoints",
+    params: idParam,
+    scope: "read",
+    tag: "runs",
+    summary: "List a run's checkpoints",
+  },
   {
     kind: "procedure",
     method: "GET",
@@ -195,7 +252,16 @@ export const REST_ROUTES: RestRoute[] = [
     tag: "rewards",
     summary: "Re-judge / re-score stored trajectories with another judge or weights (a background job)",
   },
-  { kind: "procedure", method: "GET", path: "/runs/{id}/rescorings", procedure: "rescoring.list", params: runIdParam, scope: "read", tag: "rewards", summary: "List a run's re-scoring jobs" },
+  {
+    kind: "procedure",
+    method: "GET",
+    path: "/runs/{id}/rescorings",
+    procedure: "rescoring.list",
+    params: runIdParam,
+    scope: "read",
+    tag: "rewards",
+    summary: "List a run's re-scoring jobs",
+  },
   {
     kind: "procedure",
     method: "GET",
@@ -206,8 +272,26 @@ export const REST_ROUTES: RestRoute[] = [
     tag: "rewards",
     summary: "A re-scoring job: progress, agreement rate, flipped verdicts with both reasonings, new advantages",
   },
-  { kind: "procedure", method: "GET", path: "/runs/{id}/signals", procedure: "signals.warnings", params: runIdParam, scope: "read", tag: "rewards", summary: "Reward-hacking and simulator-failure warnings" },
-  { kind: "procedure", method: "GET", path: "/runs/{id}/reliability", procedure: "signals.reliability", params: runIdParam, scope: "read", tag: "rewards", summary: "Judge reliability: agreement, variance and the run's noise floor" },
+  {
+    kind: "procedure",
+    method: "GET",
+    path: "/runs/{id}/signals",
+    procedure: "signals.warnings",
+    params: runIdParam,
+    scope: "read",
+    tag: "rewards",
+    summary: "Reward-hacking and simulator-failure warnings",
+  },
+  {
+    kind: "procedure",
+    method: "GET",
+    path: "/runs/{id}/reliability",
+    procedure: "signals.reliability",
+    params: runIdParam,
+    scope: "read",
+    tag: "rewards",
+    summary: "Judge reliability: agreement, variance and the run's noise floor",
+  },
   {
     kind: "jsonl",
     method: "GET",
@@ -223,7 +307,10 @@ export const REST_ROUTES: RestRoute[] = [
 ];
 
 /** The route matching a method and a path below /api/v1, with its path parameters. */
-export function matchRoute(method: string, path: string): { route: RestRoute; params: Record<string, string> } | { allowed: string[] } | null {
+export function matchRoute(
+  method: string,
+  path: string,
+): { route: RestRoute; params: Record<string, string> } | { allowed: string[] } | null {
   const segments = path.split("/").filter(Boolean);
   const allowed: string[] = [];
   for (const route of REST_ROUTES) {

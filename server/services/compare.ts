@@ -10,11 +10,26 @@ export async function compareRuns(db: PrismaClient, input: { runIds: string[] })
   const ids = [...new Set(input.runIds)];
   const runs = await db.run.findMany({
     where: { id: { in: ids } },
-    select: { id: true, name: true, status: true, environment: true, policyModel: true, step: true, totalSteps: true, latestReward: true, createdAt: true, config: true },
+    select: {
+      id: true,
+      name: true,
+      status: true,
+      environment: true,
+      policyModel: true,
+      step: true,
+      totalSteps: true,
+      latestReward: true,
+      createdAt: true,
+      config: true,
+    },
   });
   const missing = ids.filter((id) => !runs.some((r) => r.id === id));
   if (missing.length) {
-    throw new AppError("NOT_FOUND", `Run${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")} ${missing.length > 1 ? "do" : "does"} not exist; remove ${missing.length > 1 ? "them" : "it"} from ?runs=.`, "runIds");
+    throw new AppError(
+      "NOT_FOUND",
+      `Run${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")} ${missing.length > 1 ? "do" : "does"} not exist; remove ${missing.length > 1 ? "them" : "it"} from ?runs=.`,
+      "runIds",
+    );
   }
   const ordered = ids.map((id) => runs.find((r) => r.id === id)!);
   const keys = await db.$queryRaw<{ key: string; runIds: string[] }[]>`
@@ -25,7 +40,10 @@ export async function compareRuns(db: PrismaClient, input: { runIds: string[] })
       void _c;
       return r;
     }),
-    configDiff: diff.differing.map((row) => ({ path: row.path, values: row.values.map((v) => (v === undefined ? null : JSON.stringify(v))) })),
+    configDiff: diff.differing.map((row) => ({
+      path: row.path,
+      values: row.values.map((v) => (v === undefined ? null : JSON.stringify(v))),
+    })),
     sameConfigCount: diff.sameCount,
     metricKeys: keys.map((k) => ({ key: k.key, runIds: k.runIds })),
   };

@@ -23,7 +23,9 @@ export interface ExportFilters {
 type Row = Prisma.TrajectoryGetPayload<{ include: { llmCalls: true; group: { select: { task: true; indexInStep: true } } } }>;
 
 function toLine(t: Row, run: RunFacts): string {
-  const messages = Array.isArray(t.conversation) ? (t.conversation.filter((m) => m && typeof m === "object") as unknown as ConversationMessage[]) : [];
+  const messages = Array.isArray(t.conversation)
+    ? (t.conversation.filter((m) => m && typeof m === "object") as unknown as ConversationMessage[])
+    : [];
   const calls = [...t.llmCalls].sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime() || a.attempt - b.attempt).map(toLlmCallRecord);
   const unscorable = t.status === "unscored" || t.status === "error";
   const record = toSimiaRecord({

@@ -23,7 +23,10 @@ export interface GroupSample extends SampleDivergence {
 }
 
 /** Best reward first; unscored samples (null) last, never ranked as 0. Ties keep sampling order. */
-export function compareByRewardDesc(a: { reward: number | null; indexInGroup: number }, b: { reward: number | null; indexInGroup: number }): number {
+export function compareByRewardDesc(
+  a: { reward: number | null; indexInGroup: number },
+  b: { reward: number | null; indexInGroup: number },
+): number {
   if (a.reward === null || b.reward === null) {
     if (a.reward === b.reward) return a.indexInGroup - b.indexInGroup;
     return a.reward === null ? 1 : -1;
@@ -37,8 +40,17 @@ export async function getGroup(db: PrismaClient, input: { runId: string; groupId
     include: {
       trajectories: {
         select: {
-          id: true, indexInGroup: true, reward: true, advantage: true, status: true, endReason: true, error: true,
-          numTurns: true, rewardComponents: true, reasoning: true, conversation: true,
+          id: true,
+          indexInGroup: true,
+          reward: true,
+          advantage: true,
+          status: true,
+          endReason: true,
+          error: true,
+          numTurns: true,
+          rewardComponents: true,
+          reasoning: true,
+          conversation: true,
         },
       },
     },
@@ -48,7 +60,10 @@ export async function getGroup(db: PrismaClient, input: { runId: string; groupId
     .map((t) => ({
       ...t,
       conversation: (Array.isArray(t.conversation) ? t.conversation : []) as unknown as ConversationMessage[],
-      rewardComponents: (t.rewardComponents && typeof t.rewardComponents === "object" ? t.rewardComponents : {}) as Record<string, number | null>,
+      rewardComponents: (t.rewardComponents && typeof t.rewardComponents === "object" ? t.rewardComponents : {}) as Record<
+        string,
+        number | null
+      >,
     }))
     .sort(compareByRewardDesc);
   const divergence = groupDivergence(sorted.map((t) => t.conversation));
@@ -65,7 +80,16 @@ export type GroupSort = "step" | "std_desc" | "std_asc";
 
 export async function listGroups(
   db: PrismaClient,
-  input: { runId: string; step?: number; taskId?: string; split?: string; variance?: GroupVariance; sort?: GroupSort; limit: number; offset: number },
+  input: {
+    runId: string;
+    step?: number;
+    taskId?: string;
+    split?: string;
+    variance?: GroupVariance;
+    sort?: GroupSort;
+    limit: number;
+    offset: number;
+  },
 ) {
   const where = {
     runId: input.runId,
@@ -76,14 +100,27 @@ export async function listGroups(
   };
   const byStep = [{ step: "desc" as const }, { split: "asc" as const }, { indexInStep: "asc" as const }];
   const sort = input.sort ?? "step";
-  const orderBy = sort === "step" ? byStep : [{ rewardStd: { sort: sort === "std_desc" ? ("desc" as const) : ("asc" as const), nulls: "last" as const } }, ...byStep];
+  const orderBy =
+    sort === "step"
+      ? byStep
+      : [{ rewardStd: { sort: sort === "std_desc" ? ("desc" as const) : ("asc" as const), nulls: "last" as const } }, ...byStep];
   const [items, total] = await Promise.all([
     db.group.findMany({
       where,
       orderBy,
       take: input.limit,
       skip: input.offset,
-      select: { id: true, step: true, indexInStep: true, split: true, taskId: true, rewardMean: true, rewardStd: true, dropped: true, _count: { select: { trajectories: true } } },
+      select: {
+        id: true,
+        step: true,
+        indexInStep: true,
+        split: true,
+        taskId: true,
+        rewardMean: true,
+        rewardStd: true,
+        dropped: true,
+        _count: { select: { trajectories: true } },
+      },
     }),
     db.group.count({ where }),
   ]);

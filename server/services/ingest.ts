@@ -29,7 +29,11 @@ export async function createExternalRun(db: PrismaClient, raw: ExternalRunInput,
   const input = externalRunInput.parse(raw);
   const secrets = findSecretLikeValues(input.config);
   if (secrets.length) {
-    throw new AppError("BAD_REQUEST", `config.${secrets[0]} looks like a secret (an API key or password); remove it: secrets are never stored.`, `config.${secrets[0]}`);
+    throw new AppError(
+      "BAD_REQUEST",
+      `config.${secrets[0]} looks like a secret (an API key or password); remove it: secrets are never stored.`,
+      `config.${secrets[0]}`,
+    );
   }
   const run = await db.run.create({
     data: {
@@ -58,7 +62,11 @@ async function lockExternalRun(tx: Prisma.TransactionClient, runId: string, allo
   const run = rows[0];
   if (!run) throw notFound("Run", runId);
   if (run.source === INTERNAL_SOURCE) {
-    throw new AppError("CONFLICT", `Run "${runId}" is trained by Rollout Lab's own workers; only runs created through the ingest API accept data.`, "runId");
+    throw new AppError(
+      "CONFLICT",
+      `Run "${runId}" is trained by Rollout Lab's own workers; only runs created through the ingest API accept data.`,
+      "runId",
+    );
   }
   if (!allowFinished && run.status !== "running") {
     throw new AppError("CONFLICT", `Run "${runId}" is already ${run.status}; create a new run to send more data.`, "runId");
@@ -70,7 +78,9 @@ export async function appendSteps(db: PrismaClient, raw: unknown) {
   const input = stepsInput.parse(raw);
   return db.$transaction(async (tx) => {
     await lockExternalRun(tx, input.runId);
-    const rows = input.steps.flatMap((s) => Object.entries(s.metrics).map(([key, value]) => ({ runId: input.runId, key, step: s.step, value })));
+    const rows = input.steps.flatMap((s) =>
+      Object.entries(s.metrics).map(([key, value]) => ({ runId: input.runId, key, step: s.step, value })),
+    );
     for (const r of rows) {
       await tx.$executeRaw`
         INSERT INTO "MetricPoint" ("runId", "key", "step", "value") VALUES (${r.runId}, ${r.key}, ${r.step}, ${r.value})
@@ -97,7 +107,8 @@ function conversationOf(t: ParsedTrajectory): ConversationMessage[] {
   let turn = 0;
   let seenPolicy = false;
   return t.conversation.map((m) => {
-    const source = m.source ?? (m.role === "assistant" ? "policy" : m.role === "tool" ? "tool" : m.role === "system" ? "system" : "user_simulator");
+    const source =
+      m.source ?? (m.role === "assistant" ? "policy" : m.role === "tool" ? "tool" : m.role === "system" ? "system" : "user_simulator");
     // Observations belong to the policy turn that answers them: the turn advances after each policy message.
     if (source === "policy" && seenPolicy && m.turn === undefined) turn++;
     if (source === "policy") seenPolicy = true;
@@ -115,7 +126,11 @@ export async function appendTrajectories(db: PrismaClient, raw: unknown) {
   const ids = input.trajectories.map((t) => externalTrajectoryId(input.runId, t.id));
   const duplicateInBatch = ids.findIndex((id, i) => ids.indexOf(id) !== i);
   if (duplicateInBatch >= 0) {
-    throw new AppError("BAD_REQUEST", `trajectories.${duplicateInBatch}.id "${input.trajectories[duplicateInBatch].id}" appears twice in this batch; ids must be unique.`, `trajectories.${duplicateInBatch}.id`);
+    throw new AppError(
+      "BAD_REQUEST",
+      `trajectories.${duplicateInBatch}.id "${input.trajectories[duplicateInBatch].id}" appears twice in this batch; ids must be unique.`,
+      `trajectories.${duplicateInBatch}.id`,
+    );
   }
   return db.$transaction(
     async (tx) => {
@@ -129,7 +144,8 @@ export async function appendTrajectories(db: PrismaClient, raw: unknown) {
       for (const { t, id } of fresh) {
         const groupId = await findOrCreateGroup(tx, input.runId, t);
         touchedGroups.add(groupId);
-        const indexInGroup = (await tx.trajectory.count({ where: { groupId } })) + trajectoryRows.filter((r) => r.groupId === groupId).length;
+        const indexInGroup =
+          (await tx.trajectory.count({ where: { groupId } })) + trajectoryRows.filter((r) => r.groupId === groupId).length;
         const conversation = conversationOf(t);
         trajectoryRows.push({
           id,
@@ -191,7 +207,14 @@ async function findOrCreateGroup(tx: Prisma.TransactionClient, runId: string, t:
   if (found) return found.id;
   const indexInStep = await tx.group.count({ where: { runId, step: t.step, split: t.split } });
   const created = await tx.group.create({
-    data: { runId, step: t.step, split: t.split, indexInStep, taskId: key, task: t.task ? (storable(t.task) as Prisma.InputJsonValue) : undefined },
+    data: {
+      runId,
+      step: t.step,
+      split: t.split,
+      indexInStep,
+      taskId: key,
+      task: t.task ? (storable(t.task) as Prisma.InputJsonValue) : undefined,
+    },
     select: { id: true },
   });
   return created.id;
@@ -199,7 +222,9 @@ async function findOrCreateGroup(tx: Prisma.TransactionClient, runId: string, t:
 
 /** Mean and population std of the group's scored rewards (GRPO's statistics; unscored samples left out). */
 async function refreshGroupStats(tx: Prisma.TransactionClient, groupId: string) {
-  const rewards = (await tx.trajectory.findMany({ where: { groupId, reward: { not: null } }, select: { reward: true } })).map((r) => r.reward!);
+  const rewards = (await tx.trajectory.findMany({ where: { groupId, reward: { not: null } }, select: { reward: true } })).map(
+    (r) => r.reward!,
+  );
   const mean = rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null;
   const std = mean === null ? null : Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / rewards.length);
   await tx.group.update({ where: { id: groupId }, data: { rewardMean: mean, rewardStd: std } });
@@ -210,7 +235,10 @@ export async function finishExternalRun(db: PrismaClient, raw: unknown) {
   return db.$transaction(async (tx) => {
     const run = await lockExternalRun(tx, input.runId, true);
     if (run.status !== "running") return { id: input.runId, status: run.status, message: `The run was already ${run.status}.` };
-    await tx.run.update({ where: { id: input.runId }, data: { status: input.status, finishedAt: new Date(), error: input.error ?? null, phase: null } });
+    await tx.run.update({
+      where: { id: input.runId },
+      data: { status: input.status, finishedAt: new Date(), error: input.error ?? null, phase: null },
+    });
     return { id: input.runId, status: input.status, message: `The run is ${input.status}.` };
   });
 }

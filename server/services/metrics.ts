@@ -59,7 +59,14 @@ async function readPlan(db: PrismaClient, runId: string, keys: string[], plan: P
       FROM "MetricRollup" WHERE "runId" = ${runId} AND key = ANY(${keys}) AND "width" = ${plan.width}
       GROUP BY key`;
     return packed.flatMap(({ key, pts }) =>
-      (JSON.parse(pts) as [number, number, number, number, number][]).map(([step, value, min, max, ms]) => ({ key, step, value, min, max, wall: new Date(ms) })),
+      (JSON.parse(pts) as [number, number, number, number, number][]).map(([step, value, min, max, ms]) => ({
+        key,
+        step,
+        value,
+        min,
+        max,
+        wall: new Date(ms),
+      })),
     );
   }
   return db.$queryRaw<KeyRow[]>`
@@ -95,7 +102,11 @@ export async function getMetricSeries(
 
 /** A few points of each run's mean reward, for the runs list's sparklines (one downsampled series per run). */
 export async function getRewardSparklines(db: PrismaClient, runIds: string[], points = 30): Promise<Record<string, number[]>> {
-  const series = await Promise.all(runIds.map(async (runId) => [runId, (await getMetricSeries(db, { runId, keys: ["reward/mean"], maxPoints: points }))["reward/mean"]] as const));
+  const series = await Promise.all(
+    runIds.map(
+      async (runId) => [runId, (await getMetricSeries(db, { runId, keys: ["reward/mean"], maxPoints: points }))["reward/mean"]] as const,
+    ),
+  );
   return Object.fromEntries(series.map(([id, pts]) => [id, pts.map((p) => p.value)]));
 }
 

@@ -10,7 +10,10 @@ import { validateRunConfig } from "./run-lifecycle";
 
 export async function requestPreflight(db: PrismaClient, input: { config: unknown }) {
   const config = validateRunConfig(input.config);
-  const row = await db.preflight.create({ data: { config: config as unknown as Prisma.InputJsonValue }, select: { id: true, status: true } });
+  const row = await db.preflight.create({
+    data: { config: config as unknown as Prisma.InputJsonValue },
+    select: { id: true, status: true },
+  });
   return { id: row.id, status: row.status as PreflightStatus };
 }
 

@@ -26,12 +26,28 @@ export async function getRunReliability(db: PrismaClient, input: { runId: string
     where: { runId: input.runId, status: "succeeded" },
     orderBy: { createdAt: "desc" },
     take: MAX_JUDGES,
-    select: { id: true, name: true, scorer: true, createdAt: true, scores: { select: { trajectoryId: true, reward: true, samples: true, trajectory: { select: { reward: true } } } } },
+    select: {
+      id: true,
+      name: true,
+      scorer: true,
+      createdAt: true,
+      scores: { select: { trajectoryId: true, reward: true, samples: true, trajectory: { select: { reward: true } } } },
+    },
   });
   const judges = jobs.map((j) => {
     const sc = ScorerSchema.safeParse(j.scorer);
-    const report: ReliabilityReport = judgeReliability(j.scores.map((s) => ((Array.isArray(s.samples) ? s.samples : []) as unknown as ScoreSample[]).map((x) => x.reward)), perStep);
-    return { id: j.id, name: j.name, scorerLabel: sc.success ? describeScorer(sc.data) : "(invalid)", createdAt: j.createdAt, trajectories: j.scores.length, reliability: report };
+    const report: ReliabilityReport = judgeReliability(
+      j.scores.map((s) => ((Array.isArray(s.samples) ? s.samples : []) as unknown as ScoreSample[]).map((x) => x.reward)),
+      perStep,
+    );
+    return {
+      id: j.id,
+      name: j.name,
+      scorerLabel: sc.success ? describeScorer(sc.data) : "(invalid)",
+      createdAt: j.createdAt,
+      trajectories: j.scores.length,
+      reliability: report,
+    };
   });
 
   const original = new Map<string, number | null>();

@@ -6,7 +6,14 @@
 import type { z } from "zod";
 import type { Prisma } from "../../generated/prisma/client";
 import { compareScorings, judgeReliability, VERDICT_THRESHOLD, type FlipKind } from "../../lib/reward-analysis";
-import { describeScorer, RescoringSelectionSchema, ScorerSchema, type RescoringSelection, type ScoreSample, type ScorerInput } from "../../lib/rescoring-config";
+import {
+  describeScorer,
+  RescoringSelectionSchema,
+  ScorerSchema,
+  type RescoringSelection,
+  type ScoreSample,
+  type ScorerInput,
+} from "../../lib/rescoring-config";
 import { checkLlmEndpoints, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
 import { parseRunConfig } from "../../lib/run-config";
 import type { PrismaClient } from "../../db/client";
@@ -30,7 +37,12 @@ function selectionWhere(runId: string, s: RescoringSelection): Prisma.GroupWhere
 }
 
 function describeSelection(s: RescoringSelection): string {
-  const steps = s.stepMin === undefined && s.stepMax === undefined ? "all steps" : s.stepMin === s.stepMax ? `step ${s.stepMin}` : `steps ${s.stepMin ?? 0}–${s.stepMax ?? "end"}`;
+  const steps =
+    s.stepMin === undefined && s.stepMax === undefined
+      ? "all steps"
+      : s.stepMin === s.stepMax
+        ? `step ${s.stepMin}`
+        : `steps ${s.stepMin ?? 0}–${s.stepMax ?? "end"}`;
   return [steps, s.groupId && `group ${s.groupId}`, s.taskId && `task ${s.taskId}`, s.split].filter(Boolean).join(", ");
 }
 
@@ -39,13 +51,18 @@ export async function createRescoring(db: PrismaClient, input: CreateRescoringIn
   const scorer = ScorerSchema.parse(input.scorer);
   if (scorer.kind === "judge" && scorer.endpoint) {
     const problems = checkLlmEndpoints({ judge: scorer.endpoint }, llmEndpointPolicyFromEnv());
-    if (problems.length) throw new AppError("BAD_REQUEST", problems.map((p) => p.message).join(" "), `scorer.endpoint.${problems[0].path[2]}`);
+    if (problems.length)
+      throw new AppError("BAD_REQUEST", problems.map((p) => p.message).join(" "), `scorer.endpoint.${problems[0].path[2]}`);
   }
   const run = await db.run.findUnique({ where: { id: input.runId }, select: { id: true } });
   if (!run) throw notFound("Run", input.runId);
   const groups = await db.group.count({ where: selectionWhere(input.runId, selection) });
   if (groups === 0) {
-    throw new AppError("BAD_REQUEST", `No stored groups match ${describeSelection(selection)} in this run. Widen the step range or clear the group/task filter.`, "selection");
+    throw new AppError(
+      "BAD_REQUEST",
+      `No stored groups match ${describeSelection(selection)} in this run. Widen the step range or clear the group/task filter.`,
+      "selection",
+    );
   }
   const job = await db.rescoring.create({
     data: {
@@ -62,7 +79,11 @@ export async function createRescoring(db: PrismaClient, input: CreateRescoringIn
 function summarise<T extends { selection: unknown; scorer: unknown }>(job: T) {
   const sel = RescoringSelectionSchema.safeParse(job.selection);
   const sc = ScorerSchema.safeParse(job.scorer);
-  return { ...job, selectionLabel: sel.success ? describeSelection(sel.data) : "(invalid selection)", scorerLabel: sc.success ? describeScorer(sc.data) : "(invalid scorer)" };
+  return {
+    ...job,
+    selectionLabel: sel.success ? describeSelection(sel.data) : "(invalid selection)",
+    scorerLabel: sc.success ? describeScorer(sc.data) : "(invalid scorer)",
+  };
 }
 
 export async function listRescorings(db: PrismaClient, input: { runId: string }) {
@@ -103,15 +124,37 @@ function perStepOf(config: unknown): number {
   }
 }
 
-export async function getRescoring(db: PrismaClient, input: { runId: string; rescoringId: string; onlyFlipped?: boolean; threshold?: number }) {
-  const job = await db.rescoring.findUnique({ where: { id: input.rescoringId }, include: { run: { select: { config: true, name: true } } } });
+export async function getRescoring(
+  db: PrismaClient,
+  input: { runId: string; rescoringId: string; onlyFlipped?: boolean; threshold?: number },
+) {
+  const job = await db.rescoring.findUnique({
+    where: { id: input.rescoringId },
+    include: { run: { select: { config: true, name: true } } },
+  });
   if (!job || job.runId !== input.runId) throw notFound("Re-scoring", input.rescoringId);
   const scores = await db.trajectoryScore.findMany({
     where: { rescoringId: job.id },
-    include: { trajectory: { select: { step: true, split: true, groupId: true, taskId: true, indexInGroup: true, reward: true, advantage: true, reasoning: true } } },
+    include: {
+      trajectory: {
+        select: {
+          step: true,
+          split: true,
+          groupId: true,
+          taskId: true,
+          indexInGroup: true,
+          reward: true,
+          advantage: true,
+          reasoning: true,
+        },
+      },
+    },
   });
   const threshold = input.threshold ?? VERDICT_THRESHOLD;
-  const comparison = compareScorings(scores.map((s) => ({ trajectoryId: s.trajectoryId, oldReward: s.trajectory.reward, newReward: s.reward })), threshold);
+  const comparison = compareScorings(
+    scores.map((s) => ({ trajectoryId: s.trajectoryId, oldReward: s.trajectory.reward, newReward: s.reward })),
+    threshold,
+  );
   const flipOf = new Map(comparison.flips.map((f) => [f.trajectoryId, f.kind]));
   const rows: RescoredTrajectory[] = scores
     .map((s) => ({
@@ -135,13 +178,25 @@ export async function getRescoring(db: PrismaClient, input: { runId: string; res
     }))
     .filter((r) => !input.onlyFlipped || r.flip !== null)
     // Verdict flips first (what the user came for), then scored/unscored changes, then in the run's order.
-    .sort((a, b) => flipRank(a.flip) - flipRank(b.flip) || a.step - b.step || a.groupId.localeCompare(b.groupId) || a.indexInGroup - b.indexInGroup);
-  const reliability = judgeReliability(scores.map((s) => ((Array.isArray(s.samples) ? s.samples : []) as unknown as ScoreSample[]).map((x) => x.reward)), perStepOf(job.run.config), threshold);
+    .sort(
+      (a, b) =>
+        flipRank(a.flip) - flipRank(b.flip) || a.step - b.step || a.groupId.localeCompare(b.groupId) || a.indexInGroup - b.indexInGroup,
+    );
+  const reliability = judgeReliability(
+    scores.map((s) => ((Array.isArray(s.samples) ? s.samples : []) as unknown as ScoreSample[]).map((x) => x.reward)),
+    perStepOf(job.run.config),
+    threshold,
+  );
   const { run, ...rest } = summarise(job);
   return {
     job: { ...rest, runName: run.name },
     threshold,
-    comparison: { ...comparison, flips: comparison.flips.length, flippedToFail: comparison.flips.filter((f) => f.kind === "pass_to_fail").length, flippedToPass: comparison.flips.filter((f) => f.kind === "fail_to_pass").length },
+    comparison: {
+      ...comparison,
+      flips: comparison.flips.length,
+      flippedToFail: comparison.flips.filter((f) => f.kind === "pass_to_fail").length,
+      flippedToPass: comparison.flips.filter((f) => f.kind === "fail_to_pass").length,
+    },
     reliability,
     rows,
   };

@@ -19,7 +19,20 @@ async function loadRows(db: PrismaClient, runId: string) {
     where: { runId },
     orderBy: [{ step: "desc" }, { groupId: "asc" }, { indexInGroup: "asc" }],
     take: MAX_TRAJECTORIES,
-    select: { id: true, step: true, groupId: true, split: true, reward: true, rewardComponents: true, status: true, endReason: true, numTurns: true, finalState: true, expectedState: true, conversation: true },
+    select: {
+      id: true,
+      step: true,
+      groupId: true,
+      split: true,
+      reward: true,
+      rewardComponents: true,
+      status: true,
+      endReason: true,
+      numTurns: true,
+      finalState: true,
+      expectedState: true,
+      conversation: true,
+    },
   });
   return trajectories;
 }
@@ -28,11 +41,20 @@ export async function getRunSignals(db: PrismaClient, input: { runId: string }) 
   const rows = await loadRows(db, input.runId);
   const errors = await db.llmCall.groupBy({
     by: ["trajectoryId"],
-    where: { runId: input.runId, error: { not: null }, role: { in: ["user_simulator", "tool_simulator"] }, trajectoryId: { in: rows.map((r) => r.id) } },
+    where: {
+      runId: input.runId,
+      error: { not: null },
+      role: { in: ["user_simulator", "tool_simulator"] },
+      trajectoryId: { in: rows.map((r) => r.id) },
+    },
     _count: { _all: true },
   });
   const errorCount = new Map(errors.map((e) => [e.trajectoryId, e._count._all]));
-  const points = await db.metricPoint.findMany({ where: { runId: input.runId, key: { in: [...SERIES_KEYS] } }, select: { key: true, step: true, value: true }, orderBy: { step: "asc" } });
+  const points = await db.metricPoint.findMany({
+    where: { runId: input.runId, key: { in: [...SERIES_KEYS] } },
+    select: { key: true, step: true, value: true },
+    orderBy: { step: "asc" },
+  });
   const series = (key: string): SeriesPoint[] => points.filter((p) => p.key === key).map((p) => ({ step: p.step, value: p.value }));
 
   const trajectories: SignalTrajectory[] = rows
@@ -77,6 +99,11 @@ export async function getComponentAnalysis(db: PrismaClient, input: { runId: str
   return analyseComponents(
     rows
       .filter((r) => r.split === "train")
-      .map((r) => ({ id: r.id, step: r.step, reward: r.reward, components: (r.rewardComponents && typeof r.rewardComponents === "object" ? r.rewardComponents : {}) as Record<string, unknown> })),
+      .map((r) => ({
+        id: r.id,
+        step: r.step,
+        reward: r.reward,
+        components: (r.rewardComponents && typeof r.rewardComponents === "object" ? r.rewardComponents : {}) as Record<string, unknown>,
+      })),
   );
 }

@@ -12,10 +12,24 @@ const KEYS = ["reward/mean", "reward/zero_variance_group_frac", "adv/min", "adv/
 export async function getRunHealth(db: PrismaClient, input: { runId: string }) {
   const run = await db.run.findUnique({ where: { id: input.runId }, select: { id: true } });
   if (!run) throw notFound("Run", input.runId);
-  const points = await db.metricPoint.findMany({ where: { runId: input.runId, key: { in: KEYS } }, select: { key: true, step: true, value: true }, orderBy: { step: "asc" } });
+  const points = await db.metricPoint.findMany({
+    where: { runId: input.runId, key: { in: KEYS } },
+    select: { key: true, step: true, value: true },
+    orderBy: { step: "asc" },
+  });
   const metrics: Record<string, { step: number; value: number }[]> = {};
   for (const p of points) (metrics[p.key] ??= []).push({ step: p.step, value: p.value });
-  const rows = await db.$queryRaw<{ step: number; reward: number | null; status: string; endReason: string | null; components: unknown; numTurns: number; formatErrors: bigint }[]>`
+  const rows = await db.$queryRaw<
+    {
+      step: number;
+      reward: number | null;
+      status: string;
+      endReason: string | null;
+      components: unknown;
+      numTurns: number;
+      formatErrors: bigint;
+    }[]
+  >`
     SELECT t.step, t.reward, t.status::text AS status, t."endReason", t."rewardComponents" AS components, t."numTurns",
            (SELECT count(*) FROM jsonb_array_elements(CASE WHEN jsonb_typeof(t.conversation) = 'array' THEN t.conversation ELSE '[]'::jsonb END) m
              WHERE m ? 'formatError') AS "formatErrors"
@@ -28,9 +42,14 @@ export async function getRunHealth(db: PrismaClient, input: { runId: string }) {
     reward: r.reward,
     status: r.status,
     endReason: r.endReason,
-    components: r.components && typeof r.components === "object" && !Array.isArray(r.components) ? (r.components as Record<string, unknown>) : {},
+    components:
+      r.components && typeof r.components === "object" && !Array.isArray(r.components) ? (r.components as Record<string, unknown>) : {},
     policyTurns: r.numTurns,
     formatErrors: Number(r.formatErrors),
   }));
-  return { problems: assessRunHealth({ metrics, trajectories }), trajectoriesChecked: trajectories.length, truncated: rows.length === MAX_TRAJECTORIES };
+  return {
+    problems: assessRunHealth({ metrics, trajectories }),
+    trajectoriesChecked: trajectories.length,
+    truncated: rows.length === MAX_TRAJECTORIES,
+  };
 }

@@ -14,25 +14,44 @@ const issuesOf = (config: unknown) => {
 
 test("creating a run that would send the database URL to another host is a 400 naming the field and the fix", () => {
   const issues = issuesOf({ llm: { judge: { baseUrl: "http://attacker.example/v1", model: "m", apiKeyEnv: "DATABASE_URL" } } });
-  assert.deepEqual(issues.map((i) => i.path), ["config.llm.judge.apiKeyEnv"]);
+  assert.deepEqual(
+    issues.map((i) => i.path),
+    ["config.llm.judge.apiKeyEnv"],
+  );
   assert.match(issues[0].message, /one of Rollout Lab's own settings, never an LLM key; put the key in a variable such as OPENAI_API_KEY/);
   assert.deepEqual(issuesOf({ llm: { judge: { baseUrl: "https://api.openai.com/v1", model: "m", apiKeyEnv: "OPENAI_API_KEY" } } }), []);
 });
 
 test("paths that climb out with .. or carry NUL are refused at creation", () => {
-  assert.deepEqual(issuesOf({ dataset: { path: "../../etc/passwd" } }).map((i) => i.path), ["config.dataset.path"]);
+  assert.deepEqual(
+    issuesOf({ dataset: { path: "../../etc/passwd" } }).map((i) => i.path),
+    ["config.dataset.path"],
+  );
   assert.match(issuesOf({ policy: { tokenizer: "tok/../../../x.json" } })[0].message, /must not contain "\.\."/);
-  assert.deepEqual(issuesOf({ dataset: { path: "a\u0000b" } }).map((i) => i.path), ["config.dataset.path"]);
+  assert.deepEqual(
+    issuesOf({ dataset: { path: "a\u0000b" } }).map((i) => i.path),
+    ["config.dataset.path"],
+  );
   assert.deepEqual(issuesOf({ dataset: { path: "tau2/retail" } }), []);
 });
 
 test("configs a worker cannot run are refused at creation with the figure and what to change", () => {
   const huge = issuesOf({ grpo: { groupsPerStep: 1024, groupSize: 256, minibatchSize: 16 }, rollout: { maxTurns: 100 } });
-  assert.match(huge.find((i) => i.path === "config.grpo.groupsPerStep")?.message ?? "", /262144 episodes per step; a worker plays and trains at most 4096/);
+  assert.match(
+    huge.find((i) => i.path === "config.grpo.groupsPerStep")?.message ?? "",
+    /262144 episodes per step; a worker plays and trains at most 4096/,
+  );
   assert.match(huge.find((i) => i.path === "config.rollout.maxNewTokens")?.message ?? "", /sampled tokens per step/);
 
   const memory = issuesOf({ policy: { model: "base" }, grpo: { groupsPerStep: 64, groupSize: 64, minibatchSize: 4096 } });
   assert.equal(memory.length, 1, JSON.stringify(memory));
-  assert.match(memory[0].message, /^One training step needs an estimated [\d.]+ GiB \(.*activations [\d.]+ GiB for micro-batches of 4096 × 1024 tokens.*\) but the worker allows [\d.]+ GiB \(ROLLOUT_LAB_MAX_STEP_MEMORY_GB\)\. Lower grpo\.microBatchSize/);
-  assert.deepEqual(issuesOf({ policy: { model: "base" }, grpo: { groupsPerStep: 64, groupSize: 64, minibatchSize: 4096, microBatchSize: 8 } }), [], "micro-batching makes it fit");
+  assert.match(
+    memory[0].message,
+    /^One training step needs an estimated [\d.]+ GiB \(.*activations [\d.]+ GiB for micro-batches of 4096 × 1024 tokens.*\) but the worker allows [\d.]+ GiB \(ROLLOUT_LAB_MAX_STEP_MEMORY_GB\)\. Lower grpo\.microBatchSize/,
+  );
+  assert.deepEqual(
+    issuesOf({ policy: { model: "base" }, grpo: { groupsPerStep: 64, groupSize: 64, minibatchSize: 4096, microBatchSize: 8 } }),
+    [],
+    "micro-batching makes it fit",
+  );
 });

@@ -45,7 +45,10 @@ export function validateRunConfig(input: unknown): RunConfig {
     throw new InvalidInputError(
       `The config contains what looks like an API key at ${secrets.join(", ")}. Configs are stored and shown in the dashboard, so keys never go in them: ` +
         `put the key in an environment variable on the trainer host and name it with "apiKeyEnv" (e.g. llm.judge.apiKeyEnv: "OPENAI_API_KEY").`,
-      secrets.map((path) => ({ path: `config.${path}`, message: "looks like an API key; use apiKeyEnv with the name of an environment variable instead" })),
+      secrets.map((path) => ({
+        path: `config.${path}`,
+        message: "looks like an API key; use apiKeyEnv with the name of an environment variable instead",
+      })),
     );
   }
   let config: RunConfig;
@@ -105,7 +108,10 @@ export const runPath = (id: string) => `/runs/${id}`;
 export const INTERNAL_SOURCE = "rollout-lab";
 
 const externalRunRefusal = (id: string, source: string, what: string) =>
-  new AppError("CONFLICT", `Run "${id}" was trained by ${source} and imported; it cannot be ${what} here. Control it in ${source}, or finish it through the ingest API.`);
+  new AppError(
+    "CONFLICT",
+    `Run "${id}" was trained by ${source} and imported; it cannot be ${what} here. Control it in ${source}, or finish it through the ingest API.`,
+  );
 
 function rowFromConfig(config: RunConfig) {
   return {
@@ -129,11 +135,17 @@ export async function createRun(db: PrismaClient, input: { config: unknown } & L
 }
 
 /** New queued run from another run's config; `overrides` are merged over it (top-level sections merge shallowly). */
-export async function cloneRun(db: PrismaClient, input: { id: string; overrides?: Record<string, unknown> } & LaunchInfo): Promise<CreatedRun & { clonedFromId: string }> {
+export async function cloneRun(
+  db: PrismaClient,
+  input: { id: string; overrides?: Record<string, unknown> } & LaunchInfo,
+): Promise<CreatedRun & { clonedFromId: string }> {
   const source = await db.run.findUnique({ where: { id: input.id }, select: { id: true, config: true, name: true, source: true } });
   if (!source) throw notFound("Run", input.id);
   if (source.source !== INTERNAL_SOURCE) throw externalRunRefusal(input.id, source.source, "cloned");
-  const base = (source.config && typeof source.config === "object" && !Array.isArray(source.config) ? source.config : {}) as Record<string, unknown>;
+  const base = (source.config && typeof source.config === "object" && !Array.isArray(source.config) ? source.config : {}) as Record<
+    string,
+    unknown
+  >;
   const merged: Record<string, unknown> = { ...base, name: `${source.name} (clone)` };
   for (const [key, value] of Object.entries(input.overrides ?? {})) {
     const prev = merged[key];
@@ -165,16 +177,25 @@ export interface LifecycleResult {
  * step, saves a checkpoint and marks the run cancelled. Cancelling a cancelled run is a no-op; a finished run is a 409.
  */
 export async function cancelRun(db: PrismaClient, id: string): Promise<LifecycleResult> {
-  const queued = await db.run.updateMany({ where: { id, status: "queued" }, data: { status: "cancelled", finishedAt: new Date(), cancelRequested: false } });
+  const queued = await db.run.updateMany({
+    where: { id, status: "queued" },
+    data: { status: "cancelled", finishedAt: new Date(), cancelRequested: false },
+  });
   if (queued.count === 1) return { id, status: "cancelled", cancelRequested: false, message: "The queued run was cancelled." };
   const running = await db.run.updateMany({ where: { id, status: "running", source: INTERNAL_SOURCE }, data: { cancelRequested: true } });
   if (running.count === 1) {
-    return { id, status: "running", cancelRequested: true, message: "Cancel requested; the worker stops after the current step and saves a checkpoint." };
+    return {
+      id,
+      status: "running",
+      cancelRequested: true,
+      message: "Cancel requested; the worker stops after the current step and saves a checkpoint.",
+    };
   }
   const run = await db.run.findUnique({ where: { id }, select: { status: true, cancelRequested: true, source: true } });
   if (!run) throw notFound("Run", id);
   if (run.source !== INTERNAL_SOURCE && run.status === "running") throw externalRunRefusal(id, run.source, "cancelled");
-  if (run.status === "cancelled") return { id, status: run.status, cancelRequested: run.cancelRequested, message: "The run was already cancelled." };
+  if (run.status === "cancelled")
+    return { id, status: run.status, cancelRequested: run.cancelRequested, message: "The run was already cancelled." };
   throw new AppError("CONFLICT", `Run "${id}" already ${run.status}; only queued or running runs can be cancelled.`);
 }
 
@@ -187,7 +208,8 @@ export async function resumeRun(db: PrismaClient, id: string): Promise<Lifecycle
     where: { id, status: { in: ["cancelled", "failed"] }, source: INTERNAL_SOURCE },
     data: { status: "queued", cancelRequested: false, error: null, finishedAt: null, phase: null, workerId: null, leaseExpiresAt: null },
   });
-  if (updated.count === 1) return { id, status: "queued", cancelRequested: false, message: "The run is queued again and resumes from its last checkpoint." };
+  if (updated.count === 1)
+    return { id, status: "queued", cancelRequested: false, message: "The run is queued again and resumes from its last checkpoint." };
   const run = await db.run.findUnique({ where: { id }, select: { status: true, source: true } });
   if (!run) throw notFound("Run", id);
   if (run.source !== INTERNAL_SOURCE) throw externalRunRefusal(id, run.source, "resumed");
@@ -236,7 +258,9 @@ export async function listCheckpoints(db: PrismaClient, runId: string) {
   if (!run) throw notFound("Run", runId);
   const rows = await db.checkpoint.findMany({ where: { runId }, orderBy: { step: "asc" } });
   // sizeBytes is a BigInt column; JSON has no BigInt and checkpoint sizes stay far below 2^53.
-  return { items: rows.map((c) => ({ id: c.id, step: c.step, location: c.location, sizeBytes: Number(c.sizeBytes), createdAt: c.createdAt })) };
+  return {
+    items: rows.map((c) => ({ id: c.id, step: c.step, location: c.location, sizeBytes: Number(c.sizeBytes), createdAt: c.createdAt })),
+  };
 }
 
 /** Throws NOT_FOUND unless the run exists: REST reads of a run's children 404 on an unknown run instead of []. */

@@ -48,7 +48,10 @@ export async function getRunFacets(db: PrismaClient) {
   return { environments: envs.map((e) => e.environment), tags: tags.map((t) => t.tag) };
 }
 
-export async function listRunEvents(db: PrismaClient, input: { runId: string; minLevel?: "debug" | "info" | "warn" | "error"; limit: number; before?: number }) {
+export async function listRunEvents(
+  db: PrismaClient,
+  input: { runId: string; minLevel?: "debug" | "info" | "warn" | "error"; limit: number; before?: number },
+) {
   const levels = ["debug", "info", "warn", "error"] as const;
   const from = levels.indexOf(input.minLevel ?? "info");
   const rows = await db.runEvent.findMany({

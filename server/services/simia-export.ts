@@ -16,7 +16,11 @@ export interface RunFacts {
 
 /** What Simia's record takes from the run's config: group size (env slots), step limit and simulator settings. */
 export function runFacts(config: unknown): RunFacts {
-  const c = (config && typeof config === "object" ? config : {}) as { grpo?: { groupSize?: number }; rollout?: { maxTurns?: number; temperature?: number }; llm?: Record<string, { baseUrl?: string; model?: string; maxTokens?: number } | undefined> };
+  const c = (config && typeof config === "object" ? config : {}) as {
+    grpo?: { groupSize?: number };
+    rollout?: { maxTurns?: number; temperature?: number };
+    llm?: Record<string, { baseUrl?: string; model?: string; maxTokens?: number } | undefined>;
+  };
   const sim = c.llm?.userSimulator ?? c.llm?.judge;
   return {
     groupSize: c.grpo?.groupSize ?? 1,
@@ -35,8 +39,6 @@ function taskData(task: unknown): { system?: string; reference?: { from: string;
   const data = task && typeof task === "object" ? (task as { data?: unknown }).data : undefined;
   return data && typeof data === "object" ? (data as { system?: string; reference?: { from: string; value: string }[] }) : {};
 }
-
-
 
 export interface PlacedTrajectory {
   taskId: string;

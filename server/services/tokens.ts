@@ -37,7 +37,15 @@ export interface TokenInfo {
   revokedAt: Date | null;
 }
 
-function toInfo(row: { id: string; name: string; prefix: string; scopes: string[]; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }): TokenInfo {
+function toInfo(row: {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}): TokenInfo {
   return { ...row, scopes: row.scopes.filter((s): s is TokenScope => (TOKEN_SCOPES as readonly string[]).includes(s)) };
 }
 
@@ -81,11 +89,17 @@ export async function revokeToken(db: PrismaClient, idOrPrefix: string): Promise
  * logged or echoed). Updates lastUsedAt at minute resolution.
  */
 export async function authenticateToken(db: PrismaClient, raw: string | null | undefined): Promise<TokenInfo> {
-  if (!raw) throw new AppError("UNAUTHORIZED", "This endpoint needs an API token: send the header `Authorization: Bearer rl_…` (create one in Settings or with `rollout-lab tokens create`).");
-  if (!TOKEN_PATTERN.test(raw)) throw new AppError("UNAUTHORIZED", "The API token is malformed; tokens look like rl_ followed by 40 letters and digits.");
+  if (!raw)
+    throw new AppError(
+      "UNAUTHORIZED",
+      "This endpoint needs an API token: send the header `Authorization: Bearer rl_…` (create one in Settings or with `rollout-lab tokens create`).",
+    );
+  if (!TOKEN_PATTERN.test(raw))
+    throw new AppError("UNAUTHORIZED", "The API token is malformed; tokens look like rl_ followed by 40 letters and digits.");
   const row = await db.apiToken.findUnique({ where: { hash: hashToken(raw) }, omit: { hash: true } });
   if (!row) throw new AppError("UNAUTHORIZED", "The API token is not valid; check ROLLOUT_LAB_TOKEN or create a new token.");
-  if (row.revokedAt) throw new AppError("UNAUTHORIZED", `The API token ${row.prefix}… was revoked on ${row.revokedAt.toISOString()}; create a new one.`);
+  if (row.revokedAt)
+    throw new AppError("UNAUTHORIZED", `The API token ${row.prefix}… was revoked on ${row.revokedAt.toISOString()}; create a new one.`);
   const now = new Date();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } });
@@ -96,6 +110,9 @@ export async function authenticateToken(db: PrismaClient, raw: string | null | u
 
 export function assertScope(token: TokenInfo, scope: TokenScope): void {
   if (!token.scopes.includes(scope)) {
-    throw new AppError("FORBIDDEN", `The API token ${token.prefix}… has scopes [${token.scopes.join(", ")}] but this request needs "${scope}"; create a token with the ${scope} scope.`);
+    throw new AppError(
+      "FORBIDDEN",
+      `The API token ${token.prefix}… has scopes [${token.scopes.join(", ")}] but this request needs "${scope}"; create a token with the ${scope} scope.`,
+    );
   }
 }

@@ -49,7 +49,12 @@ export interface TrajectorySummary {
   preview: string | null;
 }
 
-const SORT_COLUMN: Record<TrajectorySort, string> = { step: `t."step"`, reward: `t."reward"`, advantage: `t."advantage"`, turns: `t."numTurns"` };
+const SORT_COLUMN: Record<TrajectorySort, string> = {
+  step: `t."step"`,
+  reward: `t."reward"`,
+  advantage: `t."advantage"`,
+  turns: `t."numTurns"`,
+};
 
 /** Escape LIKE wildcards so a search for "50%" or "get_reservation" means those characters literally. */
 function likePattern(text: string): string {
@@ -97,7 +102,8 @@ interface SummaryRow extends Omit<TrajectorySummary, "rewardComponents"> {
 }
 
 function toSummary(row: SummaryRow): TrajectorySummary {
-  const rc = row.rewardComponents && typeof row.rewardComponents === "object" ? (row.rewardComponents as Record<string, number | null>) : {};
+  const rc =
+    row.rewardComponents && typeof row.rewardComponents === "object" ? (row.rewardComponents as Record<string, number | null>) : {};
   return { ...row, rewardComponents: rc };
 }
 
@@ -114,10 +120,18 @@ export async function listTrajectories(db: PrismaClient, input: TrajectoryFilter
       WHERE ${where}
       ORDER BY ${orderSql(input)}
       LIMIT ${input.limit} OFFSET ${input.offset}`,
-    db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM (SELECT 1 FROM "Trajectory" t WHERE ${where} LIMIT ${TOTAL_COUNT_CAP + 1}) capped`,
+    db.$queryRaw<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM (SELECT 1 FROM "Trajectory" t WHERE ${where} LIMIT ${TOTAL_COUNT_CAP + 1}) capped`,
   ]);
   const n = count[0]?.n ?? 0;
-  return { items: rows.map(toSummary), total: Math.min(n, TOTAL_COUNT_CAP), totalIsLowerBound: n > TOTAL_COUNT_CAP, limit: input.limit, offset: input.offset };
+  return {
+    items: rows.map(toSummary),
+    total: Math.min(n, TOTAL_COUNT_CAP),
+    totalIsLowerBound: n > TOTAL_COUNT_CAP,
+    limit: input.limit,
+    offset: input.offset,
+  };
 }
 
 /**
@@ -201,7 +215,9 @@ export async function getTrajectory(db: PrismaClient, input: { runId: string; id
   const t = await db.trajectory.findUnique({
     where: { id: input.id },
     include: {
-      group: { select: { id: true, step: true, indexInStep: true, split: true, task: true, rewardMean: true, rewardStd: true, dropped: true } },
+      group: {
+        select: { id: true, step: true, indexInStep: true, split: true, task: true, rewardMean: true, rewardStd: true, dropped: true },
+      },
       run: { select: { id: true, name: true } },
       llmCalls: { orderBy: [{ startedAt: "asc" }, { turn: "asc" }, { attempt: "asc" }] },
     },
@@ -220,10 +236,16 @@ export async function getTrajectory(db: PrismaClient, input: { runId: string; id
 
 export async function exportTrajectorySimia(db: PrismaClient, input: { runId: string; id: string }): Promise<SimiaRecord> {
   const t = await getTrajectory(db, input);
-  const placed = await db.trajectory.findUniqueOrThrow({ where: { id: t.id }, select: { group: { select: { task: true, indexInStep: true } }, run: { select: { config: true } } } });
+  const placed = await db.trajectory.findUniqueOrThrow({
+    where: { id: t.id },
+    select: { group: { select: { task: true, indexInStep: true } }, run: { select: { config: true } } },
+  });
   return toSimiaRecord({
     messages: t.conversation,
-    evaluation: t.status === "unscored" || t.status === "error" ? { reward: null, reasoning: t.reasoning ?? t.error ?? "" } : { reward: t.reward, reasoning: t.reasoning ?? "" },
+    evaluation:
+      t.status === "unscored" || t.status === "error"
+        ? { reward: null, reasoning: t.reasoning ?? t.error ?? "" }
+        : { reward: t.reward, reasoning: t.reasoning ?? "" },
     endReason: t.endReason ?? t.status,
     llmCalls: t.llmCalls,
     ...simiaPlacement({ ...t, group: placed.group }, runFacts(placed.run.config)),

@@ -3,7 +3,9 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { GUESS_RUN, IMPORTED_RUN, openRun } from "./fixtures";
 
-test("a run imported from verl shows where it came from, its curve, its samples and its groups, and compares with a local run", async ({ page }) => {
+test("a run imported from verl shows where it came from, its curve, its samples and its groups, and compares with a local run", async ({
+  page,
+}) => {
   const runId = await openRun(page, IMPORTED_RUN);
   await expect(page.getByText("Imported from verl")).toBeVisible();
   await expect(page.getByRole("button", { name: "Cancel" })).toHaveCount(0);
@@ -18,7 +20,12 @@ test("a run imported from verl shows where it came from, its curve, its samples 
 
   await page.goto(`/runs/${runId}/groups`);
   await expect(page.getByTestId("group-row")).toHaveCount(4);
-  await page.getByTestId("group-row").filter({ hasNotText: /± 0\s*$/ }).first().getByRole("link").click();
+  await page
+    .getByTestId("group-row")
+    .filter({ hasNotText: /± 0\s*$/ })
+    .first()
+    .getByRole("link")
+    .click();
   await expect(page.getByTestId("group-sample")).toHaveCount(2);
 
   const guessId = await openRun(page, GUESS_RUN);
@@ -35,7 +42,11 @@ test("the upload page imports a file another trainer wrote: a bad record is name
   await page.getByRole("link", { name: "Import", exact: true }).click();
   await expect(page).toHaveURL(/\/runs\/import$/);
   await page.getByLabel("Format").selectOption("jsonl");
-  await page.getByLabel("Files").setInputFiles({ name: "run.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(`${good.join("\n")}\n{"type": "trajectory", "step": oops}\n`) });
+  await page.getByLabel("Files").setInputFiles({
+    name: "run.jsonl",
+    mimeType: "application/jsonl",
+    buffer: Buffer.from(`${good.join("\n")}\n{"type": "trajectory", "step": oops}\n`),
+  });
   await page.getByLabel("Run name").fill("e2e upload");
   await page.getByRole("button", { name: "Import", exact: true }).click();
   await expect(page.getByTestId("upload-done")).toContainText(`Imported ${trajectories} samples`);

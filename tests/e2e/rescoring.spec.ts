@@ -35,7 +35,10 @@ test("re-judge a step with a changed prompt and a lenient offline judge: verdict
   const jobUrl = page.url();
   await page.getByTestId("rescored-row").first().getByRole("link").nth(1).click();
   await expect(page.getByTestId("rejudge-calls").getByTestId("llm-call").first()).toBeVisible();
-  await expect(page.getByTestId("rejudge-calls").getByRole("link", { name: /re-scoring/ })).toHaveAttribute("href", new URL(jobUrl).pathname);
+  await expect(page.getByTestId("rejudge-calls").getByRole("link", { name: /re-scoring/ })).toHaveAttribute(
+    "href",
+    new URL(jobUrl).pathname,
+  );
   await expect(page.getByTestId("judge-calls").getByTestId("llm-call").first()).toBeVisible();
 
   // Reliability: judge a step k=3 times with a noisy offline judge; the run page then shows a noise floor.

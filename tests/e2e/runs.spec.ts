@@ -34,7 +34,12 @@ test("a finished run's page shows its curves; the runs list filters by status", 
   await page.getByRole("button", { name: "Sort by Best" }).click();
   await expect(page).toHaveURL(/sort=best&dir=desc/);
   await expect(async () => {
-    const best = await page.getByTestId("run-row").evaluateAll((els) => els.map((e) => e.getAttribute("data-best")).filter((v) => v !== "").map(Number));
+    const best = await page.getByTestId("run-row").evaluateAll((els) =>
+      els
+        .map((e) => e.getAttribute("data-best"))
+        .filter((v) => v !== "")
+        .map(Number),
+    );
     expect(best.length).toBeGreaterThan(1);
     expect(best).toEqual([...best].sort((a, b) => b - a));
   }).toPass();
@@ -77,7 +82,9 @@ test("a finished run's page shows its curves; the runs list filters by status", 
   await page.setViewportSize({ width: 1280, height: 800 });
 });
 
-test("a click on a curve opens that step's trajectories; hovering one chart marks the step on all; unknown ids are a 404", async ({ page }) => {
+test("a click on a curve opens that step's trajectories; hovering one chart marks the step on all; unknown ids are a 404", async ({
+  page,
+}) => {
   const runId = await openRun(page, GUESS_RUN);
   const chart = page.locator('[data-testid="metric-chart"][data-key="reward/mean"] .recharts-surface');
   await expect(chart).toBeVisible();
@@ -100,7 +107,12 @@ test("a click on a curve opens that step's trajectories; hovering one chart mark
   await page.keyboard.press("Escape");
   await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toHaveCount(0);
 
-  for (const path of ["/runs/no-such-run", `/runs/${runId}/trajectories/no-such-trajectory`, `/runs/${runId}/groups/no-such-group`, `/runs/${runId}/rescoring/no-such-job`]) {
+  for (const path of [
+    "/runs/no-such-run",
+    `/runs/${runId}/trajectories/no-such-trajectory`,
+    `/runs/${runId}/groups/no-such-group`,
+    `/runs/${runId}/rescoring/no-such-job`,
+  ]) {
     const res = await page.goto(path);
     expect(res?.status(), path).toBe(404);
     await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();

@@ -81,7 +81,12 @@ test("a group shows its samples side by side, and compare shows curves and the c
   }).toPass();
   await page.getByLabel("Sort groups").selectOption("step");
   // A group whose rewards vary (std not 0), so its samples diverge somewhere.
-  await page.getByTestId("group-row").filter({ hasNotText: /± 0\s*$/ }).first().getByRole("link").click();
+  await page
+    .getByTestId("group-row")
+    .filter({ hasNotText: /± 0\s*$/ })
+    .first()
+    .getByRole("link")
+    .click();
   await expect(page.getByTestId("group-sample")).toHaveCount(8);
   // All eight fit a 1440 px screen, each with its reward components.
   await page.setViewportSize({ width: 1440, height: 900 });

@@ -25,7 +25,12 @@ async function submitLogin(password: string, client = "203.0.113.1"): Promise<Re
     if (name) form.append(name.replace(/&amp;/g, "&"), value.replace(/&amp;/g, "&").replace(/&quot;/g, '"'));
   }
   form.append("password", password);
-  return fetch(`${server.base}${action}`, { method: "POST", body: form, redirect: "manual", headers: { origin: server.base, "x-forwarded-for": client } });
+  return fetch(`${server.base}${action}`, {
+    method: "POST",
+    body: form,
+    redirect: "manual",
+    headers: { origin: server.base, "x-forwarded-for": client },
+  });
 }
 
 test("without the cookie: pages redirect to login, tRPC is 401, REST and health are unaffected", async () => {
@@ -54,9 +59,13 @@ test("the right password sets an HttpOnly session cookie that opens pages and tR
 
   const page = await fetch(`${server.base}/runs`, { headers: { cookie }, redirect: "manual" });
   assert.equal(page.status, 200);
-  const trpc = await fetch(`${server.base}/api/trpc/runs.list?input=${encodeURIComponent(JSON.stringify({ json: {} }))}`, { headers: { cookie } });
+  const trpc = await fetch(`${server.base}/api/trpc/runs.list?input=${encodeURIComponent(JSON.stringify({ json: {} }))}`, {
+    headers: { cookie },
+  });
   assert.equal(trpc.status, 200);
-  const forged = await fetch(`${server.base}/api/trpc/runs.list`, { headers: { cookie: cookie.replace(/.$/, (c) => (c === "0" ? "1" : "0")) } });
+  const forged = await fetch(`${server.base}/api/trpc/runs.list`, {
+    headers: { cookie: cookie.replace(/.$/, (c) => (c === "0" ? "1" : "0")) },
+  });
   assert.equal(forged.status, 401);
 });
 
@@ -70,7 +79,12 @@ test("password guessing is rate-limited with a 429 and Retry-After; the Secure f
   assert.match(await limited.text(), /Too many sign-in attempts; wait \d+ s/);
 
   const form = new URLSearchParams({ password: "correct horse", next: "/runs" });
-  const viaProxy = await fetch(`${server.base}/api/login`, { method: "POST", body: form, redirect: "manual", headers: { "x-forwarded-proto": "https", "x-forwarded-for": "192.0.2.9" } });
+  const viaProxy = await fetch(`${server.base}/api/login`, {
+    method: "POST",
+    body: form,
+    redirect: "manual",
+    headers: { "x-forwarded-proto": "https", "x-forwarded-for": "192.0.2.9" },
+  });
   assert.equal(viaProxy.status, 303);
   assert.doesNotMatch(viaProxy.headers.get("set-cookie") ?? "", /Secure/i, "a client header does not decide the cookie's flags");
 });

@@ -48,9 +48,19 @@ async function startOnce(env: Record<string, string>): Promise<ApiServer> {
   const db = await createTestDatabase("rl_api");
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, PORT: String(port), START_WORKER: "false", NEXT_TELEMETRY_DISABLED: "1", ...env };
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    PORT: String(port),
+    START_WORKER: "false",
+    NEXT_TELEMETRY_DISABLED: "1",
+    ...env,
+  };
   if (!("DASHBOARD_PASSWORD" in env)) delete childEnv.DASHBOARD_PASSWORD;
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--no-seed"], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--no-seed"], {
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
@@ -85,10 +95,21 @@ async function startOnce(env: Record<string, string>): Promise<ApiServer> {
   };
 }
 
-export async function api(base: string, token: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+export async function api(
+  base: string,
+  token: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${base}/api/v1${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -98,5 +119,12 @@ export async function api(base: string, token: string | null, method: string, pa
   } catch {
     // JSONL or empty
   }
-  return { status: res.status, headers: res.headers, text, json: json as Record<string, unknown> & { error?: { code: string; message: string; field?: string; issues?: { path: string; message: string }[] } } };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: json as Record<string, unknown> & {
+      error?: { code: string; message: string; field?: string; issues?: { path: string; message: string }[] };
+    },
+  };
 }

@@ -20,7 +20,15 @@ test("the OpenAPI document is served without a token and lists the endpoints", a
   const res = await api(server.base, null, "GET", "/openapi.json");
   assert.equal(res.status, 200);
   const paths = Object.keys(res.json.paths as object);
-  for (const p of ["/runs", "/runs/{id}", "/runs/{id}/cancel", "/runs/{id}/resume", "/runs/{id}/metrics", "/runs/{id}/trajectories", "/runs/{id}/export.jsonl"]) {
+  for (const p of [
+    "/runs",
+    "/runs/{id}",
+    "/runs/{id}/cancel",
+    "/runs/{id}/resume",
+    "/runs/{id}/metrics",
+    "/runs/{id}/trajectories",
+    "/runs/{id}/export.jsonl",
+  ]) {
     assert.ok(paths.includes(p), p);
   }
   assert.equal((res.json.servers as { url: string }[])[0].url, `${server.base}/api/v1`);
@@ -109,7 +117,11 @@ test("bad configs are 400 with the field path; API keys in a config point to api
   assert.equal(unknown.status, 400);
   assert.match(unknown.text, /priority/);
   assert.equal((await api(server.base, token, "POST", "/runs", "{not json")).status, 400);
-  assert.equal((await api(server.base, token, "POST", "/runs", { config: {}, source: "ui" })).status, 400, "launch source is set by the server");
+  assert.equal(
+    (await api(server.base, token, "POST", "/runs", { config: {}, source: "ui" })).status,
+    400,
+    "launch source is set by the server",
+  );
   const huge = await api(server.base, token, "POST", "/runs", { config: { name: "x".repeat(2 * 1024 * 1024) } });
   assert.equal(huge.status, 413);
   assert.equal(await server.db.prisma.run.count({ where: { name: { startsWith: "x" } } }), 0);
@@ -167,16 +179,30 @@ test("reads of a trained run: list with filters, metrics downsampled, trajectori
 
   const ckpts = await api(server.base, token, "GET", `/runs/${id}/checkpoints`);
   const steps = (ckpts.json.items as { step: number; sizeBytes: number }[]).map((c) => [c.step, c.sizeBytes]);
-  assert.deepEqual(steps.find(([step]) => step === 10), [10, 12345], "BigInt sizes come back as JSON numbers");
-  assert.deepEqual(steps.map(([step]) => step), [...steps.map(([step]) => step)].sort((a, b) => a - b), "in step order");
+  assert.deepEqual(
+    steps.find(([step]) => step === 10),
+    [10, 12345],
+    "BigInt sizes come back as JSON numbers",
+  );
+  assert.deepEqual(
+    steps.map(([step]) => step),
+    [...steps.map(([step]) => step)].sort((a, b) => a - b),
+    "in step order",
+  );
 
   const exported = await api(server.base, token, "GET", `/runs/${id}/export.jsonl?split=train`);
   assert.equal(exported.status, 200);
   assert.match(exported.headers.get("content-type") ?? "", /ndjson/);
-  const lines = exported.text.trim().split("\n").map((l) => JSON.parse(l) as { conversation_history: unknown[]; gpt_call_history: unknown[]; reward: number | null });
+  const lines = exported.text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { conversation_history: unknown[]; gpt_call_history: unknown[]; reward: number | null });
   assert.equal(lines.length, await server.db.prisma.trajectory.count({ where: { runId: id, split: "train" } }));
   assert.ok(lines.every((l) => Array.isArray(l.conversation_history) && Array.isArray(l.gpt_call_history)));
-  assert.ok(lines.some((l) => l.reward === null), "unscored episodes keep a null reward");
+  assert.ok(
+    lines.some((l) => l.reward === null),
+    "unscored episodes keep a null reward",
+  );
 });
 
 test("each token is rate limited: 429 with Retry-After once its burst is spent", async () => {

@@ -152,7 +152,15 @@ test("bad configs exit 3 with the field path; bad tokens exit 4; unknown runs ex
   assert.match(invalid.stderr, /config\.grpo\.groupSize/);
   const unparsable = await cli(["runs", "create", "--config", writeConfig("broken.json", "{ nope")]);
   assert.equal(unparsable.code, 3);
-  const secret = await cli(["runs", "create", "--config", writeConfig("secret.json", JSON.stringify({ llm: { judge: { baseUrl: "https://x.test/v1", model: "m", apiKey: "sk-0123456789abcdefghijkl" } } }))]);
+  const secret = await cli([
+    "runs",
+    "create",
+    "--config",
+    writeConfig(
+      "secret.json",
+      JSON.stringify({ llm: { judge: { baseUrl: "https://x.test/v1", model: "m", apiKey: "sk-0123456789abcdefghijkl" } } }),
+    ),
+  ]);
   assert.equal(secret.code, 3);
   assert.match(secret.stderr, /apiKeyEnv/);
 
@@ -184,9 +192,14 @@ test("runs get and runs export write what the API returns", async () => {
   const layout = path.join(dir, "training_record");
   const simia = await cli(["runs", "export", id, "--layout", "simia", "--out", layout, "--split", "train"]);
   assert.equal(simia.code, 0, simia.stderr);
-  const files = readdirSync(layout, { recursive: true }).map(String).filter((f) => f.endsWith(".json"));
+  const files = readdirSync(layout, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(".json"));
   assert.equal(files.length, lines.length);
-  assert.ok(files.every((f) => /^sample_[^/]+\/env_\d+_ep\d+_\d{8}_\d{6}_\d{6}(_.+)?\.json$/.test(f)), files[0]);
+  assert.ok(
+    files.every((f) => /^sample_[^/]+\/env_\d+_ep\d+_\d{8}_\d{6}_\d{6}(_.+)?\.json$/.test(f)),
+    files[0],
+  );
   const first = JSON.parse(readFileSync(path.join(layout, files[0]), "utf8")) as { env_id: number; episode_count: number };
   assert.ok(files[0].includes(`env_${first.env_id}_ep${first.episode_count}_`));
   assert.equal((await cli(["runs", "export", id, "--layout", "simia"])).code, 2, "--layout simia needs --out");

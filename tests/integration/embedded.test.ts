@@ -67,16 +67,31 @@ test("a SIGKILLed start process leaves no web server, worker or database behind"
   const dbPort = await freePort();
   const killedDir = mkdtempSync(path.join(os.tmpdir(), "rollout-lab-killed-"));
   try {
-    const app = startApp({ PORT: String(port), EMBEDDED_DB_PORT: String(dbPort), ROLLOUT_LAB_DATA_DIR: killedDir, START_WORKER: "true", SEED_DEMO: "false" });
+    const app = startApp({
+      PORT: String(port),
+      EMBEDDED_DB_PORT: String(dbPort),
+      ROLLOUT_LAB_DATA_DIR: killedDir,
+      START_WORKER: "true",
+      SEED_DEMO: "false",
+    });
     await waitFor(() => app.output().includes("Rollout Lab is running at"), 240_000, "start", app.output);
     await waitFor(() => app.output().includes("waiting for runs"), 60_000, "the worker", app.output);
     const tree = descendantsOf(app.child.pid!);
-    assert.ok(tree.some((p) => p.cmdline.includes("trainer/main.ts")), "a worker runs");
-    assert.ok(tree.some((p) => p.cmdline.includes(`postgres -D ${killedDir}`)), "the database runs");
+    assert.ok(
+      tree.some((p) => p.cmdline.includes("trainer/main.ts")),
+      "a worker runs",
+    );
+    assert.ok(
+      tree.some((p) => p.cmdline.includes(`postgres -D ${killedDir}`)),
+      "the database runs",
+    );
 
     app.child.kill("SIGKILL");
-    await waitFor(async () => stillRunning(tree.map((p) => p.pid)).length === 0 && !(await portOpen(port)) && !(await portOpen(dbPort)), 60_000, "the orphans to stop", () =>
-      JSON.stringify(stillRunning(tree.map((p) => p.pid))),
+    await waitFor(
+      async () => stillRunning(tree.map((p) => p.pid)).length === 0 && !(await portOpen(port)) && !(await portOpen(dbPort)),
+      60_000,
+      "the orphans to stop",
+      () => JSON.stringify(stillRunning(tree.map((p) => p.pid))),
     );
   } finally {
     rmSync(killedDir, { recursive: true, force: true });

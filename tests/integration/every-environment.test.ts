@@ -26,33 +26,41 @@ after(async () => {
 });
 
 for (const env of ENVIRONMENT_CATALOG) {
-  test(`${env.name}: one training step on the worker, trajectories with attributed turns and reward components`, { timeout: 180_000 }, async () => {
-    const runId = await insertQueuedRun(db.prisma, {
-      ...env.preset,
-      name: `smoke ${env.name}`,
-      environment: env.name,
-      grpo: { ...env.preset.grpo, steps: 1, groupsPerStep: 1, groupSize: 2, minibatchSize: 2 },
-      rollout: { ...env.preset.rollout, maxTurns: 3, maxNewTokens: 16 },
-      checkpoint: { saveFreq: 1, keepLast: 1 },
-      evaluation: { testFreq: 0 },
-    });
-    const worker = new TrainerWorker({ db: db.prisma, executeRun: createRealExecutor(dataDir), log: () => {} });
-    assert.equal(await worker.runOnce(), true);
-    const run = await db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
-    assert.equal(run.status, "succeeded", run.error ?? "");
-    const trajectories = await db.prisma.trajectory.findMany({ where: { runId } });
-    assert.equal(trajectories.length, 2);
-    for (const t of trajectories) {
-      const conversation = t.conversation as unknown as ConversationMessage[];
-      assert.ok(conversation.some((m) => m.source === "policy"), "the policy's turns are attributed");
-      assert.ok(conversation.every((m) => typeof m.source === "string" && typeof m.turn === "number"));
-      assert.ok(t.status === "unscored" ? t.reward === null : typeof t.reward === "number");
-      if (t.status !== "unscored" && t.status !== "error") assert.ok(Object.keys(t.rewardComponents as object).length > 0, "reward components recorded");
-    }
-    const keys = await db.prisma.metricPoint.findMany({ where: { runId }, select: { key: true, value: true } });
-    assert.ok(keys.some((k) => k.key === "reward/mean") || trajectories.every((t) => t.reward === null));
-    // the group's two episodes wait for the policy together, so their turns are sampled as batches of two
-    const batch = keys.find((k) => k.key === "rollout/policy_batch_mean")?.value;
-    assert.ok(batch !== undefined && batch !== null && batch > 1, `policy turns were batched (mean batch ${batch})`);
-  });
+  test(
+    `${env.name}: one training step on the worker, trajectories with attributed turns and reward components`,
+    { timeout: 180_000 },
+    async () => {
+      const runId = await insertQueuedRun(db.prisma, {
+        ...env.preset,
+        name: `smoke ${env.name}`,
+        environment: env.name,
+        grpo: { ...env.preset.grpo, steps: 1, groupsPerStep: 1, groupSize: 2, minibatchSize: 2 },
+        rollout: { ...env.preset.rollout, maxTurns: 3, maxNewTokens: 16 },
+        checkpoint: { saveFreq: 1, keepLast: 1 },
+        evaluation: { testFreq: 0 },
+      });
+      const worker = new TrainerWorker({ db: db.prisma, executeRun: createRealExecutor(dataDir), log: () => {} });
+      assert.equal(await worker.runOnce(), true);
+      const run = await db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+      assert.equal(run.status, "succeeded", run.error ?? "");
+      const trajectories = await db.prisma.trajectory.findMany({ where: { runId } });
+      assert.equal(trajectories.length, 2);
+      for (const t of trajectories) {
+        const conversation = t.conversation as unknown as ConversationMessage[];
+        assert.ok(
+          conversation.some((m) => m.source === "policy"),
+          "the policy's turns are attributed",
+        );
+        assert.ok(conversation.every((m) => typeof m.source === "string" && typeof m.turn === "number"));
+        assert.ok(t.status === "unscored" ? t.reward === null : typeof t.reward === "number");
+        if (t.status !== "unscored" && t.status !== "error")
+          assert.ok(Object.keys(t.rewardComponents as object).length > 0, "reward components recorded");
+      }
+      const keys = await db.prisma.metricPoint.findMany({ where: { runId }, select: { key: true, value: true } });
+      assert.ok(keys.some((k) => k.key === "reward/mean") || trajectories.every((t) => t.reward === null));
+      // the group's two episodes wait for the policy together, so their turns are sampled as batches of two
+      const batch = keys.find((k) => k.key === "rollout/policy_batch_mean")?.value;
+      assert.ok(batch !== undefined && batch !== null && batch > 1, `policy turns were batched (mean batch ${batch})`);
+    },
+  );
 }

@@ -99,7 +99,10 @@ test("the runs router filters and rejects bad input with the field named", async
   const caller = createCaller(createTrpcContext(db.prisma));
   assert.equal((await caller.runs.list({ status: ["failed"] })).items.length, 0);
   assert.ok((await caller.runs.list({ search: "AIRLINE" })).items.length >= 1);
-  await assert.rejects(caller.runs.get({ id: "does-not-exist" }), (err: TRPCError) => err.code === "NOT_FOUND" && /does not exist/.test(err.message));
+  await assert.rejects(
+    caller.runs.get({ id: "does-not-exist" }),
+    (err: TRPCError) => err.code === "NOT_FOUND" && /does not exist/.test(err.message),
+  );
   await assert.rejects(caller.runs.list({ limit: 5000 }), (err: TRPCError) => err.code === "BAD_REQUEST" && /limit/.test(err.message));
 });
 

@@ -15,18 +15,95 @@ before(async () => {
 });
 after(async () => server?.stop());
 
-
 const WEIRD_VALUES: unknown[] = [
-  null, true, -1, 0, 1.5, 1e308, -1e308, "", "x".repeat(5000), "\u0000", "a\u0000b", "\ud800", "💥", "<script>", "' OR 1=1 --", "%", "_",
-  [], [1, "a", null], {}, { __proto__: { admin: true } }, { constructor: { prototype: {} } }, "NaN", "Infinity", "1e999", "-0", "0x10",
+  null,
+  true,
+  -1,
+  0,
+  1.5,
+  1e308,
+  -1e308,
+  "",
+  "x".repeat(5000),
+  "\u0000",
+  "a\u0000b",
+  "\ud800",
+  "💥",
+  "<script>",
+  "' OR 1=1 --",
+  "%",
+  "_",
+  [],
+  [1, "a", null],
+  {},
+  { __proto__: { admin: true } },
+  { constructor: { prototype: {} } },
+  "NaN",
+  "Infinity",
+  "1e999",
+  "-0",
+  "0x10",
 ];
 const CONFIG_PATHS = [
-  ["name"], ["tags"], ["seed"], ["environment"], ["grpo", "steps"], ["grpo", "groupSize"], ["grpo", "learningRate"], ["grpo", "klEstimator"],
-  ["rollout", "topP"], ["rollout", "maxTurns"], ["llm", "judge"], ["llm", "judge", "baseUrl"], ["llm", "judge", "apiKeyEnv"], ["checkpoint"],
-  ["curriculum"], ["unknownSection"], ["grpo", "unknownField"], ["__proto__"], ["policy", "lora", "rank"], ["evaluation", "testFreq"],
+  ["name"],
+  ["tags"],
+  ["seed"],
+  ["environment"],
+  ["grpo", "steps"],
+  ["grpo", "groupSize"],
+  ["grpo", "learningRate"],
+  ["grpo", "klEstimator"],
+  ["rollout", "topP"],
+  ["rollout", "maxTurns"],
+  ["llm", "judge"],
+  ["llm", "judge", "baseUrl"],
+  ["llm", "judge", "apiKeyEnv"],
+  ["checkpoint"],
+  ["curriculum"],
+  ["unknownSection"],
+  ["grpo", "unknownField"],
+  ["__proto__"],
+  ["policy", "lora", "rank"],
+  ["evaluation", "testFreq"],
 ];
-const QUERY_KEYS = ["limit", "offset", "cursor", "status", "stepMin", "stepMax", "rewardMin", "rewardMax", "sort", "dir", "text", "split", "keys", "maxPoints", "taskId", "bogus", "id", "runId"];
-const QUERY_VALUES = ["-1", "0", "1e999", "abc", "1.5", "", "%00", "%E0%A4%A", "999999999999", "asc", "DROP TABLE \"Run\"", "ok,nope", "reward/mean,,", "%25", "true", "[1,2]"];
+const QUERY_KEYS = [
+  "limit",
+  "offset",
+  "cursor",
+  "status",
+  "stepMin",
+  "stepMax",
+  "rewardMin",
+  "rewardMax",
+  "sort",
+  "dir",
+  "text",
+  "split",
+  "keys",
+  "maxPoints",
+  "taskId",
+  "bogus",
+  "id",
+  "runId",
+];
+const QUERY_VALUES = [
+  "-1",
+  "0",
+  "1e999",
+  "abc",
+  "1.5",
+  "",
+  "%00",
+  "%E0%A4%A",
+  "999999999999",
+  "asc",
+  'DROP TABLE "Run"',
+  "ok,nope",
+  "reward/mean,,",
+  "%25",
+  "true",
+  "[1,2]",
+];
 const IDS = ["nope", "%00", "..", "%2e%2e%2f%2e%2e", "a".repeat(300), "%E2%82%AC", "%ZZ", "1", "' OR '1'='1", "null"];
 
 function setPath(obj: Record<string, unknown>, path: string[], value: unknown) {
@@ -47,17 +124,42 @@ function buildRequests(runId: string, trajectoryId: string) {
     const config: Record<string, unknown> = { name: "fuzz" };
     for (let k = 0; k < 1 + Math.floor(r() * 3); k++) setPath(config, pick(CONFIG_PATHS), pick(WEIRD_VALUES));
     const target = pick(["/runs", `/runs/${runId}/clone`, `/runs/${pick(IDS)}/clone`]);
-    const body = target.endsWith("/clone") ? { overrides: config, ...(r() < 0.3 ? { extra: 1 } : {}) } : { config, ...(r() < 0.2 ? { [pick(["id", "source", "launchedByName", "x"])]: pick(WEIRD_VALUES) } : {}) };
+    const body = target.endsWith("/clone")
+      ? { overrides: config, ...(r() < 0.3 ? { extra: 1 } : {}) }
+      : { config, ...(r() < 0.2 ? { [pick(["id", "source", "launchedByName", "x"])]: pick(WEIRD_VALUES) } : {}) };
     out.push({ method: "POST", path: target, body: JSON.stringify(body) });
   }
-  const brokenBodies = ["{", "}", "[", "null", "[]", "42", '"str"', "{\"config\":", "{'config':{}}", "\u0000", "{\"config\":{\"a\":1,}}", "[".repeat(100_000) + "]".repeat(100_000), JSON.stringify({ config: JSON.parse("[".repeat(50) + "]".repeat(50)) })];
+  const brokenBodies = [
+    "{",
+    "}",
+    "[",
+    "null",
+    "[]",
+    "42",
+    '"str"',
+    '{"config":',
+    "{'config':{}}",
+    "\u0000",
+    '{"config":{"a":1,}}',
+    "[".repeat(100_000) + "]".repeat(100_000),
+    JSON.stringify({ config: JSON.parse("[".repeat(50) + "]".repeat(50)) }),
+  ];
   for (const body of brokenBodies) {
-    for (const path of ["/runs", `/runs/${runId}/cancel`, `/runs/${runId}/resume`, `/runs/${runId}/clone`]) out.push({ method: "POST", path, body });
+    for (const path of ["/runs", `/runs/${runId}/cancel`, `/runs/${runId}/resume`, `/runs/${runId}/clone`])
+      out.push({ method: "POST", path, body });
   }
   // Built as text: JSON.stringify itself overflows the stack on 5000 levels.
   out.push({ method: "POST", path: "/runs", body: `{"config":{"name":"deep","tags":[${'{"a":'.repeat(5000)}1${"}".repeat(5000)}]}}` });
   for (let i = 0; i < 150; i++) {
-    const route = pick([`/runs`, `/runs/${runId}`, `/runs/${runId}/metrics`, `/runs/${runId}/trajectories`, `/runs/${runId}/trajectories/${trajectoryId}`, `/runs/${runId}/export.jsonl`, `/runs/${runId}/checkpoints`]);
+    const route = pick([
+      `/runs`,
+      `/runs/${runId}`,
+      `/runs/${runId}/metrics`,
+      `/runs/${runId}/trajectories`,
+      `/runs/${runId}/trajectories/${trajectoryId}`,
+      `/runs/${runId}/export.jsonl`,
+      `/runs/${runId}/checkpoints`,
+    ]);
     const query = Array.from({ length: 1 + Math.floor(r() * 3) }, () => `${pick(QUERY_KEYS)}=${pick(QUERY_VALUES)}`).join("&");
     out.push({ method: "GET", path: `${route}?${query}` });
   }
@@ -67,7 +169,15 @@ function buildRequests(runId: string, trajectoryId: string) {
     }
   }
   for (const method of ["PUT", "PATCH", "DELETE"]) out.push({ method, path: `/runs/${runId}`, body: "{}" });
-  for (const auth of ["Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "bearer rl_short", `Bearer rl_${"a".repeat(40)} extra`, "Bearer \u00e9", `Token ${"x".repeat(9000)}`]) {
+  for (const auth of [
+    "Bearer",
+    "Bearer ",
+    "Basic dXNlcjpwYXNz",
+    "bearer rl_short",
+    `Bearer rl_${"a".repeat(40)} extra`,
+    "Bearer \u00e9",
+    `Token ${"x".repeat(9000)}`,
+  ]) {
     out.push({ method: "GET", path: "/runs", headers: { authorization: auth }, anonymous: true });
   }
   out.push({ method: "POST", path: "/runs", body: JSON.stringify({ config: { name: "a".repeat(3 * 1024 * 1024) } }) });
@@ -94,7 +204,10 @@ test("hundreds of malformed requests get 4xx JSON errors naming the problem: no 
         const where = `${req.method} ${req.path.slice(0, 120)} ${String(req.body ?? "").slice(0, 120)}`;
         if (res.status >= 500) failures.push(`${res.status} for ${where}: ${res.text.slice(0, 200)}`);
         else if (LEAK.test(res.text)) failures.push(`internals leaked for ${where}: ${res.text.slice(0, 300)}`);
-        else if (res.status >= 400 && !(res.json?.error && typeof res.json.error.message === "string" && res.json.error.message.length > 10)) {
+        else if (
+          res.status >= 400 &&
+          !(res.json?.error && typeof res.json.error.message === "string" && res.json.error.message.length > 10)
+        ) {
           failures.push(`${res.status} without a readable error for ${where}: ${res.text.slice(0, 200)}`);
         }
       }

@@ -35,7 +35,13 @@ const sample = (id: string, step: number, group: string, reward: number | null, 
 });
 
 async function createExternal(token: string, body: Record<string, unknown> = {}) {
-  const res = await api(server.base, token, "POST", "/external-runs", { name: "verl qwen-7b", source: "verl", policyModel: "Qwen2.5-7B", config: { lr: 1e-6 }, ...body });
+  const res = await api(server.base, token, "POST", "/external-runs", {
+    name: "verl qwen-7b",
+    source: "verl",
+    policyModel: "Qwen2.5-7B",
+    config: { lr: 1e-6 },
+    ...body,
+  });
   assert.equal(res.status, 201, res.text);
   return res.json.id as string;
 }
@@ -45,14 +51,20 @@ test("an external run gets steps and samples; retried batches never duplicate; g
   const id = await createExternal(token);
   const steps = { steps: [0, 1, 2].map((step) => ({ step, metrics: { "reward/mean": 0.2 * step, "kl/mean": 0.01 } })) };
   assert.equal((await api(server.base, token, "POST", `/external-runs/${id}/steps`, steps)).status, 200);
-  assert.equal((await api(server.base, token, "POST", `/external-runs/${id}/steps`, steps)).status, 200, "a retry of the same steps is fine");
+  assert.equal(
+    (await api(server.base, token, "POST", `/external-runs/${id}/steps`, steps)).status,
+    200,
+    "a retry of the same steps is fine",
+  );
 
   const batch = {
     trajectories: [
       sample("s2-a-0", 2, "a", 1, {
         rewardComponents: { correct: 1 },
         reasoning: "matches the reference",
-        llmCalls: [{ role: "judge", model: "gpt-4.1", messages: [{ role: "user", content: "score it" }], response: '{"score": 1}', latencyMs: 812 }],
+        llmCalls: [
+          { role: "judge", model: "gpt-4.1", messages: [{ role: "user", content: "score it" }], response: '{"score": 1}', latencyMs: 812 },
+        ],
       }),
       sample("s2-a-1", 2, "a", 0),
       sample("s2-b-0", 2, "b", null),
@@ -68,7 +80,13 @@ test("an external run gets steps and samples; retried batches never duplicate; g
   assert.equal(await db.trajectory.count({ where: { runId: id } }), 3);
   assert.equal(await db.metricPoint.count({ where: { runId: id } }), 6);
   const groups = await db.group.findMany({ where: { runId: id }, orderBy: { indexInStep: "asc" } });
-  assert.deepEqual(groups.map((g) => [g.taskId, g.rewardMean, g.rewardStd]), [["a", 0.5, 0.5], ["b", null, null]]);
+  assert.deepEqual(
+    groups.map((g) => [g.taskId, g.rewardMean, g.rewardStd]),
+    [
+      ["a", 0.5, 0.5],
+      ["b", null, null],
+    ],
+  );
   const run = await db.run.findUniqueOrThrow({ where: { id } });
   assert.equal(run.source, "verl");
   assert.equal(run.step, 3);
@@ -78,12 +96,18 @@ test("an external run gets steps and samples; retried batches never duplicate; g
   assert.equal(list.status, 200, list.text);
   const items = list.json.items as { id: string; reward: number | null; status: string }[];
   assert.equal(items.length, 3);
-  assert.ok(items.some((t) => t.reward === null && t.status === "unscored"), "an unscored sample stays unscored, never 0");
+  assert.ok(
+    items.some((t) => t.reward === null && t.status === "unscored"),
+    "an unscored sample stays unscored, never 0",
+  );
   const judged = items.find((t) => t.reward === 1)!;
   const one = await api(server.base, token, "GET", `/runs/${id}/trajectories/${judged.id}`);
   assert.equal(one.json.reasoning, "matches the reference");
   const calls = one.json.llmCalls as { role: string; model: string; latencyMs: number }[];
-  assert.deepEqual(calls.map((c) => [c.role, c.model, c.latencyMs]), [["judge", "gpt-4.1", 812]]);
+  assert.deepEqual(
+    calls.map((c) => [c.role, c.model, c.latencyMs]),
+    [["judge", "gpt-4.1", 812]],
+  );
 
   const finished = await api(server.base, token, "POST", `/external-runs/${id}/finish`, {});
   assert.equal(finished.json.status, "succeeded");
@@ -95,18 +119,28 @@ test("an external run gets steps and samples; retried batches never duplicate; g
 test("bad input is a 400 naming the field; batches are bounded; secrets in the config are refused", async () => {
   const token = await server.token(["write", "read"], "bad-input");
   const id = await createExternal(token);
-  const badReward = await api(server.base, token, "POST", `/external-runs/${id}/trajectories`, { trajectories: [sample("x", 0, "g", 1), { ...sample("y", 0, "g", 0), reward: "high" }] });
+  const badReward = await api(server.base, token, "POST", `/external-runs/${id}/trajectories`, {
+    trajectories: [sample("x", 0, "g", 1), { ...sample("y", 0, "g", 0), reward: "high" }],
+  });
   assert.equal(badReward.status, 400);
   assert.match(JSON.stringify(badReward.json.error), /trajectories\.1\.reward/);
-  const tooMany = await api(server.base, token, "POST", `/external-runs/${id}/trajectories`, { trajectories: Array.from({ length: 201 }, (_, i) => sample(`t${i}`, 0, "g", 1)) });
+  const tooMany = await api(server.base, token, "POST", `/external-runs/${id}/trajectories`, {
+    trajectories: Array.from({ length: 201 }, (_, i) => sample(`t${i}`, 0, "g", 1)),
+  });
   assert.equal(tooMany.status, 400);
   assert.match(JSON.stringify(tooMany.json.error), /trajectories/);
-  const twice = await api(server.base, token, "POST", `/external-runs/${id}/trajectories`, { trajectories: [sample("same", 0, "g", 1), sample("same", 0, "g", 0)] });
+  const twice = await api(server.base, token, "POST", `/external-runs/${id}/trajectories`, {
+    trajectories: [sample("same", 0, "g", 1), sample("same", 0, "g", 0)],
+  });
   assert.equal(twice.status, 400);
   assert.match(twice.json.error!.message, /trajectories\.1\.id "same" appears twice/);
   assert.equal(await server.db.prisma.trajectory.count({ where: { runId: id } }), 0, "a refused batch stores nothing");
 
-  const secret = await api(server.base, token, "POST", "/external-runs", { name: "leaky", source: "trl", config: { openai: { apiKey: "sk-live-abcdefghijklmnopqrstuvwx" } } });
+  const secret = await api(server.base, token, "POST", "/external-runs", {
+    name: "leaky",
+    source: "trl",
+    config: { openai: { apiKey: "sk-live-abcdefghijklmnopqrstuvwx" } },
+  });
   assert.equal(secret.status, 400);
   assert.match(secret.json.error!.message, /config\.openai\.apiKey looks like a secret/);
   const unknownSource = await api(server.base, token, "POST", "/external-runs", { name: "x", source: "megatron" });
@@ -126,13 +160,16 @@ test("workers never claim an external run; cancel, resume and clone refuse it; a
     assert.equal(res.status, 409, `${action}: ${res.text}`);
     assert.match(res.json.error!.message, /trained by verl and imported/);
   }
-  const intoInternal = await api(server.base, token, "POST", `/external-runs/${internalId}/steps`, { steps: [{ step: 0, metrics: { x: 1 } }] });
+  const intoInternal = await api(server.base, token, "POST", `/external-runs/${internalId}/steps`, {
+    steps: [{ step: 0, metrics: { x: 1 } }],
+  });
   assert.equal(intoInternal.status, 409);
   assert.match(intoInternal.json.error!.message, /trained by Rollout Lab's own workers/);
 
   const db = server.db.prisma;
   const claimed: string[] = [];
-  for (let claim = await claimNextRun(db, "test-worker", 60_000); claim; claim = await claimNextRun(db, "test-worker", 60_000)) claimed.push(claim.id);
+  for (let claim = await claimNextRun(db, "test-worker", 60_000); claim; claim = await claimNextRun(db, "test-worker", 60_000))
+    claimed.push(claim.id);
   assert.ok(claimed.includes(internalId), "the queued internal run is claimed");
   assert.ok(!claimed.includes(external), "the external run (running, no lease) is never claimed");
 });
@@ -142,10 +179,19 @@ test("rollout-lab import verl <folder>: broken records are named by file and lin
   const out: string[] = [];
   const err: string[] = [];
   const folder = path.join(import.meta.dirname, "../fixtures/import/verl-rollouts");
-  const code = await main(["import", "verl", folder, "--url", server.base, "--token", token, "--tag", "gsm8k"], { out: (l) => out.push(l), err: (l) => err.push(l) });
+  const code = await main(["import", "verl", folder, "--url", server.base, "--token", token, "--tag", "gsm8k"], {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
   assert.equal(code, 3, "exit 3: some records could not be read");
-  assert.ok(err.some((l) => l.startsWith("2.jsonl:3: not valid JSON")), err.join("\n"));
-  assert.ok(err.some((l) => l.startsWith("2.jsonl:6:")), err.join("\n"));
+  assert.ok(
+    err.some((l) => l.startsWith("2.jsonl:3: not valid JSON")),
+    err.join("\n"),
+  );
+  assert.ok(
+    err.some((l) => l.startsWith("2.jsonl:6:")),
+    err.join("\n"),
+  );
   const id = out[0];
   const db = server.db.prisma;
   const run = await db.run.findUniqueOrThrow({ where: { id } });
@@ -153,7 +199,10 @@ test("rollout-lab import verl <folder>: broken records are named by file and lin
   assert.deepEqual(run.tags, ["gsm8k"]);
   assert.equal(await db.trajectory.count({ where: { runId: id } }), 8);
   assert.equal(await db.group.count({ where: { runId: id } }), 4, "two prompts in each of two steps");
-  assert.deepEqual((await db.metricPoint.findMany({ where: { runId: id, key: "reward/mean" }, orderBy: { step: "asc" } })).map((p) => p.value), [0.5, 0.75]);
+  assert.deepEqual(
+    (await db.metricPoint.findMany({ where: { runId: id, key: "reward/mean" }, orderBy: { step: "asc" } })).map((p) => p.value),
+    [0.5, 0.75],
+  );
 
   // Re-judging works on imported samples exactly as on a local run's (here the offline judge; any judge config).
   const job = await createRescoring(db, { runId: id, name: "offline judge", selection: {}, scorer: { kind: "judge" } });
@@ -161,7 +210,10 @@ test("rollout-lab import verl <folder>: broken records are named by file and lin
   assert.equal(await executeRescoring(db, job.id, { workerId: "rescorer", env: {} }), "succeeded");
   const scores = await db.trajectoryScore.findMany({ where: { rescoringId: job.id } });
   assert.equal(scores.length, 8);
-  assert.ok(scores.every((s) => s.reasoning && s.reasoning.length > 0), "every re-judged sample has the judge's reasoning");
+  assert.ok(
+    scores.every((s) => s.reasoning && s.reasoning.length > 0),
+    "every re-judged sample has the judge's reasoning",
+  );
 
   const again = await main(["import", "verl", folder, "--url", server.base, "--token", token], { out: () => {}, err: () => {} });
   assert.equal(again, 3, "importing again makes a second run (a new import), and reports the same broken lines");
@@ -172,9 +224,15 @@ test("rollout-lab import simia <training_record>: one folder per sample is read 
   const err: string[] = [];
   const out: string[] = [];
   const folder = path.join(import.meta.dirname, "../fixtures/import/simia-training-record");
-  const code = await main(["import", "simia", folder, "--url", server.base, "--token", token], { out: (l) => out.push(l), err: (l) => err.push(l) });
+  const code = await main(["import", "simia", folder, "--url", server.base, "--token", token], {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
   assert.equal(code, 3);
-  assert.ok(err.some((l) => l.startsWith("sample_9/env_4_ep0_20261120_100400_000000.json: not valid JSON")), err.join("\n"));
+  assert.ok(
+    err.some((l) => l.startsWith("sample_9/env_4_ep0_20261120_100400_000000.json: not valid JSON")),
+    err.join("\n"),
+  );
   const db = server.db.prisma;
   assert.equal(await db.trajectory.count({ where: { runId: out[0] } }), 4);
   assert.equal(await db.group.count({ where: { runId: out[0] } }), 2);
@@ -190,17 +248,31 @@ test("rollout-lab import trl <output_dir>: only trainer_state.json files are rea
   await writeFile(path.join(folder, "checkpoint-4", "tokenizer.json"), "{not json");
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(["import", "trl", folder, "--url", server.base, "--token", token], { out: (l) => out.push(l), err: (l) => err.push(l) });
+  const code = await main(["import", "trl", folder, "--url", server.base, "--token", token], {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
   assert.equal(code, 0, err.join("\n"));
   const points = await server.db.prisma.metricPoint.findMany({ where: { runId: out[0], key: "reward/mean" }, orderBy: { step: "asc" } });
-  assert.deepEqual(points.map((p) => [p.step, p.value]), [[1, 0.25], [2, 0.31], [3, 0.38], [4, 0.44]]);
+  assert.deepEqual(
+    points.map((p) => [p.step, p.value]),
+    [
+      [1, 0.25],
+      [2, 0.31],
+      [3, 0.38],
+      [4, 0.44],
+    ],
+  );
   const run = await server.db.prisma.run.findUniqueOrThrow({ where: { id: out[0] } });
   assert.equal(run.source, "trl");
 });
 
-test("the Python client streams a run with the standard library only; a retried batch is skipped", { skip: spawnSync("python3", ["--version"]).status !== 0 ? "python3 is not installed" : false }, async () => {
-  const token = await server.token(["write"], "python-client");
-  const script = `
+test(
+  "the Python client streams a run with the standard library only; a retried batch is skipped",
+  { skip: spawnSync("python3", ["--version"]).status !== 0 ? "python3 is not installed" : false },
+  async () => {
+    const token = await server.token(["write"], "python-client");
+    const script = `
 import sys
 sys.path.insert(0, ${JSON.stringify(path.join(import.meta.dirname, "../../clients/python"))})
 from rollout_lab_logger import RolloutLabLogger, RolloutLabError
@@ -219,17 +291,22 @@ except RolloutLabError as err:
 rl.finish()
 print(run_id, first["stored"], second["skipped"])
 `;
-  const res = spawnSync("python3", ["-c", script], { encoding: "utf8" });
-  assert.equal(res.status, 0, res.stderr);
-  const lines = res.stdout.trim().split("\n");
-  assert.match(lines[0], /^refused: \/external-runs\/.+\/trajectories 400: .*trajectories\.0\.(reward|conversation)/);
-  const [runId, stored, skipped] = lines[1].split(" ");
-  assert.equal(stored, "2");
-  assert.equal(skipped, "2");
-  const db = server.db.prisma;
-  const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
-  assert.equal(run.status, "succeeded");
-  assert.equal(run.source, "trl");
-  assert.deepEqual((await db.metricPoint.findMany({ where: { runId } })).map((p) => [p.key, p.value]), [["reward/mean", 0.5]], "NaN was dropped, not sent");
-  assert.ok(!JSON.stringify(run.config).includes(token), "the token is never stored");
-});
+    const res = spawnSync("python3", ["-c", script], { encoding: "utf8" });
+    assert.equal(res.status, 0, res.stderr);
+    const lines = res.stdout.trim().split("\n");
+    assert.match(lines[0], /^refused: \/external-runs\/.+\/trajectories 400: .*trajectories\.0\.(reward|conversation)/);
+    const [runId, stored, skipped] = lines[1].split(" ");
+    assert.equal(stored, "2");
+    assert.equal(skipped, "2");
+    const db = server.db.prisma;
+    const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    assert.equal(run.status, "succeeded");
+    assert.equal(run.source, "trl");
+    assert.deepEqual(
+      (await db.metricPoint.findMany({ where: { runId } })).map((p) => [p.key, p.value]),
+      [["reward/mean", 0.5]],
+      "NaN was dropped, not sent",
+    );
+    assert.ok(!JSON.stringify(run.config).includes(token), "the token is never stored");
+  },
+);

@@ -43,14 +43,19 @@ test("incremental rollups equal a rebuild after appends, a re-recorded step and 
   await rebuildMetricRollups(db.prisma, runId);
   assert.deepEqual(incremental, await rollupRows(runId));
   const w16 = incremental.filter((r) => r[0] === "reward/mean" && r[1] === 16);
-  assert.deepEqual(w16.map((r) => r[3]), [16, 16, 4], "36 steps → buckets of 16, 16 and 4 points");
+  assert.deepEqual(
+    w16.map((r) => r[3]),
+    [16, 16, 4],
+    "36 steps → buckets of 16, 16 and 4 points",
+  );
   assert.equal(w16[1][6], 5, "the re-recorded value is the bucket's max");
 });
 
 test("a long run's chart comes from the rollups and agrees with the raw points", { timeout: 120_000 }, async () => {
   const runId = await insertQueuedRun(db.prisma, { grpo: { steps: 100_000 } });
   // 12,800 steps loaded in bulk (as the demo seed does), then rolled up.
-  await db.prisma.$executeRaw`INSERT INTO "MetricPoint" ("runId", key, step, value) SELECT ${runId}, 'reward/mean', s, s % 100 FROM generate_series(0, 12799) s`;
+  await db.prisma
+    .$executeRaw`INSERT INTO "MetricPoint" ("runId", key, step, value) SELECT ${runId}, 'reward/mean', s, s % 100 FROM generate_series(0, 12799) s`;
   await rebuildMetricRollups(db.prisma, runId);
   const series = (await getMetricSeries(db.prisma, { runId, keys: ["reward/mean"], maxPoints: 400 }))["reward/mean"];
   assert.ok(series.length <= 400 && series.length >= 200, `${series.length} points`);

@@ -25,8 +25,11 @@ async function writeOldPgliteFolder(): Promise<void> {
     `INSERT INTO "Run" (id, name, config, environment, "policyModel", seed, "totalSteps", step, "launchedBy", tags, "updatedAt", status)
      VALUES ('run_old_1', 'from pglite', '{"environment":"guess-number"}', 'guess-number', 'tiny', 7, 10, 3, 'ui', ARRAY['old'], now(), 'succeeded')`,
   );
-  for (let i = 0; i < 3; i++) await old.query(`INSERT INTO "RunEvent" ("runId", level, message, step) VALUES ('run_old_1', 'info', $1, $2)`, [`event ${i}`, i]);
-  await old.query(`INSERT INTO "MetricPoint" ("runId", key, step, value) SELECT 'run_old_1', 'reward/mean', s, s / 10.0 FROM generate_series(0, 2499) s`);
+  for (let i = 0; i < 3; i++)
+    await old.query(`INSERT INTO "RunEvent" ("runId", level, message, step) VALUES ('run_old_1', 'info', $1, $2)`, [`event ${i}`, i]);
+  await old.query(
+    `INSERT INTO "MetricPoint" ("runId", key, step, value) SELECT 'run_old_1', 'reward/mean', s, s / 10.0 FROM generate_series(0, 2499) s`,
+  );
   await old.close();
 }
 
@@ -44,7 +47,10 @@ test("a PGlite data folder is copied into the embedded server once, and kept as 
     assert.equal(run.step, 3);
     assert.equal(await db.metricPoint.count({ where: { runId: "run_old_1" } }), 2500, "more than one page of rows");
     const events = await db.runEvent.findMany({ where: { runId: "run_old_1" }, orderBy: { id: "asc" } });
-    assert.deepEqual(events.map((e) => e.message), ["event 0", "event 1", "event 2"]);
+    assert.deepEqual(
+      events.map((e) => e.message),
+      ["event 0", "event 1", "event 2"],
+    );
     const next = await db.runEvent.create({ data: { runId: "run_old_1", level: "info", message: "new" } });
     assert.ok(next.id > events[2].id, "serial ids continue after the copied ones");
     await db.$disconnect();
@@ -53,7 +59,10 @@ test("a PGlite data folder is copied into the embedded server once, and kept as 
   }
   assert.equal(existsSync(path.join(dataDir, "pglite")), false);
   assert.equal(readdirSync(dataDir).filter((f) => f.startsWith("pglite.upgraded-")).length, 1, "the old folder is kept as a backup");
-  assert.ok(logs.some((l) => /Upgrade done: \d+ rows/.test(l)), logs.join("\n"));
+  assert.ok(
+    logs.some((l) => /Upgrade done: \d+ rows/.test(l)),
+    logs.join("\n"),
+  );
 
   const second = await prepareDatabase(env, () => {});
   try {

@@ -29,7 +29,9 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function preflight(config: Record<string, unknown>): Promise<{ status: string; result: PreflightResult | null; error: string | null }> {
+async function preflight(
+  config: Record<string, unknown>,
+): Promise<{ status: string; result: PreflightResult | null; error: string | null }> {
   const queued = await api(server.base, token, "POST", "/preflight", { config });
   assert.equal(queued.status, 202, queued.text);
   for (;;) {
@@ -41,19 +43,33 @@ async function preflight(config: Record<string, unknown>): Promise<{ status: str
 }
 
 test("a prompt that does not fit the context is reported with its figures and what to change", async () => {
-  const { status, result } = await preflight({ environment: "simulated", policy: { model: "tiny", contextLength: 256 }, rollout: { maxNewTokens: 64, maxTurns: 4 } });
+  const { status, result } = await preflight({
+    environment: "simulated",
+    policy: { model: "tiny", contextLength: 256 },
+    rollout: { maxNewTokens: 64, maxTurns: 4 },
+  });
   assert.equal(status, "done");
   assert.ok(result);
   assert.equal(result.fits, false);
   assert.ok(result.promptTokens > 256, `the simulated environment's opening is ${result.promptTokens} byte tokens`);
   assert.equal(result.contextLength, 256);
   assert.equal(result.headroom, 256 - result.promptTokens - 64);
-  assert.match(result.problems[0], new RegExp(`opening prompt is ${result.promptTokens} tokens .* context is 256.*Raise policy\\.contextLength to at least ${result.promptTokens + 128}`));
+  assert.match(
+    result.problems[0],
+    new RegExp(
+      `opening prompt is ${result.promptTokens} tokens .* context is 256.*Raise policy\\.contextLength to at least ${result.promptTokens + 128}`,
+    ),
+  );
   assert.ok(result.promptTail.length > 0);
 });
 
 test("the guess-number preset fits, with tokens, memory and time per step", async () => {
-  const { status, result } = await preflight({ environment: "guess-number", policy: { model: "tiny", contextLength: 512 }, rollout: { maxNewTokens: 8, maxTurns: 3 }, grpo: { groupsPerStep: 2, groupSize: 4, minibatchSize: 8 } });
+  const { status, result } = await preflight({
+    environment: "guess-number",
+    policy: { model: "tiny", contextLength: 512 },
+    rollout: { maxNewTokens: 8, maxTurns: 3 },
+    grpo: { groupsPerStep: 2, groupSize: 4, minibatchSize: 8 },
+  });
   assert.equal(status, "done");
   assert.ok(result);
   assert.equal(result.fits, true);

@@ -42,7 +42,10 @@ test("a step is written completely: groups, trajectories, linked LLM calls, metr
   assert.ok(call.trajectoryId, "LLM call is linked to its trajectory");
   const traj = await db.prisma.trajectory.findUniqueOrThrow({ where: { id: call.trajectoryId } });
   const conv = traj.conversation as { llmCallIds?: string[] }[];
-  assert.ok(conv.some((m) => m.llmCallIds?.includes(call.id)), "the conversation message names the call that produced it");
+  assert.ok(
+    conv.some((m) => m.llmCallIds?.includes(call.id)),
+    "the conversation message names the call that produced it",
+  );
 });
 
 for (const failAt of ["groups", "trajectories", "llm-calls", "metrics", "events"] as const) {
@@ -99,7 +102,9 @@ test("discardStepsFrom removes steps at and after a resume point but keeps earli
   for (let s = 0; s < 4; s++) await recordStep(db.prisma, runId, makeStepRecord(s, 1, 2, 1));
   await db.prisma.runEvent.create({ data: { runId, level: "info", message: "checkpoint saved", step: 3 } });
   await discardStepsFrom(db.prisma, runId, 2);
-  const steps = (await db.prisma.metricPoint.findMany({ where: { runId, key: "reward/mean" }, orderBy: { step: "asc" } })).map((m) => m.step);
+  const steps = (await db.prisma.metricPoint.findMany({ where: { runId, key: "reward/mean" }, orderBy: { step: "asc" } })).map(
+    (m) => m.step,
+  );
   assert.deepEqual(steps, [0, 1]);
   assert.equal(await db.prisma.group.count({ where: { runId, step: { gte: 2 } } }), 0);
   assert.equal(await db.prisma.runEvent.count({ where: { runId, message: "checkpoint saved" } }), 1);

@@ -29,8 +29,16 @@ after(async () => {
 });
 
 test("a stricter offline judge re-judges one step: flips with both reasonings, originals untouched, new advantages", async () => {
-  const before = await db.prisma.trajectory.findMany({ where: { runId, step: 30 }, select: { id: true, reward: true, reasoning: true, advantage: true }, orderBy: { id: "asc" } });
-  const created = await caller.rescoring.create({ runId, selection: { stepMin: 30, stepMax: 30 }, scorer: { kind: "judge", offline: { threshold: 1 } } });
+  const before = await db.prisma.trajectory.findMany({
+    where: { runId, step: 30 },
+    select: { id: true, reward: true, reasoning: true, advantage: true },
+    orderBy: { id: "asc" },
+  });
+  const created = await caller.rescoring.create({
+    runId,
+    selection: { stepMin: 30, stepMax: 30 },
+    scorer: { kind: "judge", offline: { threshold: 1 } },
+  });
   assert.equal(created.status, "queued");
   assert.match(created.name, /offline judge \(threshold 1\) · step 30/);
 
@@ -54,7 +62,11 @@ test("a stricter offline judge re-judges one step: flips with both reasonings, o
   for (const advs of byGroup.values()) assert.ok(Math.abs(advs.reduce((a, b) => a + b, 0)) < 1e-6);
   assert.ok(res.rows.some((r) => r.newAdvantage !== null && r.oldAdvantage !== null && Math.abs(r.newAdvantage - r.oldAdvantage) > 0.1));
 
-  const after = await db.prisma.trajectory.findMany({ where: { runId, step: 30 }, select: { id: true, reward: true, reasoning: true, advantage: true }, orderBy: { id: "asc" } });
+  const after = await db.prisma.trajectory.findMany({
+    where: { runId, step: 30 },
+    select: { id: true, reward: true, reasoning: true, advantage: true },
+    orderBy: { id: "asc" },
+  });
   assert.deepEqual(after, before, "the original scoring is never overwritten");
 
   const calls = await db.prisma.llmCall.findMany({ where: { trajectoryId: flip.trajectoryId, role: "judge" } });
@@ -70,7 +82,12 @@ test("a stricter offline judge re-judges one step: flips with both reasonings, o
 });
 
 test("k noisy judgements give agreement below 1 and a noise floor on the run's reliability figures", async () => {
-  const created = await caller.rescoring.create({ runId, name: "noisy k=5", selection: { stepMin: 50, stepMax: 59 }, scorer: { kind: "judge", samples: 5, offline: { threshold: 0.5, noise: 0.3 } } });
+  const created = await caller.rescoring.create({
+    runId,
+    name: "noisy k=5",
+    selection: { stepMin: 50, stepMax: 59 },
+    scorer: { kind: "judge", samples: 5, offline: { threshold: 0.5, noise: 0.3 } },
+  });
   assert.equal(await runOneRescoring(db.prisma, "test-worker"), true);
   const res = await caller.rescoring.get({ runId, rescoringId: created.id });
   assert.equal(res.job.status, "succeeded");
@@ -84,15 +101,25 @@ test("k noisy judgements give agreement below 1 and a noise floor on the run's r
 });
 
 test("re-weighting components is a programmatic re-score", async () => {
-  const created = await caller.rescoring.create({ runId, selection: { stepMin: 59, stepMax: 59 }, scorer: { kind: "weights", weights: { goal: 1 } } });
+  const created = await caller.rescoring.create({
+    runId,
+    selection: { stepMin: 59, stepMax: 59 },
+    scorer: { kind: "weights", weights: { goal: 1 } },
+  });
   assert.equal(await runOneRescoring(db.prisma, "test-worker"), true);
   const res = await caller.rescoring.get({ runId, rescoringId: created.id });
   for (const r of res.rows) if (r.oldReward !== null) assert.equal(r.newReward, r.oldReward > 0 ? 1 : 0);
 });
 
 test("bad requests say what to fix; a judge whose key variable is unset fails the job with that sentence", async () => {
-  await assert.rejects(caller.rescoring.create({ runId, selection: { stepMin: 1000, stepMax: 1001 }, scorer: { kind: "judge" } }), (e: unknown) => e instanceof TRPCError && e.code === "BAD_REQUEST" && /No stored groups match steps 1000–1001/.test(e.message));
-  await assert.rejects(caller.rescoring.create({ runId: "nope", selection: {}, scorer: { kind: "judge" } }), (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND");
+  await assert.rejects(
+    caller.rescoring.create({ runId, selection: { stepMin: 1000, stepMax: 1001 }, scorer: { kind: "judge" } }),
+    (e: unknown) => e instanceof TRPCError && e.code === "BAD_REQUEST" && /No stored groups match steps 1000–1001/.test(e.message),
+  );
+  await assert.rejects(
+    caller.rescoring.create({ runId: "nope", selection: {}, scorer: { kind: "judge" } }),
+    (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND",
+  );
   const created = await caller.rescoring.create({
     runId,
     selection: { groupId: (await db.prisma.group.findFirstOrThrow({ where: { runId } })).id },

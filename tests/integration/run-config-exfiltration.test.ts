@@ -29,24 +29,47 @@ before(async () => {
 });
 after(() => attacker.close());
 
-const BASE = { environment: "simulated", grpo: { steps: 1, groupsPerStep: 1, groupSize: 2, minibatchSize: 2 }, rollout: { maxTurns: 2, maxNewTokens: 8 }, evaluation: { testFreq: 0 } };
+const BASE = {
+  environment: "simulated",
+  grpo: { steps: 1, groupsPerStep: 1, groupSize: 2, minibatchSize: 2 },
+  rollout: { maxTurns: 2, maxNewTokens: 8 },
+  evaluation: { testFreq: 0 },
+};
 
-test("apiKeyEnv naming the product's own secrets, or any non-key variable, is refused before a request is made", { timeout: 120_000 }, async () => {
-  for (const apiKeyEnv of ["DATABASE_URL", "SESSION_SECRET", "MY_PRIVATE_TOKEN"]) {
-    const { run } = await runToEnd({ ...BASE, name: `steal ${apiKeyEnv}`, llm: { judge: { baseUrl: attacker.url, model: "m", apiKeyEnv } } });
-    assert.equal(run.status, "failed", apiKeyEnv);
-    assert.match(run.error ?? "", new RegExp(`LLM role "judge": ${apiKeyEnv} is (one of Rollout Lab's own settings|not an allowed key variable)`));
-  }
-  assert.deepEqual(authorizations, [], "the attacker's server never saw a request");
-});
+test(
+  "apiKeyEnv naming the product's own secrets, or any non-key variable, is refused before a request is made",
+  { timeout: 120_000 },
+  async () => {
+    for (const apiKeyEnv of ["DATABASE_URL", "SESSION_SECRET", "MY_PRIVATE_TOKEN"]) {
+      const { run } = await runToEnd({
+        ...BASE,
+        name: `steal ${apiKeyEnv}`,
+        llm: { judge: { baseUrl: attacker.url, model: "m", apiKeyEnv } },
+      });
+      assert.equal(run.status, "failed", apiKeyEnv);
+      assert.match(
+        run.error ?? "",
+        new RegExp(`LLM role "judge": ${apiKeyEnv} is (one of Rollout Lab's own settings|not an allowed key variable)`),
+      );
+    }
+    assert.deepEqual(authorizations, [], "the attacker's server never saw a request");
+  },
+);
 
 test("a baseUrl outside ROLLOUT_LAB_LLM_BASE_URLS is refused even for a proper key variable", { timeout: 120_000 }, async () => {
   process.env.JUDGE_API_KEY = "judge-key";
   process.env.ROLLOUT_LAB_LLM_BASE_URLS = "https://api.openai.com/v1";
   try {
-    const { run } = await runToEnd({ ...BASE, name: "other endpoint", llm: { judge: { baseUrl: attacker.url, model: "m", apiKeyEnv: "JUDGE_API_KEY" } } });
+    const { run } = await runToEnd({
+      ...BASE,
+      name: "other endpoint",
+      llm: { judge: { baseUrl: attacker.url, model: "m", apiKeyEnv: "JUDGE_API_KEY" } },
+    });
     assert.equal(run.status, "failed");
-    assert.match(run.error ?? "", /is not an allowed LLM endpoint; allowed prefixes \(ROLLOUT_LAB_LLM_BASE_URLS\): https:\/\/api\.openai\.com\/v1/);
+    assert.match(
+      run.error ?? "",
+      /is not an allowed LLM endpoint; allowed prefixes \(ROLLOUT_LAB_LLM_BASE_URLS\): https:\/\/api\.openai\.com\/v1/,
+    );
     assert.deepEqual(authorizations, []);
   } finally {
     delete process.env.ROLLOUT_LAB_LLM_BASE_URLS;
@@ -63,7 +86,10 @@ test("paths outside the data folders are refused without revealing contents or e
     return (run.error ?? "").replace(datasetPath, "<path>");
   };
   const existing = await outside("/etc/passwd");
-  assert.match(existing, /^dataset\.path "<path>" is outside the folders the trainer may read \(.*datasets.*\): put the data there, or list its folder in ROLLOUT_LAB_DATA_ROOTS/);
+  assert.match(
+    existing,
+    /^dataset\.path "<path>" is outside the folders the trainer may read \(.*datasets.*\): put the data there, or list its folder in ROLLOUT_LAB_DATA_ROOTS/,
+  );
   assert.equal(await outside("/etc/no-such-file-here"), existing, "a missing file outside the roots gets the same answer");
   assert.equal(await outside("/proc/self/environ"), existing);
   assert.equal(await outside("innocent.json"), existing, "a symlink out of the roots is refused");

@@ -42,22 +42,31 @@ async function health(runId: string): Promise<HealthProblem[]> {
   return res.json.problems as HealthProblem[];
 }
 
-test("an untrained policy on the guessing game never scores: no variance, no advantage, no gradient, a constant reward", { timeout: 300_000 }, async () => {
-  // No SFT warm-start: random bytes never form a guess, so every sample of every group scores 0.
-  const runId = await train({
-    environment: "guess-number",
-    policy: { model: "tiny", contextLength: 256 },
-    rollout: { maxTurns: 2, maxNewTokens: 8 },
-    grpo: { steps: 5, groupsPerStep: 2, groupSize: 2, minibatchSize: 4 },
-  });
-  const problems = await health(runId);
-  const kinds = problems.map((p) => p.kind);
-  for (const kind of ["no_variance", "zero_advantage", "constant_reward"]) assert.ok(kinds.includes(kind as HealthProblem["kind"]), `${kind} in ${kinds.join(", ")}`);
-  const noVariance = problems.find((p) => p.kind === "no_variance")!;
-  assert.deepEqual([noVariance.firstStep, noVariance.lastStep, noVariance.steps, noVariance.stepsChecked], [0, 4, 5, 5], "one item for the run, not one per step");
-  assert.match(noVariance.detail, /100% of groups/);
-  assert.ok(problems.every((p) => p.severity === "error" || p.severity === "warning"));
-});
+test(
+  "an untrained policy on the guessing game never scores: no variance, no advantage, no gradient, a constant reward",
+  { timeout: 300_000 },
+  async () => {
+    // No SFT warm-start: random bytes never form a guess, so every sample of every group scores 0.
+    const runId = await train({
+      environment: "guess-number",
+      policy: { model: "tiny", contextLength: 256 },
+      rollout: { maxTurns: 2, maxNewTokens: 8 },
+      grpo: { steps: 5, groupsPerStep: 2, groupSize: 2, minibatchSize: 4 },
+    });
+    const problems = await health(runId);
+    const kinds = problems.map((p) => p.kind);
+    for (const kind of ["no_variance", "zero_advantage", "constant_reward"])
+      assert.ok(kinds.includes(kind as HealthProblem["kind"]), `${kind} in ${kinds.join(", ")}`);
+    const noVariance = problems.find((p) => p.kind === "no_variance")!;
+    assert.deepEqual(
+      [noVariance.firstStep, noVariance.lastStep, noVariance.steps, noVariance.stepsChecked],
+      [0, 4, 5, 5],
+      "one item for the run, not one per step",
+    );
+    assert.match(noVariance.detail, /100% of groups/);
+    assert.ok(problems.every((p) => p.severity === "error" || p.severity === "warning"));
+  },
+);
 
 test("a context too small for the environment's prompt: most episodes end context_full", { timeout: 300_000 }, async () => {
   const runId = await train({

@@ -22,24 +22,71 @@ before(async () => {
   caller = createCaller(createTrpcContext(db.prisma));
   const group = await db.prisma.group.create({ data: { runId, step: 61, indexInStep: 0, taskId: "hand-made" } });
   const rows = [
-    { reward: 1, finalState: { reservation: { day: "Monday" } }, endReason: "agent_finished", numTurns: 3, text: "I changed it, trust me, all done and confirmed for you." },
-    { reward: 0, finalState: { reservation: { day: "Friday" } }, endReason: "user_done", numTurns: 1, text: "Which booking do you mean? Please give the code." },
-    { reward: 0, finalState: { reservation: { day: "Monday" } }, endReason: "max_turns", numTurns: 5, text: "Let me look that up for you right now in the system." },
-    { reward: 0, finalState: { reservation: { day: "Monday" } }, endReason: "max_turns", numTurns: 5, text: "Sorry, the tool failed; could you repeat the request again?" },
+    {
+      reward: 1,
+      finalState: { reservation: { day: "Monday" } },
+      endReason: "agent_finished",
+      numTurns: 3,
+      text: "I changed it, trust me, all done and confirmed for you.",
+    },
+    {
+      reward: 0,
+      finalState: { reservation: { day: "Friday" } },
+      endReason: "user_done",
+      numTurns: 1,
+      text: "Which booking do you mean? Please give the code.",
+    },
+    {
+      reward: 0,
+      finalState: { reservation: { day: "Monday" } },
+      endReason: "max_turns",
+      numTurns: 5,
+      text: "Let me look that up for you right now in the system.",
+    },
+    {
+      reward: 0,
+      finalState: { reservation: { day: "Monday" } },
+      endReason: "max_turns",
+      numTurns: 5,
+      text: "Sorry, the tool failed; could you repeat the request again?",
+    },
   ];
   for (const [i, r] of rows.entries()) {
     const id = randomUUID();
     ids.push(id);
     await db.prisma.trajectory.create({
       data: {
-        id, groupId: group.id, runId, step: 61, taskId: "hand-made", indexInGroup: i, reward: r.reward, status: "ok", endReason: r.endReason, numTurns: r.numTurns,
+        id,
+        groupId: group.id,
+        runId,
+        step: 61,
+        taskId: "hand-made",
+        indexInGroup: i,
+        reward: r.reward,
+        status: "ok",
+        endReason: r.endReason,
+        numTurns: r.numTurns,
         rewardComponents: { goal: r.reward, format: 1 - r.reward },
         conversation: [{ role: "assistant", source: "policy", turn: 0, content: r.text }],
-        finalState: r.finalState, expectedState: { reservation: { day: "Friday" } },
+        finalState: r.finalState,
+        expectedState: { reservation: { day: "Friday" } },
       },
     });
     if (r.reward === 0 && i >= 2) {
-      await db.prisma.llmCall.create({ data: { id: randomUUID(), runId, trajectoryId: id, role: "user_simulator", model: "m", endpoint: "e", request: {}, latencyMs: 1, error: "HTTP 500", startedAt: new Date() } });
+      await db.prisma.llmCall.create({
+        data: {
+          id: randomUUID(),
+          runId,
+          trajectoryId: id,
+          role: "user_simulator",
+          model: "m",
+          endpoint: "e",
+          request: {},
+          latencyMs: 1,
+          error: "HTTP 500",
+          startedAt: new Date(),
+        },
+      });
     }
   }
 });
@@ -64,6 +111,9 @@ test("component analysis: curves per step, correlations with the reward, and tra
   assert.deepEqual(a.components, ["format", "goal", "verified_reservation"]);
   const s30 = a.steps.find((s) => s.step === 30);
   assert.ok(s30 && s30.means.goal !== null && s30.means.goal > 0 && s30.means.goal <= 1);
-  assert.ok((a.correlations.goal ?? 0) > (a.correlations.verified_reservation ?? 0), "the goal drives the reward more than the verification");
+  assert.ok(
+    (a.correlations.goal ?? 0) > (a.correlations.verified_reservation ?? 0),
+    "the goal drives the reward more than the verification",
+  );
   assert.ok(a.disagreements.some((d) => d.high.includes("goal") && d.low.includes("verified_reservation")));
 });

@@ -56,7 +56,10 @@ test("step and reward ranges, status, task and text filters each return only mat
 
   const unscored = await listAll({ runId, status: ["unscored"] });
   assert.ok(unscored.total > 0, "the demo run has unscored trajectories");
-  assert.ok(unscored.items.every((t) => t.status === "unscored" && t.reward === null), "unscored rows carry a null reward, not 0");
+  assert.ok(
+    unscored.items.every((t) => t.status === "unscored" && t.reward === null),
+    "unscored rows carry a null reward, not 0",
+  );
   // A reward range excludes unscored rows rather than treating them as 0.
   const zeroOrLess = await listAll({ runId, rewardMax: 0 });
   assert.ok(zeroOrLess.items.every((t) => t.reward === 0));
@@ -79,7 +82,10 @@ test("sorting by reward puts the best first and unscored rows last, in either di
     const { items } = await listAll({ runId, sort: "reward", dir }, 40);
     const firstNull = items.findIndex((t) => t.reward === null);
     assert.ok(firstNull > 0);
-    assert.ok(items.slice(firstNull).every((t) => t.reward === null), `unscored rows last (${dir})`);
+    assert.ok(
+      items.slice(firstNull).every((t) => t.reward === null),
+      `unscored rows last (${dir})`,
+    );
     const scored = items.slice(0, firstNull).map((t) => t.reward as number);
     assert.ok(scored.every((r, i) => i === 0 || (dir === "desc" ? scored[i - 1] >= r : scored[i - 1] <= r)));
   }
@@ -135,7 +141,10 @@ test("one trajectory opens with its conversation, attributed messages and the LL
   const callIds = new Set(t.llmCalls.map((c) => c.id));
   const referenced = t.conversation.flatMap((m) => m.llmCallIds ?? []);
   assert.ok(referenced.length > 0 && referenced.every((id) => callIds.has(id)), "every llmCallId on a message resolves to a recorded call");
-  assert.ok(t.llmCalls.some((c) => c.role === "judge" && c.error), "the failed judge attempts are there with their errors");
+  assert.ok(
+    t.llmCalls.some((c) => c.role === "judge" && c.error),
+    "the failed judge attempts are there with their errors",
+  );
   assert.ok(t.expectedState && t.finalState, "final and expected states are returned for the state diff");
 
   const simia = await caller.trajectories.exportSimia({ runId, id: row.id });
@@ -149,15 +158,24 @@ test("one trajectory opens with its conversation, attributed messages and the LL
 
 test("asking for a trajectory of another run, or an unknown one, is a clear 404", async () => {
   const [row] = (await caller.trajectories.list({ runId, limit: 1 })).items;
-  await assert.rejects(caller.trajectories.get({ runId: "not-this-run", id: row.id }), (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND" && /Trajectory/.test(e.message));
+  await assert.rejects(
+    caller.trajectories.get({ runId: "not-this-run", id: row.id }),
+    (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND" && /Trajectory/.test(e.message),
+  );
   assert.deepEqual(await caller.trajectories.locate({ id: row.id }), { runId, id: row.id });
   await assert.rejects(caller.trajectories.locate({ id: "nope" }), (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND");
-  await assert.rejects(caller.trajectories.list({ runId, limit: 10, bogus: 1 } as never), (e: unknown) => e instanceof TRPCError && e.code === "BAD_REQUEST");
+  await assert.rejects(
+    caller.trajectories.list({ runId, limit: 10, bogus: 1 } as never),
+    (e: unknown) => e instanceof TRPCError && e.code === "BAD_REQUEST",
+  );
 });
 
 test("task history has one point per step the task was sampled, with unscored samples counted, not averaged as 0", async () => {
   const h = await caller.trajectories.taskHistory({ runId, taskId: "airline-rebook-001" });
-  assert.deepEqual(h.points.map((p) => p.step), [0, 10, 20, 30, 40, 50, 59]);
+  assert.deepEqual(
+    h.points.map((p) => p.step),
+    [0, 10, 20, 30, 40, 50, 59],
+  );
   const rows = await db.prisma.trajectory.findMany({ where: { runId, taskId: "airline-rebook-001" } });
   for (const p of h.points) {
     const atStep = rows.filter((r) => r.step === p.step);
@@ -168,7 +186,10 @@ test("task history has one point per step the task was sampled, with unscored sa
     else assert.equal(p.rewardMean, null);
   }
   assert.deepEqual((h.task as { id: string }).id, "airline-rebook-001");
-  await assert.rejects(caller.trajectories.taskHistory({ runId, taskId: "no-such-task" }), (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND");
+  await assert.rejects(
+    caller.trajectories.taskHistory({ runId, taskId: "no-such-task" }),
+    (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND",
+  );
 });
 
 test("a group shows its samples best first with advantages, unscored last, and where each conversation diverges", async () => {
@@ -190,7 +211,10 @@ test("a group shows its samples best first with advantages, unscored last, and w
     if (s.divergesAt !== null) assert.ok(s.divergesAt >= g.sharedPrefix);
     if (s.uniqueFrom !== null) assert.ok(s.divergesAt !== null && s.uniqueFrom >= s.divergesAt);
   }
-  await assert.rejects(caller.groups.get({ runId: "other", groupId: g.id }), (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND");
+  await assert.rejects(
+    caller.groups.get({ runId: "other", groupId: g.id }),
+    (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND",
+  );
 });
 
 test("comparing runs lists exactly the config paths that differ and which runs recorded each metric", async () => {
@@ -202,7 +226,10 @@ test("comparing runs lists exactly the config paths that differ and which runs r
   const other = (await db.prisma.run.create({ data: { ...fields, name: "variant", config } })).id;
   await db.prisma.metricPoint.create({ data: { runId: other, key: "reward/mean", step: 0, value: 0.5 } });
   const c = await caller.trajectories.compareRuns({ runIds: [runId, other] });
-  assert.deepEqual(c.runs.map((r) => r.id), [runId, other]);
+  assert.deepEqual(
+    c.runs.map((r) => r.id),
+    [runId, other],
+  );
   assert.deepEqual(c.configDiff, [
     { path: "seed", values: ["7", "99"] },
     { path: "extra.note", values: [null, '"x"'] },
@@ -210,6 +237,9 @@ test("comparing runs lists exactly the config paths that differ and which runs r
   assert.ok(c.sameConfigCount > 10);
   const reward = c.metricKeys.find((k) => k.key === "reward/mean");
   assert.deepEqual([...(reward?.runIds ?? [])].sort(), [runId, other].sort());
-  await assert.rejects(caller.trajectories.compareRuns({ runIds: [runId, "gone"] }), (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND" && /"gone"/.test(e.message));
+  await assert.rejects(
+    caller.trajectories.compareRuns({ runIds: [runId, "gone"] }),
+    (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND" && /"gone"/.test(e.message),
+  );
   await db.prisma.run.delete({ where: { id: other } });
 });

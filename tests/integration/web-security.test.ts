@@ -15,7 +15,12 @@ before(async () => {
 after(async () => server?.stop());
 
 /** node:http, because fetch does not let a test choose the Host header. */
-function rawRequest(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   const url = new URL(server.base);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
@@ -39,24 +44,45 @@ test("a foreign Host name (DNS rebinding) is refused on pages and APIs; the real
     assert.match(evil.body, /does not answer to the host name .{0,2}attacker\.example:3000.*ROLLOUT_LAB_ALLOWED_HOSTS/);
   }
   const port = new URL(server.base).port;
-  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) assert.equal((await rawRequest("GET", trpcUrl("runs.list", {}), { host })).status, 200, host);
+  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`])
+    assert.equal((await rawRequest("GET", trpcUrl("runs.list", {}), { host })).status, 200, host);
   assert.equal((await rawRequest("GET", "/api/health", { host: "10.1.2.3" })).status, 200, "health answers a probe by IP");
 });
 
 test("writes from another origin are refused (CSRF); the dashboard's own origin and scripts without Origin are not", async () => {
   const headers = { "content-type": "application/json" };
-  const evil = await fetch(`${server.base}/api/trpc/runActions.create`, { method: "POST", headers: { ...headers, origin: "https://attacker.example" }, body: createBody({ name: "csrf" }) });
+  const evil = await fetch(`${server.base}/api/trpc/runActions.create`, {
+    method: "POST",
+    headers: { ...headers, origin: "https://attacker.example" },
+    body: createBody({ name: "csrf" }),
+  });
   assert.equal(evil.status, 403);
-  const sneaky = await fetch(`${server.base}/api/trpc/runActions.create`, { method: "POST", headers: { ...headers, "sec-fetch-site": "cross-site" }, body: createBody({ name: "csrf" }) });
+  const sneaky = await fetch(`${server.base}/api/trpc/runActions.create`, {
+    method: "POST",
+    headers: { ...headers, "sec-fetch-site": "cross-site" },
+    body: createBody({ name: "csrf" }),
+  });
   assert.equal(sneaky.status, 403);
-  const nullOrigin = await fetch(`${server.base}/api/trpc/tokens.create`, { method: "POST", headers: { ...headers, origin: "null" }, body: JSON.stringify({ json: { name: "x", scopes: ["write"] } }) });
+  const nullOrigin = await fetch(`${server.base}/api/trpc/tokens.create`, {
+    method: "POST",
+    headers: { ...headers, origin: "null" },
+    body: JSON.stringify({ json: { name: "x", scopes: ["write"] } }),
+  });
   assert.equal(nullOrigin.status, 403);
   assert.equal(await server.db.prisma.run.count({ where: { name: "csrf" } }), 0);
   assert.equal(await server.db.prisma.apiToken.count(), 0);
 
-  const own = await fetch(`${server.base}/api/trpc/runActions.create`, { method: "POST", headers: { ...headers, origin: server.base }, body: createBody({ name: "same origin" }) });
+  const own = await fetch(`${server.base}/api/trpc/runActions.create`, {
+    method: "POST",
+    headers: { ...headers, origin: server.base },
+    body: createBody({ name: "same origin" }),
+  });
   assert.equal(own.status, 200, await own.text());
-  const script = await fetch(`${server.base}/api/trpc/runActions.create`, { method: "POST", headers, body: createBody({ name: "script" }) });
+  const script = await fetch(`${server.base}/api/trpc/runActions.create`, {
+    method: "POST",
+    headers,
+    body: createBody({ name: "script" }),
+  });
   assert.equal(script.status, 200);
   // Reads are not writes: a cross-origin GET cannot read the answer anyway (no CORS), and is not refused.
   assert.equal((await fetch(`${server.base}${trpcUrl("runs.list", {})}`, { headers: { origin: "https://attacker.example" } })).status, 200);
@@ -114,11 +140,20 @@ test("Idempotency-Key: a retried create returns the first run; the same key with
   assert.equal(reused.status, 422);
   assert.equal(reused.json.error?.field, "Idempotency-Key");
   assert.match(reused.json.error?.message ?? "", /already used for a different request/);
-  const other = await api(server.base, await server.token(["write"]), "POST", "/runs", { config: { name: "idem once" } }, { "idempotency-key": "key-1" });
+  const other = await api(
+    server.base,
+    await server.token(["write"]),
+    "POST",
+    "/runs",
+    { config: { name: "idem once" } },
+    { "idempotency-key": "key-1" },
+  );
   assert.equal(other.status, 201);
   assert.notEqual(other.json.id, first.json.id, "keys belong to one token");
   const bad = await create("idem", "has space");
   assert.equal(bad.status, 400);
-  const doc = (await api(server.base, null, "GET", "/openapi.json")).json as { paths: Record<string, Record<string, { parameters: { name: string }[] }>> };
+  const doc = (await api(server.base, null, "GET", "/openapi.json")).json as {
+    paths: Record<string, Record<string, { parameters: { name: string }[] }>>;
+  };
   assert.ok(doc.paths["/runs"].post.parameters.some((p) => p.name === "Idempotency-Key"));
 });

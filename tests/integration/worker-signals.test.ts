@@ -32,9 +32,19 @@ const CONFIG: RunConfigInput = {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function spawnWorker(checkpointDir: string, extraEnv: Record<string, string> = {}): { child: ChildProcess; exit: Promise<{ code: number | null; signal: string | null }> } {
+function spawnWorker(
+  checkpointDir: string,
+  extraEnv: Record<string, string> = {},
+): { child: ChildProcess; exit: Promise<{ code: number | null; signal: string | null }> } {
   const child = spawn(process.execPath, ["--import", "tsx", "trainer/worker/testing/fake-worker-main.ts"], {
-    env: { ...process.env, DATABASE_URL: db.url, FAKE_CHECKPOINT_DIR: checkpointDir, FAKE_GROUP_DELAY_MS: "40", WORKER_POLL_MS: "100", ...extraEnv },
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      FAKE_CHECKPOINT_DIR: checkpointDir,
+      FAKE_GROUP_DELAY_MS: "40",
+      WORKER_POLL_MS: "100",
+      ...extraEnv,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -72,7 +82,10 @@ test("SIGTERM: the worker checkpoints at a step boundary, puts the run back in t
   assert.equal(run.status, "queued");
   assert.equal(run.workerId, null);
   assert.ok(run.step < 12);
-  assert.ok(await db.prisma.checkpoint.findUnique({ where: { runId_step: { runId, step: run.step } } }), "checkpoint at the step it stopped at");
+  assert.ok(
+    await db.prisma.checkpoint.findUnique({ where: { runId_step: { runId, step: run.step } } }),
+    "checkpoint at the step it stopped at",
+  );
   await db.prisma.run.update({ where: { id: runId }, data: { status: "cancelled" } });
 });
 
@@ -101,10 +114,21 @@ test("SIGKILL at random moments: another worker reclaims the run and it finishes
   const run = await db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
   assert.equal(run.claims, 3, `claimed once per worker (killed at steps ${kills.join(", ")})`);
   const points = await db.prisma.metricPoint.findMany({ where: { runId, key: "reward/mean" }, orderBy: { step: "asc" } });
-  assert.deepEqual(points.map((p) => p.step), Array.from({ length: 12 }, (_, i) => i), "no step missing or duplicated");
+  assert.deepEqual(
+    points.map((p) => p.step),
+    Array.from({ length: 12 }, (_, i) => i),
+    "no step missing or duplicated",
+  );
   assert.equal(await db.prisma.group.count({ where: { runId, split: "train" } }), 12 * 2);
 
   const reference = createMemorySink();
-  await trainRun(parseRunConfig(CONFIG), createFakeDeps({ checkpointDir: mkdtempSync(path.join(tmpdir(), "rl-ref-")) }), reference, { signal: new AbortController().signal, reason: () => null });
-  assert.deepEqual(points.map((p) => [p.step, p.value]), reference.series("reward/mean"), "the curve is the uninterrupted one");
+  await trainRun(parseRunConfig(CONFIG), createFakeDeps({ checkpointDir: mkdtempSync(path.join(tmpdir(), "rl-ref-")) }), reference, {
+    signal: new AbortController().signal,
+    reason: () => null,
+  });
+  assert.deepEqual(
+    points.map((p) => [p.step, p.value]),
+    reference.series("reward/mean"),
+    "the curve is the uninterrupted one",
+  );
 });

@@ -82,11 +82,21 @@ test("a worker trains a queued run to the end: succeeded, every step recorded on
   assert.equal(run.workerId, null);
   assert.ok(run.finishedAt && run.latestReward !== null);
   assert.deepEqual(await series(runId, "reward/mean"), await referenceSeries("reward/mean"));
-  assert.deepEqual((await series(runId, "eval/pass@1")).map(([s]) => s), [2, 5]);
-  assert.deepEqual((await db.prisma.checkpoint.findMany({ where: { runId }, orderBy: { step: "asc" } })).map((c) => c.step), [2, 4, 6]);
+  assert.deepEqual(
+    (await series(runId, "eval/pass@1")).map(([s]) => s),
+    [2, 5],
+  );
+  assert.deepEqual(
+    (await db.prisma.checkpoint.findMany({ where: { runId }, orderBy: { step: "asc" } })).map((c) => c.step),
+    [2, 4, 6],
+  );
   assert.equal(await db.prisma.trajectory.count({ where: { runId, split: "train" } }), 6 * 2 * 3);
   const recordTimes = await series(runId, "time/record_s");
-  assert.deepEqual(recordTimes.map(([s]) => s), [0, 1, 2, 3, 4, 5], "every step shows what recording it cost");
+  assert.deepEqual(
+    recordTimes.map(([s]) => s),
+    [0, 1, 2, 3, 4, 5],
+    "every step shows what recording it cost",
+  );
   assert.ok(recordTimes.every(([, v]) => v > 0 && v < 60));
 });
 
@@ -100,7 +110,10 @@ test("a dead worker's run is reclaimed after its lease expires and resumes under
   let stepsA = 0;
   const ac = new AbortController();
   const deadControl = { signal: ac.signal, reason: () => (stepsA >= 3 ? ("lease_lost" as const) : null) };
-  const countingSink = { ...sinkA, recordStep: async (r: Parameters<typeof sinkA.recordStep>[0]) => (await sinkA.recordStep(r), void stepsA++) };
+  const countingSink = {
+    ...sinkA,
+    recordStep: async (r: Parameters<typeof sinkA.recordStep>[0]) => (await sinkA.recordStep(r), void stepsA++),
+  };
   await trainRun(parseRunConfig(CONFIG), createFakeDeps({ checkpointDir: path.join(root, runId) }), countingSink, deadControl);
   assert.equal((await db.prisma.run.findUniqueOrThrow({ where: { id: runId } })).step, 3);
   // Its last heartbeat, just before dying, extended the lease by 1.5 s.
@@ -124,7 +137,13 @@ test("a dead worker's run is reclaimed after its lease expires and resumes under
 
 test("cancel takes effect within one step: checkpointed, status cancelled", async () => {
   const runId = await insertQueuedRun(db.prisma, { ...CONFIG, grpo: { ...CONFIG.grpo, steps: 50 } });
-  const worker = new TrainerWorker({ db: db.prisma, executeRun: createFakeExecutor(tmp(), { groupDelayMs: 60 }), leaseMs: 2000, heartbeatMs: 30, log: quiet });
+  const worker = new TrainerWorker({
+    db: db.prisma,
+    executeRun: createFakeExecutor(tmp(), { groupDelayMs: 60 }),
+    leaseMs: 2000,
+    heartbeatMs: 30,
+    log: quiet,
+  });
   const running = worker.runOnce();
   await waitFor("two recorded steps", async () => (await db.prisma.run.findUniqueOrThrow({ where: { id: runId } })).step >= 2);
   await db.prisma.run.update({ where: { id: runId }, data: { cancelRequested: true } });
@@ -163,7 +182,10 @@ test("a run that throws is failed with the first line of the error and an error 
   const runId = await insertQueuedRun(db.prisma, CONFIG);
   const worker = new TrainerWorker({
     db: db.prisma,
-    executeRun: createFakeExecutor(tmp(), { failAtStep: 1, failMessage: "tool simulator returned garbage\n    at secret/internal/file.ts:12" }),
+    executeRun: createFakeExecutor(tmp(), {
+      failAtStep: 1,
+      failMessage: "tool simulator returned garbage\n    at secret/internal/file.ts:12",
+    }),
     log: quiet,
   });
   const origError = console.error;
@@ -197,7 +219,11 @@ test("a queued run with a cancel request is cancelled without training; an inval
 
 test("an error carrying NUL bytes and lone surrogates fails the run once: stored readably, never re-claimed", async () => {
   const runId = await insertQueuedRun(db.prisma, CONFIG);
-  const worker = new TrainerWorker({ db: db.prisma, executeRun: createFakeExecutor(tmp(), { failAtStep: 0, failMessage: "bad byte \u0000 in tasks.bin \ud800 here" }), log: quiet });
+  const worker = new TrainerWorker({
+    db: db.prisma,
+    executeRun: createFakeExecutor(tmp(), { failAtStep: 0, failMessage: "bad byte \u0000 in tasks.bin \ud800 here" }),
+    log: quiet,
+  });
   const origError = console.error;
   console.error = quiet;
   try {

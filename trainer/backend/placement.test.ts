@@ -20,7 +20,11 @@ test("a step past the wasm heap trains on the cpu backend; forced and non-wasm b
   const big = chooseTrainingBackend(8 * GiB, "wasm", false);
   assert.equal(big.backend, "cpu");
   assert.match(big.reason ?? "", /needs ~8\.0 GiB, more than the wasm heap gives \(3\.5 GiB of its 4 GiB\)/);
-  assert.equal(chooseTrainingBackend(8 * GiB, "wasm", true).backend, "wasm", "ROLLOUT_LAB_BACKEND=wasm is obeyed (and fails loudly if it must)");
+  assert.equal(
+    chooseTrainingBackend(8 * GiB, "wasm", true).backend,
+    "wasm",
+    "ROLLOUT_LAB_BACKEND=wasm is obeyed (and fails loudly if it must)",
+  );
   assert.equal(chooseTrainingBackend(64 * GiB, "tensorflow", false).backend, "tensorflow");
 });
 

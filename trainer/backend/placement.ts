@@ -14,7 +14,11 @@ import { tryEnableNativeKernels } from "./native/index";
 const gib = (b: number) => `${(b / 2 ** 30).toFixed(1)} GiB`;
 
 /** The backend a step of `stepBytes` should run on, given the process's backend, and why. */
-export function chooseTrainingBackend(stepBytes: number, selected: BackendName, forced: boolean): { backend: BackendName; reason: string | null } {
+export function chooseTrainingBackend(
+  stepBytes: number,
+  selected: BackendName,
+  forced: boolean,
+): { backend: BackendName; reason: string | null } {
   if (selected !== "wasm" || forced) return { backend: selected, reason: null };
   if (stepBytes <= WASM_STEP_BUDGET_BYTES) return { backend: "wasm", reason: null };
   return {
@@ -24,7 +28,11 @@ export function chooseTrainingBackend(stepBytes: number, selected: BackendName, 
 }
 
 /** Switches TF.js to the run's backend (and its native kernels); returns the report the run page shows. */
-export async function placeRun(selected: BackendReport, stepBytes: number, env: Record<string, string | undefined> = process.env): Promise<BackendReport> {
+export async function placeRun(
+  selected: BackendReport,
+  stepBytes: number,
+  env: Record<string, string | undefined> = process.env,
+): Promise<BackendReport> {
   const choice = chooseTrainingBackend(stepBytes, selected.backend, Boolean(env.ROLLOUT_LAB_BACKEND?.trim()));
   if (tf.getBackend() !== choice.backend) {
     if (!(await tf.setBackend(choice.backend))) throw new Error(`the ${choice.backend} backend did not start`);
@@ -33,5 +41,12 @@ export async function placeRun(selected: BackendReport, stepBytes: number, env: 
   if (!choice.reason) return selected;
   const native = await tryEnableNativeKernels("cpu");
   const kernels = native.enabled ? "native kernels on its arrays" : `no native kernels (${native.reason}): slow`;
-  return { ...selected, backend: "cpu", reason: `${choice.reason}, ${kernels}`, threads: 1, simd: false, nativeKernels: { enabled: native.enabled, reason: native.reason } };
+  return {
+    ...selected,
+    backend: "cpu",
+    reason: `${choice.reason}, ${kernels}`,
+    threads: 1,
+    simd: false,
+    nativeKernels: { enabled: native.enabled, reason: native.reason },
+  };
 }

@@ -4,7 +4,10 @@ import * as tf from "@tensorflow/tfjs";
 import { BackendError, selectBackend } from "./select";
 
 test("a forced backend that cannot load fails clearly instead of falling back", async () => {
-  await assert.rejects(selectBackend({ ROLLOUT_LAB_BACKEND: "tensorflow" }), (e: unknown) => e instanceof BackendError && /tfjs-node-gpu/.test(e.message));
+  await assert.rejects(
+    selectBackend({ ROLLOUT_LAB_BACKEND: "tensorflow" }),
+    (e: unknown) => e instanceof BackendError && /tfjs-node-gpu/.test(e.message),
+  );
   await assert.rejects(selectBackend({ ROLLOUT_LAB_BACKEND: "webgpu" }), /not a backend\. Use one of: tensorflow, wasm, cpu/);
 });
 

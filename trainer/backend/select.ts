@@ -114,9 +114,7 @@ export async function selectBackend(
   let reason: string;
   if (forced) {
     if (!(BACKEND_NAMES as readonly string[]).includes(forced)) {
-      throw new BackendError(
-        `ROLLOUT_LAB_BACKEND="${forced}" is not a backend. Use one of: ${BACKEND_NAMES.join(", ")}, or unset it.`,
-      );
+      throw new BackendError(`ROLLOUT_LAB_BACKEND="${forced}" is not a backend. Use one of: ${BACKEND_NAMES.join(", ")}, or unset it.`);
     }
     backend = forced as BackendName;
     const failure = await starters[backend]();
@@ -144,7 +142,6 @@ export async function selectBackend(
     reason = skipped.length ? `default order; skipped ${skipped.join("; ")}` : "default order; first choice loaded";
   }
   await tf.ready();
-  const nativeKernels =
-    opts.native === false ? { enabled: false, reason: "disabled by caller" } : await enableNativeKernels(backend);
+  const nativeKernels = opts.native === false ? { enabled: false, reason: "disabled by caller" } : await enableNativeKernels(backend);
   return { backend, reason, ...describeThreads(backend), nativeKernels, tfjsVersion: tf.version.tfjs };
 }

@@ -19,14 +19,19 @@ const tmp = () => fs.mkdtemp(path.join(os.tmpdir(), "ckpt-"));
 const logp = (m: DecoderLM) => tf.tidy(() => tokenLogProbs(m, padBatch([[3, 1, 4, 1, 5, 9, 2, 6]])).logp).arraySync()[0];
 
 test("safetensors header follows the spec and bf16 / f16 data read back as float32", () => {
-  const buf = encodeSafetensors(new Map([["w", { dtype: "F32", shape: [2, 2], data: new Float32Array([1, -2, 0.5, 3]) }]]), { format: "pt" });
+  const buf = encodeSafetensors(new Map([["w", { dtype: "F32", shape: [2, 2], data: new Float32Array([1, -2, 0.5, 3]) }]]), {
+    format: "pt",
+  });
   const n = Number(buf.readBigUInt64LE(0));
   assert.equal((8 + n) % 8, 0);
   const header = JSON.parse(buf.subarray(8, 8 + n).toString());
   assert.deepEqual(header.w, { dtype: "F32", shape: [2, 2], data_offsets: [0, 16] });
   assert.equal(header.__metadata__.format, "pt");
   // hand-built bf16 (1.0 = 0x3f80, -2.0 = 0xc000) and f16 (0.5 = 0x3800) file
-  const json = JSON.stringify({ a: { dtype: "BF16", shape: [2], data_offsets: [0, 4] }, b: { dtype: "F16", shape: [1], data_offsets: [4, 6] } });
+  const json = JSON.stringify({
+    a: { dtype: "BF16", shape: [2], data_offsets: [0, 4] },
+    b: { dtype: "F16", shape: [1], data_offsets: [4, 6] },
+  });
   const len = Buffer.alloc(8);
   len.writeBigUInt64LE(BigInt(json.length));
   const data = Buffer.from([0x80, 0x3f, 0x00, 0xc0, 0x00, 0x38]);
@@ -43,15 +48,30 @@ test("malformed safetensors headers are refused with the tensor named: prototype
     return Buffer.concat([len, Buffer.from(json), data]);
   };
   const eight = Buffer.alloc(8);
-  assert.throws(() => decodeSafetensors(file({ w: { dtype: "constructor", shape: [1], data_offsets: [0, 1] } }, eight), "x.safetensors"), /x\.safetensors.*tensor w has unsupported dtype constructor/);
-  assert.throws(() => decodeSafetensors(file({ w: { dtype: "U8", shape: [1], data_offsets: [-1, 0] } }, eight)), /tensor w: data_offsets \[-1, 0\] do not fit/);
-  assert.throws(() => decodeSafetensors(file({ w: { dtype: "U8", shape: [-2], data_offsets: [0, 2] } }, eight)), /tensor w: shape must be a list of non-negative integers/);
+  assert.throws(
+    () => decodeSafetensors(file({ w: { dtype: "constructor", shape: [1], data_offsets: [0, 1] } }, eight), "x.safetensors"),
+    /x\.safetensors.*tensor w has unsupported dtype constructor/,
+  );
+  assert.throws(
+    () => decodeSafetensors(file({ w: { dtype: "U8", shape: [1], data_offsets: [-1, 0] } }, eight)),
+    /tensor w: data_offsets \[-1, 0\] do not fit/,
+  );
+  assert.throws(
+    () => decodeSafetensors(file({ w: { dtype: "U8", shape: [-2], data_offsets: [0, 2] } }, eight)),
+    /tensor w: shape must be a list of non-negative integers/,
+  );
   const big = Buffer.alloc(8);
   big.writeBigInt64LE(2n ** 40n);
-  assert.throws(() => decodeSafetensors(file({ ids: { dtype: "I64", shape: [1], data_offsets: [0, 8] } }, big)), /tensor ids: I64 value 1099511627776 at index 0 does not fit in 32 bits/);
+  assert.throws(
+    () => decodeSafetensors(file({ ids: { dtype: "I64", shape: [1], data_offsets: [0, 8] } }, big)),
+    /tensor ids: I64 value 1099511627776 at index 0 does not fit in 32 bits/,
+  );
   const ok = Buffer.alloc(8);
   ok.writeBigInt64LE(-5n);
-  assert.deepEqual(Array.from(decodeSafetensors(file({ ids: { dtype: "I64", shape: [1], data_offsets: [0, 8] } }, ok)).tensors.get("ids")!.data), [-5]);
+  assert.deepEqual(
+    Array.from(decodeSafetensors(file({ ids: { dtype: "I64", shape: [1], data_offsets: [0, 8] } }, ok)).tensors.get("ids")!.data),
+    [-5],
+  );
 });
 
 test("a saved checkpoint restores identical outputs, optimizer moments and trainer state", async () => {
@@ -61,8 +81,13 @@ test("a saved checkpoint restores identical outputs, optimizer moments and train
   const { grads } = tf.variableGrads(() => tf.neg(tf.sum(tokenLogProbs(model, padBatch([[1, 2, 3]])).logp)) as tf.Scalar);
   opt.apply(grads, 1);
   tf.dispose(Object.values(grads));
-  const ck = await saveCheckpoint(path.join(dir, "checkpoint-000001"), { model, optimizer: opt, state: { step: 1, rngState: 42, dataCursor: 7 } });
-  for (const f of ["config.json", "model.safetensors", "optimizer.safetensors", "trainer_state.json", "COMPLETE"]) await fs.access(path.join(ck, f));
+  const ck = await saveCheckpoint(path.join(dir, "checkpoint-000001"), {
+    model,
+    optimizer: opt,
+    state: { step: 1, rngState: 42, dataCursor: 7 },
+  });
+  for (const f of ["config.json", "model.safetensors", "optimizer.safetensors", "trainer_state.json", "COMPLETE"])
+    await fs.access(path.join(ck, f));
   const other = new DecoderLM(PRESETS.micro, { seed: 99 });
   const opt2 = new AdamW(other.trainableVariables(), { lr: 1e-2 });
   const state = await loadCheckpoint(ck, other, opt2);
@@ -126,7 +151,10 @@ test("a shape mismatch names the tensor and both shapes", async () => {
   await writeHfFolder(dir, src, false, false);
   const cfg = JSON.parse(await fs.readFile(path.join(dir, "config.json"), "utf8"));
   await fs.writeFile(path.join(dir, "config.json"), JSON.stringify({ ...cfg, intermediate_size: 48 }));
-  await assert.rejects(loadHfCheckpoint(dir), /model\.layers\.0\.mlp\.gate_proj\.weight has shape \[64,32\] in the checkpoint but the model expects \[48,32\]/);
+  await assert.rejects(
+    loadHfCheckpoint(dir),
+    /model\.layers\.0\.mlp\.gate_proj\.weight has shape \[64,32\] in the checkpoint but the model expects \[48,32\]/,
+  );
   await fs.writeFile(path.join(dir, "config.json"), JSON.stringify({ ...cfg, model_type: "gpt2" }));
   await assert.rejects(loadHfCheckpoint(dir), /model_type "gpt2" is not supported/);
   src.dispose();

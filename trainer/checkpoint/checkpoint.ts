@@ -87,7 +87,19 @@ export async function saveCheckpoint(dir: string, input: SaveInput): Promise<str
     await writeSynced(path.join(tmp, "adapter_model.safetensors"), encodeSafetensors(loraTensors(model), { format: "pt" }));
     await writeSynced(
       path.join(tmp, "adapter_config.json"),
-      JSON.stringify({ peft_type: "LORA", r: c.rank, lora_alpha: c.alpha, target_modules: c.targets, lora_dropout: 0, bias: "none", task_type: "CAUSAL_LM" }, null, 2),
+      JSON.stringify(
+        {
+          peft_type: "LORA",
+          r: c.rank,
+          lora_alpha: c.alpha,
+          target_modules: c.targets,
+          lora_dropout: 0,
+          bias: "none",
+          task_type: "CAUSAL_LM",
+        },
+        null,
+        2,
+      ),
     );
   }
   if (optimizer) {
@@ -103,7 +115,10 @@ export async function saveCheckpoint(dir: string, input: SaveInput): Promise<str
   await writeSynced(path.join(tmp, "COMPLETE"), `${trainerState.savedAt}\n`);
   await syncDir(tmp);
   const old = `${tmp}.old`;
-  const existed = await fs.rename(dir, old).then(() => true, () => false);
+  const existed = await fs.rename(dir, old).then(
+    () => true,
+    () => false,
+  );
   await fs.rename(tmp, dir);
   await syncDir(parent);
   if (existed) await fs.rm(old, { recursive: true, force: true });
@@ -111,11 +126,18 @@ export async function saveCheckpoint(dir: string, input: SaveInput): Promise<str
 }
 
 export async function isCompleteCheckpoint(dir: string): Promise<boolean> {
-  return fs.access(path.join(dir, "COMPLETE")).then(() => true, () => false);
+  return fs.access(path.join(dir, "COMPLETE")).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Restores weights (and LoRA, optimizer moments when given) from a complete checkpoint; returns trainer state. */
-export async function loadCheckpoint(dir: string, model: DecoderLM, optimizer?: AdamW): Promise<TrainerState & { optimizerStep: number | null }> {
+export async function loadCheckpoint(
+  dir: string,
+  model: DecoderLM,
+  optimizer?: AdamW,
+): Promise<TrainerState & { optimizerStep: number | null }> {
   if (!(await isCompleteCheckpoint(dir))) throw new IncompleteCheckpointError(dir);
   const weights = await readSafetensors(path.join(dir, "model.safetensors"));
   loadModelTensors(model, weights.tensors, path.join(dir, "model.safetensors"));

@@ -15,7 +15,10 @@ import { readSafetensors, type SafeTensor } from "./safetensors";
 import { loadModelTensors } from "./weights";
 
 async function exists(file: string): Promise<boolean> {
-  return fs.access(file).then(() => true, () => false);
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Every tensor of the folder's weights, reading the shards listed by the index when sharded. */
@@ -24,7 +27,9 @@ export async function readHfWeights(dir: string): Promise<Map<string, SafeTensor
   if (await exists(single)) return (await readSafetensors(single)).tensors;
   const indexFile = path.join(dir, "model.safetensors.index.json");
   if (!(await exists(indexFile))) {
-    throw new HfCheckpointError(`${dir} has neither model.safetensors nor model.safetensors.index.json (PyTorch .bin weights are not supported; convert to safetensors).`);
+    throw new HfCheckpointError(
+      `${dir} has neither model.safetensors nor model.safetensors.index.json (PyTorch .bin weights are not supported; convert to safetensors).`,
+    );
   }
   const index = await readDataJson<{ weight_map?: Record<string, string> }>(indexFile);
   if (!index.weight_map) throw new HfCheckpointError(`${indexFile} has no weight_map`);

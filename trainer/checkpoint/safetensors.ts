@@ -113,13 +113,21 @@ export function decodeSafetensors(buf: Buffer, file = "<buffer>"): { metadata: R
     }
     const e = entry as { dtype: SafeDtype; shape: number[]; data_offsets: [number, number] };
     // Own keys only: "constructor" or "toString" are not dtypes.
-    if (typeof e.dtype !== "string" || !Object.hasOwn(BYTES, e.dtype)) throw new SafetensorsError(file, `tensor ${name} has unsupported dtype ${String(e.dtype)}`);
+    if (typeof e.dtype !== "string" || !Object.hasOwn(BYTES, e.dtype))
+      throw new SafetensorsError(file, `tensor ${name} has unsupported dtype ${String(e.dtype)}`);
     if (!Array.isArray(e.shape) || !e.shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
       throw new SafetensorsError(file, `tensor ${name}: shape must be a list of non-negative integers`);
     }
     const numel = e.shape.reduce((a, b) => a * b, 1);
     const [begin, end] = Array.isArray(e.data_offsets) ? e.data_offsets : [NaN, NaN];
-    if (!Number.isSafeInteger(begin) || !Number.isSafeInteger(end) || begin < 0 || end < begin || end - begin !== numel * BYTES[e.dtype] || base + end > buf.length) {
+    if (
+      !Number.isSafeInteger(begin) ||
+      !Number.isSafeInteger(end) ||
+      begin < 0 ||
+      end < begin ||
+      end - begin !== numel * BYTES[e.dtype] ||
+      base + end > buf.length
+    ) {
       throw new SafetensorsError(file, `tensor ${name}: data_offsets [${begin}, ${end}] do not fit ${e.dtype}[${e.shape}]`);
     }
     const floating = ["F32", "F16", "BF16", "F64"].includes(e.dtype);

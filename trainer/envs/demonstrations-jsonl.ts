@@ -42,7 +42,8 @@ export function parseDemonstrationsJsonl(text: string, file: string): Demonstrat
     } catch (e) {
       fail(`${jsonErrorDetail(e)}; ${FORMAT_HINT}`);
     }
-    if (!isObj(raw) || !Array.isArray(raw.messages) || raw.messages.length === 0) fail(`missing a non-empty "messages" array; ${FORMAT_HINT}`);
+    if (!isObj(raw) || !Array.isArray(raw.messages) || raw.messages.length === 0)
+      fail(`missing a non-empty "messages" array; ${FORMAT_HINT}`);
     const messages = (raw as { messages: unknown[] }).messages.map((m, k) => parseMessage(m, (d) => fail(`message ${k}: ${d}`)));
     if (!messages.some((m) => m.role === "assistant" && m.train !== false)) {
       fail('no assistant message to learn from: the warm-start trains only on "assistant" turns');
@@ -80,7 +81,11 @@ function contentText(content: unknown, fail: (detail: string) => never): string 
   if (content === null || content === undefined) return "";
   if (Array.isArray(content)) {
     return content
-      .map((p) => (isObj(p) && p.type === "text" && typeof p.text === "string" ? p.text : fail('content parts must be {"type": "text", "text": "..."} (images are not supported)')))
+      .map((p) =>
+        isObj(p) && p.type === "text" && typeof p.text === "string"
+          ? p.text
+          : fail('content parts must be {"type": "text", "text": "..."} (images are not supported)'),
+      )
       .join("");
   }
   return fail("content must be a string");

@@ -15,5 +15,8 @@ test("every registered environment builds with its defaults and ships tasks", ()
 });
 
 test("an unknown environment name lists the valid ones", () => {
-  assert.throws(() => getEnvironment("nope"), (err: Error) => err instanceof UnknownEnvironmentError && /Valid names: .*simulated/.test(err.message));
+  assert.throws(
+    () => getEnvironment("nope"),
+    (err: Error) => err instanceof UnknownEnvironmentError && /Valid names: .*simulated/.test(err.message),
+  );
 });

@@ -57,7 +57,10 @@ describe("computeGroupAdvantages", () => {
     for (const estimator of ESTIMATORS) {
       const r = computeGroupAdvantages([0.7, 0.7, 0.7, 1, 0], [1, 1, 1, 2, 2], { estimator });
       assert.deepEqual(r.advantages.slice(0, 3), [0, 0, 0], estimator);
-      assert.deepEqual(r.groups.map((g) => g.zeroVariance), [true, false]);
+      assert.deepEqual(
+        r.groups.map((g) => g.zeroVariance),
+        [true, false],
+      );
       assert.equal(summarizeAdvantages(r).zeroVarianceGroupFraction, 0.5);
     }
   });

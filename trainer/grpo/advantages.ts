@@ -170,9 +170,7 @@ export function summarizeAdvantages(result: GroupAdvantageResult): {
   return {
     advantageMean: scoredAdv.length ? mean(scoredAdv) : null,
     advantageAbsMean: scoredAdv.length ? mean(scoredAdv.map(Math.abs)) : null,
-    zeroVarianceGroupFraction: result.groups.length
-      ? result.groups.filter((g) => g.zeroVariance).length / result.groups.length
-      : 0,
+    zeroVarianceGroupFraction: result.groups.length ? result.groups.filter((g) => g.zeroVariance).length / result.groups.length : 0,
     unscorableFraction: n ? result.scored.filter((s) => !s).length / n : 0,
   };
 }

@@ -81,9 +81,7 @@ export interface OverlongPenaltyOptions {
 /** Reward to ADD for a response of `responseLength` tokens: 0 up to max - buffer, then linearly down. */
 export function computeOverlongPenalty(responseLength: number, opts: OverlongPenaltyOptions): number {
   if (!(opts.bufferLength > 0) || opts.bufferLength > opts.maxResponseLength) {
-    throw new Error(
-      `bufferLength must be in (0, maxResponseLength] (got ${opts.bufferLength} of ${opts.maxResponseLength})`,
-    );
+    throw new Error(`bufferLength must be in (0, maxResponseLength] (got ${opts.bufferLength} of ${opts.maxResponseLength})`);
   }
   const expectedLength = opts.maxResponseLength - opts.bufferLength;
   const exceed = responseLength - expectedLength;

@@ -4,11 +4,23 @@ import { computeKlValue } from "./kl";
 import { klPenalisedScores } from "./kl-reward";
 
 describe("KL-in-reward scores (verl use_kl_in_reward)", () => {
-  const mask = [[0, 0, 1, 1, 0, 1], [0, 0, 1, 1, 0, 1], [0, 0, 1, 1, 0, 1]];
-  const policy = [[0, -1, -0.2, -0.7, -3, -0.1], [0, -1, -0.2, -0.7, -3, -0.1], [0, -1, -0.2, -0.7, -3, -0.1]];
+  const mask = [
+    [0, 0, 1, 1, 0, 1],
+    [0, 0, 1, 1, 0, 1],
+    [0, 0, 1, 1, 0, 1],
+  ];
+  const policy = [
+    [0, -1, -0.2, -0.7, -3, -0.1],
+    [0, -1, -0.2, -0.7, -3, -0.1],
+    [0, -1, -0.2, -0.7, -3, -0.1],
+  ];
   // Sample 0: reference equals the policy. Sample 1: the reference disagrees on two policy tokens and one context
   // token. Sample 2: diverges but could not be scored.
-  const reference = [[0, -1, -0.2, -0.7, -3, -0.1], [0, -9, -1.5, -0.7, -9, -2.0], [0, -1, -2, -2, -3, -2]];
+  const reference = [
+    [0, -1, -0.2, -0.7, -3, -0.1],
+    [0, -9, -1.5, -0.7, -9, -2.0],
+    [0, -1, -2, -2, -3, -2],
+  ];
 
   for (const estimator of ["k1", "k2", "k3"]) {
     it(`${estimator}: no penalty when the policy equals the reference, reward - coef * sum kl when it diverges, null stays null`, () => {
@@ -35,7 +47,22 @@ describe("KL-in-reward scores (verl use_kl_in_reward)", () => {
   });
 
   it("a non-finite KL (a -inf log-prob) leaves the reward unpenalised and is counted, not turned into NaN", () => {
-    const r = klPenalisedScores([0.7, 0.4], [[0, -1], [0, -1]], [[0, -Infinity], [0, -1.5]], [[0, 1], [0, 1]], { coef: 0.1, estimator: "k1" });
+    const r = klPenalisedScores(
+      [0.7, 0.4],
+      [
+        [0, -1],
+        [0, -1],
+      ],
+      [
+        [0, -Infinity],
+        [0, -1.5],
+      ],
+      [
+        [0, 1],
+        [0, 1],
+      ],
+      { coef: 0.1, estimator: "k1" },
+    );
     assert.equal(r.scores[0], 0.7);
     assert.ok(Number.isFinite(r.scores[1] as number) && (r.scores[1] as number) < 0.4);
     assert.equal(r.nonFinite, 1);

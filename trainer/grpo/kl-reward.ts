@@ -30,7 +30,9 @@ export function klPenalisedScores(
   opts: { coef: number; estimator: string },
 ): KlPenalisedScores {
   if (logProbs.length !== rewards.length || refLogProbs.length !== rewards.length || mask.length !== rewards.length) {
-    throw new Error(`klPenalisedScores: ${rewards.length} rewards but ${logProbs.length} / ${refLogProbs.length} / ${mask.length} log-prob / reference / mask rows`);
+    throw new Error(
+      `klPenalisedScores: ${rewards.length} rewards but ${logProbs.length} / ${refLogProbs.length} / ${mask.length} log-prob / reference / mask rows`,
+    );
   }
   // Outcome score on the last policy token, zeros elsewhere (verl's token_level_scores).
   const tokenScores = mask.map((row, b) => {

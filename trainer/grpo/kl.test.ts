@@ -7,7 +7,11 @@ describe("KL estimators on numbers", () => {
     for (const estimator of ["k1", "abs", "k2", "k3", "k3-unclamped", "k1+", "k3+"]) {
       assert.equal(computeKlValue(-1.3, -1.3, estimator), 0, estimator);
     }
-    for (const [lp, ref] of [[-0.1, -3], [-3, -0.1], [-1, -1.2]]) {
+    for (const [lp, ref] of [
+      [-0.1, -3],
+      [-3, -0.1],
+      [-1, -1.2],
+    ]) {
       assert.ok(computeKlValue(lp, ref, "k2") >= 0);
       assert.ok(computeKlValue(lp, ref, "k3") >= 0);
     }
@@ -20,10 +24,22 @@ describe("KL estimators on numbers", () => {
 describe("KL as a reward penalty", () => {
   it("subtracts coef * KL from response tokens only and reports the per-sequence mean", () => {
     const r = applyKlPenaltyToRewards(
-      [[0, 0, 1], [0, 0.5, 0]],
-      [[-1, -2, -0.5], [-1, -1, -1]],
-      [[-1.5, -2, -0.5], [-1, -1, -1]],
-      [[1, 1, 0], [1, 1, 1]],
+      [
+        [0, 0, 1],
+        [0, 0.5, 0],
+      ],
+      [
+        [-1, -2, -0.5],
+        [-1, -1, -1],
+      ],
+      [
+        [-1.5, -2, -0.5],
+        [-1, -1, -1],
+      ],
+      [
+        [1, 1, 0],
+        [1, 1, 1],
+      ],
       { coef: 0.1, estimator: "k1" },
     );
     assert.deepEqual(r.tokenRewards[0], [0 - 0.1 * 0.5, 0, 1], "the masked token keeps its score");

@@ -29,7 +29,8 @@ export interface AggregationOptions {
 
 type Aggregator = (lossMat: tf.Tensor2D, mask: tf.Tensor2D, opts: AggregationOptions) => tf.Scalar;
 
-const tokenMean: Aggregator = (l, m, o) => tf.div(tf.sum(tf.mul(l, m)), o.tokens !== undefined ? Math.max(o.tokens, 1) : tf.maximum(tf.sum(m), 1));
+const tokenMean: Aggregator = (l, m, o) =>
+  tf.div(tf.sum(tf.mul(l, m)), o.tokens !== undefined ? Math.max(o.tokens, 1) : tf.maximum(tf.sum(m), 1));
 
 /** Mean over rows: the visible rows' sum over the batch's row count. */
 const rowMean = (perRow: tf.Tensor, o: AggregationOptions): tf.Scalar => tf.div(tf.sum(perRow), o.rows ?? perRow.shape[0]!) as tf.Scalar;
@@ -50,12 +51,7 @@ export const LOSS_AGGREGATIONS: Readonly<Record<string, Aggregator>> = {
 };
 
 /** Aggregates lossMat [B, T] under mask [B, T] (0/1) with the named mode; returns a scalar tensor. */
-export function aggregateLoss(
-  lossMat: tf.Tensor2D,
-  mask: tf.Tensor2D,
-  mode: string,
-  opts: AggregationOptions = {},
-): tf.Scalar {
+export function aggregateLoss(lossMat: tf.Tensor2D, mask: tf.Tensor2D, mode: string, opts: AggregationOptions = {}): tf.Scalar {
   const aggregate = pickByName(LOSS_AGGREGATIONS, mode, "loss aggregation");
   return tf.tidy(() => aggregate(lossMat, mask, opts) as tf.Scalar);
 }

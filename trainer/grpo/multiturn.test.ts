@@ -1,8 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
-  computeMultiTurnCredits, computeMultiTurnTokenAdvantages, computeTurnAdvantages, countTokensPerTurn,
-  expandTurnAdvantagesToTokens, turnIdsFromBoundaries,
+  computeMultiTurnCredits,
+  computeMultiTurnTokenAdvantages,
+  computeTurnAdvantages,
+  countTokensPerTurn,
+  expandTurnAdvantagesToTokens,
+  turnIdsFromBoundaries,
 } from "./multiturn";
 
 const close = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) <= 1e-9, `${what}: ${a} vs ${b}`);
@@ -27,7 +31,9 @@ describe("multi-turn credit assignment", () => {
     const mask = [1, 1, 0, 1, 1, 1, 0, 0];
     const credit = { score: 1, normalizedScore: 1.2, turnCredits: [0.5, 0.9, 1] };
     const viaTurns = expandTurnAdvantagesToTokens(
-      computeTurnAdvantages(credit.turnCredits, credit.normalizedScore, countTokensPerTurn(ids, mask, 3)), ids, mask,
+      computeTurnAdvantages(credit.turnCredits, credit.normalizedScore, countTokensPerTurn(ids, mask, 3)),
+      ids,
+      mask,
     );
     assert.deepEqual(viaTurns, computeMultiTurnTokenAdvantages(credit, ids, mask));
     assert.equal(viaTurns[2], 0, "masked (observation) tokens inside a turn get 0");
@@ -40,7 +46,14 @@ describe("multi-turn credit assignment", () => {
   it("excludes unscorable trajectories from the group and gives them no advantage", () => {
     const opts = { turnCredit: "R2G", trajectoryScore: "R2G", gamma: 0.8 };
     const withNull = computeMultiTurnCredits([[0, 1], null, [1, 0]], [0, 0, 0], opts);
-    const without = computeMultiTurnCredits([[0, 1], [1, 0]], [0, 0], opts);
+    const without = computeMultiTurnCredits(
+      [
+        [0, 1],
+        [1, 0],
+      ],
+      [0, 0],
+      opts,
+    );
     assert.equal(withNull.trajectories[1].normalizedScore, 0);
     assert.deepEqual(withNull.trajectories[1].turnCredits, []);
     assert.equal(withNull.trajectories[0].normalizedScore, without.trajectories[0].normalizedScore);

@@ -116,11 +116,7 @@ export function computeMultiTurnCredits(
  * The advantage every policy token of turn k receives, given the number of policy (mask = 1) tokens per turn.
  * Equals UserRL's token-level rescaling: c_k * n * nnz / sum_j(c_j * count_j), nnz = tokens of turns with c_j != 0.
  */
-export function computeTurnAdvantages(
-  turnCredits: readonly number[],
-  normalizedScore: number,
-  tokensPerTurn: readonly number[],
-): number[] {
+export function computeTurnAdvantages(turnCredits: readonly number[], normalizedScore: number, tokensPerTurn: readonly number[]): number[] {
   let weightedSum = 0;
   let nonZeroTokens = 0;
   turnCredits.forEach((c, k) => {
@@ -134,11 +130,7 @@ export function computeTurnAdvantages(
 }
 
 /** Number of mask = 1 tokens of each turn 0..numTurns-1 in a token row. */
-export function countTokensPerTurn(
-  tokenTurnIds: readonly number[],
-  mask: readonly number[] | undefined,
-  numTurns: number,
-): number[] {
+export function countTokensPerTurn(tokenTurnIds: readonly number[], mask: readonly number[] | undefined, numTurns: number): number[] {
   const counts = new Array<number>(numTurns).fill(0);
   tokenTurnIds.forEach((turn, t) => {
     if (turn >= 0 && turn < numTurns && (mask === undefined || mask[t] !== 0)) counts[turn] += 1;

@@ -10,7 +10,6 @@ before(async () => {
   await tf.setBackend("cpu");
 });
 
-
 function randomBatch(seed: number, rows: number, tokens: number): LoopInput {
   const r = mulberry32(seed);
   const matrix = (f: () => number) => Array.from({ length: rows }, () => Array.from({ length: tokens }, f));
@@ -26,7 +25,10 @@ function randomBatch(seed: number, rows: number, tokens: number): LoopInput {
     return Array.from({ length: tokens }, (_, t) => (t < len ? 1 : 0));
   });
   return {
-    logProbs, oldLogProbs, advantages, mask,
+    logProbs,
+    oldLogProbs,
+    advantages,
+    mask,
     refLogProbs: logProbs.map((row) => row.map((x) => x + (r() - 0.5))),
     entropy: matrix(() => 2 * r()),
   };
@@ -46,13 +48,23 @@ function toTensors(input: LoopInput): PolicyLossInput {
 const disposeInput = (input: PolicyLossInput) => tf.dispose(Object.values(input).filter((t) => t !== undefined));
 
 const DAPO: PolicyLossConfig = {
-  clipLow: 0.2, clipHigh: 0.28, dualClip: 3, lossAgg: "token-mean", klCoef: 0.05, klEstimator: "k3", entropyCoef: 0.01,
+  clipLow: 0.2,
+  clipHigh: 0.28,
+  dualClip: 3,
+  lossAgg: "token-mean",
+  klCoef: 0.05,
+  klEstimator: "k3",
+  entropyCoef: 0.01,
 };
 const CONFIGS: Record<string, PolicyLossConfig> = {
   "dapo clip-higher + dual clip + k3 + entropy": DAPO,
   "symmetric PPO, k1, no entropy": { ...DAPO, clipHigh: 0.2, klEstimator: "k1", entropyCoef: 0 },
   "TRL style: no dual clip, delta, unclamped k3": {
-    ...DAPO, dualClip: null, delta: 2, logRatioClamp: null, klEstimator: "k3-unclamped",
+    ...DAPO,
+    dualClip: null,
+    delta: 2,
+    logRatioClamp: null,
+    klEstimator: "k3-unclamped",
   },
   "k2 with a max-length normaliser": { ...DAPO, klEstimator: "k2", maxTokens: 12 },
 };
@@ -78,12 +90,30 @@ describe("computePolicyLoss", () => {
     // Float32: step 1e-2 keeps rounding error (~1e-7 / h) and truncation error (~h^2) both near 1e-5. The inputs
     // are picked away from clip boundaries (|log ratio - log(1 +- eps)| > h) where the loss has kinks.
     const batch: LoopInput = {
-      oldLogProbs: [[-1.0, -1.2, -0.5, -2.0], [-0.7, -1.5, -0.9, -1.0]],
-      logProbs: [[-0.9, -0.8, -0.8, -2.0], [0.8, -1.9, -0.85, -0.6]],
-      refLogProbs: [[-1.1, -0.9, -0.6, -2.0], [-0.5, -1.8, -1.0, -0.4]],
-      advantages: [[0.8, 0.8, 0.8, 0.8], [-1.2, -1.2, -1.2, -1.2]],
-      mask: [[1, 1, 1, 1], [1, 1, 1, 0]],
-      entropy: [[0.9, 1.1, 0.4, 0.2], [1.3, 0.7, 0.5, 0.3]],
+      oldLogProbs: [
+        [-1.0, -1.2, -0.5, -2.0],
+        [-0.7, -1.5, -0.9, -1.0],
+      ],
+      logProbs: [
+        [-0.9, -0.8, -0.8, -2.0],
+        [0.8, -1.9, -0.85, -0.6],
+      ],
+      refLogProbs: [
+        [-1.1, -0.9, -0.6, -2.0],
+        [-0.5, -1.8, -1.0, -0.4],
+      ],
+      advantages: [
+        [0.8, 0.8, 0.8, 0.8],
+        [-1.2, -1.2, -1.2, -1.2],
+      ],
+      mask: [
+        [1, 1, 1, 1],
+        [1, 1, 1, 0],
+      ],
+      entropy: [
+        [0.9, 1.1, 0.4, 0.2],
+        [1.3, 0.7, 0.5, 0.3],
+      ],
     };
     const h = 1e-2;
     for (const lossAgg of ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum"]) {
@@ -175,7 +205,10 @@ describe("computePolicyLoss", () => {
 
   it("names the valid choices when the aggregation or KL estimator is unknown", () => {
     const t = toTensors(randomBatch(5, 2, 3));
-    assert.throws(() => computePolicyLoss(t, { ...DAPO, lossAgg: "token-sum" }), /Unknown loss aggregation "token-sum". Valid names: token-mean, seq-mean-token-sum, seq-mean-token-mean, seq-mean-token-sum-norm/);
+    assert.throws(
+      () => computePolicyLoss(t, { ...DAPO, lossAgg: "token-sum" }),
+      /Unknown loss aggregation "token-sum". Valid names: token-mean, seq-mean-token-sum, seq-mean-token-mean, seq-mean-token-sum-norm/,
+    );
     assert.throws(() => computePolicyLoss(t, { ...DAPO, klEstimator: "k4" }), /Unknown KL estimator "k4". Valid names: .*k3/);
     disposeInput(t);
   });

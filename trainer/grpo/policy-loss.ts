@@ -106,10 +106,7 @@ export function validatePolicyLossConfig(config: PolicyLossConfig): void {
 }
 
 /** Per-token clipped surrogate losses [B, T] and the masks needed for clip metrics. */
-function surrogate(
-  input: Pick<PolicyLossInput, "logProbs" | "oldLogProbs" | "advantages">,
-  config: PolicyLossConfig,
-) {
+function surrogate(input: Pick<PolicyLossInput, "logProbs" | "oldLogProbs" | "advantages">, config: PolicyLossConfig) {
   const { logProbs, oldLogProbs, advantages } = input;
   const clampAt = config.logRatioClamp === undefined ? 20 : config.logRatioClamp;
   let logRatio: tf.Tensor = tf.sub(logProbs, oldLogProbs);
@@ -157,7 +154,12 @@ export function computePolicyLoss(input: PolicyLossInput, config: PolicyLossConf
   }
   return tf.tidy(() => {
     const mask = tf.cast(input.mask, "float32") as tf.Tensor2D;
-    const agg = (m: tf.Tensor) => aggregateLoss(m as tf.Tensor2D, mask, config.lossAgg, { maxTokens: config.maxTokens, rows: config.batchRows, tokens: config.batchTokens });
+    const agg = (m: tf.Tensor) =>
+      aggregateLoss(m as tf.Tensor2D, mask, config.lossAgg, {
+        maxTokens: config.maxTokens,
+        rows: config.batchRows,
+        tokens: config.batchTokens,
+      });
     const s = surrogate(input, config);
     const pgLoss = agg(s.pg);
     let loss: tf.Scalar = pgLoss;

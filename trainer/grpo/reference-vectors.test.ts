@@ -8,13 +8,23 @@ import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
 import { computeGroupAdvantages, type GroupAdvantageOptions } from "./advantages";
 import {
-  computeMultiTurnCredits, computeMultiTurnTokenAdvantages, computeTrajectoryScore, computeTurnCredits,
+  computeMultiTurnCredits,
+  computeMultiTurnTokenAdvantages,
+  computeTrajectoryScore,
+  computeTurnCredits,
   turnIdsFromBoundaries,
 } from "./multiturn";
 import { computeOverlongPenalty, filterDynamicSamplingGroups } from "./dapo";
 import { checkEdgeCases, checkPolicyLossSection } from "./testing/reference-policy-checks";
 import {
-  asMatrix, asNumbers, asObject, assertAllClose, assertClose, assertMatrixClose, forEachKey, loadReferenceVectors,
+  asMatrix,
+  asNumbers,
+  asObject,
+  assertAllClose,
+  assertClose,
+  assertMatrixClose,
+  forEachKey,
+  loadReferenceVectors,
   type JsonObject,
 } from "./testing/reference-vectors";
 
@@ -90,14 +100,25 @@ function checkMultiTurn(section: JsonObject) {
       for (const [combo, expectedJson] of Object.entries(asObject(value, key))) {
         const [turnCredit, scoreSpec] = combo.split("/");
         const noStd = scoreSpec.endsWith("_no_std");
-        const result = computeMultiTurnCredits(trajectories.map((t) => t.turnRewards), index, {
-          turnCredit, trajectoryScore: noStd ? scoreSpec.slice(0, -"_no_std".length) : scoreSpec, gamma, epsilon,
-          normalizeByStd: !noStd,
-        });
+        const result = computeMultiTurnCredits(
+          trajectories.map((t) => t.turnRewards),
+          index,
+          {
+            turnCredit,
+            trajectoryScore: noStd ? scoreSpec.slice(0, -"_no_std".length) : scoreSpec,
+            gamma,
+            epsilon,
+            normalizeByStd: !noStd,
+          },
+        );
         const rows = trajectories.map((t, i) => computeMultiTurnTokenAdvantages(result.trajectories[i], t.turnIds, t.mask));
         forEachKey(asObject(expectedJson, combo), combo, (field, fieldValue) => {
           if (field === "group_normalized_score") {
-            assertAllClose(result.trajectories.map((t) => t.normalizedScore), asNumbers(fieldValue), `${combo} n`);
+            assertAllClose(
+              result.trajectories.map((t) => t.normalizedScore),
+              asNumbers(fieldValue),
+              `${combo} n`,
+            );
           } else if (field === "advantages") {
             assertMatrixClose(rows, asMatrix(fieldValue), `${combo} token advantages`);
           } else if (field === "mean_over_nonzero_tokens") {
@@ -117,11 +138,12 @@ function checkMultiTurn(section: JsonObject) {
 }
 
 const SECTIONS: Record<string, (section: JsonObject) => void> = {
-  grpo_outcome_advantage: (s) => forEachKey(s, "grpo_outcome_advantage", (key, value) => {
-    if (key !== "cases") return false;
-    for (const c of value as JsonObject[]) checkOutcomeCase(c);
-    return true;
-  }),
+  grpo_outcome_advantage: (s) =>
+    forEachKey(s, "grpo_outcome_advantage", (key, value) => {
+      if (key !== "cases") return false;
+      for (const c of value as JsonObject[]) checkOutcomeCase(c);
+      return true;
+    }),
   trl_unscorable_completion: (s) => {
     const rewards = (s.rewards as string[]).map((r) => (r === "None" ? null : Number(r)));
     const groupIds = rewards.map((_, i) => Math.floor(i / (s.num_generations as number)));
@@ -132,7 +154,11 @@ const SECTIONS: Record<string, (section: JsonObject) => void> = {
       else if (key === "group_mean_nanmean") assertClose(result.groups[0].mean ?? NaN, value as number, key);
       else if (key === "group_std_nanstd_unbiased") assertClose(result.groups[0].std ?? NaN, value as number, key);
       else if (key === "contrast_if_none_became_0") {
-        const wrong = computeGroupAdvantages(rewards.map((r) => r ?? 0), groupIds, { estimator: "trl" });
+        const wrong = computeGroupAdvantages(
+          rewards.map((r) => r ?? 0),
+          groupIds,
+          { estimator: "trl" },
+        );
         assertAllClose(wrong.advantages, asNumbers(value), key);
       } else return false;
       return true;
@@ -151,23 +177,36 @@ const SECTIONS: Record<string, (section: JsonObject) => void> = {
   },
   policy_loss: checkPolicyLossSection,
   edge_cases: checkEdgeCases,
-  dapo_dynamic_sampling: (s) => forEachKey(s, "dapo_dynamic_sampling", (key, value) => {
-    if (key === "groups_metric") return true;
-    if (key !== "keep") return false;
-    const groups = asMatrix(s.groups_metric);
-    const metric = groups.flat();
-    const ids = groups.flatMap((g, gi) => g.map(() => gi));
-    const { keptGroupIds } = filterDynamicSamplingGroups(metric, ids);
-    assert.deepEqual(groups.map((_, gi) => keptGroupIds.includes(gi)), value);
-    return true;
-  }),
-  dapo_overlong_penalty: (s) => forEachKey(s, "dapo_overlong_penalty", (key, value) => {
-    if (["max_resp_len", "buffer_len", "penalty_factor", "valid_response_length"].includes(key)) return true;
-    if (key !== "overlong_reward") return false;
-    const opts = { maxResponseLength: s.max_resp_len as number, bufferLength: s.buffer_len as number, penaltyFactor: s.penalty_factor as number };
-    assertAllClose(asNumbers(s.valid_response_length).map((l) => computeOverlongPenalty(l, opts)), asNumbers(value), key);
-    return true;
-  }),
+  dapo_dynamic_sampling: (s) =>
+    forEachKey(s, "dapo_dynamic_sampling", (key, value) => {
+      if (key === "groups_metric") return true;
+      if (key !== "keep") return false;
+      const groups = asMatrix(s.groups_metric);
+      const metric = groups.flat();
+      const ids = groups.flatMap((g, gi) => g.map(() => gi));
+      const { keptGroupIds } = filterDynamicSamplingGroups(metric, ids);
+      assert.deepEqual(
+        groups.map((_, gi) => keptGroupIds.includes(gi)),
+        value,
+      );
+      return true;
+    }),
+  dapo_overlong_penalty: (s) =>
+    forEachKey(s, "dapo_overlong_penalty", (key, value) => {
+      if (["max_resp_len", "buffer_len", "penalty_factor", "valid_response_length"].includes(key)) return true;
+      if (key !== "overlong_reward") return false;
+      const opts = {
+        maxResponseLength: s.max_resp_len as number,
+        bufferLength: s.buffer_len as number,
+        penaltyFactor: s.penalty_factor as number,
+      };
+      assertAllClose(
+        asNumbers(s.valid_response_length).map((l) => computeOverlongPenalty(l, opts)),
+        asNumbers(value),
+        key,
+      );
+      return true;
+    }),
   userrl_grpo_multiturn: checkMultiTurn,
 };
 

@@ -17,7 +17,7 @@ export const JudgeOutputSchema = z
     reasoning: z.string().min(1),
     components: z.record(z.string(), z.number()).optional(),
   })
-  .refine((o) => o.reward !== undefined || o.score !== undefined, { message: "needs a numeric \"reward\" (or \"score\") between 0 and 1" });
+  .refine((o) => o.reward !== undefined || o.score !== undefined, { message: 'needs a numeric "reward" (or "score") between 0 and 1' });
 
 export interface JudgeVerdict {
   reward: number;
@@ -49,7 +49,10 @@ export function parseJudgeReply(text: string): JudgeParse {
     }
     const r = JudgeOutputSchema.safeParse(value);
     if (r.success) {
-      return { ok: true, verdict: { reward: (r.data.reward ?? r.data.score) as number, reasoning: r.data.reasoning, components: r.data.components ?? {} } };
+      return {
+        ok: true,
+        verdict: { reward: (r.data.reward ?? r.data.score) as number, reasoning: r.data.reasoning, components: r.data.components ?? {} },
+      };
     }
     lastError = r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
   }

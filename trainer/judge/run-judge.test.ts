@@ -13,7 +13,10 @@ const rubric = [
 
 async function judgeClient(opts: FakeLlmServerOptions, records: LlmCallRecord[]) {
   const server = await startFakeLlmServer(opts);
-  const client = new LlmClient({ endpoints: { judge: { baseUrl: server.url, model: "judge-model" } }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 } });
+  const client = new LlmClient({
+    endpoints: { judge: { baseUrl: server.url, model: "judge-model" } },
+    retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 5 },
+  });
   return { server, llm: client.bind((r) => records.push(r)) };
 }
 
@@ -91,7 +94,11 @@ test("k samples are aggregated and their agreement reported", async () => {
 test("the offline judge goes through the same parse path and is recorded", async () => {
   const records: LlmCallRecord[] = [];
   const llm = createOfflineLlm((r) => records.push(r));
-  const result = await runJudge({ llm, messages: rubric, offline: () => JSON.stringify({ reward: 0, reasoning: "No refund issued.", components: { calls: 0 } }) });
+  const result = await runJudge({
+    llm,
+    messages: rubric,
+    offline: () => JSON.stringify({ reward: 0, reasoning: "No refund issued.", components: { calls: 0 } }),
+  });
   assert.equal(result.reward, 0);
   assert.deepEqual(result.components, { calls: 0 });
   assert.equal(records[0].model, "offline");

@@ -51,14 +51,27 @@ async function judgeOnce(opts: JudgeOptions, sampleIndex: number, samples: numbe
   let messages = [...opts.messages];
   if (samples > 1) {
     // Distinguishes the k requests so a response cache does not return one answer k times.
-    messages = [...messages.slice(0, -1), { ...messages[messages.length - 1], content: `${messages[messages.length - 1].content}\n\n(Independent judgement ${sampleIndex + 1} of ${samples}.)` }];
+    messages = [
+      ...messages.slice(0, -1),
+      {
+        ...messages[messages.length - 1],
+        content: `${messages[messages.length - 1].content}\n\n(Independent judgement ${sampleIndex + 1} of ${samples}.)`,
+      },
+    ];
   }
   const callIds: string[] = [];
   const failures: string[] = [];
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     let text: string;
     try {
-      const res = await opts.llm.chat({ role: "judge", messages, turn: opts.turn, offline: opts.offline, responseFormat: "json", validate: judgeReplyProblem });
+      const res = await opts.llm.chat({
+        role: "judge",
+        messages,
+        turn: opts.turn,
+        offline: opts.offline,
+        responseFormat: "json",
+        validate: judgeReplyProblem,
+      });
       callIds.push(res.callId);
       text = res.text;
     } catch (e) {
@@ -71,12 +84,21 @@ async function judgeOnce(opts: JudgeOptions, sampleIndex: number, samples: numbe
     messages = [
       ...messages,
       { role: "assistant", content: text },
-      { role: "user", content: `Your reply could not be used (${parsed.error}). Reply with only a JSON object: {"reasoning": "...", "reward": 0 or 1}.` },
+      {
+        role: "user",
+        content: `Your reply could not be used (${parsed.error}). Reply with only a JSON object: {"reasoning": "...", "reward": 0 or 1}.`,
+      },
     ];
   }
   const onlyParseFailures = failures.length > 0 && failures.every((f) => f.startsWith("unparseable"));
   if (opts.unparsable === "zero" && onlyParseFailures) {
-    return { reward: 0, reasoning: `Scored 0 because the judge's reply could not be parsed (Simia-RL's rule): ${failures.join(" | ")}`, components: { judge_unparsable: 1 }, callIds, failures };
+    return {
+      reward: 0,
+      reasoning: `Scored 0 because the judge's reply could not be parsed (Simia-RL's rule): ${failures.join(" | ")}`,
+      components: { judge_unparsable: 1 },
+      callIds,
+      failures,
+    };
   }
   return { reward: null, reasoning: `Unscored: ${failures.join(" | ")}`, components: {}, callIds, failures };
 }

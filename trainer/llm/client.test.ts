@@ -9,7 +9,10 @@ import { startFakeLlmServer, type FakeLlmServerOptions } from "./fake-server/ser
 
 const SECRET = "sk-test-SuperSecretValue0123456789";
 
-async function withServer(opts: FakeLlmServerOptions, fn: (url: string, stats: { requests: number; maxInFlight: number }) => Promise<void>): Promise<void> {
+async function withServer(
+  opts: FakeLlmServerOptions,
+  fn: (url: string, stats: { requests: number; maxInFlight: number }) => Promise<void>,
+): Promise<void> {
   const server = await startFakeLlmServer(opts);
   try {
     await fn(server.url, server.stats);
@@ -20,7 +23,9 @@ async function withServer(opts: FakeLlmServerOptions, fn: (url: string, stats: {
 
 function judgeConfig(url: string, extra: Partial<LlmConfigInput> = {}): LlmConfigInput {
   return {
-    endpoints: { judge: { baseUrl: url, model: "fake-model", apiKeyEnv: "TEST_LLM_API_KEY", params: { temperature: 0, max_tokens: 64, seed: 7 } } },
+    endpoints: {
+      judge: { baseUrl: url, model: "fake-model", apiKeyEnv: "TEST_LLM_API_KEY", params: { temperature: 0, max_tokens: 64, seed: 7 } },
+    },
     retry: { maxAttempts: 4, baseDelayMs: 10, maxDelayMs: 50, maxRetryAfterMs: 5_000 },
     timeoutMs: 2_000,
     ...extra,
@@ -63,7 +68,10 @@ test("429 with retry-after-ms is retried after the requested wait, each attempt 
     const elapsed = performance.now() - t0;
     assert.ok(res.text.length > 0);
     assert.equal(stats.requests, 3);
-    assert.deepEqual(records.map((r) => r.attempt), [1, 2, 3]);
+    assert.deepEqual(
+      records.map((r) => r.attempt),
+      [1, 2, 3],
+    );
     assert.match(records[0].error ?? "", /429/);
     assert.equal(records[0].response, null);
     assert.equal(records[2].error, null);
@@ -100,7 +108,10 @@ test("500 and a body cut mid-stream are retried; non-retryable 401 is not", asyn
 test("a hung request times out, is recorded as such, and the retry succeeds", async () => {
   await withServer({ faults: { script: ["hang", null] } }, async (url) => {
     const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url, { timeoutMs: 300 }), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const client = new LlmClient(judgeConfig(url, { timeoutMs: 300 }), {
+      env: { TEST_LLM_API_KEY: SECRET },
+      onCall: (r) => records.push(r),
+    });
     const res = await client.chat(ask);
     assert.ok(res.text.length > 0);
     assert.equal(records.length, 2);
@@ -113,7 +124,11 @@ test("the API key never appears in records, logs or errors, even when the server
   await withServer({ faults: { script: ["unauthorized_echo", "unauthorized_echo"] } }, async (url) => {
     const records: LlmCallRecord[] = [];
     const logs: string[] = [];
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r), log: (l) => logs.push(l) });
+    const client = new LlmClient(judgeConfig(url), {
+      env: { TEST_LLM_API_KEY: SECRET },
+      onCall: (r) => records.push(r),
+      log: (l) => logs.push(l),
+    });
     let caught: unknown;
     try {
       await client.chat(ask);
@@ -131,12 +146,18 @@ test("the API key never appears in records, logs or errors, even when the server
 
 test("recorded endpoints drop userinfo and query-string keys; generic key patterns are scrubbed", () => {
   assert.equal(redactUrl(`https://user:${SECRET}@example.com/openai/v1?api-key=${SECRET}`), "https://example.com/openai/v1");
-  assert.equal(redactSecrets("Authorization: Bearer abcdefghijklmnop and api_key=zzzzzzzzzzzz", []), "Authorization: [REDACTED] and api_key=[REDACTED]");
+  assert.equal(
+    redactSecrets("Authorization: Bearer abcdefghijklmnop and api_key=zzzzzzzzzzzz", []),
+    "Authorization: [REDACTED] and api_key=[REDACTED]",
+  );
 });
 
 test("a missing key variable is a clear config error and apiKeyEnv must be a variable name", () => {
   assert.throws(() => new LlmClient(judgeConfig("http://127.0.0.1:1/v1"), { env: {} }), /TEST_LLM_API_KEY .*not set/);
-  assert.throws(() => new LlmClient({ endpoints: { judge: { baseUrl: "http://x/v1", model: "m", apiKeyEnv: SECRET } } }), /NAME of an environment variable/);
+  assert.throws(
+    () => new LlmClient({ endpoints: { judge: { baseUrl: "http://x/v1", model: "m", apiKeyEnv: SECRET } } }),
+    /NAME of an environment variable/,
+  );
 });
 
 test("identical requests hit the cache (memory and directory), recorded with cached: true", async () => {
@@ -144,11 +165,17 @@ test("identical requests hit the cache (memory and directory), recorded with cac
   try {
     await withServer({ reply: (r) => `echo ${r.messages.length}` }, async (url, stats) => {
       const records: LlmCallRecord[] = [];
-      const mem = new LlmClient(judgeConfig(url, { cache: { mode: "memory" } }), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
+      const mem = new LlmClient(judgeConfig(url, { cache: { mode: "memory" } }), {
+        env: { TEST_LLM_API_KEY: SECRET },
+        onCall: (r) => records.push(r),
+      });
       const a = await mem.chat(ask);
       const b = await mem.chat(ask);
       assert.equal(a.text, b.text);
-      assert.deepEqual(records.map((r) => r.cached), [false, true]);
+      assert.deepEqual(
+        records.map((r) => r.cached),
+        [false, true],
+      );
       assert.equal(records[1].costUsd, 0);
       assert.equal(stats.requests, 1);
       await mem.chat({ ...ask, messages: [{ role: "user", content: "different" }] });
@@ -157,7 +184,10 @@ test("identical requests hit the cache (memory and directory), recorded with cac
       const first = new LlmClient(judgeConfig(url, { cache: { mode: "dir", dir } }), { env: { TEST_LLM_API_KEY: SECRET } });
       await first.chat(ask);
       const replayRecords: LlmCallRecord[] = [];
-      const replay = new LlmClient(judgeConfig(url, { cache: { mode: "dir", dir } }), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => replayRecords.push(r) });
+      const replay = new LlmClient(judgeConfig(url, { cache: { mode: "dir", dir } }), {
+        env: { TEST_LLM_API_KEY: SECRET },
+        onCall: (r) => replayRecords.push(r),
+      });
       const again = await replay.chat(ask);
       assert.equal(again.text, a.text);
       assert.equal(replayRecords[0].cached, true);
@@ -169,21 +199,32 @@ test("identical requests hit the cache (memory and directory), recorded with cac
 });
 
 test("a reply cut by max_tokens is returned with finish reason length and is not cached", async () => {
-  await withServer({ reply: () => "a fairly long answer that will be cut", faults: { script: ["truncated_length"] } }, async (url, stats) => {
-    const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url, { cache: { mode: "memory" } }), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
-    const cut = await client.chat(ask);
-    assert.ok(cut.text.length < "a fairly long answer that will be cut".length);
-    assert.equal(records[0].response?.finishReason, "length");
-    await client.chat(ask);
-    assert.equal(stats.requests, 2);
-  });
+  await withServer(
+    { reply: () => "a fairly long answer that will be cut", faults: { script: ["truncated_length"] } },
+    async (url, stats) => {
+      const records: LlmCallRecord[] = [];
+      const client = new LlmClient(judgeConfig(url, { cache: { mode: "memory" } }), {
+        env: { TEST_LLM_API_KEY: SECRET },
+        onCall: (r) => records.push(r),
+      });
+      const cut = await client.chat(ask);
+      assert.ok(cut.text.length < "a fairly long answer that will be cut".length);
+      assert.equal(records[0].response?.finishReason, "length");
+      await client.chat(ask);
+      assert.equal(stats.requests, 2);
+    },
+  );
 });
 
 test("roles without an endpoint use the offline provider, recorded as model offline", async () => {
   const records: LlmCallRecord[] = [];
   const client = new LlmClient({}, { onCall: (r) => records.push(r) });
-  const res = await client.chat({ role: "user_simulator", messages: [{ role: "system", content: "play the user" }], offline: () => "I want a refund.", turn: 0 });
+  const res = await client.chat({
+    role: "user_simulator",
+    messages: [{ role: "system", content: "play the user" }],
+    offline: () => "I want a refund.",
+    turn: 0,
+  });
   assert.equal(res.text, "I want a refund.");
   assert.equal(records[0].model, "offline");
   assert.equal(records[0].endpoint, "offline");
@@ -211,7 +252,10 @@ test("an endpoint's own timeoutMs bounds each attempt of a hanging server (not t
     await assert.rejects(client.chat(ask), LlmCallError);
     // Both attempts timed out at the endpoint's 300 ms; with the ignored setting they would have waited 60 s each.
     assert.ok(performance.now() - t0 < 20_000);
-    assert.deepEqual(records.map((r) => /timed out/i.test(r.error ?? "")), [true, true]);
+    assert.deepEqual(
+      records.map((r) => /timed out/i.test(r.error ?? "")),
+      [true, true],
+    );
   });
 });
 
@@ -219,7 +263,10 @@ test("an HTTP 200 that the caller cannot use, or that was cut at max_tokens, is 
   await withServer({ faults: { script: ["malformed_json", "truncated_length"] } }, async (url) => {
     const records: LlmCallRecord[] = [];
     const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
-    const invalid = await client.chat({ ...ask, validate: (t) => (t.trim().startsWith("{") && t.trim().endsWith("}") ? null : "not a JSON object") });
+    const invalid = await client.chat({
+      ...ask,
+      validate: (t) => (t.trim().startsWith("{") && t.trim().endsWith("}") ? null : "not a JSON object"),
+    });
     assert.equal(records[0].id, invalid.callId);
     assert.equal(records[0].error, "not a JSON object");
     await client.chat(ask);

@@ -74,7 +74,10 @@ export class LlmClient implements LlmChat {
   private readonly log: (line: string) => void;
   private readonly allSecrets: string[] = [];
 
-  constructor(config: LlmConfigInput, private readonly deps: LlmClientDeps = {}) {
+  constructor(
+    config: LlmConfigInput,
+    private readonly deps: LlmClientDeps = {},
+  ) {
     this.config = LlmConfigSchema.parse(config);
     this.shared = new Semaphore(this.config.concurrency);
     this.random = deps.random ?? Math.random;
@@ -143,7 +146,10 @@ export class LlmClient implements LlmChat {
     const messages = req.messages.map((m) => ({ role: m.role, content: m.content }));
     const key = this.cache ? cacheKey({ model: ep.config.model, messages, params, endpoint: ep.url }) : "";
     const callIds: string[] = [];
-    const base = (attempt: number, startedAt: Date): Omit<LlmCallRecord, "response" | "latencyMs" | "promptTokens" | "completionTokens" | "costUsd" | "error" | "cached"> => ({
+    const base = (
+      attempt: number,
+      startedAt: Date,
+    ): Omit<LlmCallRecord, "response" | "latencyMs" | "promptTokens" | "completionTokens" | "costUsd" | "error" | "cached"> => ({
       id: randomUUID(),
       role: req.role,
       model: ep.config.model,
@@ -190,7 +196,9 @@ export class LlmClient implements LlmChat {
         : null;
       const record: LlmCallRecord = {
         ...base(attempt, startedAt),
-        response: outcome.response ? { text: outcome.response.text, toolCalls: outcome.response.toolCalls, finishReason: outcome.response.finishReason } : null,
+        response: outcome.response
+          ? { text: outcome.response.text, toolCalls: outcome.response.toolCalls, finishReason: outcome.response.finishReason }
+          : null,
         latencyMs,
         promptTokens,
         completionTokens,
@@ -224,10 +232,20 @@ export class LlmClient implements LlmChat {
     }
   }
 
-  private async attempt(ep: Endpoint, messages: { role: string; content: string }[], params: Record<string, unknown>, signal?: AbortSignal): Promise<AttemptOutcome> {
+  private async attempt(
+    ep: Endpoint,
+    messages: { role: string; content: string }[],
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<AttemptOutcome> {
     try {
       const completion = await ep.sdk.chat.completions.create(
-        { model: ep.config.model, messages: messages as OpenAI.ChatCompletionMessageParam[], ...params, stream: false } as OpenAI.ChatCompletionCreateParamsNonStreaming,
+        {
+          model: ep.config.model,
+          messages: messages as OpenAI.ChatCompletionMessageParam[],
+          ...params,
+          stream: false,
+        } as OpenAI.ChatCompletionCreateParamsNonStreaming,
         { signal, timeout: ep.config.timeoutMs ?? this.config.timeoutMs },
       );
       const choice = completion.choices?.[0];
@@ -280,7 +298,8 @@ function toToolCalls(raw: OpenAI.ChatCompletionMessageToolCall[] | undefined): T
     let args: Record<string, unknown>;
     try {
       const parsed: unknown = JSON.parse(c.function.arguments || "{}");
-      args = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { value: parsed };
+      args =
+        typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { value: parsed };
     } catch {
       args = { _raw: c.function.arguments };
     }

@@ -4,9 +4,22 @@ import type { LlmCallRecord } from "../../lib/conversation";
 import { summariseLlmCalls } from "./metrics";
 
 const rec = (over: Partial<LlmCallRecord>): LlmCallRecord => ({
-  id: "x", role: "judge", model: "m", endpoint: "http://h/v1", request: { messages: [], params: {} }, response: { text: "" },
-  latencyMs: 100, promptTokens: 10, completionTokens: 2, costUsd: 0.001, attempt: 1, error: null, cached: false, turn: 0,
-  startedAt: "2025-01-01T00:00:00Z", ...over,
+  id: "x",
+  role: "judge",
+  model: "m",
+  endpoint: "http://h/v1",
+  request: { messages: [], params: {} },
+  response: { text: "" },
+  latencyMs: 100,
+  promptTokens: 10,
+  completionTokens: 2,
+  costUsd: 0.001,
+  attempt: 1,
+  error: null,
+  cached: false,
+  turn: 0,
+  startedAt: "2025-01-01T00:00:00Z",
+  ...over,
 });
 
 test("LLM metrics count calls, errors, retries and cost; latency percentiles ignore cached and offline calls", () => {

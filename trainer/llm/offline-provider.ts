@@ -41,7 +41,10 @@ export async function runOfflineCall(req: LlmChatRequest): Promise<{ record: Llm
     role: req.role,
     model: OFFLINE_MODEL,
     endpoint: OFFLINE_MODEL,
-    request: { messages: req.messages.map((m) => ({ role: m.role, content: m.content })), params: req.responseFormat === "json" ? { response_format: "json" } : {} },
+    request: {
+      messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+      params: req.responseFormat === "json" ? { response_format: "json" } : {},
+    },
     response: text === null ? null : { text, finishReason: "stop" },
     latencyMs: performance.now() - t0,
     promptTokens: req.messages.reduce((n, m) => n + roughTokens(m.content), 0),

@@ -23,12 +23,32 @@ test("408/409/429/5xx and connection errors retry; other 4xx do not", () => {
 
 test("backoff grows exponentially with bounded jitter and honours (capped) retry-after", () => {
   const timing = { baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 5000 };
-  assert.equal(backoffDelayMs(1, timing, null, () => 0), 50);
-  assert.equal(backoffDelayMs(1, timing, null, () => 1), 100);
-  assert.equal(backoffDelayMs(3, timing, null, () => 1), 400);
-  assert.equal(backoffDelayMs(10, timing, null, () => 1), 1000, "capped at maxDelayMs");
-  assert.equal(backoffDelayMs(1, timing, 2000, () => 0), 2000);
-  assert.equal(backoffDelayMs(1, timing, 60_000, () => 0), 5000, "a huge retry-after is capped");
+  assert.equal(
+    backoffDelayMs(1, timing, null, () => 0),
+    50,
+  );
+  assert.equal(
+    backoffDelayMs(1, timing, null, () => 1),
+    100,
+  );
+  assert.equal(
+    backoffDelayMs(3, timing, null, () => 1),
+    400,
+  );
+  assert.equal(
+    backoffDelayMs(10, timing, null, () => 1),
+    1000,
+    "capped at maxDelayMs",
+  );
+  assert.equal(
+    backoffDelayMs(1, timing, 2000, () => 0),
+    2000,
+  );
+  assert.equal(
+    backoffDelayMs(1, timing, 60_000, () => 0),
+    5000,
+    "a huge retry-after is capped",
+  );
 });
 
 test("the semaphore admits at most `capacity` holders, in FIFO order", async () => {

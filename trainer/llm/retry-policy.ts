@@ -35,7 +35,12 @@ export function parseRetryAfterMs(headers: { get(name: string): string | null } 
  * Delay before attempt `attempt + 1` (attempt is 1-based). Exponential backoff with "equal jitter" (half fixed,
  * half random) so that 128 episodes hit by the same 429 do not retry in lockstep.
  */
-export function backoffDelayMs(attempt: number, timing: RetryTiming, retryAfterMs: number | null, random: () => number = Math.random): number {
+export function backoffDelayMs(
+  attempt: number,
+  timing: RetryTiming,
+  retryAfterMs: number | null,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== null) return Math.min(retryAfterMs, timing.maxRetryAfterMs);
   const exp = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** (attempt - 1));
   return exp / 2 + random() * (exp / 2);

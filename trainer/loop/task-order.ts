@@ -9,7 +9,6 @@ import type { RunConfig } from "../../lib/run-config";
 import type { Task } from "../envs/types";
 import { mulberry32 } from "../../lib/seeded-random";
 
-
 /** Mix several integers into one 32-bit seed (so step 3 of seed 1 differs from step 1 of seed 3). */
 export function mixSeed(...parts: number[]): number {
   let h = 0x811c9dc5;
@@ -75,9 +74,18 @@ export function sampleTasksForStep(config: RunConfig, tasks: readonly Task[], st
   for (const [index, stage] of config.curriculum.entries()) {
     if (step < start + stage.steps || index === config.curriculum.length - 1) {
       const pool = tasks.filter((t) => matchesFilter(t, stage.filter));
-      if (pool.length === 0) throw new Error(`Curriculum stage "${stage.name}" selects no tasks; loosen its filter (tags ${JSON.stringify(stage.filter.tags ?? [])}).`);
+      if (pool.length === 0)
+        throw new Error(
+          `Curriculum stage "${stage.name}" selects no tasks; loosen its filter (tags ${JSON.stringify(stage.filter.tags ?? [])}).`,
+        );
       const cursor = (step - start) * perStep;
-      return { stageName: stage.name, stageIndex: index, tasks: tasksAtCursor(pool, mixSeed(config.seed, index + 1), cursor, perStep), cursor, pool };
+      return {
+        stageName: stage.name,
+        stageIndex: index,
+        tasks: tasksAtCursor(pool, mixSeed(config.seed, index + 1), cursor, perStep),
+        cursor,
+        pool,
+      };
     }
     start += stage.steps;
   }

@@ -41,7 +41,10 @@ test("a full run records every step once, evaluates every testFreq and keeps the
   assert.deepEqual([...sink.steps.keys()], [0, 1, 2, 3, 4, 5]);
   const rewards = sink.series("reward/mean").map(([, v]) => v);
   assert.ok(rewards[5] > rewards[0], `reward rises as the fake policy improves: ${rewards}`);
-  assert.deepEqual(sink.series("eval/pass@1").map(([s]) => s), [2, 5]);
+  assert.deepEqual(
+    sink.series("eval/pass@1").map(([s]) => s),
+    [2, 5],
+  );
   assert.equal(sink.steps.get(2)?.groups.filter((g) => g.split === "eval").length, 2);
   assert.deepEqual(sink.checkpoints.map((c) => c.step).sort(), [4, 6]);
   assert.equal(existsSync(path.join(dir, "step-2")), false, "pruned checkpoint files are deleted");
@@ -55,9 +58,17 @@ test("shutdown stops at a step boundary with a checkpoint, and the resumed run c
   const reference = await uninterruptedRewards();
   const dir = tmp();
   const sink = createMemorySink();
-  const first = await trainRun(parseRunConfig(base), createFakeDeps({ checkpointDir: dir }), sink, control({ steps: 3, reason: "shutdown" }, sink));
+  const first = await trainRun(
+    parseRunConfig(base),
+    createFakeDeps({ checkpointDir: dir }),
+    sink,
+    control({ steps: 3, reason: "shutdown" }, sink),
+  );
   assert.deepEqual(first, { kind: "stopped", reason: "shutdown", steps: 3 });
-  assert.ok(sink.checkpoints.some((c) => c.step === 3), "checkpoint taken on stop even off the saveFreq grid");
+  assert.ok(
+    sink.checkpoints.some((c) => c.step === 3),
+    "checkpoint taken on stop even off the saveFreq grid",
+  );
   // A new process: fresh policy state, same database rows and checkpoint files.
   const second = await trainRun(parseRunConfig(base), createFakeDeps({ checkpointDir: dir }), sink, control());
   assert.deepEqual(second, { kind: "completed", steps: 6 });
@@ -69,7 +80,10 @@ test("a crash after recording steps past the last checkpoint: those steps are re
   const reference = await uninterruptedRewards();
   const dir = tmp();
   const sink = createMemorySink();
-  await assert.rejects(trainRun(parseRunConfig(base), createFakeDeps({ checkpointDir: dir, failAtStep: 5 }), sink, control()), /simulated crash/);
+  await assert.rejects(
+    trainRun(parseRunConfig(base), createFakeDeps({ checkpointDir: dir, failAtStep: 5 }), sink, control()),
+    /simulated crash/,
+  );
   assert.deepEqual([...sink.steps.keys()], [0, 1, 2, 3, 4]);
   const deps = createFakeDeps({ checkpointDir: dir });
   await trainRun(parseRunConfig(base), deps, sink, control());
@@ -79,9 +93,17 @@ test("a crash after recording steps past the last checkpoint: those steps are re
 
 test("cancel takes effect at the next step boundary and checkpoints", async () => {
   const sink = createMemorySink();
-  const outcome = await trainRun(parseRunConfig(base), createFakeDeps({ checkpointDir: tmp() }), sink, control({ steps: 1, reason: "cancel" }, sink));
+  const outcome = await trainRun(
+    parseRunConfig(base),
+    createFakeDeps({ checkpointDir: tmp() }),
+    sink,
+    control({ steps: 1, reason: "cancel" }, sink),
+  );
   assert.deepEqual(outcome, { kind: "stopped", reason: "cancel", steps: 1 });
-  assert.deepEqual(sink.checkpoints.map((c) => c.step), [1]);
+  assert.deepEqual(
+    sink.checkpoints.map((c) => c.step),
+    [1],
+  );
 });
 
 test("an unreadable newest checkpoint falls back to an older one with a warning", async () => {
@@ -113,22 +135,37 @@ test("DAPO dynamic sampling drops flat groups and samples more until the batch h
   const sink = createMemorySink();
   await trainRun(config, deps, sink, control());
   const step = sink.steps.get(0)!;
-  assert.deepEqual(step.groups.map((g) => g.dropped), [true, false, false, false], "one extra group refills the batch of 3");
+  assert.deepEqual(
+    step.groups.map((g) => g.dropped),
+    [true, false, false, false],
+    "one extra group refills the batch of 3",
+  );
   assert.equal(step.metrics["train/samples"], 12);
   assert.equal(step.metrics["dapo/extra_rounds"], 1);
   assert.equal(step.metrics["dapo/groups_trained"], 3);
   assert.ok((step.events ?? []).some((e) => /after 1 extra sampling round/.test(e.message)));
 
-  const noRefill = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true, dynamicSamplingMaxRounds: 0 }, evaluation: { testFreq: 0 } });
+  const noRefill = parseRunConfig({
+    ...base,
+    grpo: { ...base.grpo, steps: 1, dynamicSampling: true, dynamicSamplingMaxRounds: 0 },
+    evaluation: { testFreq: 0 },
+  });
   const sink0 = createMemorySink();
   await trainRun(noRefill, withFlatGroupZero(createFakeDeps({ checkpointDir: tmp() })), sink0, control());
-  assert.deepEqual(sink0.steps.get(0)!.groups.map((g) => g.dropped), [true, false, false]);
+  assert.deepEqual(
+    sink0.steps.get(0)!.groups.map((g) => g.dropped),
+    [true, false, false],
+  );
   assert.equal(sink0.steps.get(0)!.metrics["train/samples"], 8);
   assert.equal(sink0.steps.get(0)!.metrics["reward/zero_variance_group_frac"], 1 / 3);
 });
 
 test("DAPO's refill stops after its rounds when no group has signal, and the step trains nothing", async () => {
-  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true, dynamicSamplingMaxRounds: 2 }, evaluation: { testFreq: 0 } });
+  const config = parseRunConfig({
+    ...base,
+    grpo: { ...base.grpo, steps: 1, dynamicSampling: true, dynamicSamplingMaxRounds: 2 },
+    evaluation: { testFreq: 0 },
+  });
   const deps = createFakeDeps({ checkpointDir: tmp() });
   const real = deps.runGroup.bind(deps);
   deps.runGroup = async (req) => {
@@ -164,7 +201,10 @@ test("adjustScores shapes the scores advantages use; rewards stay the environmen
   const step = sink.steps.get(0)!;
   for (const g of step.groups) {
     const [a0, a1, a2, a3] = g.trajectories.map((t) => t.advantage);
-    assert.ok((a0 as number) < 0 && (a0 as number) < (a1 as number) && (a0 as number) < (a2 as number), "the penalised sample has the lowest advantage");
+    assert.ok(
+      (a0 as number) < 0 && (a0 as number) < (a1 as number) && (a0 as number) < (a2 as number),
+      "the penalised sample has the lowest advantage",
+    );
     assert.equal(a3, null, "an unscored sample gets no advantage even if the hook returned a score");
     assert.equal(g.trajectories[3].reward, null);
     assert.notEqual(g.trajectories[0].reward, null, "the recorded reward is the environment's, not the shaped score");
@@ -199,12 +239,19 @@ test("warmStart runs before the first step of a fresh run only, and its metrics 
 });
 
 test("DAPO dynamic sampling judges a group by its task rewards even when shaped scores differ", async () => {
-  const config = parseRunConfig({ ...base, grpo: { ...base.grpo, steps: 1, dynamicSampling: true, dynamicSamplingMaxRounds: 0 }, evaluation: { testFreq: 0 } });
+  const config = parseRunConfig({
+    ...base,
+    grpo: { ...base.grpo, steps: 1, dynamicSampling: true, dynamicSamplingMaxRounds: 0 },
+    evaluation: { testFreq: 0 },
+  });
   const deps = withFlatGroupZero(createFakeDeps({ checkpointDir: tmp() }));
   deps.adjustScores = async (groups) => ({ scores: groups.map((g) => g.rewards.map((r, i) => (r ?? 0) - 0.01 * i)), metrics: {} });
   const sink = createMemorySink();
   await trainRun(config, deps, sink, control());
-  assert.deepEqual(sink.steps.get(0)!.groups.map((g) => g.dropped), [true, false, false]);
+  assert.deepEqual(
+    sink.steps.get(0)!.groups.map((g) => g.dropped),
+    [true, false, false],
+  );
 });
 
 test("rollout metrics a group reports are recorded as their mean over the step's train groups", async () => {
@@ -229,7 +276,10 @@ test("a run whose every judgement fails is failed after a few steps, not finishe
   const deps = createFakeDeps({ checkpointDir: tmp(), unscoredFromStep: 1 });
   await assert.rejects(trainRun(parseRunConfig(base), deps, sink, control()), (err: Error) => {
     assert.ok(err instanceof NoLearningSignalError);
-    assert.match(err.message, /^No learning signal: not one trajectory could be scored in 3 step\(s\) in a row \(every judgement or episode failed, e\.g\. "Unscored: judge call failed: 502 Bad Gateway"\)/);
+    assert.match(
+      err.message,
+      /^No learning signal: not one trajectory could be scored in 3 step\(s\) in a row \(every judgement or episode failed, e\.g\. "Unscored: judge call failed: 502 Bad Gateway"\)/,
+    );
     return true;
   });
   assert.equal(MAX_UNSCORED_STEPS, 3);
@@ -263,8 +313,15 @@ test("DAPO's overlong penalty lowers the scores of episodes that reach into the 
   const step = sink.steps.get(0)!;
   for (const g of step.groups) {
     const adv = g.trajectories.map((t) => t.advantage as number);
-    assert.ok(adv[0] === adv[1] && adv[1] > adv[2] && adv[2] > adv[3], `shorter than the soft zone ties, then longer is worse: ${adv.join(", ")}`);
-    assert.deepEqual(g.trajectories.map((t) => t.reward), [1, 1, 1, 1], "stored rewards stay the environment's");
+    assert.ok(
+      adv[0] === adv[1] && adv[1] > adv[2] && adv[2] > adv[3],
+      `shorter than the soft zone ties, then longer is worse: ${adv.join(", ")}`,
+    );
+    assert.deepEqual(
+      g.trajectories.map((t) => t.reward),
+      [1, 1, 1, 1],
+      "stored rewards stay the environment's",
+    );
   }
   // Penalties 0, 0, −0.5, −1 → mean −0.375; half the episodes penalised.
   assert.equal(step.metrics["reward/overlong_penalty_mean"], -0.375);
@@ -299,7 +356,10 @@ test("the advantages the update trained with are what the step records: per poli
   for (const g of step.groups) {
     g.trajectories.forEach((t, i) => {
       assert.equal(t.advantage, 0.1 * (i + 1));
-      assert.deepEqual(t.conversation.filter((m) => m.source === "policy").map((m) => m.advantage), [0.05 * (i + 1), 0.1 * (i + 1)]);
+      assert.deepEqual(
+        t.conversation.filter((m) => m.source === "policy").map((m) => m.advantage),
+        [0.05 * (i + 1), 0.1 * (i + 1)],
+      );
     });
   }
   assert.equal(step.metrics["adv/max"], 0.4, "adv/* summarise what was trained");

@@ -27,7 +27,17 @@ import { summariseEval, summariseStep } from "../record/summarise-step";
 import type { EventRecord, GroupRecord } from "../record/step-record";
 import { mapLimit } from "./map-limit";
 import { mixSeed, refillTasks, sampleTasksForStep } from "./task-order";
-import type { AdjustedScores, AdvantagesUsed, GroupRollout, LoopDeps, RunSink, StopControl, TrainOutcome, UpdateGroup, WarmStartReport } from "./types";
+import type {
+  AdjustedScores,
+  AdvantagesUsed,
+  GroupRollout,
+  LoopDeps,
+  RunSink,
+  StopControl,
+  TrainOutcome,
+  UpdateGroup,
+  WarmStartReport,
+} from "./types";
 
 const SPLIT_SALT = { train: 1, eval: 2 } as const;
 /**
@@ -80,7 +90,13 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       // --- sample tasks -------------------------------------------------------------------------------------
       await sink.setPhase("rollout");
       const selection = deps.sampleTasks
-        ? { tasks: deps.sampleTasks(step), cursor: step * config.grpo.groupsPerStep, stageName: null, stageIndex: null, pool: deps.trainTasks }
+        ? {
+            tasks: deps.sampleTasks(step),
+            cursor: step * config.grpo.groupsPerStep,
+            stageName: null,
+            stageIndex: null,
+            pool: deps.trainTasks,
+          }
         : sampleTasksForStep(config, deps.trainTasks, step);
       if (selection.stageIndex !== null && selection.stageIndex !== previousStage) {
         const stage = config.curriculum[selection.stageIndex];
@@ -115,13 +131,19 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
 
       // --- shape scores, advantages ---------------------------------------------------------------------------
       const shaped = deps.adjustScores
-        ? await deps.adjustScores(rollouts.map((r) => ({ samples: r.samples.map((s) => s.sample), rewards: r.samples.map((s) => s.record.reward) })), step)
+        ? await deps.adjustScores(
+            rollouts.map((r) => ({ samples: r.samples.map((s) => s.sample), rewards: r.samples.map((s) => s.record.reward) })),
+            step,
+          )
         : null;
       const { groups, updateGroups, metrics: scoreMetrics } = scoreGroups(config, playedTasks, rollouts, shaped);
       const dropped = groups.filter((g) => g.dropped).length;
       if (dropped) {
         const refilled = refillRounds ? ` after ${refillRounds} extra sampling round${refillRounds > 1 ? "s" : ""}` : "";
-        events.push({ level: "info", message: `Dynamic sampling dropped ${dropped} of ${groups.length} groups (all rewards equal, or beyond the batch)${refilled}.` });
+        events.push({
+          level: "info",
+          message: `Dynamic sampling dropped ${dropped} of ${groups.length} groups (all rewards equal, or beyond the batch)${refilled}.`,
+        });
       }
       // 1-based, so the run page can chart which stage each step trained in.
       if (selection.stageIndex !== null) scoreMetrics["curriculum/stage"] = selection.stageIndex + 1;
@@ -131,7 +153,8 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
         scoreMetrics["dapo/groups_trained"] = updateGroups.length;
       }
       const unscored = groups.reduce((n, g) => n + g.trajectories.filter((t) => t.reward === null).length, 0);
-      if (unscored) events.push({ level: "warn", message: `${unscored} trajectories could not be scored; they are excluded from advantages.` });
+      if (unscored)
+        events.push({ level: "warn", message: `${unscored} trajectories could not be scored; they are excluded from advantages.` });
       const total = groups.reduce((n, g) => n + g.trajectories.length, 0);
       unscoredSteps = total > 0 && unscored === total ? unscoredSteps + 1 : 0;
       const noSignal = unscoredSteps >= Math.min(MAX_UNSCORED_STEPS, totalSteps);
@@ -143,7 +166,8 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       const update = updateGroups.length ? await deps.update(updateGroups, step, control.signal) : { metrics: {} };
       const updateSeconds = seconds(t0);
       if ("advantagesUsed" in update && update.advantagesUsed) recordAdvantagesUsed(groups, updateGroups, update.advantagesUsed);
-      if (!updateGroups.length) events.push({ level: "warn", message: "No group had a learning signal this step; the policy was not updated." });
+      if (!updateGroups.length)
+        events.push({ level: "warn", message: "No group had a learning signal this step; the policy was not updated." });
 
       // --- evaluate -------------------------------------------------------------------------------------------
       const completed = step + 1;
@@ -188,9 +212,19 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       };
       if (warm) events.unshift(...warm.events);
       warm = null;
-      if (evalGroups.length) events.push({ level: "info", message: `Evaluation at step ${step}: pass@1 ${fmt(metrics["eval/pass@1"])}, pass^k ${fmt(metrics["eval/pass^k"])}.` });
+      if (evalGroups.length)
+        events.push({
+          level: "info",
+          message: `Evaluation at step ${step}: pass@1 ${fmt(metrics["eval/pass@1"])}, pass^k ${fmt(metrics["eval/pass^k"])}.`,
+        });
       t0 = performance.now();
-      await sink.recordStep({ step, groups: [...groups, ...evalGroups], metrics, events, phase: completed === totalSteps ? null : "rollout" });
+      await sink.recordStep({
+        step,
+        groups: [...groups, ...evalGroups],
+        metrics,
+        events,
+        phase: completed === totalSteps ? null : "rollout",
+      });
       // What recording costs, per step, on every run (bench:persist measures it in isolation).
       await sink.recordLateMetrics?.(step, { "time/record_s": seconds(t0) });
       step = completed;
@@ -209,7 +243,11 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       // Cancel / shutdown mid-step: the step's rollouts are dropped (a resume samples them again, same seeds).
       if (!weightsAhead && step > lastCheckpoint) await checkpoint(step, true);
       else if (weightsAhead) {
-        await sink.event("info", `Stopped during the update of step ${step}; the run resumes from its checkpoint at step ${lastCheckpoint}.`, { step });
+        await sink.event(
+          "info",
+          `Stopped during the update of step ${step}; the run resumes from its checkpoint at step ${lastCheckpoint}.`,
+          { step },
+        );
       }
       return { kind: "stopped", reason, steps: step };
     }
@@ -239,7 +277,9 @@ async function resumeFromCheckpoint<S>(deps: LoopDeps<S>, sink: RunSink): Promis
       await sink.event("info", `Resumed from the checkpoint at step ${cp.step}.`, { step: cp.step, data: { location: cp.location } });
       return cp.step;
     } catch (err) {
-      await sink.event("warn", `Checkpoint at step ${cp.step} could not be loaded (${firstLine(err)}); trying an older one.`, { step: cp.step });
+      await sink.event("warn", `Checkpoint at step ${cp.step} could not be loaded (${firstLine(err)}); trying an older one.`, {
+        step: cp.step,
+      });
     }
   }
   await sink.resetTo(0);
@@ -285,8 +325,18 @@ function scoreGroups<S>(
     const stats = rewardStats.find((s) => s.groupId === g);
     // With dynamic sampling, flat groups are dropped, and so are groups beyond a full batch (DAPO trims to it).
     const dropped = config.grpo.dynamicSampling && ((stats?.zeroVariance ?? false) || updateGroups.length >= config.grpo.groupsPerStep);
-    groups.push(toGroupRecord("train", g, tasks[g], rollout, advantages.map((a, i) => (scored[i] ? a : null)), dropped));
-    if (!dropped && scored.some(Boolean)) updateGroups.push({ samples: rollout.samples.map((s) => s.sample), advantages, scored, recordIndex: groups.length - 1 });
+    groups.push(
+      toGroupRecord(
+        "train",
+        g,
+        tasks[g],
+        rollout,
+        advantages.map((a, i) => (scored[i] ? a : null)),
+        dropped,
+      ),
+    );
+    if (!dropped && scored.some(Boolean))
+      updateGroups.push({ samples: rollout.samples.map((s) => s.sample), advantages, scored, recordIndex: groups.length - 1 });
   });
   return { groups, updateGroups, metrics };
 }
@@ -337,12 +387,21 @@ function meanOfGroupMetrics<S>(rollouts: GroupRollout<S>[]): Record<string, numb
 function shapedScores<S>(rewards: (number | null)[], rollouts: GroupRollout<S>[], shaped: AdjustedScores): (number | null)[] {
   const sizes = rollouts.map((r) => r.samples.length);
   if (shaped.scores.length !== sizes.length || shaped.scores.some((g, i) => g.length !== sizes[i])) {
-    throw new Error(`adjustScores returned ${shaped.scores.map((g) => g.length).join("/")} scores for groups of ${sizes.join("/")} samples`);
+    throw new Error(
+      `adjustScores returned ${shaped.scores.map((g) => g.length).join("/")} scores for groups of ${sizes.join("/")} samples`,
+    );
   }
   return shaped.scores.flat().map((s, i) => (rewards[i] === null ? null : s));
 }
 
-function toGroupRecord<S>(split: string, index: number, task: Task, rollout: GroupRollout<S>, advantages: (number | null)[] | null, dropped: boolean): GroupRecord {
+function toGroupRecord<S>(
+  split: string,
+  index: number,
+  task: Task,
+  rollout: GroupRollout<S>,
+  advantages: (number | null)[] | null,
+  dropped: boolean,
+): GroupRecord {
   const scored = rollout.samples.map((s) => s.record.reward).filter((r): r is number => r !== null && Number.isFinite(r));
   const mean = scored.length ? scored.reduce((a, b) => a + b, 0) / scored.length : null;
   return {
@@ -371,4 +430,3 @@ export class NoLearningSignalError extends Error {
 }
 
 const fmt = (v: number | undefined) => (v === undefined ? "n/a" : v.toFixed(3));
-

@@ -100,7 +100,11 @@ export interface LoopDeps<S> {
    * One policy update on the step's kept groups; returns metrics under dashboard keys ("loss/policy", "kl"…). Stops
    * with the abort reason when `signal` fires (cancel, shutdown, lease lost), possibly after some optimizer steps.
    */
-  update(groups: UpdateGroup<S>[], step: number, signal: AbortSignal): Promise<{ metrics: Record<string, number>; advantagesUsed?: AdvantagesUsed[][] }>;
+  update(
+    groups: UpdateGroup<S>[],
+    step: number,
+    signal: AbortSignal,
+  ): Promise<{ metrics: Record<string, number>; advantagesUsed?: AdvantagesUsed[][] }>;
   /** Persist the policy (and optimizer) after `completedSteps` steps; resolve only once the files are complete. */
   saveCheckpoint(completedSteps: number, state: { dataCursor: number }): Promise<SavedCheckpoint>;
   /** Restore the policy from a checkpoint; throw if it is incomplete or corrupt (the loop tries an older one). */
@@ -137,6 +141,4 @@ export interface StopControl {
   signal: AbortSignal;
 }
 
-export type TrainOutcome =
-  | { kind: "completed"; steps: number }
-  | { kind: "stopped"; reason: StopReason; steps: number };
+export type TrainOutcome = { kind: "completed"; steps: number } | { kind: "stopped"; reason: StopReason; steps: number };

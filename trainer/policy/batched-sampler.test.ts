@@ -11,7 +11,11 @@ await tf.setBackend("cpu");
 
 test("episodes waiting together are decoded in one batch, each sampling what it would have sampled alone, turn after turn", async () => {
   const model = new DecoderLM(PRESETS.micro, { seed: 4, initStd: 0.2 });
-  const prompts = [[5, 6, 7, 8, 9], [40, 41], [100, 101, 102]];
+  const prompts = [
+    [5, 6, 7, 8, 9],
+    [40, 41],
+    [100, 101, 102],
+  ];
   // a stop token that ends the first row after its third token, so rows of one batch run for different lengths
   const probe = generate(model, [prompts[0]], { maxNewTokens: 10, temperature: 1, rng: new Rng(50) })[0];
   const opts = { maxNewTokens: 10, temperature: 1, stopTokenIds: [probe.tokens[2]] };
@@ -54,7 +58,10 @@ test("a request generate cannot take fails alone: its batch-mates still get thei
   sampler.enter();
   const tooLong = Array.from({ length: 300 }, () => 1); // longer than maxPositions 256
   const results = await Promise.allSettled([sampler.sample(tooLong, new Rng(1)), sampler.sample([1, 2], new Rng(2))]);
-  assert.deepEqual(results.map((r) => r.status), ["rejected", "fulfilled"]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ["rejected", "fulfilled"],
+  );
   assert.match(String((results[0] as PromiseRejectedResult).reason), /leaves no room to generate within maxPositions 256/);
   const [alone] = generate(model, [[1, 2]], { maxNewTokens: 3, rng: new Rng(2) });
   assert.deepEqual((results[1] as PromiseFulfilledResult<{ tokens: number[] }>).value.tokens, alone.tokens);

@@ -129,7 +129,11 @@ export class BatchedSampler {
     this.batches++;
     this.decoding = true;
     try {
-      const samples = await generateYielding(this.model, batch.map((p) => p.prompt), { ...this.opts, rng: batch.map((p) => p.rng) });
+      const samples = await generateYielding(
+        this.model,
+        batch.map((p) => p.prompt),
+        { ...this.opts, rng: batch.map((p) => p.rng) },
+      );
       batch.forEach((p, i) => p.resolve({ ...samples[i], batchSize: batch.length }));
     } catch (e) {
       // one bad request (a prompt past the context, an id outside the vocabulary) must not fail its batch-mates:

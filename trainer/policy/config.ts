@@ -29,18 +29,45 @@ export class ModelConfigError extends Error {
 export const PRESETS = {
   /** Unit tests: a few thousand parameters. */
   micro: {
-    vocabSize: 259, hiddenSize: 32, numLayers: 2, numHeads: 4, numKvHeads: 2, intermediateSize: 64,
-    maxPositions: 256, ropeTheta: 10000, rmsNormEps: 1e-5, tieEmbeddings: false, attentionBias: false,
+    vocabSize: 259,
+    hiddenSize: 32,
+    numLayers: 2,
+    numHeads: 4,
+    numKvHeads: 2,
+    intermediateSize: 64,
+    maxPositions: 256,
+    ropeTheta: 10000,
+    rmsNormEps: 1e-5,
+    tieEmbeddings: false,
+    attentionBias: false,
   },
   /** The bench reference shape: vocab 256, d 128, 4 layers, 4 heads, context 128, MLP 512 (1.1M params with the byte vocabulary). */
   bench: {
-    vocabSize: 256, hiddenSize: 128, numLayers: 4, numHeads: 4, numKvHeads: 4, intermediateSize: 512,
-    maxPositions: 128, ropeTheta: 10000, rmsNormEps: 1e-5, tieEmbeddings: false, attentionBias: false,
+    vocabSize: 256,
+    hiddenSize: 128,
+    numLayers: 4,
+    numHeads: 4,
+    numKvHeads: 4,
+    intermediateSize: 512,
+    maxPositions: 128,
+    ropeTheta: 10000,
+    rmsNormEps: 1e-5,
+    tieEmbeddings: false,
+    attentionBias: false,
   },
   /** A "few hundred M" upper end, Qwen2.5-0.5B-like shape (only for machines with the memory). */
   small: {
-    vocabSize: 151936, hiddenSize: 896, numLayers: 24, numHeads: 14, numKvHeads: 2, intermediateSize: 4864,
-    maxPositions: 32768, ropeTheta: 1000000, rmsNormEps: 1e-6, tieEmbeddings: true, attentionBias: true,
+    vocabSize: 151936,
+    hiddenSize: 896,
+    numLayers: 24,
+    numHeads: 14,
+    numKvHeads: 2,
+    intermediateSize: 4864,
+    maxPositions: 32768,
+    ropeTheta: 1000000,
+    rmsNormEps: 1e-6,
+    tieEmbeddings: true,
+    attentionBias: true,
   },
 } satisfies Record<string, ModelConfig>;
 

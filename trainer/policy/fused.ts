@@ -14,8 +14,7 @@ export function fusedOpsAvailable(): boolean {
   return tf.getKernel(FUSED.attention, tf.getBackend()) !== undefined;
 }
 
-const run = (name: string, inputs: tf.NamedTensorMap, attrs: object = {}) =>
-  tf.engine().runKernel(name, inputs, attrs as tf.NamedAttrMap);
+const run = (name: string, inputs: tf.NamedTensorMap, attrs: object = {}) => tf.engine().runKernel(name, inputs, attrs as tf.NamedAttrMap);
 
 /** LlamaRMSNorm over rows of x [R, D]. */
 export function fusedRmsNorm(x: tf.Tensor2D, weight: tf.Tensor1D, eps: number): tf.Tensor2D {
@@ -72,15 +71,15 @@ export interface FusedAttentionShape {
  * k/v [B*(past+T), kvHeads*hd] (cached keys first), keyMask [B, past+T] (1 real, 0 padding) or undefined.
  * Returns [B*T, heads*hd]. No transposes: the kernel addresses each head with strided BLAS calls.
  */
-export function fusedAttention(
-  q: tf.Tensor2D,
-  k: tf.Tensor2D,
-  v: tf.Tensor2D,
-  s: FusedAttentionShape,
-  keyMask?: tf.Tensor2D,
-): tf.Tensor2D {
+export function fusedAttention(q: tf.Tensor2D, k: tf.Tensor2D, v: tf.Tensor2D, s: FusedAttentionShape, keyMask?: tf.Tensor2D): tf.Tensor2D {
   const attrs: AttentionAttrs = {
-    B: s.B, T: s.T, Tk: s.past + s.T, heads: s.heads, kvHeads: s.kvHeads, headDim: s.headDim, past: s.past,
+    B: s.B,
+    T: s.T,
+    Tk: s.past + s.T,
+    heads: s.heads,
+    kvHeads: s.kvHeads,
+    headDim: s.headDim,
+    past: s.past,
     scale: 1 / Math.sqrt(s.headDim),
   };
   const op = tf.customGrad((qi, ki, vi, save) => {

@@ -20,7 +20,12 @@ export interface TokenBatch {
  * old, current and reference log-probs, so the PPO ratio compares the distribution that was actually sampled
  * (0, greedy decoding, has no distribution and counts as 1).
  */
-export function tokenLogProbs(model: DecoderLM, batch: TokenBatch, withEntropy = false, temperature = 1): { logp: tf.Tensor2D; entropy?: tf.Tensor2D } {
+export function tokenLogProbs(
+  model: DecoderLM,
+  batch: TokenBatch,
+  withEntropy = false,
+  temperature = 1,
+): { logp: tf.Tensor2D; entropy?: tf.Tensor2D } {
   const { ids, B, T } = batch;
   const inputs = new Int32Array(B * (T - 1));
   const targets = new Int32Array(B * (T - 1));
@@ -84,7 +89,13 @@ const ATTENTION_BUDGET_BYTES = 512 * 2 ** 20;
  * computeLogProbs for the worker: yields to the event loop between chunks (lease heartbeats, cancel requests) and
  * stops with the abort reason once `signal` fires.
  */
-export async function computeLogProbsYielding(model: DecoderLM, seqs: number[][], signal?: AbortSignal, batchSize = 8, temperature = 1): Promise<number[][]> {
+export async function computeLogProbsYielding(
+  model: DecoderLM,
+  seqs: number[][],
+  signal?: AbortSignal,
+  batchSize = 8,
+  temperature = 1,
+): Promise<number[][]> {
   const out: number[][] = [];
   const step = chunkSize(model, seqs, batchSize);
   for (let i = 0; i < seqs.length; i += step) {

@@ -40,7 +40,10 @@ test("LoRA starts at the base model, trains only the adapters, and its frozen co
 test("a LoRA run's KL reference shares the frozen base weights: adapters only, and it stays the policy it was", () => {
   const model = new DecoderLM(PRESETS.micro, { seed: 4 });
   model.enableLora({ rank: 2, alpha: 4, targets: ["q_proj", "v_proj"] }, 1);
-  const batch = padBatch([[1, 2, 3, 4, 5, 6], [7, 8, 9]]);
+  const batch = padBatch([
+    [1, 2, 3, 4, 5, 6],
+    [7, 8, 9],
+  ]);
   const vars = model.trainableVariables();
   const opt = new AdamW(vars, { lr: 1e-2 });
   const train = () => {
@@ -54,13 +57,19 @@ test("a LoRA run's KL reference shares the frozen base weights: adapters only, a
   const reference = model.frozenCopy();
   const adapterBytes = vars.reduce((n, v) => n + 4 * v.size, 0);
   const rotaryBytes = 4 * 3 * PRESETS.micro.maxPositions * (PRESETS.micro.hiddenSize / PRESETS.micro.numHeads);
-  assert.ok(tf.memory().numBytes - bytesBefore <= adapterBytes + rotaryBytes, `the reference allocated ${tf.memory().numBytes - bytesBefore} bytes`);
+  assert.ok(
+    tf.memory().numBytes - bytesBefore <= adapterBytes + rotaryBytes,
+    `the reference allocated ${tf.memory().numBytes - bytesBefore} bytes`,
+  );
   const atSnapshot = lp(model);
   lp(reference).forEach((v, i) => assert.ok(Math.abs(v - atSnapshot[i]) < 1e-5));
   train();
   train();
   const moved = lp(model);
-  assert.ok(moved.some((v, i) => Math.abs(v - atSnapshot[i]) > 1e-4), "the policy moved");
+  assert.ok(
+    moved.some((v, i) => Math.abs(v - atSnapshot[i]) > 1e-4),
+    "the policy moved",
+  );
   lp(reference).forEach((v, i) => assert.ok(Math.abs(v - atSnapshot[i]) < 1e-5, "the reference did not move with it"));
   // copyWeightsFrom (the SFT warm-start's reference update) takes the adapters' current values
   const later = model.frozenCopy();
@@ -68,7 +77,10 @@ test("a LoRA run's KL reference shares the frozen base weights: adapters only, a
   lp(reference).forEach((v, i) => assert.ok(Math.abs(v - moved[i]) < 1e-5));
   later.dispose();
   reference.dispose();
-  assert.ok(lp(model).every((v, i) => Math.abs(v - moved[i]) < 1e-6), "disposing the reference left the policy's weights alone");
+  assert.ok(
+    lp(model).every((v, i) => Math.abs(v - moved[i]) < 1e-6),
+    "disposing the reference left the policy's weights alone",
+  );
   opt.dispose();
   model.dispose();
 });
@@ -77,7 +89,10 @@ test("frozen base weights skip their own gradient, and the adapters' gradients a
   for (const tieEmbeddings of [false, true]) {
     const model = new DecoderLM({ ...PRESETS.micro, tieEmbeddings }, { seed: 6 });
     model.enableLora({ rank: 2, alpha: 4, targets: ["q_proj", "k_proj", "v_proj", "o_proj"] }, 2);
-    const batch = padBatch([[1, 2, 3, 4, 5, 6], [7, 8, 9]]);
+    const batch = padBatch([
+      [1, 2, 3, 4, 5, 6],
+      [7, 8, 9],
+    ]);
     const vars = model.trainableVariables();
     // Give B non-zero values: with B = 0 the gradient reaching A would be zero and prove nothing.
     for (const v of vars) if (v.name.endsWith("lora_B")) v.assign(tf.randomNormal(v.shape, 0, 0.1, "float32", 3));
@@ -92,8 +107,15 @@ test("frozen base weights skip their own gradient, and the adapters' gradients a
     for (const v of model.params.values()) v.trainable = true;
     const fullPath = grads();
     for (const v of model.params.values()) v.trainable = false;
-    frozenPath.forEach((g, i) => g.forEach((x, j) => assert.ok(Math.abs(x - fullPath[i][j]) < 1e-5, `tied=${tieEmbeddings} ${vars[i].name}[${j}]: ${x} vs ${fullPath[i][j]}`)));
-    assert.ok(frozenPath.flat().some((x) => Math.abs(x) > 1e-6), "adapter gradients are not all zero");
+    frozenPath.forEach((g, i) =>
+      g.forEach((x, j) =>
+        assert.ok(Math.abs(x - fullPath[i][j]) < 1e-5, `tied=${tieEmbeddings} ${vars[i].name}[${j}]: ${x} vs ${fullPath[i][j]}`),
+      ),
+    );
+    assert.ok(
+      frozenPath.flat().some((x) => Math.abs(x) > 1e-6),
+      "adapter gradients are not all zero",
+    );
     model.dispose();
   }
 });

@@ -38,7 +38,8 @@ export class LoraAdapters {
     /** Adapters to copy, frozen, instead of a fresh initialisation (frozenSnapshot). */
     from?: LoraAdapters,
   ) {
-    if (!Number.isInteger(config.rank) || config.rank < 1) throw new LoraConfigError(`LoRA rank must be a positive integer, got ${config.rank}.`);
+    if (!Number.isInteger(config.rank) || config.rank < 1)
+      throw new LoraConfigError(`LoRA rank must be a positive integer, got ${config.rank}.`);
     for (const t of config.targets) {
       if (!(LORA_TARGETS as readonly string[]).includes(t)) {
         throw new LoraConfigError(`Unknown LoRA target "${t}". Valid targets: ${LORA_TARGETS.join(", ")}.`);
@@ -52,7 +53,10 @@ export class LoraAdapters {
       const [inDim, outDim] = spec.shape;
       const source = from?.adapters.get(m[1]);
       if (source) {
-        this.adapters.set(m[1], { a: tf.variable(source.a, false, `${prefix}/${m[1]}.lora_A`), b: tf.variable(source.b, false, `${prefix}/${m[1]}.lora_B`) });
+        this.adapters.set(m[1], {
+          a: tf.variable(source.a, false, `${prefix}/${m[1]}.lora_A`),
+          b: tf.variable(source.b, false, `${prefix}/${m[1]}.lora_B`),
+        });
         continue;
       }
       const bound = 1 / Math.sqrt(inDim); // PEFT: kaiming_uniform(a=sqrt(5)) on A

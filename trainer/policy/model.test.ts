@@ -9,7 +9,10 @@ import { tokenLogProbs, padBatch } from "./logprobs";
 await tf.setBackend("cpu");
 
 test("invalid configs fail with a message naming the field", () => {
-  assert.throws(() => validateModelConfig({ ...PRESETS.micro, numHeads: 5 }), (e: unknown) => e instanceof ModelConfigError && /numHeads \(5\) must divide hiddenSize \(32\)/.test(e.message));
+  assert.throws(
+    () => validateModelConfig({ ...PRESETS.micro, numHeads: 5 }),
+    (e: unknown) => e instanceof ModelConfigError && /numHeads \(5\) must divide hiddenSize \(32\)/.test(e.message),
+  );
   assert.throws(() => validateModelConfig({ ...PRESETS.micro, numKvHeads: 3 }), /numKvHeads \(3\) must divide numHeads/);
   assert.throws(() => new DecoderLM({ ...PRESETS.micro, numLayers: 0 }), /numLayers must be a positive integer/);
 });
@@ -26,7 +29,10 @@ test("parameter names follow transformers and the count matches the variables", 
 
 test("loop2d and batched attention give the same log-probs, with grouped-query heads", () => {
   const m = new DecoderLM(PRESETS.micro, { seed: 3 });
-  const batch = padBatch([[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]]);
+  const batch = padBatch([
+    [1, 2, 3, 4, 5, 6],
+    [7, 8, 9, 10, 11, 12],
+  ]);
   setAttentionMode("loop2d");
   const a = tf.tidy(() => tokenLogProbs(m, batch).logp).arraySync();
   setAttentionMode("batched");
@@ -68,6 +74,9 @@ test("log-probs at the sampling temperature: logits divided by T (verl), so a hu
   const uniform = -Math.log(m.config.vocabSize);
   for (let t = 1; t < hot.length; t++) assert.ok(Math.abs(hot[t] - uniform) < 1e-3, `position ${t}: ${hot[t]} vs ${uniform}`);
   const warm = at(2);
-  assert.ok(warm.slice(1).some((v, t) => Math.abs(v - plain[t + 1]) > 1e-4), "T = 2 changes the log-probs");
+  assert.ok(
+    warm.slice(1).some((v, t) => Math.abs(v - plain[t + 1]) > 1e-4),
+    "T = 2 changes the log-probs",
+  );
   m.dispose();
 });

@@ -71,7 +71,11 @@ export class DecoderLM {
       }
       // initStd 0 skips random init for weights about to be overwritten (checkpoint loads, frozen copies)
       const init =
-        s.init === "ones" ? tf.ones(s.shape) : s.init === "zeros" || std === 0 ? tf.zeros(s.shape) : tf.randomNormal(s.shape, 0, std, "float32", rng.seed());
+        s.init === "ones"
+          ? tf.ones(s.shape)
+          : s.init === "zeros" || std === 0
+            ? tf.zeros(s.shape)
+            : tf.randomNormal(s.shape, 0, std, "float32", rng.seed());
       this.params.set(s.name, tf.variable(init, opts.trainable ?? true, `m${this.id}/${s.name}`));
       init.dispose();
     }
@@ -158,7 +162,9 @@ export class DecoderLM {
    * which a caller that keeps it must dispose; `ownsOutputHead` says which).
    */
   outputHead(): tf.Tensor2D {
-    return this.config.tieEmbeddings ? (tf.transpose(this.p("model.embed_tokens.weight")) as tf.Tensor2D) : (this.p("lm_head.weight") as tf.Tensor2D);
+    return this.config.tieEmbeddings
+      ? (tf.transpose(this.p("model.embed_tokens.weight")) as tf.Tensor2D)
+      : (this.p("lm_head.weight") as tf.Tensor2D);
   }
 
   get ownsOutputHead(): boolean {

@@ -38,7 +38,8 @@ export function mmFrozen(x: tf.Tensor2D, weight: { w: tf.Tensor2D } | { wT: tf.T
     const xa = a as tf.Tensor2D;
     return {
       value: "w" in weight ? tf.matMul(xa, weight.w) : tf.matMul(xa, weight.wT, false, true),
-      gradFunc: (dy: tf.Tensor) => ("w" in weight ? tf.matMul(dy as tf.Tensor2D, tf.transpose(weight.w)) : tf.matMul(dy as tf.Tensor2D, weight.wT)),
+      gradFunc: (dy: tf.Tensor) =>
+        "w" in weight ? tf.matMul(dy as tf.Tensor2D, tf.transpose(weight.w)) : tf.matMul(dy as tf.Tensor2D, weight.wT),
     };
   });
   return f(x) as tf.Tensor2D;

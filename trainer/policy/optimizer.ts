@@ -7,8 +7,7 @@ import * as tf from "@tensorflow/tfjs";
 import { fusedAdamW, fusedOpsAvailable, fusedSumOfSquares } from "./fused";
 
 export type LrSchedule =
-  | { kind: "constant"; warmupSteps?: number }
-  | { kind: "cosine"; warmupSteps: number; totalSteps: number; minLrRatio?: number };
+  { kind: "constant"; warmupSteps?: number } | { kind: "cosine"; warmupSteps: number; totalSteps: number; minLrRatio?: number };
 
 export interface AdamWConfig {
   lr: number;

@@ -25,7 +25,12 @@ test("with tied embeddings too: the head transposed once per generation samples 
 function checkAgainstUpdate(model: DecoderLM) {
   const before = tf.memory().numTensors;
   const prompt = [3, 14, 15, 92, 65, 35];
-  for (const [temperature, topP] of [[1, 1], [0.7, 1], [0.7, 0.9], [1.3, 0.8]] as const) {
+  for (const [temperature, topP] of [
+    [1, 1],
+    [0.7, 1],
+    [0.7, 0.9],
+    [1.3, 0.8],
+  ] as const) {
     const [sample] = generate(model, [prompt], { maxNewTokens: 12, temperature, topP, rng: new Rng(7) });
     const [recomputed] = computeLogProbs(model, [[...prompt, ...sample.tokens]], 8, temperature);
     sample.logprobs.forEach((lp, t) => {

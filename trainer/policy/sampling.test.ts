@@ -11,16 +11,25 @@ await tf.setBackend("cpu");
 
 test("KV-cache sampling matches full recomputation, also for left-padded batched prompts", () => {
   const m = new DecoderLM(PRESETS.micro, { seed: 7, initStd: 0.2 });
-  for (const prompts of [[[10, 20, 30, 40, 50], [60, 70]], [[5, 6, 7]]]) {
-  const before = tf.memory().numTensors;
-  const samples = generate(m, prompts, { maxNewTokens: 12, temperature: 1, rng: new Rng(1) });
-  assert.equal(tf.memory().numTensors, before, "sampling leaked tensors");
-  const full = computeLogProbs(m, prompts.map((p, i) => [...p, ...samples[i].tokens]));
-  samples.forEach((s, i) => {
-    assert.equal(s.tokens.length, 12);
-    const recomputed = full[i].slice(prompts[i].length);
-    s.logprobs.forEach((lp, t) => assert.ok(Math.abs(lp - recomputed[t]) < 1e-4, `row ${i} token ${t}: ${lp} vs ${recomputed[t]}`));
-  });
+  for (const prompts of [
+    [
+      [10, 20, 30, 40, 50],
+      [60, 70],
+    ],
+    [[5, 6, 7]],
+  ]) {
+    const before = tf.memory().numTensors;
+    const samples = generate(m, prompts, { maxNewTokens: 12, temperature: 1, rng: new Rng(1) });
+    assert.equal(tf.memory().numTensors, before, "sampling leaked tensors");
+    const full = computeLogProbs(
+      m,
+      prompts.map((p, i) => [...p, ...samples[i].tokens]),
+    );
+    samples.forEach((s, i) => {
+      assert.equal(s.tokens.length, 12);
+      const recomputed = full[i].slice(prompts[i].length);
+      s.logprobs.forEach((lp, t) => assert.ok(Math.abs(lp - recomputed[t]) < 1e-4, `row ${i} token ${t}: ${lp} vs ${recomputed[t]}`));
+    });
   }
   m.dispose();
 });

@@ -101,7 +101,12 @@ export function generate(model: DecoderLM, prompts: number[][], opts: SampleOpti
  * must not wait for a whole batch of long generations (seconds per batch for larger policies). Stops with the abort
  * reason once `signal` fires. Token for token identical to `generate`.
  */
-export async function generateYielding(model: DecoderLM, prompts: number[][], opts: SampleOptions, signal?: AbortSignal): Promise<Sample[]> {
+export async function generateYielding(
+  model: DecoderLM,
+  prompts: number[][],
+  opts: SampleOptions,
+  signal?: AbortSignal,
+): Promise<Sample[]> {
   const steps = decodeSteps(model, prompts, opts);
   try {
     for (;;) {
@@ -122,7 +127,9 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
   if (rngs && rngs.length !== B) throw new Error(`generate got ${rngs.length} generators for ${B} prompts`);
   if (L === 0) throw new Error("generate needs non-empty prompts");
   if (L >= model.config.maxPositions) {
-    throw new Error(`a prompt of ${L} tokens leaves no room to generate within maxPositions ${model.config.maxPositions}; truncate it first`);
+    throw new Error(
+      `a prompt of ${L} tokens leaves no room to generate within maxPositions ${model.config.maxPositions}; truncate it first`,
+    );
   }
   const budget = Math.min(opts.maxNewTokens, model.config.maxPositions - L);
   const temperature = opts.temperature ?? 1;
@@ -180,7 +187,12 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
           mask[b].push(1);
           continue;
         }
-        const { id, logprob } = sampleFromLogits(logits.subarray(b * V, (b + 1) * V), temperature, topP, rngs ? rngs[b] : (opts.rng as Rng));
+        const { id, logprob } = sampleFromLogits(
+          logits.subarray(b * V, (b + 1) * V),
+          temperature,
+          topP,
+          rngs ? rngs[b] : (opts.rng as Rng),
+        );
         next[b] = id;
         mask[b].push(1);
         if (done[b]) continue;

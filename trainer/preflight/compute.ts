@@ -47,7 +47,14 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
     const sampledTokensPerStep = episodesPerStep * Math.min(sampledPerEpisode, Math.max(0, contextLength - ids.length));
 
     const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
-    const estimate = estimateStepMemory({ dims: model.config, vocabSize: model.config.vocabSize, loraRank: config.policy.lora?.rank, reference: config.grpo.klCoef > 0, microBatch, samplingBatch: config.rollout.concurrency });
+    const estimate = estimateStepMemory({
+      dims: model.config,
+      vocabSize: model.config.vocabSize,
+      loraRank: config.policy.lora?.rank,
+      reference: config.grpo.klCoef > 0,
+      microBatch,
+      samplingBatch: config.rollout.concurrency,
+    });
     const limit = stepMemoryLimitBytes(process.env, os.totalmem());
 
     const measured = ids.slice(-Math.min(ids.length, contextLength));
@@ -65,7 +72,9 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
           `Raise policy.contextLength to at least ${ids.length + maxNewTokens + maxNewTokens}, lower rollout.maxNewTokens, or use a tokenizer that needs fewer tokens.`,
       );
     } else if (ids.length + 2 * maxNewTokens > contextLength && maxTurns > 1) {
-      problems.push(`Only one turn fits: after the first reply, ${contextLength - ids.length - maxNewTokens} tokens are left for the next observation and reply, so most episodes will end context_full. Raise policy.contextLength.`);
+      problems.push(
+        `Only one turn fits: after the first reply, ${contextLength - ids.length - maxNewTokens} tokens are left for the next observation and reply, so most episodes will end context_full. Raise policy.contextLength.`,
+      );
     }
     const memory = stepMemoryProblem(estimate, limit, microBatch, contextLength);
     if (memory) problems.push(memory);

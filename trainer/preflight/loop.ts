@@ -26,9 +26,15 @@ export async function runOnePreflight(db: PrismaClient, workerId: string, dataDi
   if (!job) return false;
   try {
     const result = await computePreflight(parseRunConfig(job.config), dataRoots(dataDir));
-    await db.preflight.updateMany({ where: { id: job.id, workerId }, data: { status: "done", result: storable(result) as unknown as Prisma.InputJsonValue, finishedAt: new Date() } });
+    await db.preflight.updateMany({
+      where: { id: job.id, workerId },
+      data: { status: "done", result: storable(result) as unknown as Prisma.InputJsonValue, finishedAt: new Date() },
+    });
   } catch (err) {
-    await db.preflight.updateMany({ where: { id: job.id, workerId }, data: { status: "failed", error: storableText(firstLine(err)), finishedAt: new Date() } });
+    await db.preflight.updateMany({
+      where: { id: job.id, workerId },
+      data: { status: "failed", error: storableText(firstLine(err)), finishedAt: new Date() },
+    });
   }
   return true;
 }

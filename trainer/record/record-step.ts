@@ -44,7 +44,9 @@ export async function recordStep(db: PrismaClient, runId: string, given: StepRec
   // Conversations, LLM replies and errors may carry NUL or lone surrogates, which PostgreSQL refuses (storable.ts).
   const record = storable(given);
   const stage = options.onStage ?? (() => {});
-  const metricEntries = Object.entries(record.metrics).filter((e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1]));
+  const metricEntries = Object.entries(record.metrics).filter(
+    (e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1]),
+  );
   const latestReward = record.latestReward !== undefined ? record.latestReward : (record.metrics["reward/mean"] ?? null);
 
   await db.$transaction(
@@ -124,13 +126,21 @@ export async function recordStep(db: PrismaClient, runId: string, given: StepRec
       await stage("llm-calls");
       const now = new Date();
       if (metricEntries.length) {
-        await tx.metricPoint.createMany({ data: metricEntries.map(([key, value]) => ({ runId, key, step: record.step, value, wallTime: now })) });
+        await tx.metricPoint.createMany({
+          data: metricEntries.map(([key, value]) => ({ runId, key, step: record.step, value, wallTime: now })),
+        });
       }
       await refreshMetricRollups(tx, runId, record.step);
       await stage("metrics");
       if (record.events?.length) {
         await tx.runEvent.createMany({
-          data: record.events.map((e) => ({ runId, step: record.step, level: e.level, message: e.message, data: json({ ...e.data, origin: STEP_EVENT_ORIGIN }) })),
+          data: record.events.map((e) => ({
+            runId,
+            step: record.step,
+            level: e.level,
+            message: e.message,
+            data: json({ ...e.data, origin: STEP_EVENT_ORIGIN }),
+          })),
         });
       }
       await stage("events");

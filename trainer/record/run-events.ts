@@ -11,6 +11,12 @@ export async function recordEvent(
   extra: { step?: number; data?: Record<string, unknown> } = {},
 ): Promise<void> {
   await db.runEvent.create({
-    data: { runId, level, message: storableText(message), step: extra.step ?? null, ...(extra.data ? { data: storable(extra.data) as Prisma.InputJsonValue } : {}) },
+    data: {
+      runId,
+      level,
+      message: storableText(message),
+      step: extra.step ?? null,
+      ...(extra.data ? { data: storable(extra.data) as Prisma.InputJsonValue } : {}),
+    },
   });
 }

@@ -34,7 +34,13 @@ test("reward components are averaged under reward/<name>", () => {
 
 test("advantage, response length, turns and tool errors", () => {
   const g = makeGroup(0, [1, 0], 3);
-  g.trajectories[0].conversation.push({ role: "user", source: "environment", turn: 2, content: "Could not parse your call", formatError: "bad_json: x" });
+  g.trajectories[0].conversation.push({
+    role: "user",
+    source: "environment",
+    turn: 2,
+    content: "Could not parse your call",
+    formatError: "bad_json: x",
+  });
   g.trajectories[1].responseTokens = 100;
   const m = summariseStep({ groups: [g] });
   assert.equal(m["adv/mean"], 0);
@@ -48,7 +54,9 @@ test("advantage, response length, turns and tool errors", () => {
 
 test("LLM usage per role: calls, latency percentiles, tokens, cost; absent roles write nothing", () => {
   const t = makeTrajectory({ turns: 1 });
-  t.llmCalls = [10, 20, 30, 40, 1000].map((latencyMs) => makeLlmCall("judge", null, { latencyMs, costUsd: 0.01, promptTokens: 5, completionTokens: 5 }));
+  t.llmCalls = [10, 20, 30, 40, 1000].map((latencyMs) =>
+    makeLlmCall("judge", null, { latencyMs, costUsd: 0.01, promptTokens: 5, completionTokens: 5 }),
+  );
   const m = summariseStep({ groups: [{ ...makeGroup(0, []), trajectories: [t] }] });
   assert.equal(m["llm/judge/calls"], 5);
   assert.equal(m["llm/judge/latency_p50_ms"], 30);

@@ -72,7 +72,11 @@ export function summariseStep(input: SummariseStepInput): MetricMap {
   const trajectories = input.groups.flatMap((g) => g.trajectories);
   const scored = trajectories.filter((t): t is TrajectoryRecord & { reward: number } => t.reward !== null && Number.isFinite(t.reward));
 
-  putStats(out, "reward", scored.map((t) => t.reward));
+  putStats(
+    out,
+    "reward",
+    scored.map((t) => t.reward),
+  );
   const componentNames = [...new Set(scored.flatMap((t) => Object.keys(t.components)))].sort();
   for (const name of componentNames) {
     const values = scored.map((t) => t.components[name]).filter((v): v is number => typeof v === "number" && Number.isFinite(v));
@@ -89,7 +93,11 @@ export function summariseStep(input: SummariseStepInput): MetricMap {
     out["reward/zero_variance_group_frac"] = flat.length / groupsWithScores.length;
   }
 
-  putStats(out, "adv", trajectories.map((t) => t.advantage).filter((a): a is number => a !== null && Number.isFinite(a)));
+  putStats(
+    out,
+    "adv",
+    trajectories.map((t) => t.advantage).filter((a): a is number => a !== null && Number.isFinite(a)),
+  );
 
   if (trajectories.length) {
     const lengths = trajectories.map((t) => t.responseTokens);
@@ -102,7 +110,8 @@ export function summariseStep(input: SummariseStepInput): MetricMap {
 
   Object.assign(out, summariseLlmCalls(trajectories.flatMap((t) => t.llmCalls)));
   for (const [key, value] of Object.entries(input.update ?? {})) if (Number.isFinite(value)) out[key] = value;
-  for (const [key, value] of Object.entries(input.timings ?? {})) if (value !== undefined && Number.isFinite(value)) out[`time/${key}`] = value;
+  for (const [key, value] of Object.entries(input.timings ?? {}))
+    if (value !== undefined && Number.isFinite(value)) out[`time/${key}`] = value;
   return out;
 }
 
@@ -120,7 +129,8 @@ export function summariseEval(groups: GroupRecord[], successThreshold = 1 - 1e-6
   if (withSamples.length) {
     const success = (r: number | null) => r !== null && r >= successThreshold;
     out["eval/pass@1"] =
-      withSamples.reduce((s, g) => s + g.trajectories.filter((t) => success(t.reward)).length / g.trajectories.length, 0) / withSamples.length;
+      withSamples.reduce((s, g) => s + g.trajectories.filter((t) => success(t.reward)).length / g.trajectories.length, 0) /
+      withSamples.length;
     out["eval/pass^k"] = withSamples.filter((g) => g.trajectories.every((t) => success(t.reward))).length / withSamples.length;
   }
   return out;

@@ -29,7 +29,6 @@ export interface ExecuteRescoringOptions {
 
 export type RescoringOutcome = "succeeded" | "failed" | "lease_lost";
 
-
 async function selectGroups(db: PrismaClient, runId: string, sel: RescoringSelection) {
   const groups = await db.group.findMany({
     where: {
@@ -45,7 +44,15 @@ async function selectGroups(db: PrismaClient, runId: string, sel: RescoringSelec
       task: true,
       trajectories: {
         orderBy: { indexInGroup: "asc" },
-        select: { id: true, conversation: true, rewardComponents: true, finalState: true, expectedState: true, status: true, endReason: true },
+        select: {
+          id: true,
+          conversation: true,
+          rewardComponents: true,
+          finalState: true,
+          expectedState: true,
+          status: true,
+          endReason: true,
+        },
       },
     },
   });
@@ -72,7 +79,16 @@ function llmFor(scorer: Scorer, env?: Record<string, string | undefined>): LlmCl
   const ep = scorer.kind === "judge" ? scorer.endpoint : undefined;
   return new LlmClient(
     {
-      endpoints: ep ? { judge: { baseUrl: ep.baseUrl, model: ep.model, apiKeyEnv: ep.apiKeyEnv, params: { temperature: ep.temperature, max_tokens: ep.maxTokens } } } : {},
+      endpoints: ep
+        ? {
+            judge: {
+              baseUrl: ep.baseUrl,
+              model: ep.model,
+              apiKeyEnv: ep.apiKeyEnv,
+              params: { temperature: ep.temperature, max_tokens: ep.maxTokens },
+            },
+          }
+        : {},
       concurrency: 8,
       retry: { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 10_000, maxRetryAfterMs: 30_000 },
     },
@@ -103,44 +119,74 @@ export async function executeRescoring(db: PrismaClient, rescoringId: string, op
     const existing = await db.trajectoryScore.findMany({ where: { rescoringId }, select: { trajectoryId: true, reward: true } });
     const done = new Set(existing.map((e) => e.trajectoryId));
     // A resumed job recounts from what is stored, so progress never double-counts.
-    await db.rescoring.updateMany({ where: { id: rescoringId, workerId: opts.workerId }, data: { total: all.length, done: existing.length, unscored: existing.filter((e) => e.reward === null).length } });
-
-    await mapLimit(all.filter((x) => !done.has(x.t.id)), opts.concurrency ?? 4, async ({ t, task }) => {
-      const records: LlmCallRecord[] = [];
-      const stored = {
-        id: t.id,
-        conversation: (Array.isArray(t.conversation) ? t.conversation : []) as unknown as ConversationMessage[],
-        rewardComponents: (t.rewardComponents && typeof t.rewardComponents === "object" ? t.rewardComponents : {}) as Record<string, unknown>,
-        finalState: t.finalState,
-        expectedState: t.expectedState,
-        status: t.status,
-        endReason: t.endReason,
-      };
-      const r = await scoreTrajectory(stored, task, scorer, llm.bind((rec) => records.push(rec)), rescoringId);
-      await db.$transaction(async (tx) => {
-        if (records.length) await tx.llmCall.createMany({ data: storable(records).map((c) => callRow(c, job.runId, t.id, rescoringId)) });
-        await tx.trajectoryScore.create({
-          data: storable({
-            rescoringId,
-            trajectoryId: t.id,
-            reward: r.reward,
-            components: r.components,
-            reasoning: r.reasoning,
-            samples: r.samples as unknown as Prisma.InputJsonValue,
-            agreement: r.agreement,
-            rewardStd: r.rewardStd,
-            llmCallIds: records.map((c) => c.id),
-          }),
-        });
-      });
-      if (!(await recordProgress(db, rescoringId, opts.workerId, leaseMs, { done: 1, unscored: r.reward === null ? 1 : 0 }))) throw new LeaseLostError(rescoringId, opts.workerId, "Re-scoring job");
+    await db.rescoring.updateMany({
+      where: { id: rescoringId, workerId: opts.workerId },
+      data: { total: all.length, done: existing.length, unscored: existing.filter((e) => e.reward === null).length },
     });
 
-    const scores = new Map((await db.trajectoryScore.findMany({ where: { rescoringId }, select: { id: true, trajectoryId: true, reward: true } })).map((s) => [s.trajectoryId, s]));
+    await mapLimit(
+      all.filter((x) => !done.has(x.t.id)),
+      opts.concurrency ?? 4,
+      async ({ t, task }) => {
+        const records: LlmCallRecord[] = [];
+        const stored = {
+          id: t.id,
+          conversation: (Array.isArray(t.conversation) ? t.conversation : []) as unknown as ConversationMessage[],
+          rewardComponents: (t.rewardComponents && typeof t.rewardComponents === "object" ? t.rewardComponents : {}) as Record<
+            string,
+            unknown
+          >,
+          finalState: t.finalState,
+          expectedState: t.expectedState,
+          status: t.status,
+          endReason: t.endReason,
+        };
+        const r = await scoreTrajectory(
+          stored,
+          task,
+          scorer,
+          llm.bind((rec) => records.push(rec)),
+          rescoringId,
+        );
+        await db.$transaction(async (tx) => {
+          if (records.length) await tx.llmCall.createMany({ data: storable(records).map((c) => callRow(c, job.runId, t.id, rescoringId)) });
+          await tx.trajectoryScore.create({
+            data: storable({
+              rescoringId,
+              trajectoryId: t.id,
+              reward: r.reward,
+              components: r.components,
+              reasoning: r.reasoning,
+              samples: r.samples as unknown as Prisma.InputJsonValue,
+              agreement: r.agreement,
+              rewardStd: r.rewardStd,
+              llmCallIds: records.map((c) => c.id),
+            }),
+          });
+        });
+        if (!(await recordProgress(db, rescoringId, opts.workerId, leaseMs, { done: 1, unscored: r.reward === null ? 1 : 0 })))
+          throw new LeaseLostError(rescoringId, opts.workerId, "Re-scoring job");
+      },
+    );
+
+    const scores = new Map(
+      (await db.trajectoryScore.findMany({ where: { rescoringId }, select: { id: true, trajectoryId: true, reward: true } })).map((s) => [
+        s.trajectoryId,
+        s,
+      ]),
+    );
     const members = groups.flatMap((g) => g.trajectories.map((t) => ({ groupId: g.id, score: scores.get(t.id) })));
-    const adv = computeGroupAdvantages(members.map((m) => m.score?.reward ?? null), members.map((m) => m.groupId), { estimator: estimatorOf(job.run.config) });
+    const adv = computeGroupAdvantages(
+      members.map((m) => m.score?.reward ?? null),
+      members.map((m) => m.groupId),
+      { estimator: estimatorOf(job.run.config) },
+    );
     await db.$transaction(
-      members.flatMap((m, i) => (m.score ? [db.trajectoryScore.update({ where: { id: m.score.id }, data: { advantage: adv.scored[i] ? adv.advantages[i] : null } })] : [])),
+      members.flatMap((m, i) =>
+        m.score
+          ? [db.trajectoryScore.update({ where: { id: m.score.id }, data: { advantage: adv.scored[i] ? adv.advantages[i] : null } })]
+          : [],
+      ),
     );
     return (await finishRescoring(db, rescoringId, opts.workerId, "succeeded")) ? "succeeded" : "lease_lost";
   } catch (err) {

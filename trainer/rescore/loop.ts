@@ -22,7 +22,12 @@ export interface RescoringLoop {
 }
 
 /** Claim and execute one job. Returns false when the queue was empty. */
-export async function runOneRescoring(db: PrismaClient, workerId: string, leaseMs = 60_000, log: (m: string) => void = () => {}): Promise<boolean> {
+export async function runOneRescoring(
+  db: PrismaClient,
+  workerId: string,
+  leaseMs = 60_000,
+  log: (m: string) => void = () => {},
+): Promise<boolean> {
   const id = await claimNextRescoring(db, workerId, leaseMs);
   if (!id) return false;
   log(`re-scoring job ${id} claimed`);

@@ -13,7 +13,13 @@ export async function claimNextRescoring(db: PrismaClient, workerId: string, lea
 }
 
 /** Record progress and renew the lease. false = this worker no longer holds the job (stop writing). */
-export async function recordProgress(db: PrismaClient, id: string, workerId: string, leaseMs: number, delta: { done?: number; unscored?: number; total?: number }): Promise<boolean> {
+export async function recordProgress(
+  db: PrismaClient,
+  id: string,
+  workerId: string,
+  leaseMs: number,
+  delta: { done?: number; unscored?: number; total?: number },
+): Promise<boolean> {
   const n = await db.$executeRawUnsafe(
     `UPDATE "Rescoring"
         SET done = done + $3::int, unscored = unscored + $4::int, total = COALESCE($5::int, total),
@@ -29,7 +35,13 @@ export async function recordProgress(db: PrismaClient, id: string, workerId: str
   return n > 0;
 }
 
-export async function finishRescoring(db: PrismaClient, id: string, workerId: string, status: "succeeded" | "failed", error?: string): Promise<boolean> {
+export async function finishRescoring(
+  db: PrismaClient,
+  id: string,
+  workerId: string,
+  status: "succeeded" | "failed",
+  error?: string,
+): Promise<boolean> {
   const res = await db.rescoring.updateMany({
     where: { id, workerId },
     data: { status, finishedAt: new Date(), workerId: null, leaseExpiresAt: null, ...(error !== undefined ? { error } : {}) },

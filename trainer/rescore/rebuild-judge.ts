@@ -40,7 +40,8 @@ export function reconstructSimulatedState(conversation: ConversationMessage[]): 
     if (m.source !== "policy") continue;
     state.policyTurns++;
     if (m.formatError) state.formatErrors++;
-    for (const c of m.toolCalls ?? []) state.calls.push({ name: c.name, arguments: c.arguments, turn: m.turn, result: results.get(c.id) ?? "" });
+    for (const c of m.toolCalls ?? [])
+      state.calls.push({ name: c.name, arguments: c.arguments, turn: m.turn, result: results.get(c.id) ?? "" });
     if (!m.formatError) state.agentTexts.push({ turn: m.turn, text: m.content });
   }
   return state;
@@ -52,7 +53,9 @@ export function historyText(conversation: ConversationMessage[]): string {
     .map((m) => {
       if (m.role === "tool") return `Tool ${m.name ?? ""} result: ${m.content}`;
       if (m.source === "environment") return `Environment: ${m.content}`;
-      const calls = m.toolCalls?.length ? ` [calls: ${m.toolCalls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(", ")}]` : "";
+      const calls = m.toolCalls?.length
+        ? ` [calls: ${m.toolCalls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(", ")}]`
+        : "";
       return `${m.role === "assistant" ? "Agent" : "User"}: ${m.content}${calls}`;
     })
     .join("\n");
@@ -75,7 +78,9 @@ export function templateValues(traj: StoredTrajectory, task: unknown): Record<st
     // "User/Tool response:" layout (the simulated environment's default judge template uses these).
     system_prompt: traj.conversation.find((m) => m.role === "system")?.content ?? "(none)",
     transcript: simiaTranscript(
-      traj.conversation.filter((m) => m.role !== "system").map((m) => ({ from: m.source === "policy" ? "agent" : "environment", text: m.content })),
+      traj.conversation
+        .filter((m) => m.role !== "system")
+        .map((m) => ({ from: m.source === "policy" ? "agent" : "environment", text: m.content })),
       "No conversation history",
     ),
   };
@@ -87,7 +92,14 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 function sameJson(a: unknown, b: unknown): boolean {
   const canon = (v: unknown): string =>
-    Array.isArray(v) ? `[${v.map(canon).join(",")}]` : isPlainObject(v) ? `{${Object.keys(v).sort().map((k) => `${k}:${canon(v[k])}`).join(",")}}` : JSON.stringify(v);
+    Array.isArray(v)
+      ? `[${v.map(canon).join(",")}]`
+      : isPlainObject(v)
+        ? `{${Object.keys(v)
+            .sort()
+            .map((k) => `${k}:${canon(v[k])}`)
+            .join(",")}}`
+        : JSON.stringify(v);
   return canon(a) === canon(b);
 }
 
@@ -103,7 +115,10 @@ export function checklistJudgeReply(traj: StoredTrajectory, threshold: number): 
   if (isPlainObject(f) && isPlainObject(e) && sameJson(Object.keys(f).sort(), Object.keys(e).sort())) {
     items.push({ label: "final state matches the expected state", ok: sameJson(f, e) });
   }
-  items.push({ label: `episode ended normally (${traj.endReason ?? traj.status})`, ok: traj.status !== "error" && traj.endReason !== "error" && traj.endReason !== "max_sim_steps" });
+  items.push({
+    label: `episode ended normally (${traj.endReason ?? traj.status})`,
+    ok: traj.status !== "error" && traj.endReason !== "error" && traj.endReason !== "max_sim_steps",
+  });
   const score = items.filter((i) => i.ok).length / items.length;
   const passed = score >= threshold - 1e-9;
   const reasoning = `${passed ? "Success" : "Failure"}: ${Math.round(score * 100)}% of the checklist met (threshold ${Math.round(threshold * 100)}%). ${items.map((i) => `${i.ok ? "✓" : "✗"} ${i.label}`).join("; ")}.`;
@@ -124,7 +139,9 @@ export function offlineJudgeFor(traj: StoredTrajectory, task: unknown, scorer: J
   const { threshold, argumentMatch, noise } = scorer.offline;
   let call = 0;
   return () => {
-    const reply = sim ? offlineJudgeReply(sim, reconstructSimulatedState(traj.conversation), { threshold, argumentMatch }) : checklistJudgeReply(traj, threshold);
+    const reply = sim
+      ? offlineJudgeReply(sim, reconstructSimulatedState(traj.conversation), { threshold, argumentMatch })
+      : checklistJudgeReply(traj, threshold);
     const index = call++;
     if (noise <= 0 || seededUniform(`${noiseKey}:${traj.id}:${index}`) >= noise) return reply;
     const v = JSON.parse(reply) as { reasoning: string; reward: number; components?: Record<string, number> };

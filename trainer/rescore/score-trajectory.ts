@@ -31,7 +31,12 @@ export function scoreByWeights(traj: StoredTrajectory, scorer: WeightsScorer): T
   const base = { samples: [], agreement: null, rewardStd: null, callIds: [] };
   if (missing.length > 0) {
     const have = Object.keys(traj.rewardComponents).join(", ") || "none";
-    return { ...base, reward: null, components: {}, reasoning: `Unscored: component(s) ${missing.join(", ")} not recorded on this trajectory (it has: ${have}).` };
+    return {
+      ...base,
+      reward: null,
+      components: {},
+      reasoning: `Unscored: component(s) ${missing.join(", ")} not recorded on this trajectory (it has: ${have}).`,
+    };
   }
   const components: Record<string, number> = {};
   let reward = 0;
@@ -43,7 +48,13 @@ export function scoreByWeights(traj: StoredTrajectory, scorer: WeightsScorer): T
   return { ...base, reward, components, reasoning: `Re-weighted: ${terms.join(" + ")} = ${Number(reward.toFixed(6))}.` };
 }
 
-export async function scoreTrajectory(traj: StoredTrajectory, task: unknown, scorer: Scorer, llm: LlmChat, noiseKey: string): Promise<TrajectoryScoreResult> {
+export async function scoreTrajectory(
+  traj: StoredTrajectory,
+  task: unknown,
+  scorer: Scorer,
+  llm: LlmChat,
+  noiseKey: string,
+): Promise<TrajectoryScoreResult> {
   if (scorer.kind === "weights") return scoreByWeights(traj, scorer);
   const result = await runJudge({
     llm,

@@ -8,7 +8,12 @@ import { EpisodeTokens } from "./episode-tokens";
 const tok = new ByteTokenizer();
 const IM_END = tok.tokenId("<|im_end|>") as number;
 const bytes = (s: string) => [...new TextEncoder().encode(s)];
-const msg = (role: ConversationMessage["role"], source: ConversationMessage["source"], content: string, turn = 0): ConversationMessage => ({ role, source, content, turn });
+const msg = (role: ConversationMessage["role"], source: ConversationMessage["source"], content: string, turn = 0): ConversationMessage => ({
+  role,
+  source,
+  content,
+  turn,
+});
 
 /** Plays a conversation the way runEpisode does: policy turns sampled as `turns`, observations in between. */
 function play(turns: { sampled: number[]; stopped: boolean }[]) {
@@ -28,7 +33,10 @@ test("well-formed turns: the recorded ids are the chat template of the whole con
     { sampled: [...bytes("[answer] 5"), IM_END], stopped: true },
     { sampled: [...bytes("[answer] 7"), IM_END], stopped: true },
   ]);
-  const whole = renderChat(tok, messages.slice(0, -1).map((m) => ({ role: m.role, content: m.content, source: m.source })));
+  const whole = renderChat(
+    tok,
+    messages.slice(0, -1).map((m) => ({ role: m.role, content: m.content, source: m.source })),
+  );
   // the whole render ends with the separator after the last turn, which the next observation would bring
   assert.deepEqual(t.ids, whole.ids.slice(0, -1));
   assert.deepEqual(t.lossMask, whole.lossMask.slice(0, -1));
@@ -40,7 +48,10 @@ test("tokens that do not survive decode + encode are kept as sampled (no re-toke
   const { t, messages } = play([{ sampled: [...invalidUtf8, IM_END], stopped: true }]);
   const start = t.lossMask.indexOf(1);
   assert.deepEqual(t.ids.slice(start, start + 4), [...invalidUtf8, IM_END]);
-  const reRendered = renderChat(tok, messages.slice(0, -1).map((m) => ({ role: m.role, content: m.content, source: m.source })));
+  const reRendered = renderChat(
+    tok,
+    messages.slice(0, -1).map((m) => ({ role: m.role, content: m.content, source: m.source })),
+  );
   assert.notDeepEqual(reRendered.ids, t.ids, "re-rendering the text would have changed the tokens");
 });
 
@@ -72,7 +83,11 @@ test("the training view ends at the last sampled token: context rendered after i
 test("an opening prompt longer than the room keeps its end, for good; later turns are never cut", () => {
   const t = new EpisodeTokens(tok);
   const messages: ConversationMessage[] = [msg("system", "system", "x".repeat(200)), msg("user", "user_simulator", "Go")];
-  const full = renderChat(tok, messages.map((m) => ({ role: m.role, content: m.content, source: m.source })), { addGenerationPrompt: true }).ids;
+  const full = renderChat(
+    tok,
+    messages.map((m) => ({ role: m.role, content: m.content, source: m.source })),
+    { addGenerationPrompt: true },
+  ).ids;
   const first = t.prompt(messages, 50);
   assert.deepEqual(first, full.slice(-50));
   assert.equal(t.truncatedPrompt, full.length - 50);

@@ -73,7 +73,12 @@ export class EpisodeTokens {
    */
   forTraining(): { ids: number[]; lossMask: number[]; turnIds: number[]; logprobs: number[] } {
     const end = this.lossMask.lastIndexOf(1) + 1;
-    return { ids: this.ids.slice(0, end), lossMask: this.lossMask.slice(0, end), turnIds: this.turnIds.slice(0, end), logprobs: this.logprobs.slice(0, end) };
+    return {
+      ids: this.ids.slice(0, end),
+      lossMask: this.lossMask.slice(0, end),
+      turnIds: this.turnIds.slice(0, end),
+      logprobs: this.logprobs.slice(0, end),
+    };
   }
 
   get responseTokens(): number {

@@ -17,7 +17,12 @@ function toyEnv(delayMs = 0): Environment<{ n: number }> {
       step: async (text, turn) => {
         if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
         if (text === "boom") throw new Error("tool backend exploded");
-        return { observations: [{ role: "user", source: "user_simulator", content: "go on", turn: turn + 1 }], turnReward: 0.1 * (turn + 1), done: text === "stop", endReason: text === "stop" ? "agent_finished" : undefined };
+        return {
+          observations: [{ role: "user", source: "user_simulator", content: "go on", turn: turn + 1 }],
+          turnReward: 0.1 * (turn + 1),
+          done: text === "stop",
+          endReason: text === "stop" ? "agent_finished" : undefined,
+        };
       },
       evaluate: async (reason) => ({ reward: reason === "agent_finished" ? 1 : 0, components: {}, reasoning: reason }),
     }),
@@ -40,7 +45,10 @@ test("an episode records per-turn rewards, the end reason, policy outputs and ti
   assert.equal(traj.status, "ok");
   assert.equal(traj.endReason, "agent_finished");
   assert.equal(traj.turns, 3);
-  assert.deepEqual(traj.messages.filter((m) => m.source === "policy").map((m) => m.turnReward), [0.1, 0.2, 0.30000000000000004]);
+  assert.deepEqual(
+    traj.messages.filter((m) => m.source === "policy").map((m) => m.turnReward),
+    [0.1, 0.2, 0.30000000000000004],
+  );
   assert.deepEqual(traj.policyOutputs[0], { turn: 0, tokens: 5, logProbs: [-0.1, -0.2] });
   assert.equal(seen.length, traj.messages.length, "messages are streamed as they are appended");
   assert.ok(traj.timings.totalMs >= traj.timings.envMs);
@@ -91,7 +99,10 @@ test("runEpisodes keeps order, respects the concurrency cap and survives failing
     maxTurns: 5,
   }));
   const results = await runEpisodes(jobs, 3);
-  assert.deepEqual(results.map((r) => r.taskId), jobs.map((j) => j.task.id));
+  assert.deepEqual(
+    results.map((r) => r.taskId),
+    jobs.map((j) => j.task.id),
+  );
   assert.equal(results[4].status, "error");
   assert.equal(results.filter((r) => r.status === "ok").length, 9);
   assert.ok(peak <= 3, `peak ${peak}`);
@@ -100,5 +111,8 @@ test("runEpisodes keeps order, respects the concurrency cap and survives failing
 test("the registry resolves names and lists valid ones on a typo", () => {
   for (const name of listEnvironments()) assert.equal(getEnvironment(name).name, name, "each entry builds the environment it names");
   assert.ok(listEnvironments().includes("simulated"));
-  assert.throws(() => getEnvironment("simulatd"), (e: unknown) => e instanceof UnknownEnvironmentError && /Valid names: .*simulated/.test(e.message));
+  assert.throws(
+    () => getEnvironment("simulatd"),
+    (e: unknown) => e instanceof UnknownEnvironmentError && /Valid names: .*simulated/.test(e.message),
+  );
 });

@@ -121,19 +121,35 @@ export async function runEpisode<TData>(opts: RunEpisodeOptions<TData>): Promise
 
   try {
     const episode = opts.env.createEpisode(opts.task, { ...opts.ctx, llm, onLlmCall: sink, maxTurns: opts.maxTurns });
-    for (const m of await timed(() => episode.reset(), (ms) => (envMs += ms))) push(m);
+    for (const m of await timed(
+      () => episode.reset(),
+      (ms) => (envMs += ms),
+    ))
+      push(m);
     for (let turn = 0; turn < opts.maxTurns; turn++) {
       if (opts.ctx.signal?.aborted) throw new Error("episode aborted");
-      const out = await timed(() => opts.policy(messages, { turn, taskId: opts.task.id }), (ms) => (policyMs += ms));
+      const out = await timed(
+        () => opts.policy(messages, { turn, taskId: opts.task.id }),
+        (ms) => (policyMs += ms),
+      );
       if (out.endEpisode) {
         endReason = out.endEpisode;
         break;
       }
       turns++;
       policyOutputs.push({ turn, tokens: out.tokens, logProbs: out.logProbs });
-      const policyMessage: ConversationMessage = { role: "assistant", source: "policy", content: out.text, turn, ...(out.tokens !== undefined ? { tokens: out.tokens } : {}) };
+      const policyMessage: ConversationMessage = {
+        role: "assistant",
+        source: "policy",
+        content: out.text,
+        turn,
+        ...(out.tokens !== undefined ? { tokens: out.tokens } : {}),
+      };
       push(policyMessage);
-      const res = await timed(() => episode.step(out.text, turn), (ms) => (envMs += ms));
+      const res = await timed(
+        () => episode.step(out.text, turn),
+        (ms) => (envMs += ms),
+      );
       if (res.turnReward !== undefined) policyMessage.turnReward = res.turnReward;
       // Environments flag a format error on the observation they return for it (see envs/parse/error-observation).
       const formatError = res.observations.find((o) => o.source === "environment" && o.formatError)?.formatError;
@@ -146,7 +162,10 @@ export async function runEpisode<TData>(opts: RunEpisodeOptions<TData>): Promise
         break;
       }
     }
-    evaluation = await timed(() => episode.evaluate(endReason), (ms) => (evaluateMs += ms));
+    evaluation = await timed(
+      () => episode.evaluate(endReason),
+      (ms) => (evaluateMs += ms),
+    );
   } catch (e) {
     endReason = "error";
     evaluation = null;

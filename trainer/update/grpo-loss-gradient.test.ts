@@ -42,7 +42,10 @@ test("finite differences of the full GRPO loss through the model match the analy
   const loss = () =>
     tf.tidy(() => {
       const { logp, entropy } = tokenLogProbs(model, batch, true, temperature);
-      const r = computePolicyLoss({ logProbs: logp, oldLogProbs: mat(old), advantages: mat(advantages), mask: mat(mask), refLogProbs: mat(ref), entropy }, config);
+      const r = computePolicyLoss(
+        { logProbs: logp, oldLogProbs: mat(old), advantages: mat(advantages), mask: mat(mask), refLogProbs: mat(ref), entropy },
+        config,
+      );
       for (const m of Object.values(r.metrics)) m.dispose();
       return r.loss;
     });
@@ -71,7 +74,10 @@ test("finite differences of the full GRPO loss through the model match the analy
       const numeric = (at(eps) - at(-eps)) / (2 * eps);
       variable.assign(tf.tensor(data, variable.shape));
       const analytic = g[i];
-      assert.ok(Math.abs(numeric - analytic) <= 2e-3 + 0.05 * Math.abs(analytic), `${name}[${i}]: finite difference ${numeric} vs gradient ${analytic}`);
+      assert.ok(
+        Math.abs(numeric - analytic) <= 2e-3 + 0.05 * Math.abs(analytic),
+        `${name}[${i}]: finite difference ${numeric} vs gradient ${analytic}`,
+      );
       checked++;
     }
   }

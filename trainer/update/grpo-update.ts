@@ -72,17 +72,36 @@ export class GrpoUpdater {
   async prepare(trajs: ScoredTrajectory[], signal?: AbortSignal): Promise<ScoredTrajectory[]> {
     for (const t of trajs) {
       if (t.lossMask.length !== t.tokens.length || t.advantages.length !== t.tokens.length) {
-        throw new Error(`trajectory arrays must align with tokens (${t.tokens.length}); got mask ${t.lossMask.length}, advantages ${t.advantages.length}`);
+        throw new Error(
+          `trajectory arrays must align with tokens (${t.tokens.length}); got mask ${t.lossMask.length}, advantages ${t.advantages.length}`,
+        );
       }
     }
     const needOld = trajs.filter((t) => !t.oldLogProbs);
     const temperature = this.config.temperature ?? 1;
-    if (needOld.length) (await computeLogProbsYielding(this.model, needOld.map((t) => t.tokens), signal, 8, temperature)).forEach((lp, i) => (needOld[i].oldLogProbs = lp));
+    if (needOld.length)
+      (
+        await computeLogProbsYielding(
+          this.model,
+          needOld.map((t) => t.tokens),
+          signal,
+          8,
+          temperature,
+        )
+      ).forEach((lp, i) => (needOld[i].oldLogProbs = lp));
     if (this.config.loss.klCoef !== 0) {
       const needRef = trajs.filter((t) => !t.refLogProbs);
       if (needRef.length && !this.reference) throw new Error("klCoef != 0 needs a reference model or refLogProbs on every trajectory");
       if (needRef.length && this.reference) {
-        (await computeLogProbsYielding(this.reference, needRef.map((t) => t.tokens), signal, 8, temperature)).forEach((lp, i) => (needRef[i].refLogProbs = lp));
+        (
+          await computeLogProbsYielding(
+            this.reference,
+            needRef.map((t) => t.tokens),
+            signal,
+            8,
+            temperature,
+          )
+        ).forEach((lp, i) => (needRef[i].refLogProbs = lp));
       }
     }
     return trajs;
@@ -114,7 +133,10 @@ export class GrpoUpdater {
         {
           ...this.config.loss,
           maxTokens: this.config.loss.maxTokens ?? fullT,
-          ...(dropped && { batchRows: full.length, batchTokens: full.reduce((n, t) => n + t.lossMask.reduce((a, m) => a + (m > 0 ? 1 : 0), 0), 0) }),
+          ...(dropped && {
+            batchRows: full.length,
+            batchTokens: full.reduce((n, t) => n + t.lossMask.reduce((a, m) => a + (m > 0 ? 1 : 0), 0), 0),
+          }),
         },
       );
     };
@@ -131,7 +153,10 @@ export class GrpoUpdater {
    * update's optimizer steps, so the caller must not checkpoint them as a completed training step).
    */
   async update(groups: ScoredTrajectory[][], rng: Rng, signal?: AbortSignal): Promise<UpdateReport> {
-    const trajs = await this.prepare(groups.flat().filter((t) => t.lossMask.some((m) => m > 0)), signal);
+    const trajs = await this.prepare(
+      groups.flat().filter((t) => t.lossMask.some((m) => m > 0)),
+      signal,
+    );
     const steps: StepOutcome[] = [];
     const mini = this.config.miniBatchSize;
     const micro = Math.min(this.config.microBatchSize ?? mini, mini);

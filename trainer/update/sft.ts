@@ -24,7 +24,13 @@ export interface SftConfig {
 /** Token-mean masked negative log-likelihood of a batch (differentiable). */
 export function maskedNll(model: DecoderLM, demos: Demonstration[]): tf.Scalar {
   const batch = padBatch(demos.map((d) => d.tokens));
-  const mask = tf.tensor2d(padMatrix(demos.map((d) => d.lossMask), batch.T), [batch.B, batch.T]);
+  const mask = tf.tensor2d(
+    padMatrix(
+      demos.map((d) => d.lossMask),
+      batch.T,
+    ),
+    [batch.B, batch.T],
+  );
   const { logp } = tokenLogProbs(model, batch);
   return tf.div(tf.neg(tf.sum(tf.mul(logp, mask))), tf.maximum(tf.sum(mask), 1)) as tf.Scalar;
 }
@@ -62,7 +68,13 @@ export interface SftStepsConfig {
  * straddle two passes). The stepper yields to the event loop around each step: each is synchronous TF.js work, and a
  * long warm-start must not starve the worker's lease heartbeats.
  */
-export async function runSftSteps(model: DecoderLM, optimizer: AdamW, demos: Demonstration[], cfg: SftStepsConfig, rng: Rng): Promise<StepOutcome[]> {
+export async function runSftSteps(
+  model: DecoderLM,
+  optimizer: AdamW,
+  demos: Demonstration[],
+  cfg: SftStepsConfig,
+  rng: Rng,
+): Promise<StepOutcome[]> {
   if (demos.length === 0) throw new Error("runSftSteps needs at least one demonstration");
   const stepper = new GuardedStepper(model, optimizer, cfg.maxConsecutiveBadSteps ?? 3);
   const batchSize = Math.max(1, Math.min(cfg.batchSize, demos.length));

@@ -36,7 +36,10 @@ test("a GRPO update changes the weights, keeps the tensor count flat and raises 
   assert.equal(report.skippedSteps, 0);
   for (const k of ["loss", "grad_norm", "kl", "entropy", "pg_clipfrac"]) assert.ok(Number.isFinite(report.metrics[k]), k);
   const w1 = model.p("model.layers.0.mlp.up_proj.weight").dataSync();
-  assert.ok(w1.some((v, i) => v !== w0[i]), "weights did not change");
+  assert.ok(
+    w1.some((v, i) => v !== w0[i]),
+    "weights did not change",
+  );
   const lpAfter = (await updater.prepare([traj(good, 1)]))[0].oldLogProbs as number[];
   const sum = (xs: number[]) => xs.slice(3).reduce((a, b) => a + b, 0);
   assert.ok(sum(lpAfter) > sum(lpBefore), "positive-advantage tokens did not become more likely");
@@ -107,7 +110,13 @@ test("a micro-batch or an optimizer that throws mid-step leaks no tensors (a lon
   const failing = () => {
     throw new Error("micro-batch 2 failed");
   };
-  await assert.rejects(stepper.step([{ weight: 0.5, loss }, { weight: 0.5, loss: failing }]), /micro-batch 2 failed/);
+  await assert.rejects(
+    stepper.step([
+      { weight: 0.5, loss },
+      { weight: 0.5, loss: failing },
+    ]),
+    /micro-batch 2 failed/,
+  );
   assert.equal(tf.memory().numTensors, before, "the first micro-batch's gradients were freed");
   const apply = opt.apply.bind(opt);
   opt.apply = () => {

@@ -26,11 +26,24 @@ const batch = (): ScoredTrajectory[][] => [
   [traj([7, 8, 9, 30, 31], 0), traj([7, 8, 9, 32, 33, 34, 35], 0.5)],
 ];
 
-async function weightsAfter(lossAgg: string, skip: boolean, extra: Partial<{ klCoef: number; microBatchSize: number; miniBatchSize: number }> = {}) {
+async function weightsAfter(
+  lossAgg: string,
+  skip: boolean,
+  extra: Partial<{ klCoef: number; microBatchSize: number; miniBatchSize: number }> = {},
+) {
   const model = new DecoderLM(PRESETS.micro, { seed: 5, initStd: 0.05 });
   const reference = model.frozenCopy();
   const opt = new AdamW(model.trainableVariables(), { lr: 1e-2, weightDecay: 0.01 });
-  const loss = { clipLow: 0.2, clipHigh: 0.28, dualClip: 3, lossAgg, klCoef: extra.klCoef ?? 0, klEstimator: "k3", entropyCoef: 0, maxTokens: 16 };
+  const loss = {
+    clipLow: 0.2,
+    clipHigh: 0.28,
+    dualClip: 3,
+    lossAgg,
+    klCoef: extra.klCoef ?? 0,
+    klEstimator: "k3",
+    entropyCoef: 0,
+    maxTokens: 16,
+  };
   const updater = new GrpoUpdater(
     model,
     opt,
@@ -50,7 +63,10 @@ test("leaving zero-advantage rows out gives the same weights as computing them, 
     const full = await weightsAfter(agg, false);
     const skipped = await weightsAfter(agg, true);
     assert.equal(full.report.zeroAdvantageRowsSkipped, 0);
-    assert.ok(skipped.report.zeroAdvantageRowsSkipped >= 8, `${agg}: ${skipped.report.zeroAdvantageRowsSkipped} rows skipped over 2 epochs`);
+    assert.ok(
+      skipped.report.zeroAdvantageRowsSkipped >= 8,
+      `${agg}: ${skipped.report.zeroAdvantageRowsSkipped} rows skipped over 2 epochs`,
+    );
     const diff = full.w.reduce((m, v, i) => Math.max(m, Math.abs(v - skipped.w[i])), 0);
     assert.ok(diff < 1e-6, `${agg}: weights differ by ${diff}`);
   }

@@ -41,7 +41,9 @@ export async function checkWorkerDatabase(url: string, embeddedDefault: boolean)
   try {
     const res = await client.query(`SELECT to_regclass('"Run"') AS t`);
     if (!res.rows[0]?.t) {
-      throw new WorkerDatabaseError(`The database at ${new URL(url).host} has no Rollout Lab tables: run \`npm run db:migrate\` (or \`npm start\`, which migrates) first.`);
+      throw new WorkerDatabaseError(
+        `The database at ${new URL(url).host} has no Rollout Lab tables: run \`npm run db:migrate\` (or \`npm start\`, which migrates) first.`,
+      );
     }
   } finally {
     await client.end();

@@ -47,7 +47,8 @@ export function keepLeaseInLoop(db: PrismaClient, target: LeaseTarget, events: L
 
 /** Messages between the main thread and lease-keeper-thread.ts. */
 export type ToKeeper = { type: "tick" } | { type: "stop" };
-export type FromKeeper = { type: "beat"; result: HeartbeatResult } | { type: "error"; message: string } | { type: "stalled"; seconds: number };
+export type FromKeeper =
+  { type: "beat"; result: HeartbeatResult } | { type: "error"; message: string } | { type: "stalled"; seconds: number };
 
 export interface ThreadKeeperOptions extends LeaseTarget {
   databaseUrl: string;

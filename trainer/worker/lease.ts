@@ -63,7 +63,14 @@ export async function finishRun(db: PrismaClient, runId: string, workerId: strin
   const write = (text: string | undefined) =>
     db.run.updateMany({
       where: { id: runId, workerId },
-      data: { status, phase: null, finishedAt: new Date(), leaseExpiresAt: null, workerId: null, ...(text !== undefined ? { error: text } : {}) },
+      data: {
+        status,
+        phase: null,
+        finishedAt: new Date(),
+        leaseExpiresAt: null,
+        workerId: null,
+        ...(text !== undefined ? { error: text } : {}),
+      },
     });
   try {
     return (await write(error === undefined ? undefined : storableText(error))).count > 0;

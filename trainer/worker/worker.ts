@@ -27,7 +27,13 @@ import { createWorkerId } from "./worker-id";
 /** The reason a run's abort signal carries. */
 export class RunStoppedError extends Error {
   constructor(readonly reason: StopReason) {
-    super(reason === "cancel" ? "the run was cancelled" : reason === "shutdown" ? "the worker is shutting down" : "the worker lost the run's lease");
+    super(
+      reason === "cancel"
+        ? "the run was cancelled"
+        : reason === "shutdown"
+          ? "the worker is shutting down"
+          : "the worker lost the run's lease",
+    );
     this.name = "RunStoppedError";
   }
 }
@@ -120,7 +126,8 @@ export class TrainerWorker {
 
   private async handle(run: ClaimedRun): Promise<void> {
     const { db } = this.opts;
-    const event = (level: "info" | "warn" | "error", message: string, step?: number) => recordEvent(db, run.id, level, message, { step, data: { workerId: this.workerId } }).catch(() => {});
+    const event = (level: "info" | "warn" | "error", message: string, step?: number) =>
+      recordEvent(db, run.id, level, message, { step, data: { workerId: this.workerId } }).catch(() => {});
 
     if (run.cancelRequested) {
       if (await finishRun(db, run.id, this.workerId, "cancelled")) await event("info", "Cancelled before training resumed.", run.step);
@@ -185,15 +192,25 @@ export class TrainerWorker {
 
     try {
       await keeper.ready;
-      const outcome = await this.opts.executeRun({ db, workerId: this.workerId, run, config, sink: createPrismaSink(db, run.id, this.workerId), control });
+      const outcome = await this.opts.executeRun({
+        db,
+        workerId: this.workerId,
+        run,
+        config,
+        sink: createPrismaSink(db, run.id, this.workerId),
+        control,
+      });
       await keeper.stop();
       this.abortCurrent = null;
       if (outcome.kind === "completed") {
-        if (await finishRun(db, run.id, this.workerId, "succeeded")) await event("info", `Finished all ${outcome.steps} steps.`, outcome.steps);
+        if (await finishRun(db, run.id, this.workerId, "succeeded"))
+          await event("info", `Finished all ${outcome.steps} steps.`, outcome.steps);
       } else if (outcome.reason === "cancel") {
-        if (await finishRun(db, run.id, this.workerId, "cancelled")) await event("info", `Cancelled after ${outcome.steps} steps.`, outcome.steps);
+        if (await finishRun(db, run.id, this.workerId, "cancelled"))
+          await event("info", `Cancelled after ${outcome.steps} steps.`, outcome.steps);
       } else if (outcome.reason === "shutdown") {
-        if (await releaseRun(db, run.id, this.workerId)) await event("info", `Worker shutting down: back in the queue after ${outcome.steps} steps.`, outcome.steps);
+        if (await releaseRun(db, run.id, this.workerId))
+          await event("info", `Worker shutting down: back in the queue after ${outcome.steps} steps.`, outcome.steps);
       }
       this.log(`run ${run.id}: ${outcome.kind === "completed" ? "succeeded" : outcome.reason} at step ${outcome.steps}`);
     } catch (err) {

@@ -26,15 +26,23 @@ export const runActionsRouter = router({
         })
         .strict(),
     )
-    .mutation(({ ctx, input }) => createRun(ctx.db, { config: input.config, launchedBy: input.source, launchedByName: input.launchedByName })),
+    .mutation(({ ctx, input }) =>
+      createRun(ctx.db, { config: input.config, launchedBy: input.source, launchedByName: input.launchedByName }),
+    ),
 
   clone: publicProcedure
     .input(
       z
-        .object({ id: runId, overrides: z.record(z.string(), z.unknown()).optional().describe("Config fields to change; sections merge shallowly."), ...launch })
+        .object({
+          id: runId,
+          overrides: z.record(z.string(), z.unknown()).optional().describe("Config fields to change; sections merge shallowly."),
+          ...launch,
+        })
         .strict(),
     )
-    .mutation(({ ctx, input }) => cloneRun(ctx.db, { id: input.id, overrides: input.overrides, launchedBy: input.source, launchedByName: input.launchedByName })),
+    .mutation(({ ctx, input }) =>
+      cloneRun(ctx.db, { id: input.id, overrides: input.overrides, launchedBy: input.source, launchedByName: input.launchedByName }),
+    ),
 
   cancel: publicProcedure.input(z.object({ id: runId }).strict()).mutation(({ ctx, input }) => cancelRun(ctx.db, input.id)),
 
@@ -47,7 +55,12 @@ export const runActionsRouter = router({
       z
         .object({
           id: runId,
-          keys: z.array(z.string().min(1).max(200)).min(1).max(50).optional().describe("Metric keys (default: all keys of the run, at most 50)."),
+          keys: z
+            .array(z.string().min(1).max(200))
+            .min(1)
+            .max(50)
+            .optional()
+            .describe("Metric keys (default: all keys of the run, at most 50)."),
           maxPoints: z.number().int().min(10).max(5000).default(500).describe("Downsample each series to at most this many points."),
         })
         .strict(),

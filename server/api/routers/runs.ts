@@ -38,7 +38,9 @@ export const runsRouter = router({
         })
         .strict(),
     )
-    .query(({ ctx, input }) => listRunEvents(ctx.db, { runId: input.id, minLevel: input.minLevel, limit: input.limit, before: input.before })),
+    .query(({ ctx, input }) =>
+      listRunEvents(ctx.db, { runId: input.id, minLevel: input.minLevel, limit: input.limit, before: input.before }),
+    ),
 
   sparklines: publicProcedure
     .input(z.object({ ids: z.array(runId).max(200) }).strict())
@@ -56,7 +58,11 @@ export const runsRouter = router({
   metricSeries: publicProcedure
     .input(
       z
-        .object({ id: runId, keys: z.array(z.string().max(200)).min(1).max(50), maxPoints: z.number().int().min(10).max(5000).default(500) })
+        .object({
+          id: runId,
+          keys: z.array(z.string().max(200)).min(1).max(50),
+          maxPoints: z.number().int().min(10).max(5000).default(500),
+        })
         .strict(),
     )
     .query(({ ctx, input }) => getMetricSeries(ctx.db, { runId: input.id, keys: input.keys, maxPoints: input.maxPoints })),

@@ -9,7 +9,12 @@ import { entityId } from "../ids";
 
 export const tokensRouter = router({
   list: publicProcedure
-    .input(z.object({ includeRevoked: z.boolean().default(false) }).strict().prefault({}))
+    .input(
+      z
+        .object({ includeRevoked: z.boolean().default(false) })
+        .strict()
+        .prefault({}),
+    )
     .query(({ ctx, input }) => listTokens(ctx.db, input)),
 
   create: publicProcedure

@@ -24,7 +24,10 @@ const filters = {
   stepMax: step.optional(),
   rewardMin: z.number().finite().optional(),
   rewardMax: z.number().finite().optional(),
-  status: z.array(z.enum(["ok", "truncated", "unscored", "error"])).max(4).optional(),
+  status: z
+    .array(z.enum(["ok", "truncated", "unscored", "error"]))
+    .max(4)
+    .optional(),
   taskId: z.string().max(200).optional(),
   text: z.string().max(200).optional(),
   sort: z.enum(TRAJECTORY_SORTS).default("step"),
@@ -33,7 +36,15 @@ const filters = {
 
 export const trajectoriesRouter = router({
   list: publicProcedure
-    .input(z.object({ ...filters, limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).max(1_000_000).default(0) }).strict())
+    .input(
+      z
+        .object({
+          ...filters,
+          limit: z.number().int().min(1).max(200).default(50),
+          offset: z.number().int().min(0).max(1_000_000).default(0),
+        })
+        .strict(),
+    )
     .query(({ ctx, input }) => listTrajectories(ctx.db, input)),
 
   neighbors: publicProcedure.input(z.object({ ...filters, id }).strict()).query(({ ctx, input }) => getTrajectoryNeighbors(ctx.db, input)),

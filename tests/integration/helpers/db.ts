@@ -38,7 +38,8 @@ export function databaseUrl(name: string): string {
  */
 export async function createEmptyDatabase(prefix = "rl_test"): Promise<{ name: string; url: string }> {
   const scope = process.env.TEST_DB_PREFIX;
-  if (scope !== undefined && !/^[a-z_][a-z0-9_]{0,30}$/.test(scope)) throw new Error(`TEST_DB_PREFIX must be lower-case letters, digits and _ (at most 31), got "${scope}".`);
+  if (scope !== undefined && !/^[a-z_][a-z0-9_]{0,30}$/.test(scope))
+    throw new Error(`TEST_DB_PREFIX must be lower-case letters, digits and _ (at most 31), got "${scope}".`);
   const name = `${scope ? `${scope}_` : ""}${prefix}_${randomBytes(5).toString("hex")}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}"`));
   return { name, url: databaseUrl(name) };

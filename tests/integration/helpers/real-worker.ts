@@ -20,7 +20,9 @@ export interface RealWorkerHarness {
   dataDir: string;
   worker(heartbeatMs?: number): TrainerWorker;
   /** Queues a run and has one worker train it to the end. */
-  runToEnd(config: RunConfigInput): Promise<{ runId: string; run: Awaited<ReturnType<TestDatabase["prisma"]["run"]["findUniqueOrThrow"]>> }>;
+  runToEnd(
+    config: RunConfigInput,
+  ): Promise<{ runId: string; run: Awaited<ReturnType<TestDatabase["prisma"]["run"]["findUniqueOrThrow"]>> }>;
   /** Queues a run, stops its worker (as on SIGTERM) once `step` steps are recorded; returns the re-queued run's id. */
   runUntilStep(config: RunConfigInput, step: number): Promise<string>;
   /** [step, value] of one metric key, in step order. */
@@ -49,7 +51,8 @@ export function useRealWorker(name: string, backend?: "cpu" | "wasm"): RealWorke
     if (!db) throw new Error("the test database is created in before()");
     return db.prisma;
   };
-  const worker = (heartbeatMs?: number) => new TrainerWorker({ db: prisma(), executeRun: createRealExecutor(dataDir), heartbeatMs, log: () => {} });
+  const worker = (heartbeatMs?: number) =>
+    new TrainerWorker({ db: prisma(), executeRun: createRealExecutor(dataDir), heartbeatMs, log: () => {} });
   return {
     db: () => db as TestDatabase,
     dataDir,

@@ -32,7 +32,12 @@ export function startApp(env: Record<string, string>): StartedApp {
   return { child, output: () => out };
 }
 
-export async function waitFor(predicate: () => Promise<boolean> | boolean, timeoutMs: number, what: string, output: () => string = () => ""): Promise<void> {
+export async function waitFor(
+  predicate: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+  output: () => string = () => "",
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await predicate()) return;

@@ -18,7 +18,6 @@ const GROUP_STEPS = [0, 10, 20, 30, 40, 50, 59];
 const GROUPS_PER_STEP = 4;
 const GROUP_SIZE = 4;
 
-
 const TASKS = [
   { id: "airline-rebook-001", pnr: "QX7K2M", from: "Tuesday", to: "Friday", name: "Dana Whitfield" },
   { id: "airline-rebook-002", pnr: "LM3P9Z", from: "Monday", to: "Wednesday", name: "Arjun Mehta" },
@@ -38,7 +37,16 @@ interface Built {
   endReason: string;
 }
 
-function call(role: LlmRole, turn: number, prompt: string, text: string, latencyMs: number, at: Date, error: string | null = null, attempt = 1): LlmCallRecord {
+function call(
+  role: LlmRole,
+  turn: number,
+  prompt: string,
+  text: string,
+  latencyMs: number,
+  at: Date,
+  error: string | null = null,
+  attempt = 1,
+): LlmCallRecord {
   const promptTokens = Math.ceil(prompt.length / 4);
   const completionTokens = Math.ceil(text.length / 4);
   return {
@@ -65,9 +73,22 @@ function buildEpisode(task: (typeof TASKS)[number], skill: number, rand: () => n
   const conv: ConversationMessage[] = [];
   const calls: LlmCallRecord[] = [];
   const say = (m: ConversationMessage) => conv.push(m);
-  say({ role: "system", source: "system", turn: 0, content: "You are an airline support agent. Tools: get_reservation(pnr), change_flight(pnr, day), add_bag(pnr). Follow the policy; confirm before changing anything." });
+  say({
+    role: "system",
+    source: "system",
+    turn: 0,
+    content:
+      "You are an airline support agent. Tools: get_reservation(pnr), change_flight(pnr, day), add_bag(pnr). Follow the policy; confirm before changing anything.",
+  });
   const opening = `Hi, this is ${task.name}. I need to move my flight ${task.pnr} from ${task.from} to ${task.to}.`;
-  const c0 = call("user_simulator", 0, `You are ${task.name}. Goal: move ${task.pnr} to ${task.to}.`, opening, 180 + Math.round(rand() * 120), at);
+  const c0 = call(
+    "user_simulator",
+    0,
+    `You are ${task.name}. Goal: move ${task.pnr} to ${task.to}.`,
+    opening,
+    180 + Math.round(rand() * 120),
+    at,
+  );
   calls.push(c0);
   say({ role: "user", source: "user_simulator", turn: 0, content: opening, llmCallIds: [c0.id] });
 
@@ -75,19 +96,63 @@ function buildEpisode(task: (typeof TASKS)[number], skill: number, rand: () => n
   const changesRight = rand() < 0.25 + 0.7 * skill;
   let turn = 0;
   if (looksUp) {
-    say({ role: "assistant", source: "policy", turn, content: "Let me look that up.", toolCalls: [{ id: `call_${turn}`, name: "get_reservation", arguments: { pnr: task.pnr } }], tokens: 24 });
+    say({
+      role: "assistant",
+      source: "policy",
+      turn,
+      content: "Let me look that up.",
+      toolCalls: [{ id: `call_${turn}`, name: "get_reservation", arguments: { pnr: task.pnr } }],
+      tokens: 24,
+    });
     const result = JSON.stringify({ pnr: task.pnr, passenger: task.name, day: task.from, fare: "flex", status: "confirmed" });
-    const c = call("tool_simulator", turn, "Simulate get_reservation consistently with the task.", result, 150 + Math.round(rand() * 100), at);
+    const c = call(
+      "tool_simulator",
+      turn,
+      "Simulate get_reservation consistently with the task.",
+      result,
+      150 + Math.round(rand() * 100),
+      at,
+    );
     calls.push(c);
-    say({ role: "tool", source: "tool_simulator", turn, name: "get_reservation", toolCallId: `call_${turn}`, content: result, llmCallIds: [c.id] });
+    say({
+      role: "tool",
+      source: "tool_simulator",
+      turn,
+      name: "get_reservation",
+      toolCallId: `call_${turn}`,
+      content: result,
+      llmCallIds: [c.id],
+    });
     turn++;
   }
   const day = changesRight ? task.to : task.from === "Monday" ? "Tuesday" : "Monday";
-  say({ role: "assistant", source: "policy", turn, content: `I'll move it to ${day}.`, toolCalls: [{ id: `call_${turn}`, name: "change_flight", arguments: { pnr: task.pnr, day } }], tokens: 31 });
+  say({
+    role: "assistant",
+    source: "policy",
+    turn,
+    content: `I'll move it to ${day}.`,
+    toolCalls: [{ id: `call_${turn}`, name: "change_flight", arguments: { pnr: task.pnr, day } }],
+    tokens: 31,
+  });
   const changed = JSON.stringify({ pnr: task.pnr, day, status: "changed", fee: 0 });
-  const c1 = call("tool_simulator", turn, "Simulate change_flight consistently with earlier answers.", changed, 160 + Math.round(rand() * 90), at);
+  const c1 = call(
+    "tool_simulator",
+    turn,
+    "Simulate change_flight consistently with earlier answers.",
+    changed,
+    160 + Math.round(rand() * 90),
+    at,
+  );
   calls.push(c1);
-  say({ role: "tool", source: "tool_simulator", turn, name: "change_flight", toolCallId: `call_${turn}`, content: changed, llmCallIds: [c1.id] });
+  say({
+    role: "tool",
+    source: "tool_simulator",
+    turn,
+    name: "change_flight",
+    toolCallId: `call_${turn}`,
+    content: changed,
+    llmCallIds: [c1.id],
+  });
   turn++;
   say({ role: "assistant", source: "policy", turn, content: `Your flight ${task.pnr} is now on ${day}. Anything else?`, tokens: 18 });
   const reply = changesRight ? "Perfect, that's all I needed. ###STOP###" : `That's not right, I asked for ${task.to}.`;
@@ -97,11 +162,25 @@ function buildEpisode(task: (typeof TASKS)[number], skill: number, rand: () => n
 
   // A few judge calls fail to parse, are retried, and one in ~30 stays unscored: the demo shows all three cases.
   const judgeFails = rand() < 0.08;
-  if (judgeFails) calls.push(call("judge", turn, "Judge the episode. Reply with JSON.", "", 900, at, "judge reply was not valid JSON: Unexpected token 'T'", 1));
+  if (judgeFails)
+    calls.push(
+      call("judge", turn, "Judge the episode. Reply with JSON.", "", 900, at, "judge reply was not valid JSON: Unexpected token 'T'", 1),
+    );
   const unscored = judgeFails && rand() < 0.4;
   if (unscored) {
-    calls.push(call("judge", turn, "Judge the episode. Reply with JSON.", "", 950, at, "judge reply was not valid JSON after 2 attempts", 2));
-    return { conversation: conv, calls, finalDay: day, reward: null, components: {}, reasoning: "", status: "unscored", endReason: "user_done" };
+    calls.push(
+      call("judge", turn, "Judge the episode. Reply with JSON.", "", 950, at, "judge reply was not valid JSON after 2 attempts", 2),
+    );
+    return {
+      conversation: conv,
+      calls,
+      finalDay: day,
+      reward: null,
+      components: {},
+      reasoning: "",
+      status: "unscored",
+      endReason: "user_done",
+    };
   }
   const goal = changesRight ? 1 : 0;
   const verified = looksUp ? 1 : 0;
@@ -111,7 +190,9 @@ function buildEpisode(task: (typeof TASKS)[number], skill: number, rand: () => n
       : `The agent moved ${task.pnr} to ${task.to} as requested, but without retrieving the reservation first. The user confirmed the goal was met.`
     : `The agent changed ${task.pnr} to ${day}, but the user asked for ${task.to}; the goal was not met.`;
   const judgeText = JSON.stringify({ reward: goal, reasoning });
-  calls.push(call("judge", turn, "Judge the episode. Reply with JSON.", judgeText, 600 + Math.round(rand() * 400), at, null, judgeFails ? 2 : 1));
+  calls.push(
+    call("judge", turn, "Judge the episode. Reply with JSON.", judgeText, 600 + Math.round(rand() * 400), at, null, judgeFails ? 2 : 1),
+  );
   return {
     conversation: conv,
     calls,
@@ -249,12 +330,23 @@ export async function insertSyntheticRun(db: PrismaClient): Promise<string> {
     data: [
       { runId: run.id, level: "info", message: "Run claimed by worker demo-seed", createdAt: start },
       { runId: run.id, level: "info", message: "Backend: wasm (demo data)", createdAt: start },
-      { runId: run.id, level: "warn", message: "Judge reply for 1 trajectory could not be parsed after 2 attempts; left unscored", step: 20, createdAt: start },
-      { runId: run.id, level: "info", message: `Finished ${STEPS} steps`, step: STEPS - 1, createdAt: new Date(start.getTime() + STEPS * 42_000) },
+      {
+        runId: run.id,
+        level: "warn",
+        message: "Judge reply for 1 trajectory could not be parsed after 2 attempts; left unscored",
+        step: 20,
+        createdAt: start,
+      },
+      {
+        runId: run.id,
+        level: "info",
+        message: `Finished ${STEPS} steps`,
+        step: STEPS - 1,
+        createdAt: new Date(start.getTime() + STEPS * 42_000),
+      },
     ],
   });
   const last = await db.metricPoint.findUnique({ where: { runId_key_step: { runId: run.id, key: "reward/mean", step: STEPS - 1 } } });
   await db.run.update({ where: { id: run.id }, data: { latestReward: last?.value ?? null } });
   return run.id;
 }
-

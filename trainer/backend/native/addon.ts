@@ -14,18 +14,42 @@ export interface BlasAddon {
    * tb). Offsets and strides count float32 elements; stride 0 broadcasts one matrix over the batch.
    */
   gemm(
-    batch: number, ta: number, tb: number, M: number, N: number, K: number,
-    a: Float32Array, aOff: number, aStride: number,
-    b: Float32Array, bOff: number, bStride: number,
-    out: Float32Array, outOff: number,
+    batch: number,
+    ta: number,
+    tb: number,
+    M: number,
+    N: number,
+    K: number,
+    a: Float32Array,
+    aOff: number,
+    aStride: number,
+    b: Float32Array,
+    bOff: number,
+    bStride: number,
+    out: Float32Array,
+    outOff: number,
   ): void;
   /** out = x permuted by perm (4-byte elements); offsets count elements. */
-  transpose(x: Float32Array | Int32Array, xOff: number, out: Float32Array | Int32Array, outOff: number, shape: number[], perm: number[]): void;
+  transpose(
+    x: Float32Array | Int32Array,
+    xOff: number,
+    out: Float32Array | Int32Array,
+    outOff: number,
+    shape: number[],
+    perm: number[],
+  ): void;
   /** x as [outer, axisDim, inner] -> out [outer, n, inner] picking idx; false (and no result) on an out-of-range index. */
   gather(
-    x: Float32Array | Int32Array, xOff: number, outer: number, axisDim: number, inner: number,
-    idx: Float32Array | Int32Array, idxOff: number, n: number,
-    out: Float32Array | Int32Array, outOff: number,
+    x: Float32Array | Int32Array,
+    xOff: number,
+    outer: number,
+    axisDim: number,
+    inner: number,
+    idx: Float32Array | Int32Array,
+    idxOff: number,
+    n: number,
+    out: Float32Array | Int32Array,
+    outOff: number,
   ): boolean;
   /** out[c] = sum over r of x[r, c], x viewed as [rows, cols] float32. */
   sumRows(x: Float32Array, xOff: number, rows: number, cols: number, out: Float32Array, outOff: number): void;
@@ -47,12 +71,34 @@ export interface BlasAddon {
   /** false: a target outside the vocabulary. */
   logprobFwd(N: number, V: number, ...bufs: Buf[]): boolean;
   logprobBwd(N: number, V: number, ...bufs: Buf[]): void;
-  adamw(n: number, lr: number, b1: number, b2: number, eps: number, wd: number, bc1: number, bc2: number, clip: number, ...bufs: Buf[]): void;
+  adamw(
+    n: number,
+    lr: number,
+    b1: number,
+    b2: number,
+    eps: number,
+    wd: number,
+    bc1: number,
+    bc2: number,
+    clip: number,
+    ...bufs: Buf[]
+  ): void;
   sumSquares(n: number, x: Float32Array, xOff: number): number;
   /** false: position outside the cache or rotary table. Writes row `past` of the two cache buffers in place. */
   decodeLayer(
-    B: number, D: number, H: number, KV: number, hd: number, mlp: number, past: number, cap: number, maxPos: number,
-    eps: number, scale: number, hasBias: number, ...bufs: (Buf | null)[]
+    B: number,
+    D: number,
+    H: number,
+    KV: number,
+    hd: number,
+    mlp: number,
+    past: number,
+    cap: number,
+    maxPos: number,
+    eps: number,
+    scale: number,
+    hasBias: number,
+    ...bufs: (Buf | null)[]
   ): boolean;
 }
 

@@ -115,10 +115,20 @@ export function makeWasmBatchMatMul(addon: BlasAddon, fallback: tf.KernelFunc): 
       return entry.memoryOffset / 4;
     };
     addon.gemm(
-      plan.batch, +ta, +tb, plan.M, plan.N, plan.K,
-      heap, offset(a.dataId), plan.aStride,
-      heap, offset(b.dataId), plan.bStride,
-      heap, offset(out.dataId),
+      plan.batch,
+      +ta,
+      +tb,
+      plan.M,
+      plan.N,
+      plan.K,
+      heap,
+      offset(a.dataId),
+      plan.aStride,
+      heap,
+      offset(b.dataId),
+      plan.bStride,
+      heap,
+      offset(out.dataId),
     );
     return out;
   };

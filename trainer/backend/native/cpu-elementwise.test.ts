@@ -11,15 +11,27 @@ test("cpu Add / Sub / Multiply fast paths equal the stock kernels, and leave oth
   await tf.setBackend("cpu");
   const t = (shape: number[], seed: number) => tf.randomNormal(shape, 0, 1, "float32", seed);
   const cases: [number[], number[]][] = [
-    [[5, 7], [5, 7]],
+    [
+      [5, 7],
+      [5, 7],
+    ],
     [[5, 7], [7]],
     [[7], [5, 7]],
-    [[2, 5, 7], [1, 7]],
+    [
+      [2, 5, 7],
+      [1, 7],
+    ],
     [[5, 7], []],
     [[], [5, 7]],
     [[5, 7], [1]],
-    [[3, 4], [3, 1]], // a column: stock broadcast
-    [[3, 1], [1, 4]], // an outer broadcast: stock
+    [
+      [3, 4],
+      [3, 1],
+    ], // a column: stock broadcast
+    [
+      [3, 1],
+      [1, 4],
+    ], // an outer broadcast: stock
     [[4], [3, 1]], // result larger than either operand: stock
   ];
   for (const [sa, sb] of cases) {

@@ -18,7 +18,11 @@ const size = (s: number[]) => s.reduce((p, d) => p * d, 1);
 const sameShape = (a: number[], b: number[]) => a.length === b.length && a.every((d, i) => d === b[i]);
 
 /** A binary kernel with the fast paths; `op` is inlined by each caller below for speed. */
-function makeBinary(loopSame: (a: Float32Array, b: Float32Array, out: Float32Array) => void, loopRow: (a: Float32Array, b: Float32Array, out: Float32Array, cols: number, bIsRow: boolean) => void, op: Op) {
+function makeBinary(
+  loopSame: (a: Float32Array, b: Float32Array, out: Float32Array) => void,
+  loopRow: (a: Float32Array, b: Float32Array, out: Float32Array, cols: number, bIsRow: boolean) => void,
+  op: Op,
+) {
   return (_addon: BlasAddon, fallback: tf.KernelFunc): tf.KernelFunc =>
     (params) => {
       const { a, b } = params.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };

@@ -37,7 +37,26 @@ export interface DecodeLayerAttrs {
 }
 
 /** Inputs of the decode-layer kernel, in the order the addon takes them (bq/bk/bv and keyMask optional). */
-const DECODE_INPUTS = ["h", "ln1", "wq", "wk", "wv", "bq", "bk", "bv", "wo", "ln2", "wg", "wu", "wd", "cacheK", "cacheV", "keyMask", "cos", "sin"];
+const DECODE_INPUTS = [
+  "h",
+  "ln1",
+  "wq",
+  "wk",
+  "wv",
+  "bq",
+  "bk",
+  "bv",
+  "wo",
+  "ln2",
+  "wg",
+  "wu",
+  "wd",
+  "cacheK",
+  "cacheV",
+  "keyMask",
+  "cos",
+  "sin",
+];
 
 export interface AttentionAttrs {
   B: number;
@@ -113,15 +132,30 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
     [FUSED.rmsNorm]: (p) => {
       const [R, D] = shapeOf(p, "x");
       const { eps } = attrsOf<{ eps: number }>(p);
-      return withMemory(p, FUSED.rmsNorm, [["x", R * D], ["w", D]], [[R, D]], (at, [x, w], [y]) =>
-        addon.rmsnormFwd(R, D, eps, ...at(x), ...at(w), ...at(y)),
+      return withMemory(
+        p,
+        FUSED.rmsNorm,
+        [
+          ["x", R * D],
+          ["w", D],
+        ],
+        [[R, D]],
+        (at, [x, w], [y]) => addon.rmsnormFwd(R, D, eps, ...at(x), ...at(w), ...at(y)),
       );
     },
     [FUSED.rmsNormGrad]: (p) => {
       const [R, D] = shapeOf(p, "x");
       const { eps } = attrsOf<{ eps: number }>(p);
-      return withMemory(p, FUSED.rmsNormGrad, [["dy", R * D], ["x", R * D], ["w", D]], [[R, D], [D]], (at, [dy, x, w], [dx, dw]) =>
-        addon.rmsnormBwd(R, D, eps, ...at(dy), ...at(x), ...at(w), ...at(dx), ...at(dw)),
+      return withMemory(
+        p,
+        FUSED.rmsNormGrad,
+        [
+          ["dy", R * D],
+          ["x", R * D],
+          ["w", D],
+        ],
+        [[R, D], [D]],
+        (at, [dy, x, w], [dx, dw]) => addon.rmsnormBwd(R, D, eps, ...at(dy), ...at(x), ...at(w), ...at(dx), ...at(dw)),
       );
     },
     [FUSED.rope]: (p) => {
@@ -130,7 +164,15 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
       const { heads, sign } = attrsOf<{ heads: number; sign: number }>(p);
       if (width !== heads * hd) throw new Error(`${FUSED.rope}: row width ${width} is not ${heads} heads x ${hd}`);
       return withMemory(
-        p, FUSED.rope, [["x", R * width], ["pos", R, "int32"], ["cos", maxPos * hd], ["sin", maxPos * hd]], [[R, width]],
+        p,
+        FUSED.rope,
+        [
+          ["x", R * width],
+          ["pos", R, "int32"],
+          ["cos", maxPos * hd],
+          ["sin", maxPos * hd],
+        ],
+        [[R, width]],
         (at, [xi, pos, c, s], [y]) => addon.ropeApply(R, heads, hd, maxPos, sign, ...at(xi), ...at(pos), ...at(c), ...at(s), ...at(y)),
         `rotary position outside the table of ${maxPos} positions`,
       );
@@ -138,64 +180,163 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
     [FUSED.swiGlu]: (p) => {
       const shape = shapeOf(p, "gate");
       const n = sizeOf(shape);
-      return withMemory(p, FUSED.swiGlu, [["gate", n], ["up", n]], [shape], (at, [g, u], [y]) => addon.swigluFwd(n, ...at(g), ...at(u), ...at(y)));
+      return withMemory(
+        p,
+        FUSED.swiGlu,
+        [
+          ["gate", n],
+          ["up", n],
+        ],
+        [shape],
+        (at, [g, u], [y]) => addon.swigluFwd(n, ...at(g), ...at(u), ...at(y)),
+      );
     },
     [FUSED.swiGluGrad]: (p) => {
       const shape = shapeOf(p, "gate");
       const n = sizeOf(shape);
-      return withMemory(p, FUSED.swiGluGrad, [["dy", n], ["gate", n], ["up", n]], [shape, shape], (at, [dy, g, u], [dg, du]) =>
-        addon.swigluBwd(n, ...at(dy), ...at(g), ...at(u), ...at(dg), ...at(du)),
+      return withMemory(
+        p,
+        FUSED.swiGluGrad,
+        [
+          ["dy", n],
+          ["gate", n],
+          ["up", n],
+        ],
+        [shape, shape],
+        (at, [dy, g, u], [dg, du]) => addon.swigluBwd(n, ...at(dy), ...at(g), ...at(u), ...at(dg), ...at(du)),
       );
     },
     [FUSED.attention]: (p) => {
       const a = attrsOf<AttentionAttrs>(p);
       const nq = a.B * a.T * a.heads * a.headDim;
       const nk = a.B * a.Tk * a.kvHeads * a.headDim;
-      const specs: InputSpec[] = [["q", nq], ["k", nk], ["v", nk]];
+      const specs: InputSpec[] = [
+        ["q", nq],
+        ["k", nk],
+        ["v", nk],
+      ];
       if ((p.inputs as Inputs).keyMask) specs.push(["keyMask", a.B * a.Tk]);
-      return withMemory(p, FUSED.attention, specs, [[a.B * a.T, a.heads * a.headDim], [a.B * a.heads * a.T * a.Tk]], (at, ins, [out, probs]) => {
-        const [q, k, v, mask] = ins;
-        addon.attnFwd(
-          a.B, a.T, a.Tk, a.heads, a.kvHeads, a.headDim, a.past, a.scale,
-          ...at(q), ...at(k), ...at(v), ...(mask ? at(mask) : [null, 0]), ...at(out), ...at(probs),
-        );
-      });
+      return withMemory(
+        p,
+        FUSED.attention,
+        specs,
+        [[a.B * a.T, a.heads * a.headDim], [a.B * a.heads * a.T * a.Tk]],
+        (at, ins, [out, probs]) => {
+          const [q, k, v, mask] = ins;
+          addon.attnFwd(
+            a.B,
+            a.T,
+            a.Tk,
+            a.heads,
+            a.kvHeads,
+            a.headDim,
+            a.past,
+            a.scale,
+            ...at(q),
+            ...at(k),
+            ...at(v),
+            ...(mask ? at(mask) : [null, 0]),
+            ...at(out),
+            ...at(probs),
+          );
+        },
+      );
     },
     [FUSED.attentionGrad]: (p) => {
       const a = attrsOf<AttentionAttrs>(p);
       const nq = a.B * a.T * a.heads * a.headDim;
       const nk = a.B * a.Tk * a.kvHeads * a.headDim;
       const kShape = shapeOf(p, "k");
-      const specs: InputSpec[] = [["dy", nq], ["q", nq], ["k", nk], ["v", nk], ["probs", a.B * a.heads * a.T * a.Tk]];
+      const specs: InputSpec[] = [
+        ["dy", nq],
+        ["q", nq],
+        ["k", nk],
+        ["v", nk],
+        ["probs", a.B * a.heads * a.T * a.Tk],
+      ];
       return withMemory(p, FUSED.attentionGrad, specs, [[a.B * a.T, a.heads * a.headDim], kShape, kShape], (at, ins, outs) => {
         const [dy, q, k, v, probs] = ins;
         const [dq, dk, dv] = outs;
         addon.attnBwd(
-          a.B, a.T, a.Tk, a.heads, a.kvHeads, a.headDim, a.scale,
-          ...at(dy), ...at(q), ...at(k), ...at(v), ...at(probs), ...at(dq), ...at(dk), ...at(dv),
+          a.B,
+          a.T,
+          a.Tk,
+          a.heads,
+          a.kvHeads,
+          a.headDim,
+          a.scale,
+          ...at(dy),
+          ...at(q),
+          ...at(k),
+          ...at(v),
+          ...at(probs),
+          ...at(dq),
+          ...at(dk),
+          ...at(dv),
         );
       });
     },
     [FUSED.tokenLogProb]: (p) => {
       const [N, V] = shapeOf(p, "logits");
       return withMemory(
-        p, FUSED.tokenLogProb, [["logits", N * V], ["target", N, "int32"]], [[2, N]],
+        p,
+        FUSED.tokenLogProb,
+        [
+          ["logits", N * V],
+          ["target", N, "int32"],
+        ],
+        [[2, N]],
         (at, [z, t], [out]) => addon.logprobFwd(N, V, ...at(z), ...at(t), ...at(out)),
         `token id outside the vocabulary of ${V}`,
       );
     },
     [FUSED.tokenLogProbGrad]: (p) => {
       const [N, V] = shapeOf(p, "logits");
-      return withMemory(p, FUSED.tokenLogProbGrad, [["logits", N * V], ["target", N, "int32"], ["dy", 2 * N]], [[N, V]], (at, [z, t, dy], [dz]) =>
-        addon.logprobBwd(N, V, ...at(z), ...at(t), ...at(dy), ...at(dz)),
+      return withMemory(
+        p,
+        FUSED.tokenLogProbGrad,
+        [
+          ["logits", N * V],
+          ["target", N, "int32"],
+          ["dy", 2 * N],
+        ],
+        [[N, V]],
+        (at, [z, t, dy], [dz]) => addon.logprobBwd(N, V, ...at(z), ...at(t), ...at(dy), ...at(dz)),
       );
     },
     [FUSED.adamW]: (p) => {
       const shape = shapeOf(p, "p");
       const n = sizeOf(shape);
       const a = attrsOf<{ lr: number; b1: number; b2: number; eps: number; wd: number; bc1: number; bc2: number; clip: number }>(p);
-      return withMemory(p, FUSED.adamW, [["p", n], ["m", n], ["v", n], ["g", n]], [shape, shape, shape], (at, [pi, m, v, g], [p2, m2, v2]) =>
-        addon.adamw(n, a.lr, a.b1, a.b2, a.eps, a.wd, a.bc1, a.bc2, a.clip, ...at(pi), ...at(m), ...at(v), ...at(g), ...at(p2), ...at(m2), ...at(v2)),
+      return withMemory(
+        p,
+        FUSED.adamW,
+        [
+          ["p", n],
+          ["m", n],
+          ["v", n],
+          ["g", n],
+        ],
+        [shape, shape, shape],
+        (at, [pi, m, v, g], [p2, m2, v2]) =>
+          addon.adamw(
+            n,
+            a.lr,
+            a.b1,
+            a.b2,
+            a.eps,
+            a.wd,
+            a.bc1,
+            a.bc2,
+            a.clip,
+            ...at(pi),
+            ...at(m),
+            ...at(v),
+            ...at(g),
+            ...at(p2),
+            ...at(m2),
+            ...at(v2),
+          ),
       );
     },
     // One decoder layer for one new token per row; writes row `past` of the cacheK / cacheV inputs in place, which
@@ -210,20 +351,53 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
       const qw = a.heads * a.headDim;
       const kw = a.kvHeads * a.headDim;
       const expected: Record<string, number> = {
-        h: B * D, ln1: D, wq: D * qw, wk: D * kw, wv: D * kw, bq: qw, bk: kw, bv: kw, wo: qw * D, ln2: D,
-        wg: D * mlp, wu: D * mlp, wd: mlp * D, cacheK: B * cap * kw, cacheV: B * cap * kw, keyMask: B * cap,
-        cos: maxPos * a.headDim, sin: maxPos * a.headDim,
+        h: B * D,
+        ln1: D,
+        wq: D * qw,
+        wk: D * kw,
+        wv: D * kw,
+        bq: qw,
+        bk: kw,
+        bv: kw,
+        wo: qw * D,
+        ln2: D,
+        wg: D * mlp,
+        wu: D * mlp,
+        wd: mlp * D,
+        cacheK: B * cap * kw,
+        cacheV: B * cap * kw,
+        keyMask: B * cap,
+        cos: maxPos * a.headDim,
+        sin: maxPos * a.headDim,
       };
       const present = DECODE_INPUTS.filter((n) => inputs[n] !== undefined);
       return withMemory(
-        p, FUSED.decodeLayer, present.map((n): InputSpec => [n, expected[n]]), [[B, D]],
+        p,
+        FUSED.decodeLayer,
+        present.map((n): InputSpec => [n, expected[n]]),
+        [[B, D]],
         (at, ins, [out]) => {
           const args = DECODE_INPUTS.flatMap((n): [Buffer4 | null, number] => {
             const i = present.indexOf(n);
             return i < 0 ? [null, 0] : [...at(ins[i])];
           });
           const bias = inputs.bq !== undefined ? 1 : 0;
-          return addon.decodeLayer(B, D, a.heads, a.kvHeads, a.headDim, mlp, a.past, cap, maxPos, a.eps, 1 / Math.sqrt(a.headDim), bias, ...args, ...at(out));
+          return addon.decodeLayer(
+            B,
+            D,
+            a.heads,
+            a.kvHeads,
+            a.headDim,
+            mlp,
+            a.past,
+            cap,
+            maxPos,
+            a.eps,
+            1 / Math.sqrt(a.headDim),
+            bias,
+            ...args,
+            ...at(out),
+          );
         },
         `decode position ${a.past} is outside the cache (${cap}) or rotary table (${maxPos})`,
       );

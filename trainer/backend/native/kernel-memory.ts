@@ -57,12 +57,14 @@ function wasmMemory(backend: WasmBackend): KernelMemory {
 
 function cpuMemory(backend: CpuBackend): KernelMemory {
   return {
-    output: (shape, dtype) => backend.makeTensorInfo(shape, dtype, dtype === "int32" ? new Int32Array(sizeOf(shape)) : new Float32Array(sizeOf(shape))),
+    output: (shape, dtype) =>
+      backend.makeTensorInfo(shape, dtype, dtype === "int32" ? new Int32Array(sizeOf(shape)) : new Float32Array(sizeOf(shape))),
     dispose: (t) => backend.disposeData(t.dataId),
     incRef: (t) => backend.incRef(t.dataId),
     at(t) {
       const values = backend.data.get(t.dataId)?.values;
-      if (!(values instanceof Float32Array) && !(values instanceof Int32Array)) throw new Error(`tensor data of dtype ${t.dtype} is not a 4-byte typed array`);
+      if (!(values instanceof Float32Array) && !(values instanceof Int32Array))
+        throw new Error(`tensor data of dtype ${t.dtype} is not a 4-byte typed array`);
       return [values, 0];
     },
   };

@@ -62,7 +62,10 @@ export function makeTranspose(addon: BlasAddon, fallback: tf.KernelFunc): tf.Ker
     const perm = (params.attrs as { perm?: number[] } | undefined)?.perm;
     if (!perm || !FOUR_BYTE.has(x.dtype) || perm.length !== x.shape.length || x.shape.length > 8) return fallback(params);
     const mem = memoryOf(params);
-    const out = mem.output(perm.map((p) => x.shape[p]), x.dtype as "float32" | "int32");
+    const out = mem.output(
+      perm.map((p) => x.shape[p]),
+      x.dtype as "float32" | "int32",
+    );
     // Buffers looked up after the output exists: on wasm its malloc may have grown (and replaced) the heap.
     addon.transpose(...mem.at(x), ...mem.at(out), [...x.shape], [...perm]);
     return out;

@@ -21,15 +21,27 @@ export const TURN_CLOSING_REPLY = "Done.";
  * Ground-truth calls (BFCL's Python syntax) as EnvTuning's JSON calls: arguments passed by position are named
  * after the function's parameters, in the order its doc lists them (EnvTuning passes every argument by keyword).
  */
-export function groundTruthAsJsonCalls(calls: string[], tools: readonly ToolSchema[]): { name: string; arguments: Record<string, unknown> }[] {
-  return calls.flatMap((c) => parsePythonCalls(c)).map((c) => {
-    const params = Object.keys((tools.find((t) => t.name === c.name)?.parameters as { properties?: object } | undefined)?.properties ?? {});
-    const named = Object.fromEntries(c.positional.map((v, i) => [params[i] ?? `arg${i}`, v]));
-    return { name: c.name, arguments: { ...named, ...c.keywords } };
-  });
+export function groundTruthAsJsonCalls(
+  calls: string[],
+  tools: readonly ToolSchema[],
+): { name: string; arguments: Record<string, unknown> }[] {
+  return calls
+    .flatMap((c) => parsePythonCalls(c))
+    .map((c) => {
+      const params = Object.keys(
+        (tools.find((t) => t.name === c.name)?.parameters as { properties?: object } | undefined)?.properties ?? {},
+      );
+      const named = Object.fromEntries(c.positional.map((v, i) => [params[i] ?? `arg${i}`, v]));
+      return { name: c.name, arguments: { ...named, ...c.keywords } };
+    });
 }
 
-export function bfclDemonstration(task: Task<BfclTaskData>, gt: GroundTruthRun, toolStyle: ToolPromptStyle, protocol: BfclProtocol = "envtuning"): Demonstration | null {
+export function bfclDemonstration(
+  task: Task<BfclTaskData>,
+  gt: GroundTruthRun,
+  toolStyle: ToolPromptStyle,
+  protocol: BfclProtocol = "envtuning",
+): Demonstration | null {
   const data = task.data;
   if (data.groundTruth.some((calls) => calls.length === 0)) return null;
   const messages: DemonstrationMessage[] = [{ role: "system", content: bfclSystemPrompt(data, toolStyle, protocol) }];
@@ -37,7 +49,10 @@ export function bfclDemonstration(task: Task<BfclTaskData>, gt: GroundTruthRun, 
     for (const m of userMessages) messages.push({ role: "user", content: m.content });
     if (protocol === "envtuning") {
       const calls = JSON.stringify(groundTruthAsJsonCalls(data.groundTruth[t], data.tools));
-      messages.push({ role: "assistant", content: `<think>Call the functions this request needs.</think>\n<tool_call>${calls}</tool_call>` });
+      messages.push({
+        role: "assistant",
+        content: `<think>Call the functions this request needs.</think>\n<tool_call>${calls}</tool_call>`,
+      });
       messages.push({ role: "user", content: executionFeedback(gt.results[t]) });
       messages.push({ role: "assistant", content: `<think>The request is fulfilled.</think>\n<answer>${TURN_CLOSING_REPLY}</answer>` });
     } else {

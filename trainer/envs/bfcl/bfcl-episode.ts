@@ -13,7 +13,15 @@ import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, type Tool
 import { BfclRuntime } from "./runtime";
 import { CallSyntaxError, parsePythonCalls, type PyCall } from "./call-syntax";
 import type { BfclTaskData } from "./bfcl-format";
-import { judgeTurns, ROUND_CALLS_ERROR, ROUND_CALLS_OK, ROUND_FORMAT_ERROR, scoreBfcl, type BfclRewardMode, type TurnRecord } from "./bfcl-reward";
+import {
+  judgeTurns,
+  ROUND_CALLS_ERROR,
+  ROUND_CALLS_OK,
+  ROUND_FORMAT_ERROR,
+  scoreBfcl,
+  type BfclRewardMode,
+  type TurnRecord,
+} from "./bfcl-reward";
 import {
   EMPTY_TURN_CALL_WARNING,
   ENVTUNING_FORMAT_INSTRUCTIONS,
@@ -58,7 +66,8 @@ export interface BfclEpisodeDeps {
 
 const LOOKS_LIKE_CALL = /^\s*(?:```(?:python|py)?\s*)?\[?\s*[A-Za-z_][\w.]*\s*\(/;
 
-type Parsed = { kind: "calls"; calls: (PyCall & { id: string })[] } | { kind: "reply"; text: string } | { kind: "error"; obs: ConversationMessage };
+type Parsed =
+  { kind: "calls"; calls: (PyCall & { id: string })[] } | { kind: "reply"; text: string } | { kind: "error"; obs: ConversationMessage };
 
 function parseTurn(text: string, turn: number): Parsed {
   const parsed = parsePolicyAction(text, { idPrefix: `t${turn}_call_` });
@@ -77,18 +86,33 @@ function parseTurn(text: string, turn: number): Parsed {
       const message = e instanceof CallSyntaxError ? e.message : String(e);
       return {
         kind: "error",
-        obs: formatErrorObservation({ code: "invalid_json", message: `The function call could not be parsed: ${message}.`, snippet: body.slice(0, 200) }, turn),
+        obs: formatErrorObservation(
+          { code: "invalid_json", message: `The function call could not be parsed: ${message}.`, snippet: body.slice(0, 200) },
+          turn,
+        ),
       };
     }
   }
   if (!parsed.ok) return { kind: "error", obs: formatErrorObservation(parsed.error, turn) };
   const a = parsed.action;
-  const reply = a.kind === "message" ? a.text : a.kind === "answer" ? a.answer : a.kind === "finish" ? a.text : a.kind === "search" ? a.query : a.kind === "action" ? a.content : "";
+  const reply =
+    a.kind === "message"
+      ? a.text
+      : a.kind === "answer"
+        ? a.answer
+        : a.kind === "finish"
+          ? a.text
+          : a.kind === "search"
+            ? a.query
+            : a.kind === "action"
+              ? a.content
+              : "";
   return { kind: "reply", text: reply };
 }
 
 export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle, protocol: BfclProtocol = "bfcl"): string {
-  const intro = "You are an expert in composing functions. You are given a question and a set of possible functions; make one or more function calls to achieve the purpose.";
+  const intro =
+    "You are an expert in composing functions. You are given a question and a set of possible functions; make one or more function calls to achieve the purpose.";
   if (protocol === "envtuning") return [intro, ENVTUNING_FORMAT_INSTRUCTIONS, formatToolsPrompt(task.tools, "json")].join("\n\n");
   return [
     intro,
@@ -100,7 +124,10 @@ export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle, pro
 
 export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps: BfclEpisodeDeps): Episode {
   const rt = new BfclRuntime(task.involvedClasses, task.initialConfig);
-  const records: { modelResults: string[]; modelState: Record<string, string> | null }[] = task.turns.map(() => ({ modelResults: [], modelState: null }));
+  const records: { modelResults: string[]; modelState: Record<string, string> | null }[] = task.turns.map(() => ({
+    modelResults: [],
+    modelState: null,
+  }));
   const envTuning = deps.protocol === "envtuning";
   const maxStepsPerTurn = envTuning ? ENVTUNING_MAX_STEPS_PER_TURN : MAX_STEPS_PER_TURN;
   let userTurn = 0;
@@ -125,7 +152,8 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
     }));
   };
 
-  const finish = (r: StepResult, turn: number): StepResult => (!r.done && turn + 1 >= ctx.maxTurns ? { ...r, done: true, endReason: "max_turns" } : r);
+  const finish = (r: StepResult, turn: number): StepResult =>
+    !r.done && turn + 1 >= ctx.maxTurns ? { ...r, done: true, endReason: "max_turns" } : r;
 
   /**
    * Closes the current user turn with its verdict as the turn reward (EnvTuning's fine-grained signal): BFCL's
@@ -161,9 +189,16 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
     const emptyGroundTruth = task.groundTruth[userTurn].length === 0;
     if (parsed.kind === "error") {
       stepsInTurn += 1;
-      if (stepsInTurn > maxStepsPerTurn) return closeTurn(turn, { notice: `${parsed.message} (attempt limit of ${maxStepsPerTurn} reached; next turn)` });
+      if (stepsInTurn > maxStepsPerTurn)
+        return closeTurn(turn, { notice: `${parsed.message} (attempt limit of ${maxStepsPerTurn} reached; next turn)` });
       codes.push(ROUND_FORMAT_ERROR);
-      return finish({ observations: [{ role: "user", source: "environment", content: parsed.message, turn, formatError: parsed.message }], done: false }, turn);
+      return finish(
+        {
+          observations: [{ role: "user", source: "environment", content: parsed.message, turn, formatError: parsed.message }],
+          done: false,
+        },
+        turn,
+      );
     }
     if (emptyGroundTruth) {
       // Nothing may be called in this turn: answering passes it, calling fails it and the calls are not executed.
@@ -190,7 +225,14 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
     }
     if (parsed.kind === "reply") return closeTurn(turn, { emptyTurnVerdict: 1 });
     const { results, failed } = execute(parsed.calls);
-    const observations: ConversationMessage[] = parsed.calls.map((call, i) => ({ role: "tool", source: "tool", content: results[i], turn, toolCallId: call.id, name: call.name }));
+    const observations: ConversationMessage[] = parsed.calls.map((call, i) => ({
+      role: "tool",
+      source: "tool",
+      content: results[i],
+      turn,
+      toolCallId: call.id,
+      name: call.name,
+    }));
     if (stepsInTurn >= maxStepsPerTurn) {
       const closed = closeTurn(turn, { notice: `Step limit of ${maxStepsPerTurn} calls for this request reached; moving on.` });
       return { ...closed, observations: [...observations, ...closed.observations] };
@@ -201,7 +243,10 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
 
   return {
     async reset() {
-      return [{ role: "system", source: "system", content: bfclSystemPrompt(task, deps.toolStyle, deps.protocol), turn: 0 }, ...userMessages(0, 0)];
+      return [
+        { role: "system", source: "system", content: bfclSystemPrompt(task, deps.toolStyle, deps.protocol), turn: 0 },
+        ...userMessages(0, 0),
+      ];
     },
 
     async step(policyText, turn) {

@@ -101,7 +101,11 @@ export async function loadFuncDocs(funcDocDir: string, classes: string[]): Promi
           throw new DatasetError(file, `line ${i + 1}`, "a function description needs a name and parameters");
         }
         docs.raw!.set(r.name, r);
-        return { name: r.name, description: String(r.description ?? ""), parameters: toJsonSchema(r.parameters) as Record<string, unknown> };
+        return {
+          name: r.name,
+          description: String(r.description ?? ""),
+          parameters: toJsonSchema(r.parameters) as Record<string, unknown>,
+        };
       }),
     );
   }
@@ -146,7 +150,11 @@ export function parseBfclEntry(
       try {
         parsePythonCalls(c);
       } catch (e) {
-        throw new DatasetError(files.answers, id, `ground_truth turn ${t}: cannot parse "${c}": ${e instanceof CallSyntaxError ? e.message : String(e)}`);
+        throw new DatasetError(
+          files.answers,
+          id,
+          `ground_truth turn ${t}: cannot parse "${c}": ${e instanceof CallSyntaxError ? e.message : String(e)}`,
+        );
       }
     }
     return turn as string[];
@@ -163,9 +171,14 @@ export function parseBfclEntry(
     for (const [turnKey, names] of Object.entries(missed)) {
       const t = Number(turnKey);
       if (!Number.isInteger(t) || t < 0 || t >= turns.length || !Array.isArray(names)) {
-        throw new DatasetError(files.questions, id, `"missed_function" turn "${turnKey}" must be a turn index with a list of function names`);
+        throw new DatasetError(
+          files.questions,
+          id,
+          `"missed_function" turn "${turnKey}" must be a turn index with a list of function names`,
+        );
       }
-      if (turns[t].length > 0) throw new DatasetError(files.questions, id, `turn ${t} reveals functions, so its question must be empty (as gorilla requires)`);
+      if (turns[t].length > 0)
+        throw new DatasetError(files.questions, id, `turn ${t} reveals functions, so its question must be empty (as gorilla requires)`);
       const held = names.map((n) => available.find((tool) => tool.name === n) ?? null);
       const unknown = names.filter((_, i) => held[i] === null);
       if (unknown.length) throw new DatasetError(files.questions, id, `"missed_function" names unknown functions: ${unknown.join(", ")}`);
@@ -174,9 +187,21 @@ export function parseBfclEntry(
       turns[t] = [{ role: "user", content: `${pythonRepr(rawDocs)}\n${ADDITIONAL_FUNCTIONS_PROMPT}` }];
     }
   }
-  const heldBack = new Set(Object.values(revealedTools).flat().map((t) => t.name));
+  const heldBack = new Set(
+    Object.values(revealedTools)
+      .flat()
+      .map((t) => t.name),
+  );
   const tools = available.filter((t) => !heldBack.has(t.name));
-  const data: BfclTaskData = { entryId: id, category: categoryOf(id), turns, initialConfig: raw.initial_config, involvedClasses: classes as string[], groundTruth, tools };
+  const data: BfclTaskData = {
+    entryId: id,
+    category: categoryOf(id),
+    turns,
+    initialConfig: raw.initial_config,
+    involvedClasses: classes as string[],
+    groundTruth,
+    tools,
+  };
   if (Object.keys(revealedTools).length) data.revealedTools = revealedTools;
   return data;
 }
@@ -204,7 +229,11 @@ export async function loadBfclDataset(target: string): Promise<BfclImport> {
     const category = /^BFCL_v\d+_(multi_turn_.+)\.json$/.exec(name)?.[1] ?? name;
     if (!(SUPPORTED_BFCL_CATEGORIES as readonly string[]).includes(category)) {
       const why = category === "multi_turn_long_context" ? " (gorilla's long-context state extension is not implemented)" : "";
-      throw new DatasetError(path.join(dir, name), null, `category "${category}" is not supported${why}; supported: ${SUPPORTED_BFCL_CATEGORIES.join(", ")} (import those files one by one)`);
+      throw new DatasetError(
+        path.join(dir, name),
+        null,
+        `category "${category}" is not supported${why}; supported: ${SUPPORTED_BFCL_CATEGORIES.join(", ")} (import those files one by one)`,
+      );
     }
     const files = { questions: path.join(dir, name), answers: path.join(dir, "possible_answer", name) };
     const questions = await readJsonLines(files.questions);

@@ -65,7 +65,14 @@ export function judgeTurns(turns: TurnRecord[]): TurnVerdict[] {
     // A turn with ground-truth calls where the model called nothing fails outright (BFCL: empty turn response).
     const emptyTurn = t.gtCalls > 0 && t.modelResults.length === 0;
     const stateOk = differing.length === 0;
-    return { emptyTurn, stateOk, responseOk: response.ok, success: stateOk && response.ok && !emptyTurn, differingClasses: differing, missing: response.missing };
+    return {
+      emptyTurn,
+      stateOk,
+      responseOk: response.ok,
+      success: stateOk && response.ok && !emptyTurn,
+      differingClasses: differing,
+      missing: response.missing,
+    };
   });
 }
 

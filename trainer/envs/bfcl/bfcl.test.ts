@@ -45,11 +45,18 @@ test("every BFCL v4 multi_turn_base entry imports (200 in the full set), and rep
   for (const task of tasks) {
     const { ep, done, turnRewards } = await playGroundTruth(env, task);
     assert.equal(done, true);
-    assert.ok(turnRewards.every((r) => r === 1), `${task.id} turn rewards ${turnRewards}`);
+    assert.ok(
+      turnRewards.every((r) => r === 1),
+      `${task.id} turn rewards ${turnRewards}`,
+    );
     const ev = await ep.evaluate("agent_finished");
     assert.equal(ev.reward, 1, `${task.id}: ${ev.reasoning}`);
     const { tool_call_reward: _toolCalls, format: _format, ...verdicts } = ev.components;
-    assert.deepEqual(verdicts, { format_reward: 1, is_tool_call: 1, progress: 1, state: 1, response: 1, turn_success: 1, bfcl_valid: 1 }, task.id);
+    assert.deepEqual(
+      verdicts,
+      { format_reward: 1, is_tool_call: 1, progress: 1, state: 1, response: 1, turn_success: 1, bfcl_valid: 1 },
+      task.id,
+    );
     assert.deepEqual(ev.finalState, ev.expectedState);
   }
 });
@@ -127,20 +134,31 @@ test("curriculum stages select format → base → all, and stage 1 rewards form
 });
 
 test("Python call syntax: keywords, positionals, literals, several calls", () => {
-  const calls = parsePythonCalls(`[post_tweet('Hi "there"', tags=['#a', "#b"], mentions=[]), edit_ticket(ticket_id=3, updates={'priority': 2, 'status': None}), lockDoors(unlock=False, door=('driver',)), mean([1, -2.5e1, 3_000])]`);
-  assert.deepEqual(calls.map((c) => c.name), ["post_tweet", "edit_ticket", "lockDoors", "mean"]);
+  const calls = parsePythonCalls(
+    `[post_tweet('Hi "there"', tags=['#a', "#b"], mentions=[]), edit_ticket(ticket_id=3, updates={'priority': 2, 'status': None}), lockDoors(unlock=False, door=('driver',)), mean([1, -2.5e1, 3_000])]`,
+  );
+  assert.deepEqual(
+    calls.map((c) => c.name),
+    ["post_tweet", "edit_ticket", "lockDoors", "mean"],
+  );
   assert.deepEqual(calls[0].positional, ['Hi "there"']);
   assert.deepEqual(calls[0].keywords, { tags: ["#a", "#b"], mentions: [] });
   assert.deepEqual(calls[1].keywords, { ticket_id: 3, updates: { priority: 2, status: null } });
   assert.deepEqual(calls[2].keywords, { unlock: false, door: ["driver"] });
   assert.deepEqual(calls[3].positional, [[1, -25, 3000]]);
-  assert.deepEqual(parsePythonCalls("cd(folder='a')\nls()").map((c) => c.name), ["cd", "ls"]);
+  assert.deepEqual(
+    parsePythonCalls("cd(folder='a')\nls()").map((c) => c.name),
+    ["cd", "ls"],
+  );
   assert.throws(() => parsePythonCalls("cd(folder=document)"), /not a literal/);
 });
 
 test("PyRandom reproduces CPython's random.Random (ids quoted by BFCL ground truth)", () => {
   const r = new PyRandom(141053);
-  assert.deepEqual([r.randint(100000, 999999), r.randint(1000000, 9999999), r.randint(10000000, 99999999), r.randint(100000000000, 999999999999)], [251675, 5431449, 59784505, 474479286913]);
+  assert.deepEqual(
+    [r.randint(100000, 999999), r.randint(1000000, 9999999), r.randint(10000000, 99999999), r.randint(100000000000, 999999999999)],
+    [251675, 5431449, 59784505, 474479286913],
+  );
   assert.equal(r.uniform(-10, 40), 22.114445962457907);
   const m = new PyRandom(200191);
   assert.deepEqual([m.randint(10000, 99999), m.randint(10000, 99999)], [67410, 41772]);
@@ -156,16 +174,29 @@ test("malformed BFCL files are rejected with DatasetError naming file and entry"
   const env = createBfclEnvironment();
   writeFileSync(path.join(dir, name), `${q0}\n{broken\n`);
   writeFileSync(path.join(dir, "possible_answer", name), `${a0}\n`);
-  await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && e.message.includes(name) && /line 2/.test(e.message));
+  await assert.rejects(
+    env.loadTasks!(dir),
+    (e: unknown) => e instanceof DatasetError && e.message.includes(name) && /line 2/.test(e.message),
+  );
   writeFileSync(path.join(dir, name), `${q0}\n`);
   const badGt = JSON.parse(a0) as { ground_truth: string[][] };
   badGt.ground_truth[0][0] = "cd(folder='document'";
   writeFileSync(path.join(dir, "possible_answer", name), JSON.stringify(badGt));
-  await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /possible_answer/.test(e.message) && /multi_turn_base_0/.test(e.message) && /cannot parse/.test(e.message));
+  await assert.rejects(
+    env.loadTasks!(dir),
+    (e: unknown) =>
+      e instanceof DatasetError &&
+      /possible_answer/.test(e.message) &&
+      /multi_turn_base_0/.test(e.message) &&
+      /cannot parse/.test(e.message),
+  );
   const q = JSON.parse(q0) as Record<string, unknown>;
   q.question = "not a list";
   writeFileSync(path.join(dir, name), JSON.stringify(q));
-  await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /multi_turn_base_0/.test(e.message) && /"question"/.test(e.message));
+  await assert.rejects(
+    env.loadTasks!(dir),
+    (e: unknown) => e instanceof DatasetError && /multi_turn_base_0/.test(e.message) && /"question"/.test(e.message),
+  );
 });
 
 test("config is validated: an unknown reward mode names the problem", () => {
@@ -180,7 +211,10 @@ async function playEnvTuning(env: ReturnType<typeof createBfclEnvironment>, task
   const feedback: string[] = [];
   for (const calls of task.data.groundTruth) {
     const json = groundTruthAsJsonCalls(calls, task.data.tools);
-    if (json.length) feedback.push((await ep.step(`<think>do it</think>\n<tool_call>${JSON.stringify(json)}</tool_call>`, turn++)).observations[0].content);
+    if (json.length)
+      feedback.push(
+        (await ep.step(`<think>do it</think>\n<tool_call>${JSON.stringify(json)}</tool_call>`, turn++)).observations[0].content,
+      );
     await ep.step("<think>done</think>\n<answer>Done.</answer>", turn++);
   }
   return { ep, feedback };
@@ -235,7 +269,10 @@ test("EnvTuning format reward: a policy that never calls scores 0; format errors
 
   const fresh = env.createEpisode(task, ctx());
   await fresh.reset();
-  assert.match((await fresh.step("<think>a</think><tool_call>{oops</tool_call>", 0)).observations[0].content, /^Error: Invalid JSON inside <tool_call>:/);
+  assert.match(
+    (await fresh.step("<think>a</think><tool_call>{oops</tool_call>", 0)).observations[0].content,
+    /^Error: Invalid JSON inside <tool_call>:/,
+  );
 });
 
 test("EnvTuning: at most 5 attempts per turn; the 6th closes the turn with its verdict", async () => {
@@ -256,7 +293,10 @@ test("EnvTuning: a turn whose ground truth is empty is passed by answering and f
   const base = env.builtinTasks().find((t) => t.data.groundTruth.length > 1)!;
   // A miss-param-like entry: the second turn has no ground-truth calls (the model should ask instead).
   const task = { ...base, data: { ...base.data, groundTruth: [base.data.groundTruth[0], [], ...base.data.groundTruth.slice(2)] } };
-  for (const [reply, verdict] of [["<think>ask</think><answer>Which file do you mean?</answer>", 1], ['<think>x</think><tool_call>[{"name": "pwd", "arguments": {}}]</tool_call>', 0]] as const) {
+  for (const [reply, verdict] of [
+    ["<think>ask</think><answer>Which file do you mean?</answer>", 1],
+    ['<think>x</think><tool_call>[{"name": "pwd", "arguments": {}}]</tool_call>', 0],
+  ] as const) {
     const ep = env.createEpisode(task, ctx());
     await ep.reset();
     let turn = 0;

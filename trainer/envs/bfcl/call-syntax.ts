@@ -182,8 +182,13 @@ export function formatPythonCall(name: string, args: Record<string, unknown>): s
     if (typeof v === "boolean") return v ? "True" : "False";
     if (v === null || v === undefined) return "None";
     if (Array.isArray(v)) return `[${v.map(lit).join(", ")}]`;
-    if (typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${lit(k)}: ${lit(x)}`).join(", ")}}`;
+    if (typeof v === "object")
+      return `{${Object.entries(v)
+        .map(([k, x]) => `${lit(k)}: ${lit(x)}`)
+        .join(", ")}}`;
     return String(v);
   };
-  return `${name}(${Object.entries(args).map(([k, v]) => `${k}=${lit(v)}`).join(", ")})`;
+  return `${name}(${Object.entries(args)
+    .map(([k, v]) => `${k}=${lit(v)}`)
+    .join(", ")})`;
 }

@@ -4,7 +4,9 @@ export function canonicalJson(value: unknown): string {
   if (value instanceof Set) return canonicalJson([...value].sort());
   if (typeof value === "object" && value !== null) {
     const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+    const keys = Object.keys(obj)
+      .filter((k) => obj[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
   }
   return JSON.stringify(value ?? null);

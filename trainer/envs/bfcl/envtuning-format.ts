@@ -11,7 +11,8 @@ export type EnvTuningResponse =
   | { kind: "tool_call"; calls: { name: string; arguments: Record<string, unknown> }[] }
   | { kind: "error"; message: string };
 
-const pairs = (text: string, tag: string): string[] => [...text.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))].map((m) => m[1]);
+const pairs = (text: string, tag: string): string[] =>
+  [...text.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))].map((m) => m[1]);
 
 /** EnvTuning's `parse_tool_calls`: a JSON list (or one object) of {name, arguments}; unusable entries are skipped. */
 function callsOf(json: unknown): { name: string; arguments: Record<string, unknown> }[] {
@@ -31,12 +32,15 @@ export function parseEnvTuningResponse(response: string): EnvTuningResponse {
   if (think.length === 0) return { kind: "error", message: "Error: Missing <think></think> tags" };
   if (think.length > 1) return { kind: "error", message: "Error: Multiple <think></think> tag pairs found. Only one pair is allowed." };
   const tool = pairs(text, "tool_call");
-  if (tool.length > 1) return { kind: "error", message: "Error: Multiple <tool_call></tool_call> tag pairs found. Only one pair is allowed." };
+  if (tool.length > 1)
+    return { kind: "error", message: "Error: Multiple <tool_call></tool_call> tag pairs found. Only one pair is allowed." };
   const answer = pairs(text, "answer");
   if (answer.length > 1) return { kind: "error", message: "Error: Multiple <answer></answer> tag pairs found. Only one pair is allowed." };
   if (tool.length && answer.length) return { kind: "error", message: "Error: Response cannot contain both <tool_call> and <answer> tags" };
   if (!tool.length && !answer.length) return { kind: "error", message: "Error: Response must contain either <tool_call> or <answer> tags" };
-  const outside = text.replace(/<think>[\s\S]*?<\/think>/g, "").replace(tool.length ? /<tool_call>[\s\S]*?<\/tool_call>/g : /<answer>[\s\S]*?<\/answer>/g, "");
+  const outside = text
+    .replace(/<think>[\s\S]*?<\/think>/g, "")
+    .replace(tool.length ? /<tool_call>[\s\S]*?<\/tool_call>/g : /<answer>[\s\S]*?<\/answer>/g, "");
   if (outside.trim() !== "") return { kind: "error", message: "Error: Response must not contain text outside the required XML tags" };
   if (answer.length) return { kind: "answer", text: answer[0].trim() };
   try {

@@ -76,13 +76,16 @@ test("every ground-truth call gives gorilla's result (byte for byte, or differin
       turn.forEach((r, i) => {
         compared++;
         if (same(r, want.results[t][i])) exact++;
-        else if (!sameButFloats(r, want.results[t][i])) differing.push(`${task.entryId} turn ${t} call ${i}: gorilla ${shown(want.results[t][i])} | here ${r.slice(0, 160)}`);
+        else if (!sameButFloats(r, want.results[t][i]))
+          differing.push(`${task.entryId} turn ${t} call ${i}: gorilla ${shown(want.results[t][i])} | here ${r.slice(0, 160)}`);
       }),
     );
   }
   assert.deepEqual(differing.slice(0, 10), [], `${differing.length} of ${compared} results differ`);
   // The figure the README gives: how many are byte for byte the same.
-  console.log(`gorilla parity: ${exact} of ${compared} ground-truth results identical, the other ${compared - exact} differ only in integral-float printing`);
+  console.log(
+    `gorilla parity: ${exact} of ${compared} ground-truth results identical, the other ${compared - exact} differ only in integral-float printing`,
+  );
 });
 
 test("the multi-turn checker agrees with gorilla's on outputs near the ground truth (turns without ground truth not checked)", async () => {
@@ -94,7 +97,9 @@ test("the multi-turn checker agrees with gorilla's on outputs near the ground tr
       const mine = checkMultiTurn(task, modelOutput(task.groundTruth, v));
       checked++;
       if (mine.valid !== v.valid || mine.errorType !== v.error_type) {
-        disagreements.push(`${task.entryId} ${v.op}${v.turn !== undefined ? ` ${v.turn}` : ""}: gorilla ${v.valid} ${v.error_type} | here ${mine.valid} ${mine.errorType}`);
+        disagreements.push(
+          `${task.entryId} ${v.op}${v.turn !== undefined ? ` ${v.turn}` : ""}: gorilla ${v.valid} ${v.error_type} | here ${mine.valid} ${mine.errorType}`,
+        );
       }
     }
   }
@@ -110,7 +115,10 @@ test("miss_func: held-back functions are left out of the tool list and revealed 
     for (const [turn, want] of Object.entries(reveal)) {
       const held = task.revealedTools?.[Number(turn)] ?? [];
       assert.ok(held.length > 0, `${task.entryId}: turn ${turn} reveals functions`);
-      assert.ok(held.every((h) => !task.tools.some((t) => t.name === h.name)), `${task.entryId}: ${held.map((h) => h.name)} hidden before turn ${turn}`);
+      assert.ok(
+        held.every((h) => !task.tools.some((t) => t.name === h.name)),
+        `${task.entryId}: ${held.map((h) => h.name)} hidden before turn ${turn}`,
+      );
       const message = task.turns[Number(turn)].map((m) => m.content).join("\n");
       assert.ok(same(message, want), `${task.entryId} turn ${turn}: gorilla ${shown(want)} | here ${message.slice(0, 160)}`);
     }
@@ -123,5 +131,12 @@ test("categories without their mechanics are refused by name, never imported sil
     t.skip("needs gorilla's data folder: set BFCL_GORILLA_DATA to gorilla's berkeley-function-call-leaderboard/bfcl_eval/data");
     return;
   }
-  await assert.rejects(loadBfclDataset(longContext), (e: unknown) => e instanceof DatasetError && /category "multi_turn_long_context" is not supported.*supported: multi_turn_base, multi_turn_miss_param, multi_turn_miss_func/.test(e.message));
+  await assert.rejects(
+    loadBfclDataset(longContext),
+    (e: unknown) =>
+      e instanceof DatasetError &&
+      /category "multi_turn_long_context" is not supported.*supported: multi_turn_base, multi_turn_miss_param, multi_turn_miss_func/.test(
+        e.message,
+      ),
+  );
 });

@@ -61,7 +61,9 @@ function builtinTasks(): Task<BfclTaskData>[] {
 export function createBfclEnvironment(config: BfclEnvironmentOptions | Record<string, unknown> = {}): Environment<BfclTaskData> {
   const parsed = BfclConfigSchema.safeParse(config);
   if (!parsed.success) {
-    throw new Error(`Invalid bfcl environment config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `Invalid bfcl environment config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`,
+    );
   }
   const { rewardMode, toolStyle, protocol } = parsed.data;
   const builtin = builtinTasks();

@@ -12,7 +12,8 @@ import { runGroundTruth } from "./bfcl-episode";
 import { parsePythonCalls } from "./call-syntax";
 import { BfclRuntime } from "./runtime";
 
-export type MultiTurnErrorType = "multi_turn:empty_turn_model_response" | "multi_turn:instance_state_mismatch" | "multi_turn:execution_response_mismatch";
+export type MultiTurnErrorType =
+  "multi_turn:empty_turn_model_response" | "multi_turn:instance_state_mismatch" | "multi_turn:execution_response_mismatch";
 
 export interface MultiTurnVerdict {
   valid: boolean;
@@ -26,13 +27,20 @@ export function checkMultiTurn(task: BfclTaskData, modelTurns: string[][][]): Mu
   const rt = new BfclRuntime(task.involvedClasses, task.initialConfig);
   const gt = runGroundTruth(task);
   const records: TurnRecord[] = task.groundTruth.map((calls, t) => {
-    const modelResults = (modelTurns[t] ?? []).flat().flatMap((c) => parsePythonCalls(c)).map((call) => rt.execute(call).result);
+    const modelResults = (modelTurns[t] ?? [])
+      .flat()
+      .flatMap((c) => parsePythonCalls(c))
+      .map((call) => rt.execute(call).result);
     return { modelResults, modelState: rt.stateStrings(), gtCalls: calls.length, gtResults: gt.results[t], gtState: gt.states[t] };
   });
   const verdicts = judgeTurns(records);
   for (const [t, v] of verdicts.entries()) {
     if (records[t].gtCalls === 0 || v.success) continue;
-    const errorType = v.emptyTurn ? "multi_turn:empty_turn_model_response" : !v.stateOk ? "multi_turn:instance_state_mismatch" : "multi_turn:execution_response_mismatch";
+    const errorType = v.emptyTurn
+      ? "multi_turn:empty_turn_model_response"
+      : !v.stateOk
+        ? "multi_turn:instance_state_mismatch"
+        : "multi_turn:execution_response_mismatch";
     return { valid: false, errorType, turn: t };
   }
   return { valid: true, errorType: null, turn: null };

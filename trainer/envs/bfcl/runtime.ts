@@ -57,14 +57,18 @@ export class BfclRuntime {
       args[k] = v;
     }
     const missing = params.filter((p) => typeof p === "string" && !(p in args)).map((p) => `'${paramName(p)}'`);
-    if (missing.length) throw new ApiError(`${name}() missing ${missing.length} required positional argument${missing.length > 1 ? "s" : ""}: ${missing.join(" and ")}`);
+    if (missing.length)
+      throw new ApiError(
+        `${name}() missing ${missing.length} required positional argument${missing.length > 1 ? "s" : ""}: ${missing.join(" and ")}`,
+      );
     for (const p of params) if (typeof p !== "string" && !(p[0] in args)) args[p[0]] = structuredClone(p[1]);
     return args;
   }
 
   execute(call: Pick<PyCall, "name" | "positional" | "keywords">): Execution {
     const inst = this.owner.get(call.name);
-    if (!inst) return { name: call.name, args: call.keywords, result: `Error during execution: name '${call.name}' is not defined`, ok: false };
+    if (!inst)
+      return { name: call.name, args: call.keywords, result: `Error during execution: name '${call.name}' is not defined`, ok: false };
     const m = inst.methods[call.name];
     let args: Record<string, unknown> = call.keywords;
     try {

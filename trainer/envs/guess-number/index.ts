@@ -108,14 +108,21 @@ class GuessEpisode implements Episode {
 export function createGuessEnvironment(options: GuessEnvOptions | Record<string, unknown> = {}): Environment<GuessTaskData> {
   const parsed = GuessEnvOptionsSchema.safeParse(options);
   if (!parsed.success) {
-    throw new Error(`Invalid guess-number environment options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `Invalid guess-number environment options: ${parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`).join("; ")}`,
+    );
   }
   const { max, turnPenalty } = parsed.data;
   return {
     name: "guess-number",
     description: `Guess a number in 1-${max} from higher/lower feedback; reward 1 - ${turnPenalty} per extra turn.`,
     builtinTasks(): Task<GuessTaskData>[] {
-      return Array.from({ length: max }, (_, i) => ({ id: `guess-${i + 1}`, split: "train", tags: ["builtin"], data: { secret: i + 1, max } }));
+      return Array.from({ length: max }, (_, i) => ({
+        id: `guess-${i + 1}`,
+        split: "train",
+        tags: ["builtin"],
+        data: { secret: i + 1, max },
+      }));
     },
     createEpisode: (task, ctx) => new GuessEpisode(task.data, ctx, turnPenalty),
     demonstrations: async (tasks) => tasks.map(binarySearchDemonstration),

@@ -35,7 +35,10 @@ test("bare JSON object, JSON list and ```json fences are function calls", () => 
   const single = action('{"name": "search_flights", "arguments": {"from": "SFO", "to": "JFK"}}');
   assert.equal(single.kind === "tool_calls" && single.calls[0].arguments.to, "JFK");
   const list = action('[{"name": "a", "arguments": {}}, {"function": {"name": "b", "arguments": "{\\"k\\": 1}"}}]');
-  assert.deepEqual(list.kind === "tool_calls" && list.calls.map((c) => [c.name, c.arguments]), [["a", {}], ["b", { k: 1 }]]);
+  assert.deepEqual(list.kind === "tool_calls" && list.calls.map((c) => [c.name, c.arguments]), [
+    ["a", {}],
+    ["b", { k: 1 }],
+  ]);
   const fenced = action('Sure.\n```json\n{"name": "cancel", "parameters": {"id": 7}}\n```');
   assert.equal(fenced.kind, "tool_calls");
   if (fenced.kind === "tool_calls") {
@@ -99,7 +102,9 @@ test("parse errors become environment observations flagged with formatError", ()
 });
 
 test("tool schemas are rendered into the system prompt in each style", () => {
-  const tools = [{ name: "get_order", description: "Look up an order.", parameters: { type: "object", properties: { order_id: { type: "string" } } } }];
+  const tools = [
+    { name: "get_order", description: "Look up an order.", parameters: { type: "object", properties: { order_id: { type: "string" } } } },
+  ];
   const hermes = formatToolsPrompt(tools, "hermes");
   assert.match(hermes, /<tools>\n\{"type":"function","function":\{"name":"get_order"/);
   assert.match(hermes, /<tool_call>/);
@@ -112,6 +117,10 @@ test("a call written in each prompt style by formatToolCallText parses back to t
     const r = parsePolicyAction(formatToolCallText("FindRestaurants", { city: "Palo Alto", cuisine: "Italian" }, style));
     assert.ok(r.ok, style);
     const call = r.action.kind === "tool_calls" ? r.action.calls[0] : r.action.kind === "action" ? r.action.call : undefined;
-    assert.deepEqual({ name: call?.name, arguments: call?.arguments }, { name: "FindRestaurants", arguments: { city: "Palo Alto", cuisine: "Italian" } }, style);
+    assert.deepEqual(
+      { name: call?.name, arguments: call?.arguments },
+      { name: "FindRestaurants", arguments: { city: "Palo Alto", cuisine: "Italian" } },
+      style,
+    );
   }
 });

@@ -66,13 +66,19 @@ type CallOrError = { call: ToolCall } | { error: ParseError };
 /** Accepts the shapes models actually emit: {name, arguments}, {name, parameters}, {function: {name, arguments}}. */
 function toToolCall(value: unknown, id: string, fragment: string): CallOrError {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { error: { code: "missing_name", message: "A tool call must be a JSON object with a \"name\".", snippet: snippetOf(fragment) } };
+    return { error: { code: "missing_name", message: 'A tool call must be a JSON object with a "name".', snippet: snippetOf(fragment) } };
   }
   const obj = value as Record<string, unknown>;
   const fn = typeof obj.function === "object" && obj.function !== null ? (obj.function as Record<string, unknown>) : obj;
   const name = fn.name ?? obj.tool ?? obj.action;
   if (typeof name !== "string" || name.trim() === "") {
-    return { error: { code: "missing_name", message: "The tool call has no \"name\" field naming the function to call.", snippet: snippetOf(fragment) } };
+    return {
+      error: {
+        code: "missing_name",
+        message: 'The tool call has no "name" field naming the function to call.',
+        snippet: snippetOf(fragment),
+      },
+    };
   }
   let args: unknown = fn.arguments ?? fn.parameters ?? fn.args ?? obj.arguments ?? obj.parameters ?? {};
   // OpenAI's wire format carries arguments as a JSON-encoded string.
@@ -80,7 +86,13 @@ function toToolCall(value: unknown, id: string, fragment: string): CallOrError {
     try {
       args = args.trim() === "" ? {} : JSON.parse(args);
     } catch {
-      return { error: { code: "bad_arguments", message: `The arguments of "${name}" are a string that is not valid JSON.`, snippet: snippetOf(fragment) } };
+      return {
+        error: {
+          code: "bad_arguments",
+          message: `The arguments of "${name}" are a string that is not valid JSON.`,
+          snippet: snippetOf(fragment),
+        },
+      };
     }
   }
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
@@ -178,9 +190,8 @@ export function parsePolicyAction(rawText: string, options: ParseOptions = {}): 
     if (content === "") return fail("empty_bracket", `"[${tag}]" must be followed by its content on the same message.`, text);
     if (tag === "search") return { ok: true, action: { kind: "search", query: content } };
     if (tag === "answer") return { ok: true, action: { kind: "answer", answer: content } };
-    const call = content.startsWith("{") || content.startsWith("[")
-      ? jsonCallOrUndefined(content, nextId)
-      : parseInlineCall(content, nextId());
+    const call =
+      content.startsWith("{") || content.startsWith("[") ? jsonCallOrUndefined(content, nextId) : parseInlineCall(content, nextId());
     return { ok: true, action: call ? { kind: "action", content, call } : { kind: "action", content } };
   }
 

@@ -50,7 +50,9 @@ function readBuiltin(): BuiltinFile {
 export function createSgdEnvironment(config: SgdEnvironmentOptions | Record<string, unknown> = {}): Environment<SgdTaskData> {
   const parsed = SgdConfigSchema.safeParse(config);
   if (!parsed.success) {
-    throw new Error(`Invalid sgd environment config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `Invalid sgd environment config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`,
+    );
   }
   const opts = parsed.data;
   const builtin = readBuiltin();

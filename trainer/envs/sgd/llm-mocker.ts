@@ -12,7 +12,8 @@ import type { RecordedCall } from "./sgd-task";
 export type LlmMockResult = { ok: true; results: Record<string, string>[]; callId: string } | { ok: false; error: string; callId: string };
 
 function mockerPrompt(service: string, intent: SgdIntent, args: Record<string, unknown>, examples: RecordedCall[]): string {
-  const shown = examples.map((e) => `${JSON.stringify(e.parameters)} -> ${JSON.stringify(e.results.slice(0, 3))}`).join("\n") || "(none recorded)";
+  const shown =
+    examples.map((e) => `${JSON.stringify(e.parameters)} -> ${JSON.stringify(e.results.slice(0, 3))}`).join("\n") || "(none recorded)";
   return [
     `You stand in for the ${service} service's ${intent.name} method${intent.description ? ` (${intent.description})` : ""}, which has no recorded answer for this call.`,
     `Required parameters: ${intent.requiredSlots.join(", ") || "(none)"}. Optional: ${Object.keys(intent.optionalSlots).join(", ") || "(none)"}.`,
@@ -32,7 +33,11 @@ function rowsOf(text: string): Record<string, string>[] | null {
   } catch {
     return null;
   }
-  const list = Array.isArray(parsed) ? parsed : typeof parsed === "object" && parsed !== null && Array.isArray((parsed as { results?: unknown }).results) ? (parsed as { results: unknown[] }).results : null;
+  const list = Array.isArray(parsed)
+    ? parsed
+    : typeof parsed === "object" && parsed !== null && Array.isArray((parsed as { results?: unknown }).results)
+      ? (parsed as { results: unknown[] }).results
+      : null;
   if (!list || !list.every((r) => typeof r === "object" && r !== null && !Array.isArray(r))) return null;
   return list.map((r) => Object.fromEntries(Object.entries(r as Record<string, unknown>).map(([k, v]) => [k, String(v)])));
 }
@@ -47,9 +52,13 @@ export async function llmMock(
     turn,
     responseFormat: "json",
     messages: [{ role: "user", content: mockerPrompt(call.service, call.intent, call.args, call.examples) }],
-    offline: () => (call.examples[0] ? JSON.stringify(call.examples[0].results) : JSON.stringify({ error: `no recording of ${call.intent.name} to answer from` })),
+    offline: () =>
+      call.examples[0]
+        ? JSON.stringify(call.examples[0].results)
+        : JSON.stringify({ error: `no recording of ${call.intent.name} to answer from` }),
   });
   const rows = rowsOf(res.text);
-  if (rows === null) return { ok: false, error: `the LLM mocker's reply is not a list of result rows: ${res.text.slice(0, 200)}`, callId: res.callId };
+  if (rows === null)
+    return { ok: false, error: `the LLM mocker's reply is not a list of result rows: ${res.text.slice(0, 200)}`, callId: res.callId };
   return { ok: true, results: rows, callId: res.callId };
 }

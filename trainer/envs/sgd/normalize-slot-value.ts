@@ -5,8 +5,19 @@
  */
 
 const NUMBER_WORDS: Record<string, string> = {
-  zero: "0", one: "1", two: "2", three: "3", four: "4", five: "5", six: "6",
-  seven: "7", eight: "8", nine: "9", ten: "10", eleven: "11", twelve: "12",
+  zero: "0",
+  one: "1",
+  two: "2",
+  three: "3",
+  four: "4",
+  five: "5",
+  six: "6",
+  seven: "7",
+  eight: "8",
+  nine: "9",
+  ten: "10",
+  eleven: "11",
+  twelve: "12",
 };
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
 /** SGD dialogues are set in March 2019 ("today" = 2019-03-01), so a date without a year means 2019. */
@@ -47,14 +58,21 @@ function normalizeDate(v: string): string | null {
 
 function normalizeNumber(v: string): string | null {
   if (NUMBER_WORDS[v]) return NUMBER_WORDS[v];
-  const stripped = v.replace(/^\$/, "").replace(/,/g, "").replace(/\s*(dollars|usd|people|persons|guests)$/, "");
+  const stripped = v
+    .replace(/^\$/, "")
+    .replace(/,/g, "")
+    .replace(/\s*(dollars|usd|people|persons|guests)$/, "");
   if (!/^-?\d+(\.\d+)?$/.test(stripped)) return null;
   return String(Number(stripped));
 }
 
 /** The canonical, comparable form of one slot value. */
 export function normalizeSlotValue(value: unknown): string {
-  let v = String(value ?? "").toLowerCase().trim().replace(/\s+/g, " ").replace(/[.!?]+$/, "");
+  let v = String(value ?? "")
+    .toLowerCase()
+    .trim()
+    .replace(/\s+/g, " ")
+    .replace(/[.!?]+$/, "");
   v = v.replace(/^(the|a)\s+/, "");
   if (v === "true" || v === "yes") return "true";
   if (v === "false" || v === "no") return "false";

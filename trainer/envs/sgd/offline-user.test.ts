@@ -16,7 +16,16 @@ const restaurants2: SgdService = {
     slot("category", "The category of food offered by the restaurant"),
     slot("number_of_seats", "Number of seats to reserve at the restaurant"),
   ],
-  intents: [{ name: "FindRestaurants", description: "Find restaurants by location and by category of food", isTransactional: false, requiredSlots: ["category", "location"], optionalSlots: {}, resultSlots: [] }],
+  intents: [
+    {
+      name: "FindRestaurants",
+      description: "Find restaurants by location and by category of food",
+      isTransactional: false,
+      requiredSlots: ["category", "location"],
+      optionalSlots: {},
+      resultSlots: [],
+    },
+  ],
 };
 
 test("a slot is asked for by the words of its description that tell it apart (city → location), not by words every slot shares", () => {

@@ -12,9 +12,22 @@ import type { UserTemplates } from "./user-templates";
 /** Marks the user's last turn (the tau-bench convention, understood by LLM simulators too). */
 export const STOP_TOKEN = "###STOP###";
 
-const MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-  "October", "November", "December"];
-const ordinal = (n: number): string => `${n}${n % 10 === 1 && n !== 11 ? "st" : n % 10 === 2 && n !== 12 ? "nd" : n % 10 === 3 && n !== 13 ? "rd" : "th"}`;
+const MONTH_NAMES = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
+const ordinal = (n: number): string =>
+  `${n}${n % 10 === 1 && n !== 11 ? "st" : n % 10 === 2 && n !== 12 ? "nd" : n % 10 === 3 && n !== 13 ? "rd" : "th"}`;
 
 /** How a person says a canonical value ("17:30" -> "5:30 pm", "2019-03-11" -> "March 11th"). */
 export function speakValue(value: string): string {
@@ -41,7 +54,9 @@ const SLOT_SYNONYMS: Record<string, string[]> = {
   restaurant_name: ["restaurant", "which place", "name"],
 };
 
-const DESCRIPTION_STOPWORDS = new Set("the and for with from that this which what whom whose into its are was were been being than also any all per".split(" "));
+const DESCRIPTION_STOPWORDS = new Set(
+  "the and for with from that this which what whom whose into its are was were been being than also any all per".split(" "),
+);
 
 /**
  * The words of a slot's schema description that tell it apart from the service's other slots: Restaurants_2's
@@ -104,7 +119,12 @@ function slotOrder(goal: SgdGoalIntent, services: SgdService[]): string[] {
   return Object.keys(goal.parameters).sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
 }
 
-export function openingUtterance(goal: SgdGoalIntent[], services: SgdService[], templates: UserTemplates, pick: (n: number) => number): string {
+export function openingUtterance(
+  goal: SgdGoalIntent[],
+  services: SgdService[],
+  templates: UserTemplates,
+  pick: (n: number) => number,
+): string {
   const first = goal[0];
   const list = templates.openers[first.intent] ?? [];
   if (list.length > 0) return list[pick(list.length)];
@@ -126,7 +146,9 @@ export function offlineUserReply(state: OfflineUserState, input: OfflineUserInpu
     const next = goal[state.intentIndex];
     const list = templates.openers[next.intent] ?? [];
     const description = services.find((s) => s.name === next.service)?.intents.find((i) => i.name === next.intent)?.description;
-    parts.push(list.length > 0 ? `Great. ${list[pick(list.length)]}` : `Great. Now I'd also like to ${(description ?? next.intent).toLowerCase()}.`);
+    parts.push(
+      list.length > 0 ? `Great. ${list[pick(list.length)]}` : `Great. Now I'd also like to ${(description ?? next.intent).toLowerCase()}.`,
+    );
   }
 
   // Slots the agent asked about, answered from the current intent first, then from later ones.

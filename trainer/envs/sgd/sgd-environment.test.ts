@@ -58,7 +58,10 @@ test("imports the real SGD train split: 26 services, dialogues become goal tasks
   const t = tasks.find((x) => x.id === "sgd-1_00000")!;
   assert.equal(t.split, "train");
   // The user first searched San Jose, then changed to Palo Alto; the goal keeps the last search and the booking.
-  assert.deepEqual(t.data.goal.map((g) => g.intent), ["FindRestaurants", "ReserveRestaurant"]);
+  assert.deepEqual(
+    t.data.goal.map((g) => g.intent),
+    ["FindRestaurants", "ReserveRestaurant"],
+  );
   assert.equal(t.data.goal[0].parameters.city, "Palo Alto");
   assert.equal(t.data.goal[1].parameters.restaurant_name, "Bird Dog");
   assert.equal(t.data.recordedCalls.length, 3);
@@ -169,7 +172,10 @@ test("agent_gym's reward: turn scores are turn rewards; garbage turns score 0; g
   assert.equal(garbage.turnReward, 0, "random bytes are inappropriate");
   const asks = await ep.step("Sure! Which city should I search in?", 1);
   assert.equal(asks.turnReward, 0.375, "asking for a slot the goal needs is good (0.75 / 2)");
-  const wrongService = await ep.step('<tool_call>{"name": "FindRestaurants", "arguments": {"city": "Paris", "cuisine": "Ethiopian"}}</tool_call>', 2);
+  const wrongService = await ep.step(
+    '<tool_call>{"name": "FindRestaurants", "arguments": {"city": "Paris", "cuisine": "Ethiopian"}}</tool_call>',
+    2,
+  );
   assert.ok(wrongService.turnReward !== undefined && wrongService.turnReward > 0 && wrongService.turnReward < 0.75);
   const ev = await ep.evaluate("max_turns");
   assert.ok(Math.abs(ev.reward! - (0 + 0.375 + wrongService.turnReward!) / 3) < 0.001, ev.reasoning);

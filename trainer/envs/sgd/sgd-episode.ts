@@ -69,14 +69,22 @@ export function goalScores(task: SgdTaskData, calls: MadeCall[]): number[] {
 
 /** Values the services returned so far (normalized, longer than 3 characters): what "reporting a result" means. */
 function resultValuesOf(calls: MadeCall[]): Set<string> {
-  return new Set(calls.flatMap((c) => (c.response.ok ? c.response.results.flatMap((r) => Object.values(r)) : [])).map(normalizeSlotValue).filter((v) => v.length > 3));
+  return new Set(
+    calls
+      .flatMap((c) => (c.response.ok ? c.response.results.flatMap((r) => Object.values(r)) : []))
+      .map(normalizeSlotValue)
+      .filter((v) => v.length > 3),
+  );
 }
 
 /** The conversation as the judges read it: one line per message, service calls as JSON. */
 function transcriptOf(messages: ConversationMessage[]): string {
   return messages
     .filter((m) => m.source !== "system")
-    .map((m) => `${m.source.toUpperCase()}: ${m.toolCalls ? JSON.stringify(m.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments }))) : m.content}`)
+    .map(
+      (m) =>
+        `${m.source.toUpperCase()}: ${m.toolCalls ? JSON.stringify(m.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments }))) : m.content}`,
+    )
     .join("\n");
 }
 
@@ -91,7 +99,9 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
   let policyTurns = 0;
   /** agent_gym's per-turn judgements (turn_judge mode); null for a turn whose judgement could not be read. */
   const turnVerdicts: (TurnVerdict | null)[] = [];
-  const toolsText = sgdToolSchemas(task.services).map((t) => `${t.name}: ${t.description}`).join("\n");
+  const toolsText = sgdToolSchemas(task.services)
+    .map((t) => `${t.name}: ${t.description}`)
+    .join("\n");
   const examples = selectFewShotDialogues(task, opts.corpus, opts.fewShot);
   const userSystem = buildUserSystemPrompt(task, examples);
 
@@ -106,7 +116,14 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
       offline: () =>
         agentText === null
           ? openingUtterance(task.goal, task.services, opts.templates, pick)
-          : offlineUserReply(userState, { goal: task.goal, services: task.services, templates: opts.templates, completed, agentText, pick }),
+          : offlineUserReply(userState, {
+              goal: task.goal,
+              services: task.services,
+              templates: opts.templates,
+              completed,
+              agentText,
+              pick,
+            }),
     });
     const stop = res.text.includes(STOP_TOKEN);
     if (stop) userDone = true;
@@ -119,7 +136,12 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
     if (!response.ok && response.unmatched && opts.mocker.llmFallback && response.service && response.method) {
       const intent = task.services.find((s) => s.name === response.service)?.intents.find((i) => i.name === response.method);
       if (intent) {
-        const mock = await llmMock(ctx.llm, turn, { service: response.service, intent, args: call.arguments, examples: response.unmatched.examples });
+        const mock = await llmMock(ctx.llm, turn, {
+          service: response.service,
+          intent,
+          args: call.arguments,
+          examples: response.unmatched.examples,
+        });
         llmCallIds = [mock.callId];
         response = mock.ok
           ? { ok: true, service: response.service, method: response.method, results: mock.results, match: "llm" }
@@ -142,7 +164,12 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
 
   /** The episode under agent_gym's reward: the mean of its turn scores; unscored if any turn's judgement was unreadable. */
   function turnJudgeEvaluation(goalCompletion: number, perIntent: number[]): Evaluation {
-    const finalState = calls.map((c) => ({ name: c.call.name, arguments: c.call.arguments, ok: c.response.ok, ...(c.response.ok && { answeredBy: c.response.match }) }));
+    const finalState = calls.map((c) => ({
+      name: c.call.name,
+      arguments: c.call.arguments,
+      ok: c.response.ok,
+      ...(c.response.ok && { answeredBy: c.response.match }),
+    }));
     const expectedState = task.goal.map((g) => ({ name: g.intent, arguments: g.parameters }));
     const components: Record<string, number> = {
       goal_completion: goalCompletion,
@@ -151,10 +178,20 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
       format_errors: formatErrors,
       ...mockComponents(),
     };
-    const perTurn = turnVerdicts.map((v, i) => (v ? `turn ${i}: ${v.quality}${v.toolCorrect === undefined ? "" : `, ${v.toolCorrect ? "right" : "wrong"} service, args ${Math.round((v.toolArgs ?? 0) * 100)}%`} → ${(totalScore(v) / 2).toFixed(3)} (${v.reasoning})` : `turn ${i}: judgement unreadable`));
+    const perTurn = turnVerdicts.map((v, i) =>
+      v
+        ? `turn ${i}: ${v.quality}${v.toolCorrect === undefined ? "" : `, ${v.toolCorrect ? "right" : "wrong"} service, args ${Math.round((v.toolArgs ?? 0) * 100)}%`} → ${(totalScore(v) / 2).toFixed(3)} (${v.reasoning})`
+        : `turn ${i}: judgement unreadable`,
+    );
     const goalNote = `Goal completion per intent (reported, not rewarded): ${perIntent.map((s, i) => `${task.goal[i].intent}=${s.toFixed(2)}`).join(", ")}.`;
     if (turnVerdicts.length === 0 || turnVerdicts.some((v) => v === null)) {
-      return { reward: null, components, reasoning: `Unscored: ${turnVerdicts.length === 0 ? "no assistant turn to judge" : "a turn's judgement could not be read"}. ${perTurn.join("; ")}. ${goalNote}`, finalState, expectedState };
+      return {
+        reward: null,
+        components,
+        reasoning: `Unscored: ${turnVerdicts.length === 0 ? "no assistant turn to judge" : "a turn's judgement could not be read"}. ${perTurn.join("; ")}. ${goalNote}`,
+        finalState,
+        expectedState,
+      };
     }
     const verdicts = turnVerdicts as TurnVerdict[];
     const scores = verdicts.map((v) => totalScore(v) / 2);
@@ -187,7 +224,9 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
         if (!parsed.ok) {
           formatErrors++;
           own.formatError = `${parsed.error.code}: ${parsed.error.message}`;
-          observations.push(formatErrorObservation(parsed.error, turn, "Call a service with a JSON function call, or write to the user in plain text."));
+          observations.push(
+            formatErrorObservation(parsed.error, turn, "Call a service with a JSON function call, or write to the user in plain text."),
+          );
         } else {
           const a = parsed.action;
           const toolCalls = a.kind === "tool_calls" ? a.calls : a.kind === "action" && a.call ? [a.call] : [];
@@ -198,8 +237,12 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
             formatErrors++;
             own.formatError = `unsupported_action: ${a.kind}`;
             observations.push({
-              role: "user", source: "environment", turn, formatError: `unsupported_action: ${a.kind}`,
-              content: "This environment has no free-text actions or search: call a service as a JSON function call, or write to the user in plain text.",
+              role: "user",
+              source: "environment",
+              turn,
+              formatError: `unsupported_action: ${a.kind}`,
+              content:
+                "This environment has no free-text actions or search: call a service as a JSON function call, or write to the user in plain text.",
             });
           } else if (a.kind === "finish") {
             endReason = "agent_finished";
@@ -266,11 +309,22 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
         format_errors: formatErrors,
       };
       // How each call was answered (exact / filtered / fuzzy recording, or the LLM mocker), for the inspector.
-      const finalState = calls.map((c) => ({ name: c.call.name, arguments: c.call.arguments, ok: c.response.ok, ...(c.response.ok && { answeredBy: c.response.match }) }));
+      const finalState = calls.map((c) => ({
+        name: c.call.name,
+        arguments: c.call.arguments,
+        ok: c.response.ok,
+        ...(c.response.ok && { answeredBy: c.response.match }),
+      }));
       Object.assign(components, mockComponents());
       const expectedState = task.goal.map((g) => ({ name: g.intent, arguments: g.parameters }));
       if (!verdict) {
-        return { reward: null, components, reasoning: "The judge's reply could not be read as {score, reasoning}; episode left unscored.", finalState, expectedState };
+        return {
+          reward: null,
+          components,
+          reasoning: "The judge's reply could not be read as {score, reasoning}; episode left unscored.",
+          finalState,
+          expectedState,
+        };
       }
       components.judge_quality = verdict.score;
       const reward = (1 - opts.judgeWeight) * goalCompletion + opts.judgeWeight * verdict.score;

@@ -67,8 +67,7 @@ export interface SgdCorpus {
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const isStrArr = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
-const isStrRecord = (v: unknown): v is Record<string, string> =>
-  isObj(v) && Object.values(v).every((x) => typeof x === "string");
+const isStrRecord = (v: unknown): v is Record<string, string> => isObj(v) && Object.values(v).every((x) => typeof x === "string");
 
 async function readJson(file: string): Promise<unknown> {
   let text: string;

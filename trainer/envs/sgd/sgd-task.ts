@@ -52,7 +52,8 @@ export function extractGoal(dialogue: SgdDialogue): SgdGoalIntent[] {
   for (const c of recordedCallsOf(dialogue)) {
     const key = `${c.service}.${c.method}`;
     const goal = { service: c.service, intent: c.method, parameters: c.parameters };
-    if (byIntent.has(key)) byIntent.set(key, goal); // Map keeps first-insertion order, value becomes the last call
+    if (byIntent.has(key))
+      byIntent.set(key, goal); // Map keeps first-insertion order, value becomes the last call
     else byIntent.set(key, goal);
   }
   return [...byIntent.values()];

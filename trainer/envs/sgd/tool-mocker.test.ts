@@ -10,8 +10,22 @@ const services: SgdService[] = [
     description: "",
     slots: [],
     intents: [
-      { name: "FindRestaurants", description: "", isTransactional: false, requiredSlots: ["city", "cuisine"], optionalSlots: { price_range: "dontcare" }, resultSlots: [] },
-      { name: "ReserveRestaurant", description: "", isTransactional: true, requiredSlots: ["restaurant_name", "city", "time"], optionalSlots: { date: "2019-03-01", party_size: "2" }, resultSlots: [] },
+      {
+        name: "FindRestaurants",
+        description: "",
+        isTransactional: false,
+        requiredSlots: ["city", "cuisine"],
+        optionalSlots: { price_range: "dontcare" },
+        resultSlots: [],
+      },
+      {
+        name: "ReserveRestaurant",
+        description: "",
+        isTransactional: true,
+        requiredSlots: ["restaurant_name", "city", "time"],
+        optionalSlots: { date: "2019-03-01", party_size: "2" },
+        resultSlots: [],
+      },
     ],
   },
 ];
@@ -21,7 +35,12 @@ const rows = [
 ];
 const mocker = createToolMocker(services, [
   { service: "Restaurants_1", method: "FindRestaurants", parameters: { city: "San Jose", cuisine: "American" }, results: rows },
-  { service: "Restaurants_1", method: "ReserveRestaurant", parameters: { restaurant_name: "A", city: "San Jose", time: "17:30", party_size: "2" }, results: [{ ok: "yes" }] },
+  {
+    service: "Restaurants_1",
+    method: "ReserveRestaurant",
+    parameters: { restaurant_name: "A", city: "San Jose", time: "17:30", party_size: "2" },
+    results: [{ ok: "yes" }],
+  },
 ]);
 
 test("values written differently still match: case, spacing, 12-hour times, spoken dates, numbers", () => {
@@ -45,7 +64,10 @@ test("a call matches its recording regardless of argument order, formatting and 
 test("a narrower search is answered by filtering recorded rows", () => {
   const r = mocker.call("FindRestaurants", { city: "San Jose", cuisine: "American", price_range: "expensive" });
   assert.ok(r.ok && r.match === "filtered");
-  assert.deepEqual(r.results.map((x) => x.restaurant_name), ["B"]);
+  assert.deepEqual(
+    r.results.map((x) => x.restaurant_name),
+    ["B"],
+  );
 });
 
 test("agent_gym's fuzzy fallback: the recording overlapping at least half answers, scored as agent_gym scores it", () => {
@@ -54,13 +76,29 @@ test("agent_gym's fuzzy fallback: the recording overlapping at least half answer
   const b = mocker.call("ReserveRestaurant", { restaurant_name: "A", city: "San Jose", time: "18:00" });
   assert.ok(b.ok && b.match === "fuzzy", JSON.stringify(b));
   assert.equal(b.score, 0.5);
-  assert.equal(parameterOverlap({ city: "san jose", name: "chop" }, { city: "san jose", name: "chop bar" }), 0.75, "a contained value counts half");
+  assert.equal(
+    parameterOverlap({ city: "san jose", name: "chop" }, { city: "san jose", name: "chop bar" }),
+    0.75,
+    "a contained value counts half",
+  );
   // Less than half in common: nothing answers, and the call is marked for the LLM mocker with the method's recordings.
   const far = mocker.call("ReserveRestaurant", { restaurant_name: "Z", city: "Oakland", time: "18:00" });
   assert.ok(!far.ok && far.unmatched?.examples.length === 1);
   assert.match(far.error, /no recorded transaction for ReserveRestaurant/);
   // Without the fuzzy fallback a transaction must match its recording exactly.
-  const strict = createToolMocker(services, [{ service: "Restaurants_1", method: "ReserveRestaurant", parameters: { restaurant_name: "A", city: "San Jose", time: "17:30" }, results: [{ ok: "yes" }] }], [], { fuzzy: false });
+  const strict = createToolMocker(
+    services,
+    [
+      {
+        service: "Restaurants_1",
+        method: "ReserveRestaurant",
+        parameters: { restaurant_name: "A", city: "San Jose", time: "17:30" },
+        results: [{ ok: "yes" }],
+      },
+    ],
+    [],
+    { fuzzy: false },
+  );
   assert.ok(!strict.call("ReserveRestaurant", { restaurant_name: "A", city: "San Jose", time: "18:00" }).ok);
 });
 
@@ -74,7 +112,11 @@ test("unknown functions, unknown parameters and missing required slots are clear
 });
 
 test("the dialogue's own recording wins over another dialogue's recording of the same call, whatever the order", () => {
-  const call = { service: "Restaurants_1", method: "ReserveRestaurant", parameters: { restaurant_name: "A", city: "San Jose", time: "17:30" } };
+  const call = {
+    service: "Restaurants_1",
+    method: "ReserveRestaurant",
+    parameters: { restaurant_name: "A", city: "San Jose", time: "17:30" },
+  };
   const mine = { ...call, results: [{ restaurant_name: "A", confirmation: "mine" }] };
   const theirs = { ...call, results: [{ restaurant_name: "A", confirmation: "another dialogue's" }] };
   const m = createToolMocker(services, [mine], [theirs, { ...theirs, results: [{ confirmation: "a third" }] }]);

@@ -75,7 +75,12 @@ function resolveMethod(services: SgdService[], name: string): Resolved | string 
  * several recordings answer the same call, the dialogue's own wins, then the first seen: measured on SGD's test split, 7 of
  * 200 recorded calls were otherwise answered with another dialogue's results, making those users' goals unreachable.
  */
-export function createToolMocker(services: SgdService[], own: RecordedCall[], extra: RecordedCall[] = [], opts: { fuzzy?: boolean } = {}): ToolMocker {
+export function createToolMocker(
+  services: SgdService[],
+  own: RecordedCall[],
+  extra: RecordedCall[] = [],
+  opts: { fuzzy?: boolean } = {},
+): ToolMocker {
   const recorded = [...own, ...extra];
   const fuzzy = opts.fuzzy ?? true;
   const exact = new Map<string, Record<string, string>[]>();

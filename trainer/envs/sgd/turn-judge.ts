@@ -53,7 +53,13 @@ export function offlineTurnVerdict(t: TurnToJudge): TurnVerdict {
   }
   if (t.call) {
     const intent = t.goal.find((g) => g.intent.toLowerCase() === t.call!.name.split(/\.|__/).pop()!.toLowerCase());
-    if (!intent) return { quality: t.call.ok ? "acceptable" : "poor", toolCorrect: false, toolArgs: 0, reasoning: `Called ${t.call.name}, which the user's goal does not need.` };
+    if (!intent)
+      return {
+        quality: t.call.ok ? "acceptable" : "poor",
+        toolCorrect: false,
+        toolArgs: 0,
+        reasoning: `Called ${t.call.name}, which the user's goal does not need.`,
+      };
     const args = Object.fromEntries(Object.entries(t.call.arguments).map(([k, v]) => [k.toLowerCase(), normalizeSlotValue(String(v))]));
     const wanted = Object.entries(intent.parameters);
     const right = wanted.filter(([k, v]) => args[k.toLowerCase()] === normalizeSlotValue(String(v))).length;
@@ -68,7 +74,8 @@ export function offlineTurnVerdict(t: TurnToJudge): TurnVerdict {
   // Plain lower-casing: normalizeSlotValue is for slot values, and is slow on whole messages.
   const lower = text.toLowerCase().replace(/\s+/g, " ");
   const slotNames = t.goal.flatMap((g) => Object.keys(g.parameters).map((k) => k.replace(/_/g, " ")));
-  const asksForSlot = /\?/.test(text) && slotNames.some((s) => lower.includes(s) || s.split(" ").some((w) => w.length > 3 && lower.includes(w)));
+  const asksForSlot =
+    /\?/.test(text) && slotNames.some((s) => lower.includes(s) || s.split(" ").some((w) => w.length > 3 && lower.includes(w)));
   const reportsResult = [...t.resultValues].some((v) => v.length > 3 && lower.includes(v));
   if (reportsResult) return { quality: "good", reasoning: "Reports what the service returned." };
   if (asksForSlot) return { quality: "good", reasoning: "Asks for a detail the request needs." };
@@ -98,7 +105,14 @@ export function parseTurnVerdict(text: string, withCall: boolean): TurnVerdict |
     if (!quality || !(quality in QUALITY_SCORES)) return null;
     const verdict: TurnVerdict = { quality, reasoning: typeof v.reasoning === "string" ? v.reasoning : "" };
     if (withCall) {
-      const tool = typeof v.correct_tool === "string" ? v.correct_tool.trim().toLowerCase() : typeof v.correct_tool === "boolean" ? (v.correct_tool ? "yes" : "no") : null;
+      const tool =
+        typeof v.correct_tool === "string"
+          ? v.correct_tool.trim().toLowerCase()
+          : typeof v.correct_tool === "boolean"
+            ? v.correct_tool
+              ? "yes"
+              : "no"
+            : null;
       const args = typeof v.correct_args === "string" ? Number(v.correct_args) : v.correct_args;
       if ((tool !== "yes" && tool !== "no") || typeof args !== "number" || !Number.isFinite(args) || args < 0 || args > 100) return null;
       verdict.toolCorrect = tool === "yes";
@@ -118,11 +132,20 @@ export async function judgeTurn(llm: LlmChat, turn: number, t: TurnToJudge): Pro
   const messages: { role: "user" | "assistant"; content: string }[] = [{ role: "user", content: judgePrompt(t) }];
   const callIds: string[] = [];
   for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await llm.chat({ role: "judge", turn, responseFormat: "json", messages, offline: () => JSON.stringify(toReply(offlineTurnVerdict(t))) });
+    const res = await llm.chat({
+      role: "judge",
+      turn,
+      responseFormat: "json",
+      messages,
+      offline: () => JSON.stringify(toReply(offlineTurnVerdict(t))),
+    });
     callIds.push(res.callId);
     const verdict = parseTurnVerdict(res.text, t.call !== null);
     if (verdict) return { verdict, callIds };
-    messages.push({ role: "assistant", content: res.text }, { role: "user", content: "That reply could not be read. Answer with only the JSON object asked for." });
+    messages.push(
+      { role: "assistant", content: res.text },
+      { role: "user", content: "That reply could not be read. Answer with only the JSON object asked for." },
+    );
   }
   return null;
 }

@@ -11,7 +11,9 @@ import { STOP_TOKEN, speakValue } from "./offline-user";
 
 export function buildUserSystemPrompt(task: SgdTaskData, examples: SgdDialogue[]): string {
   const goalLines = task.goal.map((g, i) => {
-    const slots = Object.entries(g.parameters).map(([k, v]) => `${k} = ${speakValue(v)}`).join("; ");
+    const slots = Object.entries(g.parameters)
+      .map(([k, v]) => `${k} = ${speakValue(v)}`)
+      .join("; ");
     return `${i + 1}. ${g.intent} (${g.service}) with ${slots}`;
   });
   const parts = [
@@ -33,6 +35,8 @@ export function buildUserSystemPrompt(task: SgdTaskData, examples: SgdDialogue[]
 /** The conversation seen from the user's side: the agent's words are the "user" of the user LLM. */
 export function userSideMessages(history: ConversationMessage[]): { role: "user" | "assistant"; content: string }[] {
   return history
-    .filter((m) => (m.source === "policy" && m.content.trim() !== "" && !m.toolCalls?.length && !m.formatError) || m.source === "user_simulator")
+    .filter(
+      (m) => (m.source === "policy" && m.content.trim() !== "" && !m.toolCalls?.length && !m.formatError) || m.source === "user_simulator",
+    )
     .map((m) => ({ role: m.source === "policy" ? ("user" as const) : ("assistant" as const), content: m.content }));
 }

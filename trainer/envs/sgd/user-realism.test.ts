@@ -31,7 +31,11 @@ test("realism: real users vs real users scores high, the offline simulator beats
     const script = [
       "Sure, in which city?",
       "What kind of cuisine would you like?",
-      ...task.data.goal.flatMap((g) => [`{"name": "${g.intent}", "arguments": ${JSON.stringify(g.parameters)}}`, "I found it for you. Shall I proceed?", "What time, and for how many people?"]),
+      ...task.data.goal.flatMap((g) => [
+        `{"name": "${g.intent}", "arguments": ${JSON.stringify(g.parameters)}}`,
+        "I found it for you. Shall I proceed?",
+        "What time, and for how many people?",
+      ]),
     ];
     for (const [turn, text] of script.entries()) {
       const r = await ep.step(text, turn);
@@ -39,7 +43,12 @@ test("realism: real users vs real users scores high, the offline simulator beats
       if (r.done) break;
     }
     simulated.push(...simulatedUserTurns(userTexts, task.data.goal));
-    degenerate.push(...simulatedUserTurns(userTexts.map(() => "ok"), task.data.goal));
+    degenerate.push(
+      ...simulatedUserTurns(
+        userTexts.map(() => "ok"),
+        task.data.goal,
+      ),
+    );
   }
   const sim = scoreUserRealism(simulated, real);
   const bad = scoreUserRealism(degenerate, real);

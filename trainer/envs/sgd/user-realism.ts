@@ -33,7 +33,8 @@ export function countSlotMentions(s: UserTurnSample): number {
 export function tagUserActs(s: UserTurnSample): Set<UserAct> {
   const t = s.text.toLowerCase();
   const acts = new Set<UserAct>();
-  if (/\b(i('d| would)? (like|want|need)|looking for|help me|can you (find|book|reserve|search)|find me)\b/.test(t)) acts.add("INFORM_INTENT");
+  if (/\b(i('d| would)? (like|want|need)|looking for|help me|can you (find|book|reserve|search)|find me)\b/.test(t))
+    acts.add("INFORM_INTENT");
   if (countSlotMentions(s) > 0) acts.add("INFORM");
   if (/\?|\b(what|which|where|how|is there|do they|does it|can you tell)\b/.test(t)) acts.add("REQUEST");
   if (/^(yes|yeah|yep|sure|ok(ay)?|correct|that('s| is) (right|correct|fine|good)|sounds good|perfect|great)\b/.test(t)) acts.add("AFFIRM");
@@ -84,11 +85,21 @@ export interface RealismScore {
 }
 
 export function scoreUserRealism(simulated: UserTurnSample[], real: UserTurnSample[]): RealismScore {
-  const length = 1 - ksDistance(simulated.map((s) => wordCount(s.text)), real.map((s) => wordCount(s.text)));
+  const length =
+    1 -
+    ksDistance(
+      simulated.map((s) => wordCount(s.text)),
+      real.map((s) => wordCount(s.text)),
+    );
   const slotMentions = 1 - totalVariation(mentionHistogram(simulated), mentionHistogram(real));
   const acts = 1 - totalVariation(actHistogram(simulated), actHistogram(real));
   const round = (x: number): number => Math.round(x * 1000) / 1000;
-  return { realism: round((length + slotMentions + acts) / 3), length: round(length), slotMentions: round(slotMentions), acts: round(acts) };
+  return {
+    realism: round((length + slotMentions + acts) / 3),
+    length: round(length),
+    slotMentions: round(slotMentions),
+    acts: round(acts),
+  };
 }
 
 /** Real user turns of SGD dialogues; known values = every slot value the dialogue's user turns or calls contain. */

@@ -15,7 +15,8 @@ const task = (id: string): Task<SimulatedTaskData> => tasks.find((t) => t.id ===
 function goodPolicy(t: Task<SimulatedTaskData>): Policy {
   const d = t.data;
   return async (_messages, { turn }) => {
-    if (turn === 0 && d.facts.length > 0) return { text: `Happy to help. Could you tell me your ${d.facts.map((f) => f.keys[0]).join(", ")}?` };
+    if (turn === 0 && d.facts.length > 0)
+      return { text: `Happy to help. Could you tell me your ${d.facts.map((f) => f.keys[0]).join(", ")}?` };
     const callIndex = turn - (d.facts.length > 0 ? 1 : 0);
     const c = d.expected.calls[callIndex];
     if (c) return { text: `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n</tool_call>` };
@@ -76,7 +77,9 @@ test("partial progress shows in components; a lenient judge passes what a strict
 test("wrong arguments get an error result from the tool simulator and no credit", async () => {
   const t = task("banking-balance");
   const wrong: Policy = async (_m, { turn }) =>
-    turn === 0 ? { text: '{"name": "verify_customer", "arguments": {"customer_id": "C-99999", "date_of_birth": "1984-07-19"}}' } : { text: "Your balance is unknown." };
+    turn === 0
+      ? { text: '{"name": "verify_customer", "arguments": {"customer_id": "C-99999", "date_of_birth": "1984-07-19"}}' }
+      : { text: "Your balance is unknown." };
   const { traj } = await run(t, wrong, {}, 2);
   const toolMsg = traj.messages.find((m) => m.role === "tool");
   assert.equal(toolMsg?.source, "tool_simulator");
@@ -90,7 +93,10 @@ test("wrong arguments get an error result from the tool simulator and no credit"
 test("a forbidden call fails the episode even when everything else was done", async () => {
   const t = task("airline-basic-economy-cancel");
   const good = goodPolicy(t);
-  const violator: Policy = async (m, info) => (info.turn === 2 ? { text: '<tool_call>{"name": "cancel_reservation", "arguments": {"booking_code": "BX93M"}}</tool_call>' } : good(m, { ...info, turn: info.turn > 2 ? info.turn - 1 : info.turn }));
+  const violator: Policy = async (m, info) =>
+    info.turn === 2
+      ? { text: '<tool_call>{"name": "cancel_reservation", "arguments": {"booking_code": "BX93M"}}</tool_call>' }
+      : good(m, { ...info, turn: info.turn > 2 ? info.turn - 1 : info.turn });
   const { traj } = await run(t, violator);
   assert.equal(traj.evaluation?.reward, 0);
   assert.equal(traj.evaluation?.components.policy, 0);
@@ -111,7 +117,11 @@ test("malformed tool calls become environment observations and mark the policy m
 test("every simulator and judge turn is an offline LLM call record linked from its message", async () => {
   const t = task("retail-track");
   const { traj, calls } = await run(t, goodPolicy(t));
-  assert.deepEqual(traj.llmCalls.map((c) => c.id), calls.map((c) => c.id), "forwarded to ctx.onLlmCall as they happen");
+  assert.deepEqual(
+    traj.llmCalls.map((c) => c.id),
+    calls.map((c) => c.id),
+    "forwarded to ctx.onLlmCall as they happen",
+  );
   const roles = new Set(calls.map((c) => c.role));
   assert.deepEqual([...roles].sort(), ["judge", "tool_simulator", "user_simulator"]);
   assert.ok(calls.every((c) => c.model === "offline"));

@@ -63,7 +63,8 @@ export function createSimulatedEnvironment(config: SimulatedEnvConfigInput = {})
   const cfg = parseOptions(SimulatedEnvConfigSchema, config, "simulated environment options");
   const env: Environment<SimulatedTaskData> = {
     name: "simulated",
-    description: "Simia-RL: one LLM (or the offline simulator) plays the user and the tools from the task's reference conversation; a judge scores 0/1 with reasoning.",
+    description:
+      "Simia-RL: one LLM (or the offline simulator) plays the user and the tools from the task's reference conversation; a judge scores 0/1 with reasoning.",
     builtinTasks: () => readBuiltinTasks(),
     loadTasks: (p) => loadSimulatedTasks(p),
     createEpisode: (task, ctx) => {

@@ -77,7 +77,10 @@ export class SimulatedEpisode implements Episode {
     const parsed = parsePolicyAction(policyText, { idPrefix: toolCallIdPrefix(turn) });
     if (!parsed.ok) {
       this.state.formatErrors++;
-      return this.observe([formatErrorObservation(parsed.error, turn, "Call a tool with the documented format or reply to the user in plain text.")], false);
+      return this.observe(
+        [formatErrorObservation(parsed.error, turn, "Call a tool with the documented format or reply to the user in plain text.")],
+        false,
+      );
     }
     const action = parsed.action;
     switch (action.kind) {
@@ -85,7 +88,17 @@ export class SimulatedEpisode implements Episode {
         if (action.text) this.state.agentTexts.push({ turn, text: action.text });
         return { observations: [], done: true, endReason: "agent_finished" };
       case "search":
-        return this.observe([{ role: "user", source: "environment", turn, content: "[search] is not available here. Call one of the tools or reply to the user." }], false);
+        return this.observe(
+          [
+            {
+              role: "user",
+              source: "environment",
+              turn,
+              content: "[search] is not available here. Call one of the tools or reply to the user.",
+            },
+          ],
+          false,
+        );
       case "tool_calls":
         if (action.text) this.state.agentTexts.push({ turn, text: action.text });
         return this.answerCalls(action.calls, turn);
@@ -108,7 +121,11 @@ export class SimulatedEpisode implements Episode {
       state: this.state,
       judge: this.options.judge,
       endReason,
-      finalState: { calls: this.state.calls, formatErrors: this.state.formatErrors, revealedFacts: [...this.state.revealedFacts].map((i) => d.facts[i]?.value) },
+      finalState: {
+        calls: this.state.calls,
+        formatErrors: this.state.formatErrors,
+        revealedFacts: [...this.state.revealedFacts].map((i) => d.facts[i]?.value),
+      },
     });
   }
 
@@ -128,7 +145,14 @@ export class SimulatedEpisode implements Episode {
     for (const call of calls) {
       if (!this.data.tools.some((t) => t.name === call.name)) {
         const names = this.data.tools.map((t) => t.name).join(", ") || "(none)";
-        observations.push({ role: "tool", source: "environment", turn, toolCallId: call.id, name: call.name, content: JSON.stringify({ error: `unknown tool "${call.name}"; available: ${names}` }) });
+        observations.push({
+          role: "tool",
+          source: "environment",
+          turn,
+          toolCallId: call.id,
+          name: call.name,
+          content: JSON.stringify({ error: `unknown tool "${call.name}"; available: ${names}` }),
+        });
         continue;
       }
       if (this.simBudgetExceeded()) return this.observe(observations, true, "max_sim_steps");
@@ -150,7 +174,15 @@ export class SimulatedEpisode implements Episode {
         offline: () => offlineToolAnswer(this.data, this.state, call.name, call.arguments),
       });
       this.state.calls.push({ name: call.name, arguments: call.arguments, turn, result: res.text });
-      observations.push({ role: "tool", source: "tool_simulator", turn, toolCallId: call.id, name: call.name, content: res.text, llmCallIds: [res.callId] });
+      observations.push({
+        role: "tool",
+        source: "tool_simulator",
+        turn,
+        toolCallId: call.id,
+        name: call.name,
+        content: res.text,
+        llmCallIds: [res.callId],
+      });
     }
     return this.observe(observations, false);
   }

@@ -9,7 +9,6 @@ import { runEpisode } from "../../rollout/run-episode";
 import { BUILTIN_TASKS_DIR, createSimulatedEnvironment, loadSimulatedTasks, parseSimulatedTaskFile } from "./index";
 import { simiaSample } from "./testing/simia-sample";
 
-
 test("the shipped task directory loads through the public importer", async () => {
   const tasks = await loadSimulatedTasks(BUILTIN_TASKS_DIR);
   assert.equal(tasks.length, createSimulatedEnvironment().builtinTasks().length);
@@ -21,14 +20,18 @@ test("Simia-RL samples import: opening, follow-ups, tools from <tools>, expected
   assert.equal(t.data.opening, "Where is order #W100?");
   assert.deepEqual(t.data.followUps, ["Great, thanks!"]);
   assert.equal(t.data.tools[0].name, "get_order");
-  assert.deepEqual(t.data.expected.calls, [{ name: "get_order", arguments: { order_id: "#W100" }, result: { status: "shipped", eta: "Friday" } }]);
+  assert.deepEqual(t.data.expected.calls, [
+    { name: "get_order", arguments: { order_id: "#W100" }, result: { status: "shipped", eta: "Friday" } },
+  ]);
   assert.doesNotMatch(t.data.policy, /<tools>/);
   assert.equal(t.data.systemPrompt, simiaSample.system, "the agent's system prompt is the sample's, verbatim");
   // And it is playable offline: the tool simulator answers from the reference.
   const traj = await runEpisode({
     env: createSimulatedEnvironment({ simulator: "split" }),
     task: t,
-    policy: async (_m, { turn }) => ({ text: turn === 0 ? '<tool_call>{"name": "get_order", "arguments": {"order_id": "#W100"}}</tool_call>' : "[finish]" }),
+    policy: async (_m, { turn }) => ({
+      text: turn === 0 ? '<tool_call>{"name": "get_order", "arguments": {"order_id": "#W100"}}</tool_call>' : "[finish]",
+    }),
     ctx: { seed: 0, llm: new LlmClient({}) },
     maxTurns: 3,
   });
@@ -43,16 +46,37 @@ test("malformed files and records throw DatasetError naming the file and the rec
     [JSON.stringify([{ id: "t1", domain: "x", opening: "hi" }]), /tasks\.json \(record t1\): instruction/],
     [JSON.stringify([{ conversations: [] }]), /\(record 0\): conversations/],
     [JSON.stringify([{ conversations: [{ from: "gpt", value: "hello" }] }]), /no human message/],
-    [JSON.stringify([{ system: "", tools: "{oops", conversations: [{ from: "human", value: "hi" }] }]), /"tools" is a string but not valid JSON/],
-    [JSON.stringify([{ id: "t2", domain: "x", instruction: "i", opening: "o", expected: { calls: [{ name: "ghost", arguments: {}, result: 1 }] } }]), /undeclared tool\(s\): ghost/],
+    [
+      JSON.stringify([{ system: "", tools: "{oops", conversations: [{ from: "human", value: "hi" }] }]),
+      /"tools" is a string but not valid JSON/,
+    ],
+    [
+      JSON.stringify([
+        { id: "t2", domain: "x", instruction: "i", opening: "o", expected: { calls: [{ name: "ghost", arguments: {}, result: 1 }] } },
+      ]),
+      /undeclared tool\(s\): ghost/,
+    ],
   ];
   for (const [text, pattern] of cases) {
-    assert.throws(() => parseSimulatedTaskFile(text, "tasks.json"), (e: unknown) => e instanceof DatasetError && pattern.test(e.message), text);
+    assert.throws(
+      () => parseSimulatedTaskFile(text, "tasks.json"),
+      (e: unknown) => e instanceof DatasetError && pattern.test(e.message),
+      text,
+    );
   }
   const dir = await mkdtemp(path.join(tmpdir(), "sim-tasks-"));
   try {
-    await writeFile(path.join(dir, "bad.json"), JSON.stringify([{ id: "dup", domain: "d", instruction: "i", opening: "o" }, { id: "dup", domain: "d", instruction: "i", opening: "o" }]));
-    await assert.rejects(loadSimulatedTasks(dir), (e: unknown) => e instanceof DatasetError && e.file.endsWith("bad.json") && e.record === "dup");
+    await writeFile(
+      path.join(dir, "bad.json"),
+      JSON.stringify([
+        { id: "dup", domain: "d", instruction: "i", opening: "o" },
+        { id: "dup", domain: "d", instruction: "i", opening: "o" },
+      ]),
+    );
+    await assert.rejects(
+      loadSimulatedTasks(dir),
+      (e: unknown) => e instanceof DatasetError && e.file.endsWith("bad.json") && e.record === "dup",
+    );
     await assert.rejects(loadSimulatedTasks(path.join(dir, "missing.json")), /not found/);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -34,7 +34,7 @@ function parseTools(raw: unknown, system: string, file: string, record: string):
     try {
       list = JSON.parse(raw);
     } catch {
-      throw new DatasetError(file, record, "field \"tools\" is a string but not valid JSON");
+      throw new DatasetError(file, record, 'field "tools" is a string but not valid JSON');
     }
   }
   if (list === undefined) {
@@ -54,7 +54,7 @@ function parseTools(raw: unknown, system: string, file: string, record: string):
           })
       : [];
   }
-  if (!Array.isArray(list)) throw new DatasetError(file, record, "field \"tools\" must be a list of tool schemas");
+  if (!Array.isArray(list)) throw new DatasetError(file, record, 'field "tools" must be a list of tool schemas');
   return list.map((t, i) => {
     const fn = typeof t === "object" && t !== null && "function" in t ? (t as { function: unknown }).function : t;
     const r = ToolSchemaSchema.safeParse({ description: "", ...(fn as object) });
@@ -115,8 +115,12 @@ export function parseSimulatedTaskFile(text: string, file: string): Task<Simulat
   } catch (e) {
     throw new DatasetError(file, null, jsonErrorDetail(e));
   }
-  const records = Array.isArray(json) ? json : typeof json === "object" && json !== null && Array.isArray((json as { tasks?: unknown }).tasks) ? (json as { tasks: unknown[] }).tasks : null;
-  if (!records) throw new DatasetError(file, null, "expected a JSON list of tasks or an object with a \"tasks\" list");
+  const records = Array.isArray(json)
+    ? json
+    : typeof json === "object" && json !== null && Array.isArray((json as { tasks?: unknown }).tasks)
+      ? (json as { tasks: unknown[] }).tasks
+      : null;
+  if (!records) throw new DatasetError(file, null, 'expected a JSON list of tasks or an object with a "tasks" list');
   const seen = new Set<string>();
   return records.map((rec, index) => {
     const label = typeof rec === "object" && rec !== null && "id" in rec ? String((rec as { id: unknown }).id) : String(index);
@@ -149,7 +153,10 @@ export async function loadSimulatedTasks(target: string): Promise<Task<Simulated
     throw new DatasetError(target, null, "file or directory not found");
   }
   const files = info.isDirectory()
-    ? (await readdir(target)).filter((f) => f.endsWith(".json")).sort().map((f) => path.join(target, f))
+    ? (await readdir(target))
+        .filter((f) => f.endsWith(".json"))
+        .sort()
+        .map((f) => path.join(target, f))
     : [target];
   const tasks: Task<SimulatedTaskData>[] = [];
   for (const f of files) {

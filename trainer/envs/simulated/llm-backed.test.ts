@@ -8,7 +8,8 @@ import { createSimulatedEnvironment, TERMINATE_MARKER } from "./index";
 /** A rule-based stand-in for GPT that recognises which role's default prompt it was sent. */
 function scriptedGpt(req: FakeChatRequest): string {
   const prompt = req.messages.map((m) => m.content).join("\n");
-  if (prompt.startsWith("You are judging")) return JSON.stringify({ reasoning: "Flight changed to RL204 and the user was told.", reward: 1, components: { calls: 1, facts: 1 } });
+  if (prompt.startsWith("You are judging"))
+    return JSON.stringify({ reasoning: "Flight changed to RL204 and the user was told.", reward: 1, components: { calls: 1, facts: 1 } });
   if (prompt.startsWith("You are simulating the backend tools")) return JSON.stringify({ status: "changed", flight: "RL204" });
   if (/Agent: .*RL204/.test(prompt)) return `Perfect, thank you! ${TERMINATE_MARKER}`;
   if (/has not started/.test(prompt)) return "Hi, I need an earlier flight please.";
@@ -16,14 +17,22 @@ function scriptedGpt(req: FakeChatRequest): string {
 }
 
 const policy: Policy = async (_m, { turn }) => ({
-  text: turn === 0 ? "What is your booking code?" : turn === 1 ? '<tool_call>{"name": "change_flight", "arguments": {"booking_code": "ZK41P", "new_flight": "RL204"}}</tool_call>' : "You are now on RL204.",
+  text:
+    turn === 0
+      ? "What is your booking code?"
+      : turn === 1
+        ? '<tool_call>{"name": "change_flight", "arguments": {"booking_code": "ZK41P", "new_flight": "RL204"}}</tool_call>'
+        : "You are now on RL204.",
 });
 
 async function episodeAgainst(faultScript: ("malformed_json" | null)[] = []) {
   const server = await startFakeLlmServer({ reply: scriptedGpt, faults: { script: faultScript } });
   try {
     const endpoint = { baseUrl: server.url, model: "gpt-fake", params: { temperature: 0 } };
-    const client = new LlmClient({ endpoints: { user_simulator: endpoint, tool_simulator: endpoint, judge: endpoint }, retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    const client = new LlmClient({
+      endpoints: { user_simulator: endpoint, tool_simulator: endpoint, judge: endpoint },
+      retry: { maxAttempts: 2, baseDelayMs: 1 },
+    });
     const env = createSimulatedEnvironment({ simulator: "split", judge: { maxAttempts: 2 } });
     const task = env.builtinTasks().find((t) => t.id === "airline-change-earlier")!;
     return await runEpisode({ env, task, policy, ctx: { seed: 0, llm: client }, maxTurns: 6 });

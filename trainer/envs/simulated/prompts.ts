@@ -132,7 +132,9 @@ export function simiaReference(conv: readonly { from: string; value: string }[] 
  * user's and the tools' (one "human" side in Simia) as "User/Tool response: …", separated by blank lines.
  */
 export function simiaTranscript(messages: readonly { from: "agent" | "environment"; text: string }[], empty: string): string {
-  const lines = messages.filter((m) => m.text.trim()).map((m) => `${m.from === "agent" ? "Assistant" : "User/Tool response"}: ${m.text.trim()}`);
+  const lines = messages
+    .filter((m) => m.text.trim())
+    .map((m) => `${m.from === "agent" ? "Assistant" : "User/Tool response"}: ${m.text.trim()}`);
   return lines.length ? lines.join("\n\n") : empty;
 }
 

@@ -81,8 +81,17 @@ async function overHttp(judgeReply: string, config: SimulatedEnvConfigInput = {}
   const server = await startFakeLlmServer({ reply: simiaGpt(seen, judgeReply) });
   try {
     const endpoint = { baseUrl: server.url, model: "gpt-fake", params: { temperature: 0 } };
-    const llm = new LlmClient({ endpoints: { user_simulator: endpoint, tool_simulator: endpoint, judge: endpoint }, retry: { maxAttempts: 1, baseDelayMs: 1 } });
-    const traj = await runEpisode({ env: createSimulatedEnvironment({ judge: { maxAttempts: 1 }, ...config }), task, policy, ctx: { seed: 0, llm }, maxTurns: 4 });
+    const llm = new LlmClient({
+      endpoints: { user_simulator: endpoint, tool_simulator: endpoint, judge: endpoint },
+      retry: { maxAttempts: 1, baseDelayMs: 1 },
+    });
+    const traj = await runEpisode({
+      env: createSimulatedEnvironment({ judge: { maxAttempts: 1 }, ...config }),
+      task,
+      policy,
+      ctx: { seed: 0, llm },
+      maxTurns: 4,
+    });
     return { traj, seen };
   } finally {
     await server.close();
@@ -96,7 +105,10 @@ test("over HTTP: the simulator sees system prompt, reference, Simia's transcript
   assert.match(first, /Verify the user before any change/);
   assert.match(first, /User\/Tool response: Where is order #W100\?\n\nAssistant: <tool_call>/, "the reference, in Simia's layout");
   assert.match(first, /The agent's latest message:\n<tool_call>\n\{"name": "get_order"/);
-  assert.match(second, /The conversation so far:\nUser\/Tool response: Where is order #W100\?\n\nAssistant: <tool_call>[\s\S]*\n\nUser\/Tool response: \{"status": "shipped"/);
+  assert.match(
+    second,
+    /The conversation so far:\nUser\/Tool response: Where is order #W100\?\n\nAssistant: <tool_call>[\s\S]*\n\nUser\/Tool response: \{"status": "shipped"/,
+  );
   const judgePrompt = seen.at(-1)!;
   assert.match(judgePrompt, /^Score how an agent/);
   assert.match(judgePrompt, /Assistant: It has shipped and arrives Friday\./);

@@ -102,7 +102,10 @@ export class SimiaEpisode implements Episode {
   async evaluate(endReason: EpisodeEndReason): Promise<Evaluation> {
     return judgeSimulatedEpisode({
       ctx: this.ctx,
-      prompt: renderTemplate(judgePromptFor(this.options.prompts, "simia"), { ...this.templateValues(), history: simiaTranscript(this.history, "No conversation history") }),
+      prompt: renderTemplate(judgePromptFor(this.options.prompts, "simia"), {
+        ...this.templateValues(),
+        history: simiaTranscript(this.history, "No conversation history"),
+      }),
       task: this.data,
       state: this.state,
       judge: this.options.judge,

@@ -21,7 +21,8 @@ function pick(w: AirlineWork, ids: [AirlineTable, string[]][]): Record<string, R
 
 function digest(w: AirlineWork, ids: [AirlineTable, string[]][]): string {
   const h = createHash("sha256");
-  for (const [t, list] of ids) for (const id of list) h.update(`${t}\0${id}\0${pythonJsonDumps(w.db[t][id] ?? null, RECORD_MODELS[t], { sortKeys: true })}\0`);
+  for (const [t, list] of ids)
+    for (const id of list) h.update(`${t}\0${id}\0${pythonJsonDumps(w.db[t][id] ?? null, RECORD_MODELS[t], { sortKeys: true })}\0`);
   return h.digest("hex");
 }
 
@@ -45,7 +46,8 @@ export const airlineDomain: Tau2DomainTools<FlightDb, AirlineWork> = {
   initialize(w, data) {
     if (!isObject(data)) return;
     for (const [table, records] of Object.entries(data)) {
-      if (!(AIRLINE_TABLES as readonly string[]).includes(table) || !isObject(records)) throw new Error(`airline initialization data can change flights, users and reservations only (got "${table}")`);
+      if (!(AIRLINE_TABLES as readonly string[]).includes(table) || !isObject(records))
+        throw new Error(`airline initialization data can change flights, users and reservations only (got "${table}")`);
       const t = table as AirlineTable;
       const rows = w.db[t] as Record<string, unknown>;
       for (const [id, update] of Object.entries(records)) {

@@ -87,12 +87,28 @@ const times = (...names: string[]) => names.map((n) => [n, "str"] as const);
 
 // A flight date's model is the union member its status names (pydantic picks it by the status literal).
 const DATE_MODELS: Record<string, PyModel> = {
-  available: { name: "FlightDateStatusAvailable", fields: [["status", "str"], ["available_seats", { dict: "int" }], ["prices", { dict: "int" }]] },
+  available: {
+    name: "FlightDateStatusAvailable",
+    fields: [
+      ["status", "str"],
+      ["available_seats", { dict: "int" }],
+      ["prices", { dict: "int" }],
+    ],
+  },
   landed: { name: "FlightDateStatusLanded", fields: [["status", "str"], ...times("actual_departure_time_est", "actual_arrival_time_est")] },
   cancelled: { name: "FlightDateStatusCancelled", fields: [["status", "str"]] },
-  delayed: { name: "FlightDateStatusDelayed", fields: [["status", "str"], ...times("estimated_departure_time_est", "estimated_arrival_time_est")] },
-  flying: { name: "FlightDataStatusFlying", fields: [["status", "str"], ...times("actual_departure_time_est", "estimated_arrival_time_est")] },
-  "on time": { name: "FlightDataStatusOnTime", fields: [["status", "str"], ...times("estimated_departure_time_est", "estimated_arrival_time_est")] },
+  delayed: {
+    name: "FlightDateStatusDelayed",
+    fields: [["status", "str"], ...times("estimated_departure_time_est", "estimated_arrival_time_est")],
+  },
+  flying: {
+    name: "FlightDataStatusFlying",
+    fields: [["status", "str"], ...times("actual_departure_time_est", "estimated_arrival_time_est")],
+  },
+  "on time": {
+    name: "FlightDataStatusOnTime",
+    fields: [["status", "str"], ...times("estimated_departure_time_est", "estimated_arrival_time_est")],
+  },
 };
 const FlightDateStatus: PyType = { union: (v) => DATE_MODELS[String(v.status)] };
 
@@ -105,19 +121,61 @@ const FlightModel = model("Flight", [
   ["dates", { dict: FlightDateStatus }],
 ]);
 
-export const PassengerModel = model("Passenger", [["first_name", "str"], ["last_name", "str"], ["dob", "str"]]);
+export const PassengerModel = model("Passenger", [
+  ["first_name", "str"],
+  ["last_name", "str"],
+  ["dob", "str"],
+]);
 
 // Subclasses list the base class's fields (source, id) first; a redeclared field keeps its place.
 const PAYMENT_METHODS: Record<string, PyModel> = {
-  credit_card: { name: "CreditCard", fields: [["source", "str"], ["id", "str"], ["brand", "str"], ["last_four", "str"]] },
-  gift_card: { name: "GiftCard", fields: [["source", "str"], ["id", "str"], ["amount", "float"]] },
-  certificate: { name: "Certificate", fields: [["source", "str"], ["id", "str"], ["amount", "float"]] },
+  credit_card: {
+    name: "CreditCard",
+    fields: [
+      ["source", "str"],
+      ["id", "str"],
+      ["brand", "str"],
+      ["last_four", "str"],
+    ],
+  },
+  gift_card: {
+    name: "GiftCard",
+    fields: [
+      ["source", "str"],
+      ["id", "str"],
+      ["amount", "float"],
+    ],
+  },
+  certificate: {
+    name: "Certificate",
+    fields: [
+      ["source", "str"],
+      ["id", "str"],
+      ["amount", "float"],
+    ],
+  },
 };
 
 export const UserModel = model("User", [
   ["user_id", "str"],
-  ["name", model("Name", [["first_name", "str"], ["last_name", "str"]])],
-  ["address", model("Address", [["address1", "str"], ["address2", { optional: "str" }], ["city", "str"], ["country", "str"], ["state", "str"], ["zip", "str"]])],
+  [
+    "name",
+    model("Name", [
+      ["first_name", "str"],
+      ["last_name", "str"],
+    ]),
+  ],
+  [
+    "address",
+    model("Address", [
+      ["address1", "str"],
+      ["address2", { optional: "str" }],
+      ["city", "str"],
+      ["country", "str"],
+      ["state", "str"],
+      ["zip", "str"],
+    ]),
+  ],
   ["email", "str"],
   ["dob", "str"],
   ["payment_methods", { dict: { union: (v) => PAYMENT_METHODS[String(v.source)] } }],
@@ -133,9 +191,28 @@ export const ReservationModel = model("Reservation", [
   ["destination", "str"],
   ["flight_type", "str"],
   ["cabin", "str"],
-  ["flights", { list: model("ReservationFlight", [["flight_number", "str"], ["origin", "str"], ["destination", "str"], ["date", "str"], ["price", "int"]]) }],
+  [
+    "flights",
+    {
+      list: model("ReservationFlight", [
+        ["flight_number", "str"],
+        ["origin", "str"],
+        ["destination", "str"],
+        ["date", "str"],
+        ["price", "int"],
+      ]),
+    },
+  ],
   ["passengers", { list: PassengerModel }],
-  ["payment_history", { list: model("Payment", [["payment_id", "str"], ["amount", "int"]]) }],
+  [
+    "payment_history",
+    {
+      list: model("Payment", [
+        ["payment_id", "str"],
+        ["amount", "int"],
+      ]),
+    },
+  ],
   ["created_at", "str"],
   ["total_baggages", "int"],
   ["nonfree_baggages", "int"],
@@ -166,7 +243,9 @@ const FlightDbModel: PyType = model("FlightDB", [
 
 /** τ²'s `get_db_hash()`: sha256 of `json.dumps(db.model_dump(), sort_keys=True)`. */
 export function airlineDbHash(db: FlightDb): string {
-  return createHash("sha256").update(pythonJsonDumps(db, FlightDbModel, { sortKeys: true })).digest("hex");
+  return createHash("sha256")
+    .update(pythonJsonDumps(db, FlightDbModel, { sortKeys: true }))
+    .digest("hex");
 }
 
 function need(ok: boolean, file: string, record: string, what: string): void {
@@ -175,23 +254,63 @@ function need(ok: boolean, file: string, record: string, what: string): void {
 
 /** The checks τ²'s FlightDB.model_validate makes that the tools rely on, each naming the record that fails. */
 export function validateFlightDb(raw: unknown, file: string): FlightDb {
-  need(isObject(raw) && AIRLINE_TABLES.every((t) => isObject((raw as Record<string, unknown>)[t])), file, "", 'the airline database needs "flights", "users" and "reservations" tables');
+  need(
+    isObject(raw) && AIRLINE_TABLES.every((t) => isObject((raw as Record<string, unknown>)[t])),
+    file,
+    "",
+    'the airline database needs "flights", "users" and "reservations" tables',
+  );
   const db = raw as unknown as FlightDb;
   for (const [id, f] of Object.entries(db.flights)) {
-    need(isObject(f) && typeof f.flight_number === "string" && typeof f.origin === "string" && isObject(f.dates), file, `flights.${id}`, "a flight needs flight_number, origin, destination, scheduled times and dates");
+    need(
+      isObject(f) && typeof f.flight_number === "string" && typeof f.origin === "string" && isObject(f.dates),
+      file,
+      `flights.${id}`,
+      "a flight needs flight_number, origin, destination, scheduled times and dates",
+    );
     for (const [date, s] of Object.entries(f.dates)) {
-      need(isObject(s) && typeof s.status === "string" && s.status in DATE_MODELS, file, `flights.${id}.dates.${date}`, `a flight date's status must be one of ${Object.keys(DATE_MODELS).join(", ")}`);
-      if (s.status === "available") need(isObject(s.available_seats) && isObject(s.prices), file, `flights.${id}.dates.${date}`, "an available flight date needs available_seats and prices");
+      need(
+        isObject(s) && typeof s.status === "string" && s.status in DATE_MODELS,
+        file,
+        `flights.${id}.dates.${date}`,
+        `a flight date's status must be one of ${Object.keys(DATE_MODELS).join(", ")}`,
+      );
+      if (s.status === "available")
+        need(
+          isObject(s.available_seats) && isObject(s.prices),
+          file,
+          `flights.${id}.dates.${date}`,
+          "an available flight date needs available_seats and prices",
+        );
     }
   }
   for (const [id, u] of Object.entries(db.users)) {
-    need(isObject(u) && typeof u.user_id === "string" && isObject(u.payment_methods) && Array.isArray(u.reservations), file, `users.${id}`, "a user needs user_id (tau-bench's users.json lacks it: add each key as user_id), payment_methods and reservations");
+    need(
+      isObject(u) && typeof u.user_id === "string" && isObject(u.payment_methods) && Array.isArray(u.reservations),
+      file,
+      `users.${id}`,
+      "a user needs user_id (tau-bench's users.json lacks it: add each key as user_id), payment_methods and reservations",
+    );
     for (const [pid, p] of Object.entries(u.payment_methods)) {
-      need(isObject(p) && typeof p.source === "string" && p.source in PAYMENT_METHODS, file, `users.${id}.payment_methods.${pid}`, "a payment method's source must be credit_card, gift_card or certificate");
+      need(
+        isObject(p) && typeof p.source === "string" && p.source in PAYMENT_METHODS,
+        file,
+        `users.${id}.payment_methods.${pid}`,
+        "a payment method's source must be credit_card, gift_card or certificate",
+      );
     }
   }
   for (const [id, r] of Object.entries(db.reservations)) {
-    need(isObject(r) && typeof r.user_id === "string" && Array.isArray(r.flights) && Array.isArray(r.passengers) && Array.isArray(r.payment_history), file, `reservations.${id}`, "a reservation needs user_id, flights, passengers and payment_history");
+    need(
+      isObject(r) &&
+        typeof r.user_id === "string" &&
+        Array.isArray(r.flights) &&
+        Array.isArray(r.passengers) &&
+        Array.isArray(r.payment_history),
+      file,
+      `reservations.${id}`,
+      "a reservation needs user_id, flights, passengers and payment_history",
+    );
     if (r.status === undefined) r.status = null;
   }
   return db;

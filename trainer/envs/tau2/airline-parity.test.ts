@@ -38,7 +38,10 @@ const llm: LlmChat = { chat: async (req) => ({ text: req.offline ? await req.off
 function replay(w: AirlineWork, calls: Call[]): string | null {
   for (const [i, c] of calls.entries()) {
     const out = airlineDomain.runTool(w, c.name, c.arguments);
-    const same = typeof c.content === "string" ? out.content === c.content : createHash("sha256").update(out.content).digest("hex") === c.content.sha256;
+    const same =
+      typeof c.content === "string"
+        ? out.content === c.content
+        : createHash("sha256").update(out.content).digest("hex") === c.content.sha256;
     if (!same || out.ok === c.error) {
       const want = typeof c.content === "string" ? c.content : `${c.content.head}… (sha256 ${c.content.sha256})`;
       return `call ${i} ${c.name}(${JSON.stringify(c.arguments)}):\n  τ²:   ${want.slice(0, 600)}\n  here: ${out.content.slice(0, 600)}`;
@@ -69,7 +72,10 @@ test("every airline task's gold calls give τ²'s outputs and final database, wo
     assert.equal(airlineDomain.hash(gold), want.db_hash, `${want.id}: the environment's gold replay`);
   }
   assert.deepEqual(mismatches, [], `${mismatches.length} of ${fixture.tasks.length} tasks differ`);
-  assert.equal(fixture.tasks.reduce((n, t) => n + t.calls.length, 0), 142);
+  assert.equal(
+    fixture.tasks.reduce((n, t) => n + t.calls.length, 0),
+    142,
+  );
 });
 
 test("a scripted run through every tool and its errors gives τ²'s outputs and database", async () => {
@@ -83,22 +89,48 @@ test("a scripted run through every tool and its errors gives τ²'s outputs and 
 
 test("pydantic's validation text for arguments τ² builds models from", async () => {
   const w = airlineDomain.fork((await loadTau2Domain(DIR)).db as FlightDb);
-  const passengers = airlineDomain.runTool(w, "update_reservation_passengers", { reservation_id: "GXWCPN", passengers: [{ first_name: "A", last_name: "B" }] });
+  const passengers = airlineDomain.runTool(w, "update_reservation_passengers", {
+    reservation_id: "GXWCPN",
+    passengers: [{ first_name: "A", last_name: "B" }],
+  });
   assert.equal(
     passengers.content,
     "Error: 1 validation error for Passenger\ndob\n  Field required [type=missing, input_value={'first_name': 'A', 'last_name': 'B'}, input_type=dict]\n    For further information visit https://errors.pydantic.dev/2.13/v/missing",
   );
   const booking = airlineDomain.runTool(w, "book_reservation", {
-    user_id: "ethan_martin_2396", origin: "JFK", destination: "MIA", flight_type: "one", cabin: "first",
-    flights: [], passengers: [], payment_methods: [{ payment_id: "credit_card_5447957", amount: 10.5 }],
-    total_baggages: 0, nonfree_baggages: 0, insurance: "no",
+    user_id: "ethan_martin_2396",
+    origin: "JFK",
+    destination: "MIA",
+    flight_type: "one",
+    cabin: "first",
+    flights: [],
+    passengers: [],
+    payment_methods: [{ payment_id: "credit_card_5447957", amount: 10.5 }],
+    total_baggages: 0,
+    nonfree_baggages: 0,
+    insurance: "no",
   });
-  assert.match(booking.content, /^Error: 1 validation error for Payment\namount\n {2}Input should be a valid integer, got a number with a fractional part \[type=int_from_float, input_value=10\.5, input_type=float\]/);
+  assert.match(
+    booking.content,
+    /^Error: 1 validation error for Payment\namount\n {2}Input should be a valid integer, got a number with a fractional part \[type=int_from_float, input_value=10\.5, input_type=float\]/,
+  );
   const literal = airlineDomain.runTool(w, "book_reservation", {
-    user_id: "ethan_martin_2396", origin: "JFK", destination: "MIA", flight_type: "one", cabin: "first",
-    flights: [], passengers: [], payment_methods: [], total_baggages: 0, nonfree_baggages: 0, insurance: "no",
+    user_id: "ethan_martin_2396",
+    origin: "JFK",
+    destination: "MIA",
+    flight_type: "one",
+    cabin: "first",
+    flights: [],
+    passengers: [],
+    payment_methods: [],
+    total_baggages: 0,
+    nonfree_baggages: 0,
+    insurance: "no",
   });
-  assert.match(literal.content, /^Error: 2 validation errors for Reservation\nflight_type\n {2}Input should be 'round_trip' or 'one_way' .*\ncabin\n {2}Input should be 'business', 'economy' or 'basic_economy' \[type=literal_error, input_value='first', input_type=str\]/s);
+  assert.match(
+    literal.content,
+    /^Error: 2 validation errors for Reservation\nflight_type\n {2}Input should be 'round_trip' or 'one_way' .*\ncabin\n {2}Input should be 'business', 'economy' or 'basic_economy' \[type=literal_error, input_value='first', input_type=str\]/s,
+  );
 });
 
 test("an airline task plays offline: the gold calls meet DB, a wrong cabin does not", async () => {

@@ -37,9 +37,28 @@ const fail = (message: string): never => {
   throw new AirlineToolError(message);
 };
 
-const FlightInfoModel: FlatModel = { name: "FlightInfo", fields: [["flight_number", "str"], ["date", "str"]] };
-const PassengerFlat: FlatModel = { name: "Passenger", fields: [["first_name", "str"], ["last_name", "str"], ["dob", "str"]] };
-const PaymentFlat: FlatModel = { name: "Payment", fields: [["payment_id", "str"], ["amount", "int"]] };
+const FlightInfoModel: FlatModel = {
+  name: "FlightInfo",
+  fields: [
+    ["flight_number", "str"],
+    ["date", "str"],
+  ],
+};
+const PassengerFlat: FlatModel = {
+  name: "Passenger",
+  fields: [
+    ["first_name", "str"],
+    ["last_name", "str"],
+    ["dob", "str"],
+  ],
+};
+const PaymentFlat: FlatModel = {
+  name: "Payment",
+  fields: [
+    ["payment_id", "str"],
+    ["amount", "int"],
+  ],
+};
 const ReservationFlat: FlatModel = {
   name: "Reservation",
   fields: [
@@ -139,7 +158,11 @@ function searchDirect(s: AirlineState, date: unknown, origin: unknown, destinati
   const key = lookupKey(date);
   for (const f of s.flights()) {
     const day = key === null ? undefined : f.dates[key];
-    if ((origin === null || f.origin === origin) && (destination === null || f.destination === destination) && day?.status === "available") {
+    if (
+      (origin === null || f.origin === origin) &&
+      (destination === null || f.destination === destination) &&
+      day?.status === "available"
+    ) {
       // String comparison, as τ²'s: an arrival "01:30:00+1" sorts before any later departure that day.
       if (leaveAfter !== undefined && !(f.scheduled_departure_time_est >= leaveAfter)) continue;
       results.push({
@@ -199,10 +222,26 @@ const NEW_CERTIFICATE_IDS = [3221322, 3221323, 3221324].map((n) => `certificate_
 const NOW = "2024-05-15T15:00:00";
 
 const AIRPORTS: [string, string][] = [
-  ["SFO", "San Francisco"], ["JFK", "New York"], ["LAX", "Los Angeles"], ["ORD", "Chicago"], ["DFW", "Dallas"],
-  ["DEN", "Denver"], ["SEA", "Seattle"], ["ATL", "Atlanta"], ["MIA", "Miami"], ["BOS", "Boston"],
-  ["PHX", "Phoenix"], ["IAH", "Houston"], ["LAS", "Las Vegas"], ["MCO", "Orlando"], ["EWR", "Newark"],
-  ["CLT", "Charlotte"], ["MSP", "Minneapolis"], ["DTW", "Detroit"], ["PHL", "Philadelphia"], ["LGA", "LaGuardia"],
+  ["SFO", "San Francisco"],
+  ["JFK", "New York"],
+  ["LAX", "Los Angeles"],
+  ["ORD", "Chicago"],
+  ["DFW", "Dallas"],
+  ["DEN", "Denver"],
+  ["SEA", "Seattle"],
+  ["ATL", "Atlanta"],
+  ["MIA", "Miami"],
+  ["BOS", "Boston"],
+  ["PHX", "Phoenix"],
+  ["IAH", "Houston"],
+  ["LAS", "Las Vegas"],
+  ["MCO", "Orlando"],
+  ["EWR", "Newark"],
+  ["CLT", "Charlotte"],
+  ["MSP", "Minneapolis"],
+  ["DTW", "Detroit"],
+  ["PHL", "Philadelphia"],
+  ["LGA", "LaGuardia"],
 ];
 
 function bookReservation(s: AirlineState, a: Record<string, unknown>): Reservation {
@@ -212,9 +251,19 @@ function bookReservation(s: AirlineState, a: Record<string, unknown>): Reservati
   const user = s.user(a.user_id, true);
   const reservationId = NEW_RESERVATION_IDS.find((id) => !s.isReservation(id)) ?? fail("Too many reservations");
   const valid = validateFlat(ReservationFlat, {
-    reservation_id: reservationId, user_id: a.user_id, origin: a.origin, destination: a.destination,
-    flight_type: a.flight_type, cabin: a.cabin, flights: [], passengers, payment_history: payments,
-    created_at: NOW, total_baggages: a.total_baggages, nonfree_baggages: a.nonfree_baggages, insurance: a.insurance,
+    reservation_id: reservationId,
+    user_id: a.user_id,
+    origin: a.origin,
+    destination: a.destination,
+    flight_type: a.flight_type,
+    cabin: a.cabin,
+    flights: [],
+    passengers,
+    payment_history: payments,
+    created_at: NOW,
+    total_baggages: a.total_baggages,
+    nonfree_baggages: a.nonfree_baggages,
+    insurance: a.insurance,
   });
   const reservation = { ...valid, status: null } as unknown as Reservation;
   const cabin = reservation.cabin;
@@ -226,7 +275,13 @@ function bookReservation(s: AirlineState, a: Record<string, unknown>): Reservati
     if (day.status !== "available") fail(`Flight ${info.flight_number} not available on date ${info.date}`);
     if (byCabin(day.available_seats, cabin) < passengers.length) fail(`Not enough seats on flight ${info.flight_number}`);
     const price = byCabin(day.prices, cabin);
-    reservation.flights.push({ flight_number: info.flight_number, origin: flight.origin, destination: flight.destination, date: info.date, price });
+    reservation.flights.push({
+      flight_number: info.flight_number,
+      origin: flight.origin,
+      destination: flight.destination,
+      date: info.date,
+      price,
+    });
     seatsTaken.push(day);
     total += price * passengers.length;
   }
@@ -262,7 +317,9 @@ function updateFlights(s: AirlineState, a: Record<string, unknown>): Reservation
   const kept: ReservationFlight[] = [];
   for (const info of infos) {
     // A segment already booked in the same cabin keeps the price paid.
-    const same = reservation.flights.find((f) => f.flight_number === info.flight_number && f.date === info.date && cabin === reservation.cabin);
+    const same = reservation.flights.find(
+      (f) => f.flight_number === info.flight_number && f.date === info.date && cabin === reservation.cabin,
+    );
     if (same) {
       total += same.price * n;
       kept.push(same);
@@ -288,14 +345,30 @@ function updateFlights(s: AirlineState, a: Record<string, unknown>): Reservation
 const TOOLS: Record<string, AirlineTool> = {
   book_reservation: {
     kind: "write",
-    params: ["user_id", "origin", "destination", "flight_type", "cabin", "flights", "passengers", "payment_methods", "total_baggages", "nonfree_baggages", "insurance"],
+    params: [
+      "user_id",
+      "origin",
+      "destination",
+      "flight_type",
+      "cabin",
+      "flights",
+      "passengers",
+      "payment_methods",
+      "total_baggages",
+      "nonfree_baggages",
+      "insurance",
+    ],
     returns: ReservationModel,
     run: bookReservation,
   },
   calculate: {
     kind: "generic",
     params: ["expression"],
-    run: (_s, a) => tau2CalculateTool(typeof a.expression === "string" ? a.expression : fail(`'${pythonTypeName(a.expression)}' object is not iterable`), fail),
+    run: (_s, a) =>
+      tau2CalculateTool(
+        typeof a.expression === "string" ? a.expression : fail(`'${pythonTypeName(a.expression)}' object is not iterable`),
+        fail,
+      ),
   },
   cancel_reservation: {
     kind: "write",
@@ -309,12 +382,27 @@ const TOOLS: Record<string, AirlineTool> = {
       return r;
     },
   },
-  get_reservation_details: { kind: "read", params: ["reservation_id"], returns: ReservationModel, run: (s, a) => s.reservation(a.reservation_id) },
+  get_reservation_details: {
+    kind: "read",
+    params: ["reservation_id"],
+    returns: ReservationModel,
+    run: (s, a) => s.reservation(a.reservation_id),
+  },
   get_user_details: { kind: "read", params: ["user_id"], returns: UserModel, run: (s, a) => s.user(a.user_id) },
   list_all_airports: {
     kind: "read",
     params: [],
-    returns: { list: { model: { name: "AirportCode", fields: [["iata", "str"], ["city", "str"]] } } },
+    returns: {
+      list: {
+        model: {
+          name: "AirportCode",
+          fields: [
+            ["iata", "str"],
+            ["city", "str"],
+          ],
+        },
+      },
+    },
     run: () => AIRPORTS.map(([iata, city]) => ({ iata, city })),
   },
   search_direct_flight: {
@@ -333,7 +421,9 @@ const TOOLS: Record<string, AirlineTool> = {
       // Only a string date can match a flight date, so `date` is a string inside the loop.
       for (const first of searchDirect(s, date, a.origin, null)) {
         first.date = date as string;
-        const date2 = first.scheduled_arrival_time_est.includes("+1") ? `2024-05-${pythonInt((date as string).slice(-2)) + 1}` : (date as string);
+        const date2 = first.scheduled_arrival_time_est.includes("+1")
+          ? `2024-05-${pythonInt((date as string).slice(-2)) + 1}`
+          : (date as string);
         for (const second of searchDirect(s, date2, first.destination, a.destination, first.scheduled_arrival_time_est)) {
           second.date = date2;
           pairs.push([first, second]);
@@ -370,7 +460,12 @@ const TOOLS: Record<string, AirlineTool> = {
       return r;
     },
   },
-  update_reservation_flights: { kind: "write", params: ["reservation_id", "cabin", "flights", "payment_id"], returns: ReservationModel, run: updateFlights },
+  update_reservation_flights: {
+    kind: "write",
+    params: ["reservation_id", "cabin", "flights", "payment_id"],
+    returns: ReservationModel,
+    run: updateFlights,
+  },
   update_reservation_passengers: {
     kind: "write",
     params: ["reservation_id", "passengers"],
@@ -400,8 +495,8 @@ export function runAirlineTool(w: AirlineWork, name: string, args: Record<string
     const result = tool.run(new AirlineState(w), args);
     return { ok: true, content: tool.returns ? pythonJsonDumps(result, tool.returns) : String(result), wrote: tool.kind === "write" };
   } catch (e) {
-    if (e instanceof AirlineToolError || e instanceof PydanticValidationError) return { ok: false, content: `Error: ${e.message}`, wrote: false };
+    if (e instanceof AirlineToolError || e instanceof PydanticValidationError)
+      return { ok: false, content: `Error: ${e.message}`, wrote: false };
     throw e;
   }
 }
-

@@ -62,7 +62,11 @@ export function domainOfDb<D extends { name: string; tables: readonly string[] }
   const tables = isObject(raw) ? Object.keys(raw) : [];
   const found = domains.find((d) => d.tables.every((t) => tables.includes(t)) && tables.every((t) => d.tables.includes(t)));
   if (!found) {
-    throw new DatasetError(file, null, `a database with tables ${JSON.stringify(tables)} belongs to no supported τ² domain; supported: ${domains.map((d) => `${d.name} (${d.tables.join(", ")})`).join("; ")}`);
+    throw new DatasetError(
+      file,
+      null,
+      `a database with tables ${JSON.stringify(tables)} belongs to no supported τ² domain; supported: ${domains.map((d) => `${d.name} (${d.tables.join(", ")})`).join("; ")}`,
+    );
   }
   return found;
 }
@@ -71,11 +75,21 @@ export function domainOfDb<D extends { name: string; tables: readonly string[] }
  * Python's TypeError for a call whose keyword arguments do not fit the signature (unexpected ones first), as τ²'s
  * tools raise it: `params` in signature order, `optional` those with a default.
  */
-export function pythonSignatureError(qualname: string, params: readonly string[], args: Record<string, unknown>, optional: readonly string[] = []): string | null {
+export function pythonSignatureError(
+  qualname: string,
+  params: readonly string[],
+  args: Record<string, unknown>,
+  optional: readonly string[] = [],
+): string | null {
   const unexpected = Object.keys(args).find((k) => !params.includes(k));
   if (unexpected !== undefined) return `${qualname} got an unexpected keyword argument '${unexpected}'`;
   const missing = params.filter((p) => !(p in args) && !optional.includes(p)).map((p) => `'${p}'`);
   if (missing.length === 0) return null;
-  const list = missing.length === 1 ? missing[0] : missing.length === 2 ? missing.join(" and ") : `${missing.slice(0, -1).join(", ")}, and ${missing.at(-1)}`;
+  const list =
+    missing.length === 1
+      ? missing[0]
+      : missing.length === 2
+        ? missing.join(" and ")
+        : `${missing.slice(0, -1).join(", ")}, and ${missing.at(-1)}`;
   return `${qualname} missing ${missing.length} required positional argument${missing.length > 1 ? "s" : ""}: ${list}`;
 }

@@ -77,7 +77,9 @@ function tagsFor(data: Tau2TaskData, domain: Tau2DomainTools): string[] {
 export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<string, unknown> = {}): Environment<Tau2TaskData> {
   const parsed = Tau2RetailConfigSchema.safeParse(config);
   if (!parsed.success) {
-    throw new Error(`Invalid tau2-retail environment config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `Invalid tau2-retail environment config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`,
+    );
   }
   const opts = parsed.data;
   const strategy = opts.userStrategy;
@@ -137,7 +139,9 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
         tasks.map((t) => {
           const script = [
             ...t.data.actions.map((a) => formatToolCallText(a.name, a.arguments, opts.toolStyle)),
-            t.data.communicateInfo.length ? `Done. ${t.data.communicateInfo.join(", ")}.` : "Done. Is there anything else I can help you with?",
+            t.data.communicateInfo.length
+              ? `Done. ${t.data.communicateInfo.join(", ")}.`
+              : "Done. Is there anything else I can help you with?",
           ];
           return scriptedDemonstration(env, t, (turn) => script[turn] ?? null, { maxTurns: script.length });
         }),

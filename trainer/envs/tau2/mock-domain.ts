@@ -28,12 +28,36 @@ export interface MockDb {
 
 export const MOCK_TABLES = ["tasks", "users"] as const;
 
-const TaskModel: PyModel = { name: "Task", fields: [["task_id", "str"], ["title", "str"], ["description", { optional: "str" }], ["status", "str"]] };
-const UserModel: PyModel = { name: "User", fields: [["user_id", "str"], ["name", "str"], ["tasks", { list: "str" }]] };
-const MockDbModel: PyType = { model: { name: "MockDB", fields: [["tasks", { dict: { model: TaskModel } }], ["users", { dict: { model: UserModel } }]] } };
+const TaskModel: PyModel = {
+  name: "Task",
+  fields: [
+    ["task_id", "str"],
+    ["title", "str"],
+    ["description", { optional: "str" }],
+    ["status", "str"],
+  ],
+};
+const UserModel: PyModel = {
+  name: "User",
+  fields: [
+    ["user_id", "str"],
+    ["name", "str"],
+    ["tasks", { list: "str" }],
+  ],
+};
+const MockDbModel: PyType = {
+  model: {
+    name: "MockDB",
+    fields: [
+      ["tasks", { dict: { model: TaskModel } }],
+      ["users", { dict: { model: UserModel } }],
+    ],
+  },
+};
 
 function validateMockDb(raw: unknown, file: string): MockDb {
-  if (!isObject(raw) || !isObject(raw.tasks) || !isObject(raw.users)) throw new DatasetError(file, null, 'the mock database needs "tasks" and "users" tables');
+  if (!isObject(raw) || !isObject(raw.tasks) || !isObject(raw.users))
+    throw new DatasetError(file, null, 'the mock database needs "tasks" and "users" tables');
   for (const [id, t] of Object.entries(raw.tasks)) {
     if (!isObject(t) || typeof t.task_id !== "string" || typeof t.title !== "string" || typeof t.status !== "string") {
       throw new DatasetError(file, `tasks.${id}`, "a task needs task_id, title and status");
@@ -114,17 +138,37 @@ const MOCK_TOOL_SCHEMAS: readonly ToolSchema[] = [
   {
     name: "create_task",
     description: "Create a new task for a user; it starts as pending. Returns the task.",
-    parameters: { type: "object", properties: { user_id: str("The user's id, e.g. 'user_1'."), title: str("The task's title."), description: str("Optional description.") }, required: ["user_id", "title"] },
+    parameters: {
+      type: "object",
+      properties: {
+        user_id: str("The user's id, e.g. 'user_1'."),
+        title: str("The task's title."),
+        description: str("Optional description."),
+      },
+      required: ["user_id", "title"],
+    },
   },
-  { name: "get_users", description: "All users, with the ids of their tasks.", parameters: { type: "object", properties: {}, required: [] } },
+  {
+    name: "get_users",
+    description: "All users, with the ids of their tasks.",
+    parameters: { type: "object", properties: {}, required: [] },
+  },
   {
     name: "update_task_status",
     description: "Set a task's status. Returns the task.",
-    parameters: { type: "object", properties: { task_id: str("The task's id, e.g. 'task_1'."), status: { type: "string", enum: ["pending", "completed"], description: "The new status." } }, required: ["task_id", "status"] },
+    parameters: {
+      type: "object",
+      properties: {
+        task_id: str("The task's id, e.g. 'task_1'."),
+        status: { type: "string", enum: ["pending", "completed"], description: "The new status." },
+      },
+      required: ["task_id", "status"],
+    },
   },
   {
     name: "transfer_to_human_agents",
-    description: "Hand the conversation to a human agent, with a summary, when the user asks for one or the tools and policy cannot solve the request.",
+    description:
+      "Hand the conversation to a human agent, with a summary, when the user asks for one or the tools and policy cannot solve the request.",
     parameters: { type: "object", properties: { summary: str("Summary of the user's issue.") }, required: ["summary"] },
   },
 ];
@@ -148,7 +192,10 @@ export const mockDomain: Tau2DomainTools<MockDb, MockDb> = {
     }
   },
   isWriteTool: (name) => TOOLS[name]?.write ?? false,
-  hash: (db) => createHash("sha256").update(pythonJsonDumps(db, MockDbModel, { sortKeys: true })).digest("hex"),
+  hash: (db) =>
+    createHash("sha256")
+      .update(pythonJsonDumps(db, MockDbModel, { sortKeys: true }))
+      .digest("hex"),
   compare(final, expected) {
     const finalHash = mockDomain.hash(final);
     const expectedHash = mockDomain.hash(expected);

@@ -25,7 +25,15 @@ interface Call {
   error: boolean;
 }
 const fixture = JSON.parse(readFileSync(path.join(REPO, "tests/fixtures/parity/tau2-mock.json"), "utf8")) as {
-  tasks: { id: string; initial_db_hash: string; calls: Call[]; db_hash: string; assertions: { func_name: string; arguments: Record<string, unknown>; assert_value: boolean; met: boolean }[]; extra_calls: Call[]; db_hash_after_extra: string }[];
+  tasks: {
+    id: string;
+    initial_db_hash: string;
+    calls: Call[];
+    db_hash: string;
+    assertions: { func_name: string; arguments: Record<string, unknown>; assert_value: boolean; met: boolean }[];
+    extra_calls: Call[];
+    db_hash_after_extra: string;
+  }[];
 };
 const llm: LlmChat = { chat: async (req) => ({ text: req.offline ? await req.offline() : "", callId: "c" }) };
 
@@ -33,7 +41,10 @@ test("τ²'s mock folder imports: 9 tasks, and the one needing the user's own to
   const domain = await loadTau2Domain(DIR);
   assert.equal(domain.domain, "mock");
   assert.equal(domain.tasks.length, 9);
-  assert.deepEqual(domain.skipped.map((s) => s.id), ["update_task_with_user_tools"]);
+  assert.deepEqual(
+    domain.skipped.map((s) => s.id),
+    ["update_task_with_user_tools"],
+  );
   assert.match(domain.skipped[0].reason, /the user's own tools .* are not supported/);
   const tasks = await createTau2RetailEnvironment().loadTasks!(DIR);
   assert.ok(tasks.every((t) => t.id.startsWith("tau2-mock-") && t.tags.includes("mock")));
@@ -55,7 +66,11 @@ test("every mock task's initial state, gold outputs, database hashes and asserti
     }
     assert.equal(mockDomain.hash(w), want.db_hash, `${want.id}: after the gold actions`);
     assert.equal(mockDomain.hash(replayGoldActions(mockDomain, db, data)), want.db_hash, `${want.id}: the gold replay`);
-    assert.deepEqual(envAssertionChecks(mockDomain, w, data).map((c) => c.met), want.assertions.map((a) => a.met), `${want.id}: assertions`);
+    assert.deepEqual(
+      envAssertionChecks(mockDomain, w, data).map((c) => c.met),
+      want.assertions.map((a) => a.met),
+      `${want.id}: assertions`,
+    );
     for (const c of want.extra_calls) {
       const out = mockDomain.runTool(w, c.name, c.arguments);
       assert.equal(out.content, c.content, `${want.id}: extra ${c.name}(${JSON.stringify(c.arguments)})`);
@@ -74,7 +89,10 @@ test("a mock task plays offline end to end: the gold call meets DB and ENV_ASSER
   const opening = await ep.reset();
   assert.match(opening[0].content, /manages users' tasks/);
   assert.match(opening[0].content, /create_task/);
-  const r = await ep.step('<tool_call>{"name": "create_task", "arguments": {"user_id": "user_1", "title": "Important Meeting"}}</tool_call>', 0);
+  const r = await ep.step(
+    '<tool_call>{"name": "create_task", "arguments": {"user_id": "user_1", "title": "Important Meeting"}}</tool_call>',
+    0,
+  );
   assert.match(r.observations[0].content, /"task_id": "task_2"/);
   const ev = await ep.evaluate("user_done");
   assert.equal(ev.components.db, 1, ev.reasoning);
@@ -85,5 +103,8 @@ test("a mock task plays offline end to end: the gold call meets DB and ENV_ASSER
   assert.equal((await wrong.evaluate("user_done")).components.db, 0);
   const history = tasks.find((t) => t.data.taskId === "update_task_with_message_history")!;
   const opening2 = await env.createEpisode(history, { seed: 1, llm, maxTurns: 10 }).reset();
-  assert.ok(opening2.some((m) => m.role === "assistant" && m.toolCalls?.[0]?.name === "create_task"), "the conversation under way is shown");
+  assert.ok(
+    opening2.some((m) => m.role === "assistant" && m.toolCalls?.[0]?.name === "create_task"),
+    "the conversation under way is shown",
+  );
 });

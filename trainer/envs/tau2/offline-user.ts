@@ -42,7 +42,8 @@ export function toFirstPerson(text: string): string {
 
 const ASKS_IDENTITY = /\b(e-?mail|zip ?code|zip|full name|your name|user id|identif\w*|authenticat\w*|verify your|locate your)\b/i;
 const ASKS_EMAIL_ONLY = /\be-?mail\b/i;
-const ASKS_CONFIRMATION = /\b(confirm\w*|proceed|shall i|should i|would you like me|do you want me|yes\/no|go ahead|is that correct|is this correct)\b/i;
+const ASKS_CONFIRMATION =
+  /\b(confirm\w*|proceed|shall i|should i|would you like me|do you want me|yes\/no|go ahead|is that correct|is this correct)\b/i;
 const TRANSFERRED = /transferr\w* (you )?to a human|YOU ARE BEING TRANSFERRED/i;
 
 export function openingMessage(s: Tau2UserScenario): string {

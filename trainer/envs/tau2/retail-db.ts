@@ -92,7 +92,13 @@ export function validateRetailDb(raw: unknown, file: string): RetailDb {
   }
   const orders = raw.orders as Record<string, unknown>;
   for (const [id, o] of Object.entries(orders)) {
-    if (!isObject(o) || typeof o.status !== "string" || !Array.isArray(o.items) || !Array.isArray(o.payment_history) || typeof o.user_id !== "string") {
+    if (
+      !isObject(o) ||
+      typeof o.status !== "string" ||
+      !Array.isArray(o.items) ||
+      !Array.isArray(o.payment_history) ||
+      typeof o.user_id !== "string"
+    ) {
       throw new DatasetError(file, `orders.${id}`, "an order needs user_id, status, items and payment_history");
     }
   }
@@ -138,7 +144,9 @@ export function ownRecord<T extends "users" | "orders">(w: WorkingDb, table: T, 
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (isObject(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
   }
   return JSON.stringify(value ?? null);
@@ -160,7 +168,9 @@ export function pickRecords(w: WorkingDb, ids: RecordIds): { users: Record<strin
 
 /** sha256 of the canonical JSON of `ids`' records: equal for two copies exactly when those records are equal. */
 export function digestRecords(w: WorkingDb, ids: RecordIds): string {
-  return createHash("sha256").update(canonicalJson(pickRecords(w, ids))).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson(pickRecords(w, ids)))
+    .digest("hex");
 }
 
 /** τ²'s DB check: the two copies hold the same database (compared on every record either of them touched). */

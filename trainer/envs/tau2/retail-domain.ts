@@ -21,7 +21,13 @@ export const retailDomain: Tau2DomainTools<RetailDb, WorkingDb> = {
     const ids = touchedIds(final, expected);
     const finalHash = digestRecords(final, ids);
     const expectedHash = digestRecords(expected, ids);
-    return { same: finalHash === expectedHash, finalHash, expectedHash, finalState: pickRecords(final, ids), expectedState: pickRecords(expected, ids) };
+    return {
+      same: finalHash === expectedHash,
+      finalHash,
+      expectedHash,
+      finalState: pickRecords(final, ids),
+      expectedState: pickRecords(expected, ids),
+    };
   },
   initialize(w, data) {
     if (!isObject(data)) return;

@@ -33,16 +33,43 @@ export const Product = model("Product", [
 ]);
 
 // Subclasses keep the base class's fields first (source, id), then their own.
-const CreditCard: PyModel = { name: "CreditCard", fields: [["source", "str"], ["id", "str"], ["brand", "str"], ["last_four", "str"]] };
-const GiftCard: PyModel = { name: "GiftCard", fields: [["source", "str"], ["id", "str"], ["balance", "float"]] };
-const Paypal: PyModel = { name: "Paypal", fields: [["source", "str"], ["id", "str"]] };
+const CreditCard: PyModel = {
+  name: "CreditCard",
+  fields: [
+    ["source", "str"],
+    ["id", "str"],
+    ["brand", "str"],
+    ["last_four", "str"],
+  ],
+};
+const GiftCard: PyModel = {
+  name: "GiftCard",
+  fields: [
+    ["source", "str"],
+    ["id", "str"],
+    ["balance", "float"],
+  ],
+};
+const Paypal: PyModel = {
+  name: "Paypal",
+  fields: [
+    ["source", "str"],
+    ["id", "str"],
+  ],
+};
 const PaymentMethod: PyType = {
   union: (v) => (v.source === "gift_card" ? GiftCard : v.source === "credit_card" ? CreditCard : Paypal),
 };
 
 export const User = model("User", [
   ["user_id", "str"],
-  ["name", model("UserName", [["first_name", "str"], ["last_name", "str"]])],
+  [
+    "name",
+    model("UserName", [
+      ["first_name", "str"],
+      ["last_name", "str"],
+    ]),
+  ],
   ["address", Address],
   ["email", "str"],
   ["payment_methods", { dict: PaymentMethod }],
@@ -63,8 +90,25 @@ export const Order = model("Order", [
   ["address", Address],
   ["items", { list: OrderItem }],
   ["status", "str"],
-  ["fulfillments", { list: model("OrderFullfilment", [["tracking_id", { list: "str" }], ["item_ids", { list: "str" }]]) }],
-  ["payment_history", { list: model("OrderPayment", [["transaction_type", "str"], ["amount", "float"], ["payment_method_id", "str"]]) }],
+  [
+    "fulfillments",
+    {
+      list: model("OrderFullfilment", [
+        ["tracking_id", { list: "str" }],
+        ["item_ids", { list: "str" }],
+      ]),
+    },
+  ],
+  [
+    "payment_history",
+    {
+      list: model("OrderPayment", [
+        ["transaction_type", "str"],
+        ["amount", "float"],
+        ["payment_method_id", "str"],
+      ]),
+    },
+  ],
   ["cancel_reason", optional("str")],
   ["exchange_items", optional({ list: "str" })],
   ["exchange_new_items", optional({ list: "str" })],
@@ -82,7 +126,9 @@ const RetailDbModel = model("RetailDB", [
 
 /** τ²'s `get_db_hash()`: sha256 of `json.dumps(db.model_dump(), sort_keys=True)`. */
 export function tau2DbHash(db: RetailDb): string {
-  return createHash("sha256").update(pythonJsonDumps(db, RetailDbModel, { sortKeys: true })).digest("hex");
+  return createHash("sha256")
+    .update(pythonJsonDumps(db, RetailDbModel, { sortKeys: true }))
+    .digest("hex");
 }
 
 /** What τ²'s environment shows the agent for a tool's return value of the given model (`json.dumps(model_dump())`). */

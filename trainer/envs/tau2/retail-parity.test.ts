@@ -57,8 +57,7 @@ function replay(db: RetailDb, calls: FixtureCall[]) {
   calls.forEach((call, i) => {
     const out = runRetailTool(copy, call.name, call.arguments);
     const want = call.content;
-    const same =
-      typeof want === "string" ? out.content === want : createHash("sha256").update(out.content).digest("hex") === want.sha256;
+    const same = typeof want === "string" ? out.content === want : createHash("sha256").update(out.content).digest("hex") === want.sha256;
     if (mismatch === null && (!same || out.ok === call.error)) {
       const shown = typeof want === "string" ? want : `${want.head}… (sha256 ${want.sha256})`;
       mismatch = `call ${i} ${call.name}(${JSON.stringify(call.arguments)}):\n  τ²:   ${shown.slice(0, 400)}\n  here: ${out.content.slice(0, 400)}`;
@@ -100,7 +99,14 @@ test("item order matters where τ² makes it matter: reversed pairs give τ²'s 
   for (const t of varied) {
     const calls = t.calls.map((c) =>
       c.name === "modify_pending_order_items" && (c.arguments.item_ids as string[]).length > 1
-        ? { ...c, arguments: { ...c.arguments, item_ids: [...(c.arguments.item_ids as string[])].reverse(), new_item_ids: [...(c.arguments.new_item_ids as string[])].reverse() } }
+        ? {
+            ...c,
+            arguments: {
+              ...c.arguments,
+              item_ids: [...(c.arguments.item_ids as string[])].reverse(),
+              new_item_ids: [...(c.arguments.new_item_ids as string[])].reverse(),
+            },
+          }
         : c,
     );
     const hash = tau2DbHash(replay(db, calls).copy.db);
@@ -125,14 +131,24 @@ test("ACTION matching agrees with τ²'s compare_with_tool_call on calls near ev
 test("through the environment (loadTasks, then an episode) a product's variants come in db.json's order, as τ² lists them", async () => {
   const env = createTau2RetailEnvironment();
   const tasks = await env.loadTasks!(retail.dir);
-  const want = fixture.tasks.find((t) => t.id === "0")?.calls.find((c) => c.name === "get_product_details" && c.arguments.product_id === "1656367028");
+  const want = fixture.tasks
+    .find((t) => t.id === "0")
+    ?.calls.find((c) => c.name === "get_product_details" && c.arguments.product_id === "1656367028");
   const task = tasks.find((t) => t.data.taskId === "0");
   assert.ok(want && task, "task 0 looks up the keyboard (whose variant ids JavaScript would reorder)");
-  const llm = { chat: async (req: { offline?: () => string | Promise<string> }) => ({ text: req.offline ? await req.offline() : "", callId: "c" }) };
+  const llm = {
+    chat: async (req: { offline?: () => string | Promise<string> }) => ({ text: req.offline ? await req.offline() : "", callId: "c" }),
+  };
   const ep = env.createEpisode(task, { seed: 1, llm, maxTurns: 5 });
   await ep.reset();
-  const r = await ep.step(`<tool_call>${JSON.stringify({ name: "get_product_details", arguments: { product_id: "1656367028" } })}</tool_call>`, 0);
+  const r = await ep.step(
+    `<tool_call>${JSON.stringify({ name: "get_product_details", arguments: { product_id: "1656367028" } })}</tool_call>`,
+    0,
+  );
   const got = r.observations[0].content;
   const expected = want.content;
-  assert.ok(typeof expected === "string" ? got === expected : createHash("sha256").update(got).digest("hex") === expected.sha256, got.slice(0, 200));
+  assert.ok(
+    typeof expected === "string" ? got === expected : createHash("sha256").update(got).digest("hex") === expected.sha256,
+    got.slice(0, 200),
+  );
 });

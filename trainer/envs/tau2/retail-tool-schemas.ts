@@ -34,7 +34,9 @@ export const RETAIL_TOOL_SCHEMAS: readonly ToolSchema[] = [
   tool("get_user_details", "Profile of a user: name, default address, email, payment methods (with gift card balances), order ids.", {
     user_id: str("User id, e.g. 'sara_doe_496'."),
   }),
-  tool("get_order_details", "Status, items (with item ids and prices), address, fulfillments and payment history of an order.", { order_id: ORDER_ID }),
+  tool("get_order_details", "Status, items (with item ids and prices), address, fulfillments and payment history of an order.", {
+    order_id: ORDER_ID,
+  }),
   tool("get_product_details", "A product type and all its variant items (options, availability, price). Product ids are not item ids.", {
     product_id: str("Product id, e.g. '6086499569'."),
   }),
@@ -43,12 +45,20 @@ export const RETAIL_TOOL_SCHEMAS: readonly ToolSchema[] = [
   tool(
     "cancel_pending_order",
     "Cancel an order whose status is 'pending'. Refunds every payment (gift cards at once, other methods in 5-7 business days). Requires explicit user confirmation first.",
-    { order_id: ORDER_ID, reason: { type: "string", enum: ["no longer needed", "ordered by mistake"], description: "Cancellation reason." } },
+    {
+      order_id: ORDER_ID,
+      reason: { type: "string", enum: ["no longer needed", "ordered by mistake"], description: "Cancellation reason." },
+    },
   ),
-  tool("modify_pending_order_address", "Change the shipping address of a pending order. Requires explicit user confirmation first.", {
-    order_id: ORDER_ID,
-    ...ADDRESS,
-  }, ["order_id", ...ADDRESS_KEYS]),
+  tool(
+    "modify_pending_order_address",
+    "Change the shipping address of a pending order. Requires explicit user confirmation first.",
+    {
+      order_id: ORDER_ID,
+      ...ADDRESS,
+    },
+    ["order_id", ...ADDRESS_KEYS],
+  ),
   tool(
     "modify_pending_order_payment",
     "Pay a pending order with a different single payment method; the original one is refunded. A gift card must cover the total. Requires explicit user confirmation first.",
@@ -64,10 +74,15 @@ export const RETAIL_TOOL_SCHEMAS: readonly ToolSchema[] = [
       payment_method_id: PAYMENT_ID,
     },
   ),
-  tool("modify_user_address", "Change a user's default address. Requires explicit user confirmation first.", {
-    user_id: str("User id."),
-    ...ADDRESS,
-  }, ["user_id", ...ADDRESS_KEYS]),
+  tool(
+    "modify_user_address",
+    "Change a user's default address. Requires explicit user confirmation first.",
+    {
+      user_id: str("User id."),
+      ...ADDRESS,
+    },
+    ["user_id", ...ADDRESS_KEYS],
+  ),
   tool(
     "exchange_delivered_order_items",
     "Exchange items of a delivered order for available variants of the same product (once per order). The payment method pays or receives the price difference. Requires explicit user confirmation first.",

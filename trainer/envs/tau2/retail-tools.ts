@@ -8,7 +8,17 @@
  */
 import type { PyType } from "../../../lib/python-json";
 import { pythonJsonDumps, pythonRound } from "../../../lib/python-json";
-import { ownRecord, type Address, type PaymentMethod, type Product, type RetailDb, type RetailOrder, type RetailUser, type Variant, type WorkingDb } from "./retail-db";
+import {
+  ownRecord,
+  type Address,
+  type PaymentMethod,
+  type Product,
+  type RetailDb,
+  type RetailOrder,
+  type RetailUser,
+  type Variant,
+  type WorkingDb,
+} from "./retail-db";
 import { Order, Product as ProductModel, User, Variant as VariantModel } from "./retail-models";
 import { tau2CalculateTool } from "../../../lib/python-arithmetic";
 import { pythonSignatureError, type ToolOutcome } from "./domain";
@@ -177,7 +187,11 @@ const TOOLS: Record<string, RetailTool> = {
       if (order.status !== "pending") fail("Non-pending order cannot be cancelled");
       const reason = asString(a, "reason");
       if (reason !== "no longer needed" && reason !== "ordered by mistake") fail("Invalid reason");
-      const refunds = order.payment_history.map((p) => ({ transaction_type: "refund" as const, amount: p.amount, payment_method_id: p.payment_method_id }));
+      const refunds = order.payment_history.map((p) => ({
+        transaction_type: "refund" as const,
+        amount: p.amount,
+        payment_method_id: p.payment_method_id,
+      }));
       for (const p of order.payment_history) {
         const method = s.payment(order.user_id, p.payment_method_id);
         // Gift cards are refunded at once; cards and PayPal in 5-7 business days (outside the database).
@@ -281,7 +295,8 @@ const TOOLS: Record<string, RetailTool> = {
       const diff = cents(priceDifference(s, order, itemIds, newItemIds, false).diff);
       const payId = asString(a, "payment_method_id");
       const method = s.payment(order.user_id, payId);
-      if (method.source === "gift_card" && (method.balance ?? 0) < diff) fail("Insufficient gift card balance to pay for the price difference");
+      if (method.source === "gift_card" && (method.balance ?? 0) < diff)
+        fail("Insufficient gift card balance to pay for the price difference");
       order.status = "exchange requested";
       order.exchange_items = [...itemIds].sort();
       order.exchange_new_items = [...newItemIds].sort();
@@ -322,7 +337,6 @@ export const RETAIL_TOOL_NAMES: readonly string[] = Object.keys(TOOLS);
 export function retailToolKind(name: string): ToolKind | undefined {
   return TOOLS[name]?.kind;
 }
-
 
 /** Runs one tool call against the episode's copy (write tools mutate it). Never throws for agent mistakes. */
 export function runRetailTool(w: WorkingDb, name: string, args: Record<string, unknown>): ToolOutcome {

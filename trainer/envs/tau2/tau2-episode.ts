@@ -74,8 +74,10 @@ function systemPrompt(domain: Tau2DomainTools, policy: string, style: ToolPrompt
 /** A task's initial conversation as the agent sees it, before the user simulator's first message. */
 function historyMessages(task: Tau2TaskData): ConversationMessage[] {
   return (task.initialState?.history ?? []).map((m): ConversationMessage => {
-    if (m.role === "tool") return { role: "tool", source: "tool", content: m.content, turn: 0, ...(m.toolCallId && { toolCallId: m.toolCallId }) };
-    if (m.role === "assistant") return { role: "assistant", source: "system", content: m.content, turn: 0, ...(m.toolCalls && { toolCalls: m.toolCalls }) };
+    if (m.role === "tool")
+      return { role: "tool", source: "tool", content: m.content, turn: 0, ...(m.toolCallId && { toolCallId: m.toolCallId }) };
+    if (m.role === "assistant")
+      return { role: "assistant", source: "system", content: m.content, turn: 0, ...(m.toolCalls && { toolCalls: m.toolCalls }) };
     return { role: "user", source: "system", content: m.content, turn: 0 };
   });
 }
@@ -144,7 +146,19 @@ export function createTau2Episode(task: Tau2TaskData, ctx: EpisodeContext, deps:
           return runCalls(action.calls, turn);
         case "action":
           if (action.call) return runCalls([action.call], turn);
-          return finish([{ role: "user", source: "environment", content: `Unknown action "${action.content}": call a tool by name with JSON arguments.`, turn, formatError: "unknown_action" }], turn, false);
+          return finish(
+            [
+              {
+                role: "user",
+                source: "environment",
+                content: `Unknown action "${action.content}": call a tool by name with JSON arguments.`,
+                turn,
+                formatError: "unknown_action",
+              },
+            ],
+            turn,
+            false,
+          );
         case "finish":
           if (action.text) trace.agentMessages.push(action.text);
           return { observations: [], done: true, endReason: "agent_finished" };

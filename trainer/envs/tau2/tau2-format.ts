@@ -92,7 +92,13 @@ export class UnsupportedTaskError extends DatasetError {}
 export const SUPPORTED_TAU2_DOMAINS = ["retail", "airline", "mock"];
 
 /** Parses one τ² task record; `file` and `index` only serve the error message. */
-export function parseTau2Task(raw: unknown, file: string, index: number, domainSource: Tau2TaskData["domainSource"], dbDomain = "retail"): Tau2TaskData {
+export function parseTau2Task(
+  raw: unknown,
+  file: string,
+  index: number,
+  domainSource: Tau2TaskData["domainSource"],
+  dbDomain = "retail",
+): Tau2TaskData {
   if (!isObject(raw)) throw new DatasetError(file, index, "a task must be a JSON object");
   const id = typeof raw.id === "string" || typeof raw.id === "number" ? String(raw.id) : null;
   if (id === null) throw new DatasetError(file, index, 'task has no "id"');
@@ -109,7 +115,11 @@ export function parseTau2Task(raw: unknown, file: string, index: number, domainS
     throw new DatasetError(file, record, `domain "${domain}" is not supported; supported: ${SUPPORTED_TAU2_DOMAINS.join(", ")}`);
   }
   if (domain && domain !== dbDomain) {
-    throw new DatasetError(file, record, `a task of domain "${domain}" beside a ${dbDomain} database; put it in a folder with the ${domain} domain's db.json`);
+    throw new DatasetError(
+      file,
+      record,
+      `a task of domain "${domain}" beside a ${dbDomain} database; put it in a folder with the ${domain} domain's db.json`,
+    );
   }
   if (str(structured.reason_for_call) === "" && str(structured.task_instructions) === "") {
     throw new DatasetError(file, record, '"user_scenario.instructions" has neither reason_for_call nor task_instructions');
@@ -148,7 +158,8 @@ export function parseTau2Task(raw: unknown, file: string, index: number, domainS
   if (!Array.isArray(basisRaw) || basisRaw.some((b) => !KNOWN_BASIS.has(b as Tau2RewardComponent))) {
     throw new DatasetError(file, record, `"reward_basis" must list some of ${[...KNOWN_BASIS].join(", ")}`);
   }
-  const unsupported = (what: string) => new UnsupportedTaskError(file, record, `${what}: the user's own tools (τ²'s user environment) are not supported`);
+  const unsupported = (what: string) =>
+    new UnsupportedTaskError(file, record, `${what}: the user's own tools (τ²'s user environment) are not supported`);
   const envCall = (c: unknown, where: string) => {
     if (!isObject(c) || typeof c.func_name !== "string" || (c.arguments !== undefined && !isObject(c.arguments))) {
       throw new DatasetError(file, record, `${where} needs a "func_name" and object "arguments"`);
@@ -191,9 +202,12 @@ function parseInitialState(
   const data = isObject(raw.initialization_data) ? raw.initialization_data : null;
   if (data && data.user_data !== undefined && data.user_data !== null) throw unsupported("initialization_data.user_data");
   const agentData = data && isObject(data.agent_data) ? data.agent_data : null;
-  const actions = (Array.isArray(raw.initialization_actions) ? raw.initialization_actions : []).map((a, j) => envCall(a, `initialization_actions[${j}]`));
+  const actions = (Array.isArray(raw.initialization_actions) ? raw.initialization_actions : []).map((a, j) =>
+    envCall(a, `initialization_actions[${j}]`),
+  );
   const history = (Array.isArray(raw.message_history) ? raw.message_history : []).map((m, j): Tau2HistoryMessage => {
-    if (!isObject(m) || (m.role !== "user" && m.role !== "assistant" && m.role !== "tool")) throw bad(`message_history[${j}] needs a role of user, assistant or tool`);
+    if (!isObject(m) || (m.role !== "user" && m.role !== "assistant" && m.role !== "tool"))
+      throw bad(`message_history[${j}] needs a role of user, assistant or tool`);
     const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
     if (m.role === "user" && calls.length) throw unsupported(`message_history[${j}] has the user calling tools`);
     return {

@@ -60,7 +60,10 @@ function offlineAssertionVerdict(assertions: string[], agentMessages: string[]):
   const results = assertions.map((a) => {
     const figures = a.replace(/,/g, "").match(/\d+(?:\.\d+)?/g) ?? [];
     const met = figures.every((f) => said.includes(f));
-    return { met, justification: figures.length ? `figures ${figures.join(", ")} ${met ? "found" : "missing"}` : "no figures to check offline" };
+    return {
+      met,
+      justification: figures.length ? `figures ${figures.join(", ")} ${met ? "found" : "missing"}` : "no figures to check offline",
+    };
   });
   return JSON.stringify({ results });
 }
@@ -86,7 +89,9 @@ async function judgeAssertions(
     offline: () => offlineAssertionVerdict(assertions, agentMessages),
   });
   try {
-    const parsed = JSON.parse(res.text.replace(/^```(?:json)?|```$/g, "").trim()) as { results?: { met?: unknown; justification?: unknown }[] };
+    const parsed = JSON.parse(res.text.replace(/^```(?:json)?|```$/g, "").trim()) as {
+      results?: { met?: unknown; justification?: unknown }[];
+    };
     const results = parsed.results;
     if (!Array.isArray(results) || results.length !== assertions.length || results.some((r) => typeof r.met !== "boolean")) return null;
     return {
@@ -113,7 +118,8 @@ export async function evaluateTau2(
   const comm = communicateChecks(task.communicateInfo, trace.agentMessages);
   components.communicate = comm.every((c) => c.met) ? 1 : 0;
   const missing = comm.filter((c) => !c.met).map((c) => c.info);
-  if (task.communicateInfo.length) notes.push(missing.length ? `COMMUNICATE: not said: ${missing.join(", ")}.` : "COMMUNICATE: all required info said.");
+  if (task.communicateInfo.length)
+    notes.push(missing.length ? `COMMUNICATE: not said: ${missing.join(", ")}.` : "COMMUNICATE: all required info said.");
 
   const unmatched = task.actions.filter((g) => !trace.toolCalls.some((c) => actionMatches(g, c)));
   components.action = unmatched.length === 0 ? 1 : 0;
@@ -135,9 +141,16 @@ export async function evaluateTau2(
   // ENV_ASSERTION: the domain's assertion functions on the final database (1 when the task has none).
   if (envChecks.length || task.rewardBasis.includes("ENV_ASSERTION")) components.env_assertion = envChecks.every((c) => c.met) ? 1 : 0;
   const failedChecks = envChecks.filter((c) => !c.met).map((c) => c.check);
-  if (envChecks.length) notes.push(failedChecks.length ? `ENV_ASSERTION: failed ${failedChecks.join("; ")}.` : "ENV_ASSERTION: all assertions hold.");
+  if (envChecks.length)
+    notes.push(failedChecks.length ? `ENV_ASSERTION: failed ${failedChecks.join("; ")}.` : "ENV_ASSERTION: all assertions hold.");
 
-  const keyOf: Record<string, string> = { DB: "db", COMMUNICATE: "communicate", ACTION: "action", NL_ASSERTION: "nl_assertion", ENV_ASSERTION: "env_assertion" };
+  const keyOf: Record<string, string> = {
+    DB: "db",
+    COMMUNICATE: "communicate",
+    ACTION: "action",
+    NL_ASSERTION: "nl_assertion",
+    ENV_ASSERTION: "env_assertion",
+  };
   const basis = task.rewardBasis.map((b) => keyOf[b]).filter((k): k is string => k !== undefined);
   const reward = unscorable ? null : basis.reduce((p, k) => p * (components[k] ?? 1), 1);
   return {

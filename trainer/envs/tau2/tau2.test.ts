@@ -91,9 +91,14 @@ test("a wrong write action scores 0 and the diff shows the order that differs", 
   let turn = 0;
   for (const a of task.data.actions) {
     // The customer wanted an exchange; the agent files a return of the same items instead.
-    const wrong = a.name === "exchange_delivered_order_items"
-      ? toolCallText("return_delivered_order_items", { order_id: a.arguments.order_id, item_ids: a.arguments.item_ids, payment_method_id: a.arguments.payment_method_id })
-      : toolCallText(a.name, a.arguments);
+    const wrong =
+      a.name === "exchange_delivered_order_items"
+        ? toolCallText("return_delivered_order_items", {
+            order_id: a.arguments.order_id,
+            item_ids: a.arguments.item_ids,
+            payment_method_id: a.arguments.payment_method_id,
+          })
+        : toolCallText(a.name, a.arguments);
     const r = await ep.step(wrong, turn++);
     assert.doesNotMatch(r.observations[0].content, /^Error/);
   }
@@ -115,9 +120,24 @@ test("tools validate like τ²: a non-pending order cannot be cancelled and the 
   assert.equal(r1.observations[0].content, "Error: Non-pending order cannot be cancelled");
   const r2 = await ep.step(toolCallText("cancel_pending_order", { order_id: "#H1000002", reason: "too expensive" }), 1);
   assert.equal(r2.observations[0].content, "Error: Invalid reason");
-  const r3 = await ep.step(toolCallText("return_delivered_order_items", { order_id: "#H1000003", item_ids: ["6100000011"], payment_method_id: "credit_card_1200001" }), 2);
+  const r3 = await ep.step(
+    toolCallText("return_delivered_order_items", {
+      order_id: "#H1000003",
+      item_ids: ["6100000011"],
+      payment_method_id: "credit_card_1200001",
+    }),
+    2,
+  );
   assert.equal(r3.observations[0].content, "Error: Payment method not found");
-  const r4 = await ep.step(toolCallText("exchange_delivered_order_items", { order_id: "#H1000001", item_ids: ["6100000011"], new_item_ids: ["6100000013"], payment_method_id: "credit_card_1200001" }), 3);
+  const r4 = await ep.step(
+    toolCallText("exchange_delivered_order_items", {
+      order_id: "#H1000001",
+      item_ids: ["6100000011"],
+      new_item_ids: ["6100000013"],
+      payment_method_id: "credit_card_1200001",
+    }),
+    3,
+  );
   assert.equal(r4.observations[0].content, "Error: New item 6100000013 not found or available");
   const ev = await ep.evaluate("max_turns");
   assert.equal(ev.components.db, 0, "nothing was cancelled");
@@ -172,18 +192,58 @@ test("transfer to a human ends the episode; turn budget caps at 20", async () =>
 test("malformed τ² files are rejected with DatasetError naming file and record", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "tau2-bad-"));
   copyFileSync(path.join(RETAIL_DIR, "db.json"), path.join(dir, "db.json"));
-  writeFileSync(path.join(dir, "tasks.json"), JSON.stringify([{ id: "x1", user_scenario: { instructions: { reason_for_call: "hi" } }, evaluation_criteria: { actions: [{ arguments: {} }] } }]));
+  writeFileSync(
+    path.join(dir, "tasks.json"),
+    JSON.stringify([
+      { id: "x1", user_scenario: { instructions: { reason_for_call: "hi" } }, evaluation_criteria: { actions: [{ arguments: {} }] } },
+    ]),
+  );
   const env = createTau2RetailEnvironment();
-  await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /tasks\.json/.test(e.message) && /record 0 \(id x1\)/.test(e.message) && /action 0 has no "name"/.test(e.message));
+  await assert.rejects(
+    env.loadTasks!(dir),
+    (e: unknown) =>
+      e instanceof DatasetError &&
+      /tasks\.json/.test(e.message) &&
+      /record 0 \(id x1\)/.test(e.message) &&
+      /action 0 has no "name"/.test(e.message),
+  );
   writeFileSync(path.join(dir, "db.json"), JSON.stringify({ users: {}, orders: { "#W1": { status: "pending" } }, products: {} }));
-  await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /db\.json/.test(e.message) && /orders\.#W1/.test(e.message));
+  await assert.rejects(
+    env.loadTasks!(dir),
+    (e: unknown) => e instanceof DatasetError && /db\.json/.test(e.message) && /orders\.#W1/.test(e.message),
+  );
   writeFileSync(path.join(dir, "db.json"), "{ not json");
   // An airline task beside a retail database is refused, never imported against the wrong tools.
   copyFileSync(path.join(RETAIL_DIR, "db.json"), path.join(dir, "db.json"));
-  writeFileSync(path.join(dir, "tasks.json"), JSON.stringify([{ id: "a1", user_scenario: { instructions: { domain: "airline", reason_for_call: "change my flight" } }, evaluation_criteria: { actions: [] } }]));
-  await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /tasks\.json/.test(e.message) && /a task of domain "airline" beside a retail database/.test(e.message));
-  writeFileSync(path.join(dir, "tasks.json"), JSON.stringify([{ id: "t1", user_scenario: { instructions: { domain: "telecom", reason_for_call: "my phone" } }, evaluation_criteria: { actions: [] } }]));
-  await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /domain "telecom" is not supported; supported: retail, airline, mock/.test(e.message));
+  writeFileSync(
+    path.join(dir, "tasks.json"),
+    JSON.stringify([
+      {
+        id: "a1",
+        user_scenario: { instructions: { domain: "airline", reason_for_call: "change my flight" } },
+        evaluation_criteria: { actions: [] },
+      },
+    ]),
+  );
+  await assert.rejects(
+    env.loadTasks!(dir),
+    (e: unknown) =>
+      e instanceof DatasetError && /tasks\.json/.test(e.message) && /a task of domain "airline" beside a retail database/.test(e.message),
+  );
+  writeFileSync(
+    path.join(dir, "tasks.json"),
+    JSON.stringify([
+      {
+        id: "t1",
+        user_scenario: { instructions: { domain: "telecom", reason_for_call: "my phone" } },
+        evaluation_criteria: { actions: [] },
+      },
+    ]),
+  );
+  await assert.rejects(
+    env.loadTasks!(dir),
+    (e: unknown) => e instanceof DatasetError && /domain "telecom" is not supported; supported: retail, airline, mock/.test(e.message),
+  );
   writeFileSync(path.join(dir, "db.json"), "{ not json");
   await assert.rejects(env.loadTasks!(dir), (e: unknown) => e instanceof DatasetError && /not valid JSON/.test(e.message));
 });

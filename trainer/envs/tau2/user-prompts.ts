@@ -36,7 +36,7 @@ const RULES = [
 export function userSystemPrompt(strategy: UserStrategy, scenario: Tau2UserScenario): string {
   const format =
     strategy === "react"
-      ? 'Answer in two parts:\nThought: <your private reasoning about what to say next>\nUser Response: <the message you send>'
+      ? "Answer in two parts:\nThought: <your private reasoning about what to say next>\nUser Response: <the message you send>"
       : "Reply with the message you send, nothing else.";
   return `${RULES}\n\nYour scenario:\n${scenarioText(scenario)}\n\n${format}`;
 }

@@ -78,7 +78,11 @@ export class Tau2UserSimulator {
       text = extractUserMessage("reflection-final", reflected.text) || draft;
     }
     this.history.push({ role: "assistant", content: text });
-    const ending = text.includes(TRANSFER_TOKEN) ? "transfer" : text.includes(STOP_TOKEN) || text.includes(OUT_OF_SCOPE_TOKEN) ? "stop" : null;
+    const ending = text.includes(TRANSFER_TOKEN)
+      ? "transfer"
+      : text.includes(STOP_TOKEN) || text.includes(OUT_OF_SCOPE_TOKEN)
+        ? "stop"
+        : null;
     return { text, callIds, ending };
   }
 }

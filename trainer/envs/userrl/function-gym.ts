@@ -25,16 +25,23 @@ export const functionRules: GymRules<FunctionTask, FunctionState> = {
   // Probe once, read the test case, answer it (the script knows the rule; the probe shows the format).
   solution: (t) => ["[action] 1 2 3 4", "[search] test", `[answer] ${applyRule(t.rule, t.testCase)}`],
   instructions: () =>
-    "A hidden function takes four numbers and returns one. Discover it by experiment: \"[action] 1 2 3 4\" shows " +
+    'A hidden function takes four numbers and returns one. Discover it by experiment: "[action] 1 2 3 4" shows ' +
     'the result for those four numbers; "[search] test" shows the test case; "[answer] <number>" submits the ' +
     'function\'s result on the test case. Stop with "[finish]".',
   opening: () => "New function loaded. Probe it with [action], get the test case with [search] test, then [answer].",
   initState: () => ({ probes: 0, wrongAnswers: 0, solved: false }),
   async onAction(kind, content, state, task) {
-    const tool = (feedback: string, turnReward = 0, done = false) =>
-      ({ feedback, source: "tool" as const, turnReward, done, endReason: "agent_finished" as const });
+    const tool = (feedback: string, turnReward = 0, done = false) => ({
+      feedback,
+      source: "tool" as const,
+      turnReward,
+      done,
+      endReason: "agent_finished" as const,
+    });
     if (kind === "search") {
-      return content.toLowerCase() === "test" ? tool(`Test case: [${task.testCase.join(", ")}]`) : tool('Search only supports "[search] test", which shows the test case.');
+      return content.toLowerCase() === "test"
+        ? tool(`Test case: [${task.testCase.join(", ")}]`)
+        : tool('Search only supports "[search] test", which shows the test case.');
     }
     if (kind === "action") {
       const numbers = (content.match(/-?\d+(\.\d+)?/g) ?? []).map(Number);

@@ -21,11 +21,21 @@ export function interactWithEnv(policyText: string): ReturnType<typeof parsePoli
   if (!parsed.ok || parsed.action.kind !== "tool_calls" || parsed.action.calls.length !== 1) return null;
   const call = parsed.action.calls[0];
   if (call.name !== "interact_with_env") return null;
-  const choice = String(call.arguments.choice ?? "").trim().toLowerCase().replace(/^\[|\]$/g, "");
+  const choice = String(call.arguments.choice ?? "")
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "");
   const content = String(call.arguments.content ?? "");
   if (choice === "finish") return parsePolicyAction("[finish]");
   if (choice === "action" || choice === "answer" || choice === "search") return parsePolicyAction(`[${choice}] ${content}`);
-  return { ok: false, error: { code: "bad_arguments", message: `interact_with_env's choice must be action, answer, search or finish (got ${JSON.stringify(call.arguments.choice)})`, snippet: policyText.slice(0, 200) } };
+  return {
+    ok: false,
+    error: {
+      code: "bad_arguments",
+      message: `interact_with_env's choice must be action, answer, search or finish (got ${JSON.stringify(call.arguments.choice)})`,
+      snippet: policyText.slice(0, 200),
+    },
+  };
 }
 
 export interface GymTurnOutcome {
@@ -56,7 +66,11 @@ export interface GymRules<TData, TState> {
    * imitates (UserRL starts RL from an SFT model; its gyms ship no gold conversations).
    */
   solution(data: TData): string[];
-  evaluate(state: TState, data: TData, endReason: EpisodeEndReason): Omit<Evaluation, "finalState" | "expectedState"> & {
+  evaluate(
+    state: TState,
+    data: TData,
+    endReason: EpisodeEndReason,
+  ): Omit<Evaluation, "finalState" | "expectedState"> & {
     finalState?: unknown;
     expectedState?: unknown;
   };
@@ -142,7 +156,12 @@ export function createGymEpisode<TData, TState>(
       try {
         out = await rules.onAction(kind, content.trim(), state, task.data, { llm: ctx.llm, turn });
       } catch (e) {
-        const obs: ConversationMessage = { role: "user", source: "environment", content: `Environment error: ${(e as Error).message}`, turn };
+        const obs: ConversationMessage = {
+          role: "user",
+          source: "environment",
+          content: `Environment error: ${(e as Error).message}`,
+          turn,
+        };
         return { observations: [obs], done: true, endReason: "error" };
       }
       const obs: ConversationMessage = { role: "user", source: out.source, content: out.feedback, turn };

@@ -47,11 +47,16 @@ export const UserRlConfigSchema = z
   })
   .strict();
 
-export function createUserRlEnvironment<G extends GymName>(gym: G, config: GymOptions | Record<string, unknown> = {}): Environment<GymData<G>> {
+export function createUserRlEnvironment<G extends GymName>(
+  gym: G,
+  config: GymOptions | Record<string, unknown> = {},
+): Environment<GymData<G>> {
   if (!(gym in RULES)) throw new Error(`unknown UserRL gym "${String(gym)}"; valid gyms: ${USERRL_GYMS.join(", ")}`);
   const parsed = UserRlConfigSchema.safeParse(config);
   if (!parsed.success) {
-    throw new Error(`Invalid userrl-${gym} config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`);
+    throw new Error(
+      `Invalid userrl-${gym} config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`,
+    );
   }
   const options: GymOptions = parsed.data;
   const file = new URL(`./tasks/${gym}.json`, import.meta.url);

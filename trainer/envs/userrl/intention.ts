@@ -53,7 +53,10 @@ function readCovered(text: string, remaining: number[]): number[] {
 export const intentionRules: GymRules<IntentionTask, IntentionState> = {
   kinds: ["action"],
   // One question per detail, most important first, then [finish].
-  solution: (t) => [...[...t.details].sort((a, b) => b.importance - a.importance).map((d) => `[action] Could you tell me more about the ${d.keywords[0]}?`), "[finish]"],
+  solution: (t) => [
+    ...[...t.details].sort((a, b) => b.importance - a.importance).map((d) => `[action] Could you tell me more about the ${d.keywords[0]}?`),
+    "[finish]",
+  ],
   instructions: () =>
     "A user asks you for help with a vague request. Before helping, find out what they really want: ask one " +
     'focused clarifying question per message as "[action] <question>". When you understand the request, or the ' +
@@ -68,10 +71,18 @@ export const intentionRules: GymRules<IntentionTask, IntentionState> = {
       turn: io.turn,
       responseFormat: "json",
       messages: [
-        { role: "system", content: 'Decide which of the missing details a clarifying question asks about. Reply with JSON {"covered_detail_indices": [indices]} (empty if none).' },
-        { role: "user", content: `Request: ${task.request}\nMissing details:\n${remaining.map((i) => `${i}. ${task.details[i].description}`).join("\n")}\nQuestion: ${content}` },
+        {
+          role: "system",
+          content:
+            'Decide which of the missing details a clarifying question asks about. Reply with JSON {"covered_detail_indices": [indices]} (empty if none).',
+        },
+        {
+          role: "user",
+          content: `Request: ${task.request}\nMissing details:\n${remaining.map((i) => `${i}. ${task.details[i].description}`).join("\n")}\nQuestion: ${content}`,
+        },
       ],
-      offline: () => JSON.stringify({ covered_detail_indices: remaining.filter((i) => countKeywordHits(content, task.details[i].keywords) > 0) }),
+      offline: () =>
+        JSON.stringify({ covered_detail_indices: remaining.filter((i) => countKeywordHits(content, task.details[i].keywords) > 0) }),
     });
     const newly = readCovered(judged.text, remaining);
     newly.forEach((i) => state.covered.add(i));
@@ -82,8 +93,11 @@ export const intentionRules: GymRules<IntentionTask, IntentionState> = {
       messages: [
         {
           role: "system",
-          content: `You asked an assistant: "${task.request}". Answer its question briefly and naturally. ` +
-            (newly.length > 0 ? `Your preferences: ${newly.map((i) => task.details[i].answer).join(" ")}` : "You have no particular preference about what it asked."),
+          content:
+            `You asked an assistant: "${task.request}". Answer its question briefly and naturally. ` +
+            (newly.length > 0
+              ? `Your preferences: ${newly.map((i) => task.details[i].answer).join(" ")}`
+              : "You have no particular preference about what it asked."),
         },
         { role: "user", content },
       ],
@@ -105,7 +119,12 @@ export const intentionRules: GymRules<IntentionTask, IntentionState> = {
     const coverage = total === 0 ? 1 : got / total;
     return {
       reward: Math.round(coverage * 1000) / 1000,
-      components: { weighted_coverage: coverage, details_covered: s.covered.size, questions: s.questions, unproductive_questions: s.unproductive },
+      components: {
+        weighted_coverage: coverage,
+        details_covered: s.covered.size,
+        questions: s.questions,
+        unproductive_questions: s.unproductive,
+      },
       reasoning: `Uncovered ${s.covered.size}/${task.details.length} details (importance-weighted ${(coverage * 100).toFixed(0)}%) with ${s.questions} question(s).`,
       finalState: { covered: [...s.covered].sort().map((i) => task.details[i].description) },
       expectedState: { details: task.details.map((d) => d.description) },

@@ -25,7 +25,12 @@ test("Persuade offline: each new counterpoint moves the user; off-topic and repe
   assert.ok(env.builtinTasks().length >= 8);
   for (const task of env.builtinTasks()) {
     const [first, ...rest] = task.data.counterpoints.map((c) => `[action] ${c.rebuttal}`);
-    const { opening, steps, turnRewards, end, evaluation } = await playGym(env, task, ["[action] The weather is lovely today.", first, first, ...rest]);
+    const { opening, steps, turnRewards, end, evaluation } = await playGym(env, task, [
+      "[action] The weather is lovely today.",
+      first,
+      first,
+      ...rest,
+    ]);
     assert.match(opening[1].content, new RegExp(`strongly agree .*${task.data.claim.slice(0, 20)}`, "i"), task.id);
     assert.deepEqual(turnRewards, [0, 0.333333, 0, 0.333333, 0.333333], task.id);
     assert.equal(end, "env_terminal", task.id);
@@ -61,7 +66,14 @@ test("Persuade with an LLM user: its stated stance sets the reward; an unreadabl
   assert.equal(r.steps[0].observations[0].content, "You have a point.");
   // The second call carries the claim, the stance so far and the first exchange.
   const prompt = requests[1].messages.map((m) => m.content).join("\n");
-  for (const part of [task.data.claim, "Your stance so far: Neutral", "Persuader: Think of sleep.", "You: You have a point.", "And of play."]) assert.ok(prompt.includes(part), part);
+  for (const part of [
+    task.data.claim,
+    "Your stance so far: Neutral",
+    "Persuader: Think of sleep.",
+    "You: You have a point.",
+    "And of play.",
+  ])
+    assert.ok(prompt.includes(part), part);
   // Unreadable twice: both calls were flagged as unusable, the retry saw its own bad reply, and nothing is scored.
   assert.equal(requests.length, 4);
   assert.ok(requests[2].validate!(replies[2]));
@@ -76,14 +88,30 @@ test("PersuadeGym's statements file ({id, claim, argument}) imports; the user's 
   const env = createUserRlEnvironment("persuade");
   const file = path.resolve(import.meta.dirname, "../../../tests/fixtures/userrl-shaped/all_statements_refined.json");
   const tasks = await env.loadTasks!(file);
-  assert.deepEqual(tasks.map((t) => t.id), ["statement_001", "statement_002", "statement_003"]);
+  assert.deepEqual(
+    tasks.map((t) => t.id),
+    ["statement_001", "statement_002", "statement_003"],
+  );
   const t = tasks[0];
   assert.equal(t.data.counterpoints.length, 2, "one per sentence of the argument");
-  const r = await playGym(env, t, ["[action] Those edited photos are a small part of what teenagers see.", "[action] Late feeds can be switched off at night."]);
+  const r = await playGym(env, t, [
+    "[action] Those edited photos are a small part of what teenagers see.",
+    "[action] Late feeds can be switched off at night.",
+  ]);
   assert.deepEqual(r.turnRewards, [0.5, 0.5]);
   assert.equal(r.evaluation.reward, 1);
   const dir = await mkdtemp(path.join(tmpdir(), "persuade-"));
   const bad = path.join(dir, "all_statements_refined.json");
-  await writeFile(bad, JSON.stringify([{ id: "s1", claim: "A claim.", argument: "A reason." }, { id: "s2", claim: "No reason given." }]));
-  await assert.rejects(env.loadTasks!(bad), (e: unknown) => e instanceof DatasetError && /all_statements_refined\.json \(record s2\): a statement needs a claim and an argument/.test(e.message));
+  await writeFile(
+    bad,
+    JSON.stringify([
+      { id: "s1", claim: "A claim.", argument: "A reason." },
+      { id: "s2", claim: "No reason given." },
+    ]),
+  );
+  await assert.rejects(
+    env.loadTasks!(bad),
+    (e: unknown) =>
+      e instanceof DatasetError && /all_statements_refined\.json \(record s2\): a statement needs a claim and an argument/.test(e.message),
+  );
 });

@@ -75,7 +75,9 @@ function readProblem(text: string): string | null {
 
 /** The offline user: new counterpoints move it toward disagreement; repeats and off-topic arguments do not. */
 export function offlinePersuadee(task: PersuadeTask, state: Pick<PersuadeState, "stance" | "addressed">, argument: string) {
-  const fresh = task.counterpoints.map((c, i) => i).filter((i) => !state.addressed.has(i) && countKeywordHits(argument, task.counterpoints[i].keywords) > 0);
+  const fresh = task.counterpoints
+    .map((c, i) => i)
+    .filter((i) => !state.addressed.has(i) && countKeywordHits(argument, task.counterpoints[i].keywords) > 0);
   const step = Math.ceil((STANCES.length - 1) / task.counterpoints.length);
   const index = Math.min(STANCES.length - 1, STANCES.indexOf(state.stance) + step * fresh.length);
   const stance = STANCES[index];
@@ -115,7 +117,7 @@ export const persuadeRules: GymRules<PersuadeTask, PersuadeState> = {
   // One argument per counterpoint, in order.
   solution: (t) => t.counterpoints.map((c) => `[action] ${c.rebuttal ?? `Consider the ${c.keywords[0]}: it points the other way.`}`),
   instructions: () =>
-    "The user believes a statement. Change their mind: give one argument per message as \"[action] <argument>\", " +
+    'The user believes a statement. Change their mind: give one argument per message as "[action] <argument>", ' +
     "answering the reasons they give. They tell you how convinced they are after each argument. Stop with " +
     '"[finish]" when they disagree or will not move.',
   opening: (t) => `I strongly agree with this statement: "${t.claim}" My reason: ${t.argument} Try to change my mind.`,
@@ -137,11 +139,23 @@ export const persuadeRules: GymRules<PersuadeTask, PersuadeState> = {
       llmCallIds.push(res.callId);
       reply = parsePersuadeeReply(res.text);
       // A new array: the request already sent (and recorded) keeps the messages it had.
-      if (!reply) messages = [...messages, { role: "assistant", content: res.text }, { role: "user", content: "That reply could not be read. Answer with only the JSON object asked for." }];
+      if (!reply)
+        messages = [
+          ...messages,
+          { role: "assistant", content: res.text },
+          { role: "user", content: "That reply could not be read. Answer with only the JSON object asked for." },
+        ];
     }
     if (!reply) {
       state.failure = "the user simulator's reply could not be read twice (no stance), so the episode is not scored";
-      return { feedback: "The other side could not answer.", source: "environment", turnReward: 0, done: true, endReason: "error", llmCallIds };
+      return {
+        feedback: "The other side could not answer.",
+        source: "environment",
+        turnReward: 0,
+        done: true,
+        endReason: "error",
+        llmCallIds,
+      };
     }
     offline.fresh.forEach((i) => state.addressed.add(i));
     const turnReward = persuasionReward(state.stance, reply.stance);
@@ -157,7 +171,9 @@ export const persuadeRules: GymRules<PersuadeTask, PersuadeState> = {
     return {
       reward: stanceScore(s.stance),
       components,
-      reasoning: `The user went from Strongly Agree to ${s.stance} on "${task.claim}" after ${s.history.length} argument(s)` + (s.best !== s.stance ? ` (furthest: ${s.best}).` : "."),
+      reasoning:
+        `The user went from Strongly Agree to ${s.stance} on "${task.claim}" after ${s.history.length} argument(s)` +
+        (s.best !== s.stance ? ` (furthest: ${s.best}).` : "."),
       finalState: { stance: s.stance },
       expectedState: { stance: "Strongly Disagree" },
     };

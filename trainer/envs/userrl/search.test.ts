@@ -18,8 +18,16 @@ test("Search offline: a search finds the task's documents, the right answer earn
   assert.ok(env.builtinTasks().length >= 8);
   for (const task of env.builtinTasks()) {
     const doc = task.data.documents[0];
-    const r = await playGym(env, task, [`[search] ${doc.keywords[0]}`, "[answer] something else", `[answer] ${task.data.answer.toUpperCase()}`]);
-    assert.match(r.steps[0].observations[0].content, new RegExp(`^Search results for '${doc.keywords[0]}':\\n1\\. ${doc.title.replace(/[()]/g, "\\$&")}\\n- Snippet: `), task.id);
+    const r = await playGym(env, task, [
+      `[search] ${doc.keywords[0]}`,
+      "[answer] something else",
+      `[answer] ${task.data.answer.toUpperCase()}`,
+    ]);
+    assert.match(
+      r.steps[0].observations[0].content,
+      new RegExp(`^Search results for '${doc.keywords[0]}':\\n1\\. ${doc.title.replace(/[()]/g, "\\$&")}\\n- Snippet: `),
+      task.id,
+    );
     assert.equal(r.steps[0].observations[0].source, "tool_simulator");
     assert.deepEqual(r.turnRewards, [0, 0, 1], task.id);
     assert.equal(r.end, "agent_finished");
@@ -30,7 +38,11 @@ test("Search offline: a search finds the task's documents, the right answer earn
   const none = await playGym(env, task, ["[search] zebra migration", "[finish]"]);
   assert.match(none.steps[0].observations[0].content, /No results found\./);
   assert.equal(none.evaluation.reward, 0);
-  const many = await playGym(env, task, Array.from({ length: MAX_SEARCHES + 1 }, () => "[search] eiffel"));
+  const many = await playGym(
+    env,
+    task,
+    Array.from({ length: MAX_SEARCHES + 1 }, () => "[search] eiffel"),
+  );
   assert.match(many.steps[MAX_SEARCHES].observations[0].content, /used all 5 searches/);
   assert.equal(many.steps[MAX_SEARCHES].observations[0].source, "environment");
 });
@@ -40,7 +52,9 @@ test("Search with a judge: an equivalent answer is judged right; an unreadable j
   const task = env.builtinTasks().find((t) => t.id === "search-penicillin")!;
   const requests: LlmChatRequest[] = [];
   const replies = ['{"reasoning": "Fleming is the discoverer", "judgment": "Yes", "feedback": "Right."}'];
-  const judge: LlmChat = { chat: async (req) => (requests.push(req), { text: replies.shift() ?? "no idea", callId: `j${requests.length}` }) };
+  const judge: LlmChat = {
+    chat: async (req) => (requests.push(req), { text: replies.shift() ?? "no idea", callId: `j${requests.length}` }),
+  };
   const yes = await playGym(env, task, ["[answer] Fleming"], judge);
   assert.deepEqual(yes.turnRewards, [1]);
   assert.equal(yes.evaluation.reward, 1);

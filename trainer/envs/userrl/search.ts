@@ -75,9 +75,14 @@ export const searchRules: GymRules<SearchTask, SearchState> = {
     if (kind === "search") {
       state.searches++;
       if (state.searches > MAX_SEARCHES) {
-        return { feedback: `You have used all ${MAX_SEARCHES} searches. Give your answer next; do not search again.`, source: "environment", turnReward: 0 };
+        return {
+          feedback: `You have used all ${MAX_SEARCHES} searches. Give your answer next; do not search again.`,
+          source: "environment",
+          turnReward: 0,
+        };
       }
-      if (!content) return { feedback: "The search query is empty. Write what to search for after [search].", source: "environment", turnReward: 0 };
+      if (!content)
+        return { feedback: "The search query is empty. Write what to search for after [search].", source: "environment", turnReward: 0 };
       const res = await io.llm.chat({
         role: "tool_simulator",
         turn: io.turn,
@@ -92,7 +97,12 @@ export const searchRules: GymRules<SearchTask, SearchState> = {
         ],
         offline: () => offlineSearch(task, content),
       });
-      return { feedback: `Search results for '${content}':\n${res.text}`, source: "tool_simulator", turnReward: 0, llmCallIds: [res.callId] };
+      return {
+        feedback: `Search results for '${content}':\n${res.text}`,
+        source: "tool_simulator",
+        turnReward: 0,
+        llmCallIds: [res.callId],
+      };
     }
 
     if (!content) return { feedback: "The answer is empty. Write your answer after [answer].", source: "environment", turnReward: 0 };
@@ -119,21 +129,41 @@ export const searchRules: GymRules<SearchTask, SearchState> = {
           messages,
           validate: (text) => (readJudgement(text) ? null : 'expected JSON with "judgment": "Yes" or "No"'),
           // Offline there is no judge of synonyms: only the normalised exact match (SearchGym's rule mode) counts.
-          offline: () => JSON.stringify({ reasoning: "Not the same after normalisation.", judgment: "No", feedback: "That is not the answer." }),
+          offline: () =>
+            JSON.stringify({ reasoning: "Not the same after normalisation.", judgment: "No", feedback: "That is not the answer." }),
         });
         llmCallIds.push(res.callId);
         verdict = readJudgement(res.text);
-        if (verdict === null) messages = [...messages, { role: "assistant", content: res.text }, { role: "user", content: "That reply could not be read. Answer with only the JSON object asked for." }];
+        if (verdict === null)
+          messages = [
+            ...messages,
+            { role: "assistant", content: res.text },
+            { role: "user", content: "That reply could not be read. Answer with only the JSON object asked for." },
+          ];
       }
       if (verdict === null) {
         state.failure = "the judge's reply could not be read twice, so the answer was never judged";
-        return { feedback: "Your answer could not be judged.", source: "environment", turnReward: 0, done: true, endReason: "error", llmCallIds };
+        return {
+          feedback: "Your answer could not be judged.",
+          source: "environment",
+          turnReward: 0,
+          done: true,
+          endReason: "error",
+          llmCallIds,
+        };
       }
       correct = verdict === "Yes";
     }
     if (correct) {
       state.correct = true;
-      return { feedback: `Correct: '${content}' is the answer.`, source: "tool", turnReward: 1, done: true, endReason: "agent_finished", llmCallIds };
+      return {
+        feedback: `Correct: '${content}' is the answer.`,
+        source: "tool",
+        turnReward: 1,
+        done: true,
+        endReason: "agent_finished",
+        llmCallIds,
+      };
     }
     return { feedback: `Incorrect: '${content}' is not the answer.`, source: "tool", turnReward: 0, llmCallIds };
   },
@@ -143,7 +173,9 @@ export const searchRules: GymRules<SearchTask, SearchState> = {
     return {
       reward: s.correct ? 1 : 0,
       components,
-      reasoning: s.correct ? `Answered "${task.answer}" after ${s.searches} search(es).` : `Did not reach the answer "${task.answer}" (${s.answers} answer(s), ${s.searches} search(es)).`,
+      reasoning: s.correct
+        ? `Answered "${task.answer}" after ${s.searches} search(es).`
+        : `Did not reach the answer "${task.answer}" (${s.answers} answer(s), ${s.searches} search(es)).`,
       expectedState: { answer: task.answer },
     };
   },

@@ -31,16 +31,14 @@ export const GYM_SCHEMAS = {
       .min(1)
       .refine((cs) => Math.abs(cs.reduce((s, c) => s + c.weight, 0) - 1) < 1e-6, "criteria weights must sum to 1"),
   }),
-  function: z
-    .object({ rule: z.string().min(1), testCase: z.array(z.number()).length(4) })
-    .superRefine((t, ctx) => {
-      try {
-        compileRule(t.rule);
-        applyRule(t.rule, t.testCase);
-      } catch (e) {
-        ctx.addIssue({ code: "custom", message: (e as Error).message, path: ["rule"] });
-      }
-    }),
+  function: z.object({ rule: z.string().min(1), testCase: z.array(z.number()).length(4) }).superRefine((t, ctx) => {
+    try {
+      compileRule(t.rule);
+      applyRule(t.rule, t.testCase);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: (e as Error).message, path: ["rule"] });
+    }
+  }),
   persuade: z.object({
     claim: z.string().min(1),
     argument: z.string().min(1),
@@ -55,7 +53,14 @@ export const GYM_SCHEMAS = {
     request: z.string().min(1),
     category: z.string().min(1),
     details: z
-      .array(z.object({ description: z.string().min(1), importance: z.union([z.literal(1), z.literal(2), z.literal(3)]), keywords, answer: z.string().min(1) }))
+      .array(
+        z.object({
+          description: z.string().min(1),
+          importance: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+          keywords,
+          answer: z.string().min(1),
+        }),
+      )
       .min(1),
   }),
 } as const;

@@ -33,9 +33,17 @@ export function offlineTelepathyAnswer(task: TelepathyTask, question: string): (
 }
 
 export function isCorrectGuess(task: TelepathyTask, guess: string): boolean {
-  const g = guess.toLowerCase().replace(/[^a-z0-9 ]/g, " ").replace(/\s+/g, " ").trim();
+  const g = guess
+    .toLowerCase()
+    .replace(/[^a-z0-9 ]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   return [task.entity, ...task.aliases].some((n) => {
-    const name = n.toLowerCase().replace(/[^a-z0-9 ]/g, " ").replace(/\s+/g, " ").trim();
+    const name = n
+      .toLowerCase()
+      .replace(/[^a-z0-9 ]/g, " ")
+      .replace(/\s+/g, " ")
+      .trim();
     return g === name || new RegExp(`\\b${name}\\b`).test(g);
   });
 }
@@ -77,7 +85,10 @@ export const telepathyRules: GymRules<TelepathyTask, TelepathyState> = {
         turn: io.turn,
         responseFormat: "json",
         messages: [
-          { role: "system", content: 'Decide whether a guess names the target exactly or by a clear synonym. Reply with JSON {"judgment": "Yes" | "No"}.' },
+          {
+            role: "system",
+            content: 'Decide whether a guess names the target exactly or by a clear synonym. Reply with JSON {"judgment": "Yes" | "No"}.',
+          },
           { role: "user", content: `Target: ${task.entity}\nGuess: ${content}` },
         ],
         offline: () => JSON.stringify({ judgment: "No" }),
@@ -90,13 +101,23 @@ export const telepathyRules: GymRules<TelepathyTask, TelepathyState> = {
     state.best = Math.max(state.best, score);
     if (!correct) state.wrongGuesses++;
     return correct
-      ? { feedback: "Yes! You read my mind.", source: "user_simulator", turnReward: gain, done: true, endReason: "agent_finished", llmCallIds }
+      ? {
+          feedback: "Yes! You read my mind.",
+          source: "user_simulator",
+          turnReward: gain,
+          done: true,
+          endReason: "agent_finished",
+          llmCallIds,
+        }
       : { feedback: "No, that's not it. Keep asking!", source: "user_simulator", turnReward: 0, llmCallIds };
   },
   evaluate: (s, task) => ({
     reward: s.best,
     components: { solved: s.best, questions: s.questions, wrong_guesses: s.wrongGuesses },
-    reasoning: s.best === 1 ? `Guessed ${task.entity} after ${s.questions} question(s).` : `Did not guess ${task.entity} (${s.wrongGuesses} wrong guess(es)).`,
+    reasoning:
+      s.best === 1
+        ? `Guessed ${task.entity} after ${s.questions} question(s).`
+        : `Did not guess ${task.entity} (${s.wrongGuesses} wrong guess(es)).`,
     expectedState: { entity: task.entity },
   }),
 };

@@ -44,7 +44,9 @@ function readGrades(text: string, n: number): number[] | null {
   try {
     const v = JSON.parse(m[0]) as { scores?: unknown };
     if (!Array.isArray(v.scores) || v.scores.length !== n) return null;
-    const grades = v.scores.map((s) => (typeof s === "number" ? s : typeof s === "object" && s !== null ? Number((s as { score?: unknown }).score) : NaN));
+    const grades = v.scores.map((s) =>
+      typeof s === "number" ? s : typeof s === "object" && s !== null ? Number((s as { score?: unknown }).score) : NaN,
+    );
     return grades.every((g) => g === 0 || g === 0.5 || g === 1) ? grades : null;
   } catch {
     return null;
@@ -68,7 +70,10 @@ export const turtleRules: GymRules<TurtleTask, TurtleState> = {
         turn: io.turn,
         responseFormat: "json",
         messages: [
-          { role: "system", content: `You host a lateral-thinking puzzle.\nSurface: ${task.surface}\nHidden story: ${task.bottom}\nAnswer the player's question with JSON {"response": "Yes" | "No" | "Irrelevant"}. Never reveal the hidden story.` },
+          {
+            role: "system",
+            content: `You host a lateral-thinking puzzle.\nSurface: ${task.surface}\nHidden story: ${task.bottom}\nAnswer the player's question with JSON {"response": "Yes" | "No" | "Irrelevant"}. Never reveal the hidden story.`,
+          },
           { role: "user", content },
         ],
         offline: () => JSON.stringify({ response: offlineTurtleReply(task, content) }),
@@ -81,8 +86,15 @@ export const turtleRules: GymRules<TurtleTask, TurtleState> = {
       turn: io.turn,
       responseFormat: "json",
       messages: [
-        { role: "system", content: 'Grade a proposed explanation of a puzzle against each criterion with 0, 0.5 or 1. Reply with JSON {"scores": [numbers, one per criterion, in order]}.' },
-        { role: "user", content: `Hidden story: ${task.bottom}\nCriteria:\n${task.criteria.map((c, i) => `${i + 1}. ${c.statement}`).join("\n")}\nProposed explanation: ${content}` },
+        {
+          role: "system",
+          content:
+            'Grade a proposed explanation of a puzzle against each criterion with 0, 0.5 or 1. Reply with JSON {"scores": [numbers, one per criterion, in order]}.',
+        },
+        {
+          role: "user",
+          content: `Hidden story: ${task.bottom}\nCriteria:\n${task.criteria.map((c, i) => `${i + 1}. ${c.statement}`).join("\n")}\nProposed explanation: ${content}`,
+        },
       ],
       offline: () => JSON.stringify({ scores: offlineTurtleGrades(task, content) }),
     });
@@ -97,7 +109,14 @@ export const turtleRules: GymRules<TurtleTask, TurtleState> = {
       : covered.length > 0
         ? `You got these parts right:\n${covered.join("\n")}\nThere is more to the story; keep asking.`
         : "Your explanation does not match the story yet. Keep asking questions.";
-    return { feedback, source: "user_simulator", turnReward: Math.round(gain * 1000) / 1000, done: solved, endReason: "agent_finished", llmCallIds: [res.callId] };
+    return {
+      feedback,
+      source: "user_simulator",
+      turnReward: Math.round(gain * 1000) / 1000,
+      done: solved,
+      endReason: "agent_finished",
+      llmCallIds: [res.callId],
+    };
   },
   evaluate: (s, task) => ({
     reward: Math.round(s.best * 1000) / 1000,

@@ -24,12 +24,19 @@ test("FunctionGym's functions.json: every rule gives its expected_result (Python
   const tasks = await createUserRlEnvironment("function").loadTasks!(file);
   assert.equal(tasks.length, raw.length, "all of them import (538 in UserRL's file)");
   for (const [i, t] of tasks.entries()) assert.ok(Math.abs(applyRule(t.data.rule, t.data.testCase) - raw[i].expected_result) < 1e-4, t.id);
-  assert.ok(tasks.some((t) => t.data.rule.includes("**")), "powers are in the language");
+  assert.ok(
+    tasks.some((t) => t.data.rule.includes("**")),
+    "powers are in the language",
+  );
   // A record whose stored result disagrees with its rule is refused, naming file and record.
   const dir = await mkdtemp(path.join(tmpdir(), "userrl-fn-"));
   const bad = path.join(dir, "functions.json");
   await writeFile(bad, JSON.stringify([{ id: "func-x", rule: "a + b", test_case: [1, 2, 3, 4], expected_result: 4.0 }]));
-  await assert.rejects(createUserRlEnvironment("function").loadTasks!(bad), (e: unknown) => e instanceof DatasetError && /functions\.json \(record func-x\): the rule gives 3 .* expected_result is 4/.test(e.message));
+  await assert.rejects(
+    createUserRlEnvironment("function").loadTasks!(bad),
+    (e: unknown) =>
+      e instanceof DatasetError && /functions\.json \(record func-x\): the rule gives 3 .* expected_result is 4/.test(e.message),
+  );
 });
 
 test("IntentionGym's file: details with their importance; a test file is the test split; asking earns the importance reward", async () => {
@@ -56,7 +63,11 @@ test("TelepathyGym's file: the entity is guessed by its title; the offline user 
   const ep = env.createEpisode(einstein, { seed: 1, llm, maxTurns: 5 });
   await ep.reset();
   assert.equal((await ep.step("[action] Is it known for relativity?", 0)).observations[0].content, "Yes");
-  assert.notEqual((await ep.step("[action] Is it a kind of soup?", 1)).observations[0].content, "Yes", "nothing in the description says soup");
+  assert.notEqual(
+    (await ep.step("[action] Is it a kind of soup?", 1)).observations[0].content,
+    "Yes",
+    "nothing in the description says soup",
+  );
   const win = await ep.step("[answer] Albert Einstein", 2);
   assert.equal(win.turnReward, 1);
 });

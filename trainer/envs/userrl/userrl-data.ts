@@ -21,7 +21,9 @@ import { applyRule } from "./arithmetic-rule";
 import type { GymName } from "./task-schemas";
 
 const STOPWORDS = new Set(
-  "the and for with that this from into your you are was were has have had not but its it's their there they them what which who whom when where why how also about over under than then very much many more most some such only just like known famous".split(" "),
+  "the and for with that this from into your you are was were has have had not but its it's their there they them what which who whom when where why how also about over under than then very much many more most some such only just like known famous".split(
+    " ",
+  ),
 );
 
 /** Content words of a text (lower case, 4+ letters, no stop words), in order, without repeats. */
@@ -76,7 +78,8 @@ function intentionTask(r: Raw, file: string, index: number): Raw {
     category: str(r.category) || "general",
     details: details.map((d, i) => {
       const importance = Number(d.importance);
-      if (![1, 2, 3].includes(importance)) throw new DatasetError(file, id, `missing_details.${i}.importance must be 1, 2 or 3 (got ${JSON.stringify(d.importance)})`);
+      if (![1, 2, 3].includes(importance))
+        throw new DatasetError(file, id, `missing_details.${i}.importance must be 1, 2 or 3 (got ${JSON.stringify(d.importance)})`);
       const options = Array.isArray(d.options) ? d.options.map(String) : [];
       const keywords = contentWords(`${str(d.description)} ${str(d.inquiry)}`, 6);
       return {
@@ -101,7 +104,10 @@ function telepathyTask(r: Raw, file: string, index: number): Raw {
   return {
     id,
     entity,
-    aliases: entity.split(/\s*[-–,(]\s*/).slice(0, 1).filter((a) => a !== entity),
+    aliases: entity
+      .split(/\s*[-–,(]\s*/)
+      .slice(0, 1)
+      .filter((a) => a !== entity),
     category: category.replace(/_/g, " "),
     description,
     facts: yes.map((w) => ({ keywords: [w], answer: "yes" })),
@@ -114,7 +120,10 @@ function persuadeTask(r: Raw, file: string, index: number): Raw {
   const argument = str(r.argument);
   if (!claim || !argument) throw new DatasetError(file, id, "a statement needs a claim and an argument");
   // The user's reasons, one per sentence: an argument that takes one of them up (by its words) moves the offline user.
-  const reasons = argument.split(/(?<=[.!?])\s+/).map((s) => contentWords(s, 3)).filter((w) => w.length > 0);
+  const reasons = argument
+    .split(/(?<=[.!?])\s+/)
+    .map((s) => contentWords(s, 3))
+    .filter((w) => w.length > 0);
   const counterpoints = (reasons.length ? reasons : [contentWords(claim, 3)]).slice(0, 6).map((keywords) => ({ keywords }));
   return { id, claim, argument, counterpoints };
 }
@@ -132,7 +141,10 @@ function turtleTask(id: string, r: Raw, file: string): Raw | null {
   const surface = str(r.new_surface);
   const bottom = str(r.new_bottom);
   if (!surface || !bottom) throw new DatasetError(file, id, "a story needs new_surface and new_bottom");
-  const sentences = bottom.split(/(?<=[.!?])\s+/).filter((s) => contentWords(s, 3).length > 0).slice(0, 4);
+  const sentences = bottom
+    .split(/(?<=[.!?])\s+/)
+    .filter((s) => contentWords(s, 3).length > 0)
+    .slice(0, 4);
   const weight = 1 / sentences.length;
   return {
     id: `turtle-${id}`,

@@ -42,8 +42,16 @@ test("Telepathy: good questions get truthful answers and the right guess earns r
   const env = createUserRlEnvironment("telepathy");
   for (const task of env.builtinTasks()) {
     const qs = task.data.facts.slice(0, 3).map((f) => `[action] Is it related to ${f.keywords[0]}?`);
-    const { turnRewards, feedback, end, evaluation } = await play(env, task, [...qs, "[answer] something else", `[answer] ${task.data.entity}`]);
-    assert.deepEqual(feedback.slice(0, 3).map((m) => m.content), task.data.facts.slice(0, 3).map((f) => (f.answer === "yes" ? "Yes" : "No")), task.id);
+    const { turnRewards, feedback, end, evaluation } = await play(env, task, [
+      ...qs,
+      "[answer] something else",
+      `[answer] ${task.data.entity}`,
+    ]);
+    assert.deepEqual(
+      feedback.slice(0, 3).map((m) => m.content),
+      task.data.facts.slice(0, 3).map((f) => (f.answer === "yes" ? "Yes" : "No")),
+      task.id,
+    );
     assert.deepEqual(turnRewards, [0, 0, 0, 0, 1], task.id);
     assert.equal(end, "agent_finished");
     assert.equal(evaluation.reward, 1);
@@ -78,7 +86,11 @@ test("Function: probing, [search] test and the right answer solve it, determinis
     const actions = ["[action] 1 2 3 4", "[action] 2 2 2 2", "[search] test", `[answer] ${applyRule(task.data.rule, task.data.testCase)}`];
     const a = await play(env, task, ["[answer] 123456789", ...actions]);
     const b = await play(env, task, ["[answer] 123456789", ...actions]);
-    assert.deepEqual(a.feedback.map((m) => m.content), b.feedback.map((m) => m.content), task.id);
+    assert.deepEqual(
+      a.feedback.map((m) => m.content),
+      b.feedback.map((m) => m.content),
+      task.id,
+    );
     assert.deepEqual(a.turnRewards, [0, 0, 0, 0, 1]);
     assert.equal(a.evaluation.reward, 1);
     assert.match(a.feedback[3].content, new RegExp(`Test case: \\[${task.data.testCase.join(", ")}\\]`));
@@ -132,9 +144,18 @@ test("the turn limit ends the episode as max_turns", async () => {
 test("malformed task files are rejected with a DatasetError naming the file and task", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "userrl-"));
   const file = path.join(dir, "fn.json");
-  await writeFile(file, JSON.stringify([{ id: "f1", rule: "a + b", testCase: [1, 2, 3, 4] }, { id: "f2", rule: "a + import(b)", testCase: [1, 2, 3, 4] }]));
+  await writeFile(
+    file,
+    JSON.stringify([
+      { id: "f1", rule: "a + b", testCase: [1, 2, 3, 4] },
+      { id: "f2", rule: "a + import(b)", testCase: [1, 2, 3, 4] },
+    ]),
+  );
   const env = createUserRlEnvironment("function");
-  await assert.rejects(env.loadTasks!(file), (e: unknown) => e instanceof DatasetError && /fn\.json \(record f2\): rule: unexpected/.test(e.message));
+  await assert.rejects(
+    env.loadTasks!(file),
+    (e: unknown) => e instanceof DatasetError && /fn\.json \(record f2\): rule: unexpected/.test(e.message),
+  );
   await writeFile(file, JSON.stringify([{ id: "t1", entity: "cat", category: "animal", facts: [{ keywords: ["pet"], answer: "maybe" }] }]));
   await assert.rejects(createUserRlEnvironment("telepathy").loadTasks!(file), /record t1\): facts\.0\.answer/);
   await writeFile(file, JSON.stringify([{ id: "ok", rule: "a * d", testCase: [1, 2, 3, 4] }]));
@@ -148,20 +169,30 @@ test("configs are validated; the step penalty grows with the step count and rewa
   const moves = ["[action] 1 1 1 1", "[action] 2 2 2 2", `[answer] ${applyRule(t.data.rule, t.data.testCase)}`];
   // Turn k loses 0.1 × k: the queries' 0 − 0.1 and 0 − 0.2 clip to 0; the correct answer at step 3 earns 1 − 0.3.
   const { turnRewards } = await play(env, t, moves);
-  assert.deepEqual(turnRewards.map((r) => Number(r.toFixed(6))), [0, 0, 0.7]);
+  assert.deepEqual(
+    turnRewards.map((r) => Number(r.toFixed(6))),
+    [0, 0, 0.7],
+  );
   const raw = createUserRlEnvironment("function", { stepPenalty: 0.1, normalizeRewards: false });
   const unclipped = await play(raw, t, moves);
-  assert.deepEqual(unclipped.turnRewards.map((r) => Number(r.toFixed(6))), [-0.1, -0.2, 0.7]);
+  assert.deepEqual(
+    unclipped.turnRewards.map((r) => Number(r.toFixed(6))),
+    [-0.1, -0.2, 0.7],
+  );
 });
 
 test("UserRL's tool-call form interact_with_env(choice, content) means the same as the bracketed text", async () => {
   const env = createUserRlEnvironment("telepathy");
   const task = env.builtinTasks()[0];
-  const call = (choice: string, content: string) => `<tool_call>\n${JSON.stringify({ name: "interact_with_env", arguments: { choice, content } })}\n</tool_call>`;
+  const call = (choice: string, content: string) =>
+    `<tool_call>\n${JSON.stringify({ name: "interact_with_env", arguments: { choice, content } })}\n</tool_call>`;
   const q = `Is it related to ${task.data.facts[0].keywords[0]}?`;
   const asTool = await play(env, task, [call("action", q), call("answer", task.data.entity)]);
   const asText = await play(env, task, [`[action] ${q}`, `[answer] ${task.data.entity}`]);
-  assert.deepEqual(asTool.feedback.map((m) => m.content), asText.feedback.map((m) => m.content));
+  assert.deepEqual(
+    asTool.feedback.map((m) => m.content),
+    asText.feedback.map((m) => m.content),
+  );
   assert.deepEqual(asTool.turnRewards, asText.turnRewards);
   const bad = await play(env, task, [call("dance", "now")]);
   assert.ok(bad.feedback[0].formatError);

@@ -7,7 +7,14 @@ import { computePolicyLoss, computeTokenSurrogate, type PolicyLossConfig } from 
 import { aggregateLoss } from "../loss-aggregation";
 import { computeKlTensor, computeKlValue } from "../kl";
 import {
-  asMatrix, asObject, assertAllClose, assertClose, assertMatrixClose, forEachKey, read2d, readScalar,
+  asMatrix,
+  asObject,
+  assertAllClose,
+  assertClose,
+  assertMatrixClose,
+  forEachKey,
+  read2d,
+  readScalar,
   type JsonObject,
 } from "./reference-vectors";
 
@@ -74,8 +81,15 @@ function checkTrl(trl: JsonObject, inputs: ReturnType<typeof policyTensors>) {
     const m = TRL_VARIANT.exec(variant);
     if (!m) return false;
     const base: PolicyLossConfig = {
-      clipLow: Number(m[1]), clipHigh: Number(m[2] ?? m[1]), delta: m[3] ? Number(m[3]) : null, dualClip: null,
-      logRatioClamp: null, lossAgg: "token-mean", klCoef: 0, klEstimator: "k3-unclamped", entropyCoef: 0,
+      clipLow: Number(m[1]),
+      clipHigh: Number(m[2] ?? m[1]),
+      delta: m[3] ? Number(m[3]) : null,
+      dualClip: null,
+      logRatioClamp: null,
+      lossAgg: "token-mean",
+      klCoef: 0,
+      klEstimator: "k3-unclamped",
+      entropyCoef: 0,
     };
     forEachKey(asObject(value, variant), variant, (field, fieldValue) => {
       if (field === "per_token_loss_no_kl") {
@@ -87,12 +101,16 @@ function checkTrl(trl: JsonObject, inputs: ReturnType<typeof policyTensors>) {
       }
       const beta = /^loss_beta([\d.]+)$/.exec(field);
       if (!beta) return false;
-      checkAggregates((lossType) => {
-        const { loss, metrics } = computePolicyLoss(inputs, { ...base, klCoef: Number(beta[1]), lossAgg: `trl-${lossType}` });
-        const value = readScalar(loss);
-        tf.dispose([loss, ...Object.values(metrics)]);
-        return value;
-      }, asObject(fieldValue, field), `trl ${variant} ${field}`);
+      checkAggregates(
+        (lossType) => {
+          const { loss, metrics } = computePolicyLoss(inputs, { ...base, klCoef: Number(beta[1]), lossAgg: `trl-${lossType}` });
+          const value = readScalar(loss);
+          tf.dispose([loss, ...Object.values(metrics)]);
+          return value;
+        },
+        asObject(fieldValue, field),
+        `trl ${variant} ${field}`,
+      );
       return true;
     });
     return true;
@@ -133,14 +151,24 @@ export function checkPolicyLossSection(section: JsonObject) {
     }
     if (key === "verl_total_loss_dapo_clip") {
       const config: PolicyLossConfig = {
-        clipLow: 0.2, clipHigh: 0.28, dualClip: 3, lossAgg: "token-mean", klCoef: 0.001, klEstimator: "k3", entropyCoef: 0.01,
+        clipLow: 0.2,
+        clipHigh: 0.28,
+        dualClip: 3,
+        lossAgg: "token-mean",
+        klCoef: 0.001,
+        klEstimator: "k3",
+        entropyCoef: 0.01,
       };
-      checkAggregates((mode) => {
-        const { loss, metrics } = computePolicyLoss(inputs, { ...config, lossAgg: mode });
-        const v = readScalar(loss);
-        tf.dispose([loss, ...Object.values(metrics)]);
-        return v;
-      }, asObject(asObject(value, key).value, "value"), key);
+      checkAggregates(
+        (mode) => {
+          const { loss, metrics } = computePolicyLoss(inputs, { ...config, lossAgg: mode });
+          const v = readScalar(loss);
+          tf.dispose([loss, ...Object.values(metrics)]);
+          return v;
+        },
+        asObject(asObject(value, key).value, "value"),
+        key,
+      );
       return true;
     }
     if (key === "trl") {
@@ -158,7 +186,15 @@ export function checkEdgeCases(section: JsonObject) {
     if (key === "ratio_logratio_clamp") {
       const t = (x: number) => tf.tensor2d([[x]]);
       const input = { logProbs: t(c.log_prob as number), oldLogProbs: t(c.old_log_prob as number), advantages: t(c.advantage as number) };
-      const config: PolicyLossConfig = { clipLow: 0.2, clipHigh: 0.28, dualClip: 3, lossAgg: "token-mean", klCoef: 0, klEstimator: "k3", entropyCoef: 0 };
+      const config: PolicyLossConfig = {
+        clipLow: 0.2,
+        clipHigh: 0.28,
+        dualClip: 3,
+        lossAgg: "token-mean",
+        klCoef: 0,
+        klEstimator: "k3",
+        entropyCoef: 0,
+      };
       const { ratio, pgLosses } = computeTokenSurrogate(input, config);
       const expected = c.ratio_verl as number;
       // float32 keeps ~7 significant digits of e^20, so compare relatively.
@@ -175,13 +211,23 @@ export function checkEdgeCases(section: JsonObject) {
       return true;
     }
     if (key === "kl_gradients_wrt_log_prob") {
-      const tokens = (c.tokens as JsonObject[]);
+      const tokens = c.tokens as JsonObject[];
       const lp = tf.tensor1d(tokens.map((x) => x.lp as number));
       const refLp = tf.tensor1d(tokens.map((x) => x.ref as number));
-      const grads: Record<string, [string, string]> = { k1: ["k1", "dk1"], k2: ["k2", "dk2"], k3: ["k3", "dk3"], "k3+": ["k3+", "dk2"], "k1+": ["k1+", "dk2"] };
+      const grads: Record<string, [string, string]> = {
+        k1: ["k1", "dk1"],
+        k2: ["k2", "dk2"],
+        k3: ["k3", "dk3"],
+        "k3+": ["k3+", "dk2"],
+        "k1+": ["k1+", "dk2"],
+      };
       for (const [label, [estimator, field]] of Object.entries(grads)) {
         const g = tf.grad((x: tf.Tensor) => tf.sum(computeKlTensor(x, refLp, estimator)))(lp);
-        assertAllClose(Array.from(g.dataSync()), tokens.map((x) => x[field] as number), `d${label}/dlp`);
+        assertAllClose(
+          Array.from(g.dataSync()),
+          tokens.map((x) => x[field] as number),
+          `d${label}/dlp`,
+        );
         g.dispose();
       }
       tf.dispose([lp, refLp]);
@@ -190,4 +236,3 @@ export function checkEdgeCases(section: JsonObject) {
     return false;
   });
 }
-

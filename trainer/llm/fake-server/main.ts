@@ -43,9 +43,16 @@ const server = await startFakeLlmServer({
   port: num("port", values.port),
   host: values.host,
   latencyMs: num("latency", values.latency),
-  faults: { rate: num("fault-rate", values["fault-rate"]), kinds: kinds as FaultKind[] | undefined, retryAfter: values["retry-after"], seed: num("seed", values.seed) },
+  faults: {
+    rate: num("fault-rate", values["fault-rate"]),
+    kinds: kinds as FaultKind[] | undefined,
+    retryAfter: values["retry-after"],
+    seed: num("seed", values.seed),
+  },
 });
-console.log(JSON.stringify({ url: server.url, latencyMs: num("latency", values.latency), faultRate: num("fault-rate", values["fault-rate"]) }));
+console.log(
+  JSON.stringify({ url: server.url, latencyMs: num("latency", values.latency), faultRate: num("fault-rate", values["fault-rate"]) }),
+);
 
 const shutdown = (): void => {
   console.log(JSON.stringify({ stats: server.stats }));

@@ -8,7 +8,15 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { mulberry32 } from "../../../lib/seeded-random";
 
-export const FAULT_KINDS = ["rate_limit", "server_error", "hang", "malformed_json", "truncated_length", "cut_body", "unauthorized_echo"] as const;
+export const FAULT_KINDS = [
+  "rate_limit",
+  "server_error",
+  "hang",
+  "malformed_json",
+  "truncated_length",
+  "cut_body",
+  "unauthorized_echo",
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FakeChatRequest {
@@ -72,7 +80,6 @@ export function defaultFakeReply(req: FakeChatRequest): FakeReply {
   return { content: "Thanks. Could you tell me more?" };
 }
 
-
 function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
@@ -117,7 +124,13 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
           role: "assistant",
           content: reply.content,
           ...(reply.toolCalls
-            ? { tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }
+            ? {
+                tool_calls: reply.toolCalls.map((c) => ({
+                  id: c.id,
+                  type: "function",
+                  function: { name: c.name, arguments: c.arguments },
+                })),
+              }
             : {}),
         },
         finish_reason: reply.finishReason ?? (reply.toolCalls ? "tool_calls" : "stop"),
@@ -154,20 +167,34 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
     if (closed()) return;
     switch (fault) {
       case "rate_limit":
-        return sendJson(res, 429, { error: { message: "Rate limit reached for requests", type: "requests", code: "rate_limit_exceeded" } }, {
-          "retry-after": faults.retryAfter ?? "0",
-          ...(faults.retryAfterMs !== undefined ? { "retry-after-ms": String(faults.retryAfterMs) } : {}),
-        });
+        return sendJson(
+          res,
+          429,
+          { error: { message: "Rate limit reached for requests", type: "requests", code: "rate_limit_exceeded" } },
+          {
+            "retry-after": faults.retryAfter ?? "0",
+            ...(faults.retryAfterMs !== undefined ? { "retry-after-ms": String(faults.retryAfterMs) } : {}),
+          },
+        );
       case "server_error":
         return sendJson(res, 500, { error: { message: "The server had an error while processing your request.", type: "server_error" } });
       case "unauthorized_echo":
         // Some proxies echo the credential they rejected; the client must scrub it.
-        return sendJson(res, 401, { error: { message: `Incorrect API key provided. Authorization: ${authorization ?? "(none)"}`, type: "invalid_request_error" } });
+        return sendJson(res, 401, {
+          error: { message: `Incorrect API key provided. Authorization: ${authorization ?? "(none)"}`, type: "invalid_request_error" },
+        });
       case "malformed_json":
         return sendJson(res, 200, completion(model, req, { content: '{"reward": 1, "reasoning": "The agent did' }));
       case "truncated_length": {
         const full = await resolveReply(req);
-        return sendJson(res, 200, completion(model, req, { content: full.content.slice(0, Math.max(1, Math.floor(full.content.length / 2))), finishReason: "length" }));
+        return sendJson(
+          res,
+          200,
+          completion(model, req, {
+            content: full.content.slice(0, Math.max(1, Math.floor(full.content.length / 2))),
+            finishReason: "length",
+          }),
+        );
       }
       case "cut_body": {
         const text = JSON.stringify(completion(model, req, await resolveReply(req)));
@@ -196,7 +223,10 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
     req.on("end", () => {
       const url = (req.url ?? "").replace(/\/+$/, "");
       if (req.method === "GET" && url === "/v1/models") {
-        return sendJson(res, 200, { object: "list", data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "rollout-lab" })) });
+        return sendJson(res, 200, {
+          object: "list",
+          data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "rollout-lab" })),
+        });
       }
       if (req.method === "POST" && url === "/v1/chat/completions") {
         stats.requests++;
@@ -211,7 +241,8 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
             if (res.writableEnded) stats.completed++;
           })
           .catch((e: unknown) => {
-            if (!res.headersSent) sendJson(res, 500, { error: { message: `fake server reply failed: ${String(e)}`, type: "server_error" } });
+            if (!res.headersSent)
+              sendJson(res, 500, { error: { message: `fake server reply failed: ${String(e)}`, type: "server_error" } });
           });
         return;
       }

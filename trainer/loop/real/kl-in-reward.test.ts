@@ -18,7 +18,10 @@ test("scores equal rewards while the policy is the reference, and drop below the
   const reference = policy.frozenCopy();
   const score = createKlInRewardScorer(policy, reference, { coef: 0.1, estimator: "k3" });
   const same = await score(groups());
-  assert.deepEqual(same.scores, [[1, 0], [null, 0.5]]);
+  assert.deepEqual(same.scores, [
+    [1, 0],
+    [null, 0.5],
+  ]);
   assert.equal(same.metrics["kl/in_reward_mean"], 0);
   assert.equal(same.metrics["reward/penalised_mean"], 0.5);
 
@@ -27,7 +30,11 @@ test("scores equal rewards while the policy is the reference, and drop below the
   w.assign(tf.add(w, tf.randomNormal(w.shape, 0, 0.5, "float32", 1)));
   const moved = await score(groups());
   assert.equal(moved.scores[1][0], null, "an unscored sample stays unscored");
-  for (const [g, i, r] of [[0, 0, 1], [0, 1, 0], [1, 1, 0.5]] as const) {
+  for (const [g, i, r] of [
+    [0, 0, 1],
+    [0, 1, 0],
+    [1, 1, 0.5],
+  ] as const) {
     assert.ok((moved.scores[g][i] as number) < r, `sample ${g}/${i}: ${moved.scores[g][i]} < ${r}`);
   }
   assert.ok(moved.metrics["kl/in_reward_mean"] > 0);

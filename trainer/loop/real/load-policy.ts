@@ -53,11 +53,16 @@ export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM;
     tokenizer = loaded.tokenizer ?? (await loadTokenizer(config.policy.tokenizer));
     if (tokenizer.vocabSize > model.config.vocabSize) {
       model.dispose();
-      throw new Error(`policy.model "${name}" has ${model.config.vocabSize} embeddings but its tokenizer has ${tokenizer.vocabSize} tokens; set policy.tokenizer to the tokenizer the model was trained with.`);
+      throw new Error(
+        `policy.model "${name}" has ${model.config.vocabSize} embeddings but its tokenizer has ${tokenizer.vocabSize} tokens; set policy.tokenizer to the tokenizer the model was trained with.`,
+      );
     }
   }
   if (config.policy.lora) {
-    model.enableLora({ rank: config.policy.lora.rank, alpha: config.policy.lora.alpha, targets: ["q_proj", "k_proj", "v_proj", "o_proj"] }, config.seed);
+    model.enableLora(
+      { rank: config.policy.lora.rank, alpha: config.policy.lora.alpha, targets: ["q_proj", "k_proj", "v_proj", "o_proj"] },
+      config.seed,
+    );
   }
   return { model, tokenizer };
 }

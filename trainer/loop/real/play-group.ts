@@ -65,7 +65,11 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
   });
 
   /** One episode; `batchSizes` collects, per policy turn, how many prompts were decoded together with it. */
-  async function playOne(req: GroupRequest, i: number, batchSizes: number[]): Promise<{ episode: EpisodeTrajectory; tokens: EpisodeTokens }> {
+  async function playOne(
+    req: GroupRequest,
+    i: number,
+    batchSizes: number[],
+  ): Promise<{ episode: EpisodeTrajectory; tokens: EpisodeTokens }> {
     const tokens = new EpisodeTokens(tok);
     const rng = new Rng(req.seed + i);
     sampler.enter();

@@ -26,7 +26,11 @@ import type { AdvantagesUsed, LoopDeps } from "../types";
 import { loadPolicy, policyModelConfig } from "./load-policy";
 import { createGroupPlayer, type PolicySample } from "./play-group";
 import { multiTurnTokenAdvantages } from "./turn-credit";
-import { checkpointDirName, loadCheckpoint as loadSafetensorsCheckpoint, saveCheckpoint as saveSafetensorsCheckpoint } from "../../checkpoint/checkpoint";
+import {
+  checkpointDirName,
+  loadCheckpoint as loadSafetensorsCheckpoint,
+  saveCheckpoint as saveSafetensorsCheckpoint,
+} from "../../checkpoint/checkpoint";
 import { createKlInRewardScorer } from "./kl-in-reward";
 import { createSftWarmStart, referenceDirOf } from "./sft-warm-start";
 
@@ -34,7 +38,14 @@ export type { PolicySample } from "./play-group";
 
 function toLlmConfig(config: RunConfig): LlmConfigInput {
   const ep = (e: RunConfig["llm"]["judge"]): LlmEndpointConfig | undefined =>
-    e && { baseUrl: e.baseUrl, model: e.model, apiKeyEnv: e.apiKeyEnv, params: { temperature: e.temperature, max_tokens: e.maxTokens }, jsonMode: false, timeoutMs: e.timeoutMs };
+    e && {
+      baseUrl: e.baseUrl,
+      model: e.model,
+      apiKeyEnv: e.apiKeyEnv,
+      params: { temperature: e.temperature, max_tokens: e.maxTokens },
+      jsonMode: false,
+      timeoutMs: e.timeoutMs,
+    };
   return {
     endpoints: { user_simulator: ep(config.llm.userSimulator), tool_simulator: ep(config.llm.toolSimulator), judge: ep(config.llm.judge) },
     concurrency: config.llm.concurrency,
@@ -56,7 +67,14 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   // checks the same estimate against its budget. A checkpoint folder whose config.json cannot be read fails below.
   const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
   const estimateFor = (dims: Awaited<ReturnType<typeof policyModelConfig>>) =>
-    estimateStepMemory({ dims, vocabSize: dims.vocabSize, loraRank: config.policy.lora?.rank, reference: config.grpo.klCoef > 0, microBatch, samplingBatch: config.rollout.concurrency });
+    estimateStepMemory({
+      dims,
+      vocabSize: dims.vocabSize,
+      loraRank: config.policy.lora?.rank,
+      reference: config.grpo.klCoef > 0,
+      microBatch,
+      samplingBatch: config.rollout.concurrency,
+    });
   const planned = await policyModelConfig(config).then(estimateFor, () => null);
   const backend = await placeRun(await backendOnce, planned?.bytes.total ?? 0);
 
@@ -75,7 +93,12 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
 
   const { model, tokenizer: tok } = await loadPolicy(config);
   // The web app could estimate this only for built-in sizes; a checkpoint folder is checked now that it is loaded.
-  const memory = stepMemoryProblem(estimateFor(model.config), stepMemoryLimitBytes(process.env, os.totalmem()), microBatch, model.config.maxPositions);
+  const memory = stepMemoryProblem(
+    estimateFor(model.config),
+    stepMemoryLimitBytes(process.env, os.totalmem()),
+    microBatch,
+    model.config.maxPositions,
+  );
   if (memory) {
     model.dispose();
     throw new Error(memory);
@@ -116,7 +139,9 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
     trainTasks,
     evalTasks,
     adjustScores:
-      config.grpo.klInReward && reference ? createKlInRewardScorer(model, reference, { coef: config.grpo.klCoef, estimator: config.grpo.klEstimator }) : undefined,
+      config.grpo.klInReward && reference
+        ? createKlInRewardScorer(model, reference, { coef: config.grpo.klCoef, estimator: config.grpo.klEstimator })
+        : undefined,
     warmStart:
       config.grpo.sftWarmupSteps > 0
         ? createSftWarmStart({ config, env, trainTasks, model, optimizer, tokenizer: tok, reference, checkpointDir })
@@ -128,14 +153,22 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       const perToken =
         config.grpo.turnCredit === "none"
           ? groups.map((g) => g.samples.map((s, i) => s.lossMask.map((m) => m * g.advantages[i])))
-          : multiTurnTokenAdvantages(config, groups.map((g) => g.samples));
+          : multiTurnTokenAdvantages(
+              config,
+              groups.map((g) => g.samples),
+            );
       const batch = groups.map((g, gi) =>
         g.samples
           .map((s, i) => ({ s, i }))
           .filter(({ i }) => g.scored[i])
           // The sampler's log-probs are the old ones: the weights are those that sampled (no update in between),
           // so the update skips a forward pass over the whole batch (sampled-logprobs.test.ts checks they agree).
-          .map(({ s, i }) => ({ tokens: s.tokens, lossMask: s.lossMask, advantages: perToken[gi][i], ...(s.sampledLogProbs && { oldLogProbs: s.sampledLogProbs }) })),
+          .map(({ s, i }) => ({
+            tokens: s.tokens,
+            lossMask: s.lossMask,
+            advantages: perToken[gi][i],
+            ...(s.sampledLogProbs && { oldLogProbs: s.sampledLogProbs }),
+          })),
       );
       const flat = batch.flat();
       const reused = flat.filter((t) => t.oldLogProbs).length;

@@ -39,7 +39,11 @@ test("guess-number: binary-search demonstrations are what an episode shows, solv
   assert.equal(demos.length, tasks.length);
   for (const [i, demo] of demos.entries()) {
     const { seen, evaluation } = await replay(env, tasks[i], demo);
-    assert.deepEqual(seen.map((m) => m.content), demo.messages.filter((m) => m.role === "user").map((m) => m.content), "same feedback as the environment gives");
+    assert.deepEqual(
+      seen.map((m) => m.content),
+      demo.messages.filter((m) => m.role === "user").map((m) => m.content),
+      "same feedback as the environment gives",
+    );
     assert.equal(evaluation.components.solved, 1);
     assert.ok(evaluation.components.turns <= 4, "binary search solves 1-8 in at most 4 guesses");
   }
@@ -84,8 +88,18 @@ test("bfcl: replaying the ground-truth demonstrations through the episode earns 
 });
 
 test("tokenising keeps the end of a demonstration longer than the context and drops one with no assistant token left", () => {
-  const long: Demonstration = { messages: [{ role: "user", content: "x".repeat(300) }, { role: "assistant", content: "42" }] };
-  const earlyOnly: Demonstration = { messages: [{ role: "assistant", content: "hi" }, { role: "user", content: "y".repeat(300) }] };
+  const long: Demonstration = {
+    messages: [
+      { role: "user", content: "x".repeat(300) },
+      { role: "assistant", content: "42" },
+    ],
+  };
+  const earlyOnly: Demonstration = {
+    messages: [
+      { role: "assistant", content: "hi" },
+      { role: "user", content: "y".repeat(300) },
+    ],
+  };
   const { examples, truncated } = tokeniseDemonstrations(tok, [long, earlyOnly], 64);
   assert.equal(truncated, 2);
   assert.equal(examples.length, 1);
@@ -95,13 +109,29 @@ test("tokenising keeps the end of a demonstration longer than the context and dr
 
 test("the demonstrations file wins over the environment; without either the run fails saying what to do", async () => {
   const file = path.join(mkdtempSync(path.join(tmpdir(), "rl-sft-")), "demos.jsonl");
-  writeFileSync(file, `${JSON.stringify({ messages: [{ role: "user", content: "Guess 1-8" }, { role: "assistant", content: "4" }] })}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({
+      messages: [
+        { role: "user", content: "Guess 1-8" },
+        { role: "assistant", content: "4" },
+      ],
+    })}\n`,
+  );
   const guess = getEnvironment("guess-number");
-  const fromFile = await loadDemonstrations(parseRunConfig({ environment: "guess-number", dataset: { demonstrationsPath: file }, grpo: { sftWarmupSteps: 2 } }), guess, guess.builtinTasks());
+  const fromFile = await loadDemonstrations(
+    parseRunConfig({ environment: "guess-number", dataset: { demonstrationsPath: file }, grpo: { sftWarmupSteps: 2 } }),
+    guess,
+    guess.builtinTasks(),
+  );
   assert.equal(fromFile.demos.length, 1);
   assert.equal(fromFile.source, file);
 
-  const fromEnv = await loadDemonstrations(parseRunConfig({ environment: "guess-number", grpo: { sftWarmupSteps: 2 } }), guess, guess.builtinTasks());
+  const fromEnv = await loadDemonstrations(
+    parseRunConfig({ environment: "guess-number", grpo: { sftWarmupSteps: 2 } }),
+    guess,
+    guess.builtinTasks(),
+  );
   assert.equal(fromEnv.source, 'environment "guess-number"');
   assert.equal(fromEnv.demos.length, guess.builtinTasks().length, "one scripted demonstration per training task");
 

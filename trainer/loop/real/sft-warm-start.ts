@@ -45,10 +45,18 @@ export async function loadDemonstrations(config: RunConfig, env: Environment, tr
 }
 
 /** Chat template ids + assistant-only loss mask, keeping the end when longer than the model's context. */
-export function tokeniseDemonstrations(tok: Tokenizer, demos: Demonstration[], maxPositions: number): { examples: TokenDemonstration[]; truncated: number } {
+export function tokeniseDemonstrations(
+  tok: Tokenizer,
+  demos: Demonstration[],
+  maxPositions: number,
+): { examples: TokenDemonstration[]; truncated: number } {
   let truncated = 0;
   const examples = demos.flatMap((d) => {
-    const turns = d.messages.map((m) => ({ role: m.role, content: m.content, source: m.role === "assistant" && m.train !== false ? "policy" : "demonstration" }));
+    const turns = d.messages.map((m) => ({
+      role: m.role,
+      content: m.content,
+      source: m.role === "assistant" && m.train !== false ? "policy" : "demonstration",
+    }));
     const r = renderChat(tok, turns);
     if (r.ids.length > maxPositions) truncated++;
     const example = { tokens: r.ids.slice(-maxPositions), lossMask: r.lossMask.slice(-maxPositions) };
@@ -78,7 +86,9 @@ export function createSftWarmStart(input: SftWarmStartInput): (control: StopCont
     const maxPositions = model.config.maxPositions;
     const { examples, truncated } = tokeniseDemonstrations(input.tokenizer, demos, maxPositions);
     if (examples.length === 0) {
-      throw new Error(`None of the ${demos.length} demonstrations from ${source} has an assistant token within the model's last ${maxPositions} positions; shorten them or use a model with a longer context.`);
+      throw new Error(
+        `None of the ${demos.length} demonstrations from ${source} has an assistant token within the model's last ${maxPositions} positions; shorten them or use a model with a longer context.`,
+      );
     }
     const steps = await runSftSteps(
       model,
@@ -98,7 +108,10 @@ export function createSftWarmStart(input: SftWarmStartInput): (control: StopCont
       const merged = model.frozenCopy();
       reference.copyWeightsFrom(merged);
       merged.dispose();
-      await saveCheckpoint(referenceDirOf(input.checkpointDir), { model: reference, state: { step: 0, rngState: 0, dataCursor: 0, role: "kl-reference" } });
+      await saveCheckpoint(referenceDirOf(input.checkpointDir), {
+        model: reference,
+        state: { step: 0, rngState: 0, dataCursor: 0, role: "kl-reference" },
+      });
     }
     const losses = steps.filter((s) => s.applied && Number.isFinite(s.loss)).map((s) => s.loss);
     const seconds = (performance.now() - t0) / 1000;

@@ -4,7 +4,13 @@ import type { ConversationMessage } from "../../../lib/conversation";
 import { parseRunConfig } from "../../../lib/run-config";
 import { multiTurnTokenAdvantages, turnRewardsOf } from "./turn-credit";
 
-const policy = (turn: number, turnReward?: number): ConversationMessage => ({ role: "assistant", source: "policy", turn, content: "x", turnReward });
+const policy = (turn: number, turnReward?: number): ConversationMessage => ({
+  role: "assistant",
+  source: "policy",
+  turn,
+  content: "x",
+  turnReward,
+});
 const user = (turn: number): ConversationMessage => ({ role: "user", source: "user_simulator", turn, content: "y" });
 
 test("per-turn rewards come from the environment; a final-only reward lands on the last turn; unscored stays null", () => {

@@ -59,7 +59,10 @@ export function createFakeDeps(opts: FakeDepsOptions): FakeDeps {
       if (req.signal.aborted) throw new Error("rollout aborted");
       deps.rolloutsPerStep.set(req.step, (deps.rolloutsPerStep.get(req.step) ?? 0) + 1);
       const samples: RolloutSample<{ taskId: string; index: number }>[] = Array.from({ length: req.size }, (_, index) => {
-        const reward = opts.unscoredFromStep !== undefined && req.step >= opts.unscoredFromStep ? null : fakeReward(deps.state.skill, req.task.id, index);
+        const reward =
+          opts.unscoredFromStep !== undefined && req.step >= opts.unscoredFromStep
+            ? null
+            : fakeReward(deps.state.skill, req.task.id, index);
         return {
           sample: { taskId: req.task.id, index },
           record: {

@@ -26,8 +26,17 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
   const built = loadBlasAddon().addon !== null;
   /** Grouped-query heads (4 query heads over 2 kv heads) so the kv-head accumulation in attention is exercised. */
   const CONFIG: ModelConfig = {
-    vocabSize: 64, hiddenSize: 32, numLayers: 2, numHeads: 4, numKvHeads: 2, intermediateSize: 48,
-    maxPositions: 32, ropeTheta: 10000, rmsNormEps: 1e-5, tieEmbeddings: false, attentionBias: false,
+    vocabSize: 64,
+    hiddenSize: 32,
+    numLayers: 2,
+    numHeads: 4,
+    numKvHeads: 2,
+    intermediateSize: 48,
+    maxPositions: 32,
+    ropeTheta: 10000,
+    rmsNormEps: 1e-5,
+    tieEmbeddings: false,
+    attentionBias: false,
   };
 
   before(async () => {
@@ -97,19 +106,30 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
     ["Llama layout", CONFIG],
     ["Qwen2 layout (q/k/v biases, tied embeddings)", { ...CONFIG, attentionBias: true, tieEmbeddings: true }],
   ] as const) {
-    test(`${backend}: fused path, ${label}: native KV-cache decoding of left-padded prompts equals full recomputation, no leaks`, { skip: !built }, async () => {
-      await tryEnableNativeKernels(backend);
-      const model = new DecoderLM(config, { seed: 5, initStd: 0.2 });
-      // biases start at zero; give them values so a kernel that dropped them would be caught
-      for (const [name, v] of model.params) if (name.endsWith(".bias")) v.assign(tf.randomNormal(v.shape, 0, 0.5, "float32", 9));
-      const prompts = [[10, 20, 30, 40, 50, 11, 12], [60, 7], [1, 2, 3]];
-      const before = tf.memory().numTensors;
-      const samples = generate(model, prompts, { maxNewTokens: 14, temperature: 1, rng: new Rng(3) });
-      assert.equal(tf.memory().numTensors, before, "sampling leaked tensors");
-      const full = computeLogProbs(model, prompts.map((p, i) => [...p, ...samples[i].tokens]));
-      samples.forEach((s, i) => assertClose(s.logprobs, full[i].slice(prompts[i].length), `row ${i} sampled log-probs`, 1e-4));
-      model.dispose();
-    });
+    test(
+      `${backend}: fused path, ${label}: native KV-cache decoding of left-padded prompts equals full recomputation, no leaks`,
+      { skip: !built },
+      async () => {
+        await tryEnableNativeKernels(backend);
+        const model = new DecoderLM(config, { seed: 5, initStd: 0.2 });
+        // biases start at zero; give them values so a kernel that dropped them would be caught
+        for (const [name, v] of model.params) if (name.endsWith(".bias")) v.assign(tf.randomNormal(v.shape, 0, 0.5, "float32", 9));
+        const prompts = [
+          [10, 20, 30, 40, 50, 11, 12],
+          [60, 7],
+          [1, 2, 3],
+        ];
+        const before = tf.memory().numTensors;
+        const samples = generate(model, prompts, { maxNewTokens: 14, temperature: 1, rng: new Rng(3) });
+        assert.equal(tf.memory().numTensors, before, "sampling leaked tensors");
+        const full = computeLogProbs(
+          model,
+          prompts.map((p, i) => [...p, ...samples[i].tokens]),
+        );
+        samples.forEach((s, i) => assertClose(s.logprobs, full[i].slice(prompts[i].length), `row ${i} sampled log-probs`, 1e-4));
+        model.dispose();
+      },
+    );
   }
 
   test(`${backend}: fused AdamW with clipping and weight decay = the stock update, step after step`, { skip: !built }, async () => {
@@ -118,7 +138,10 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
       const opt = new AdamW(model.trainableVariables(), { lr: 3e-3, weightDecay: 0.1, maxGradNorm: 0.5 });
       const norms: number[] = [];
       for (let step = 0; step < 3; step++) {
-        const { grads, value } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogProbs(model, batch).logp)) as tf.Scalar, model.trainableVariables());
+        const { grads, value } = tf.variableGrads(
+          () => tf.neg(tf.mean(tokenLogProbs(model, batch).logp)) as tf.Scalar,
+          model.trainableVariables(),
+        );
         const norm = globalGradNorm(grads);
         norms.push(norm);
         opt.apply(grads, norm);
@@ -136,23 +159,29 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
     fused.moments.forEach((m, i) => assertClose(m, stock.moments[i], `second moments ${i}`, 5e-4));
   });
 
-  test(`${backend}: fused attention = stock attention at a training shape large enough to run on several threads`, { skip: !built }, async () => {
-    await tryEnableNativeKernels(backend);
-    // B*H*T*Tk*hd well above the kernel's threading threshold (2^21), with grouped-query heads
-    const s = { B: 2, T: 128, heads: 4, kvHeads: 2, headDim: 32 };
-    const q = tf.randomNormal([s.B * s.T, s.heads * s.headDim], 0, 1, "float32", 1) as tf.Tensor2D;
-    const k = tf.randomNormal([s.B * s.T, s.kvHeads * s.headDim], 0, 1, "float32", 2) as tf.Tensor2D;
-    const v = tf.randomNormal([s.B * s.T, s.kvHeads * s.headDim], 0, 1, "float32", 3) as tf.Tensor2D;
-    const w = tf.randomNormal([s.B * s.T, s.heads * s.headDim], 0, 1, "float32", 4);
-    const gradsOf = (f: (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.Tensor) =>
-      tf.grads((a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(f(a, b, c), w)))([q, k, v]).map((g) => g.dataSync());
-    const fused = gradsOf((a, b, c) => fusedAttention(a as tf.Tensor2D, b as tf.Tensor2D, c as tf.Tensor2D, { ...s, past: 0 }));
-    const stock = gradsOf((a, b, c) => attendBatched(a as tf.Tensor2D, b as tf.Tensor2D, c as tf.Tensor2D, s).out);
-    ["dq", "dk", "dv"].forEach((name, i) => assertClose(fused[i], stock[i], name, 2e-4));
-    const out = fusedAttention(q, k, v, { ...s, past: 0 }).dataSync();
-    assertClose(out, attendBatched(q, k, v, s).out.dataSync(), "attention output");
-    tf.dispose([q, k, v, w]);
-  });
+  test(
+    `${backend}: fused attention = stock attention at a training shape large enough to run on several threads`,
+    { skip: !built },
+    async () => {
+      await tryEnableNativeKernels(backend);
+      // B*H*T*Tk*hd well above the kernel's threading threshold (2^21), with grouped-query heads
+      const s = { B: 2, T: 128, heads: 4, kvHeads: 2, headDim: 32 };
+      const q = tf.randomNormal([s.B * s.T, s.heads * s.headDim], 0, 1, "float32", 1) as tf.Tensor2D;
+      const k = tf.randomNormal([s.B * s.T, s.kvHeads * s.headDim], 0, 1, "float32", 2) as tf.Tensor2D;
+      const v = tf.randomNormal([s.B * s.T, s.kvHeads * s.headDim], 0, 1, "float32", 3) as tf.Tensor2D;
+      const w = tf.randomNormal([s.B * s.T, s.heads * s.headDim], 0, 1, "float32", 4);
+      const gradsOf = (f: (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.Tensor) =>
+        tf
+          .grads((a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => tf.sum(tf.mul(f(a, b, c), w)))([q, k, v])
+          .map((g) => g.dataSync());
+      const fused = gradsOf((a, b, c) => fusedAttention(a as tf.Tensor2D, b as tf.Tensor2D, c as tf.Tensor2D, { ...s, past: 0 }));
+      const stock = gradsOf((a, b, c) => attendBatched(a as tf.Tensor2D, b as tf.Tensor2D, c as tf.Tensor2D, s).out);
+      ["dq", "dk", "dv"].forEach((name, i) => assertClose(fused[i], stock[i], name, 2e-4));
+      const out = fusedAttention(q, k, v, { ...s, past: 0 }).dataSync();
+      assertClose(out, attendBatched(q, k, v, s).out.dataSync(), "attention output");
+      tf.dispose([q, k, v, w]);
+    },
+  );
 
   test(`${backend}: fused kernels reject bad input with a clear error, leaving nothing allocated`, { skip: !built }, async () => {
     await tryEnableNativeKernels(backend);
@@ -167,13 +196,33 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
     // attributes that claim more than the tensors hold are caught before the addon reads the heap
     const q = tf.ones([2, 8]);
     assert.throws(
-      () => tf.engine().runKernel(FUSED.attention, { q, k: q, v: q }, { B: 2, T: 2, Tk: 2, heads: 2, kvHeads: 2, headDim: 4, past: 0, scale: 1 } as never),
+      () =>
+        tf.engine().runKernel(FUSED.attention, { q, k: q, v: q }, {
+          B: 2,
+          T: 2,
+          Tk: 2,
+          heads: 2,
+          kvHeads: 2,
+          headDim: 4,
+          past: 0,
+          scale: 1,
+        } as never),
       /RolloutLabAttention: input q is float32 \[2,8\], expected float32 with 32 elements/,
     );
     // grouped-query heads must divide: refused by the addon itself
     const [q3, k2] = [tf.ones([1, 12]), tf.ones([1, 8])];
     assert.throws(
-      () => tf.engine().runKernel(FUSED.attention, { q: q3, k: k2, v: k2 }, { B: 1, T: 1, Tk: 1, heads: 3, kvHeads: 2, headDim: 4, past: 0, scale: 1 } as never),
+      () =>
+        tf.engine().runKernel(FUSED.attention, { q: q3, k: k2, v: k2 }, {
+          B: 1,
+          T: 1,
+          Tk: 1,
+          heads: 3,
+          kvHeads: 2,
+          headDim: 4,
+          past: 0,
+          scale: 1,
+        } as never),
       /heads must be a multiple of kv heads/,
     );
     tf.dispose([logits, x, tables.cos, tables.sin, pos, q, q3, k2]);

@@ -26,9 +26,20 @@ interface PreTokenizerSpec {
 
 export interface TokenizerJson {
   added_tokens?: AddedToken[];
-  normalizer?: { type: string; normalizers?: { type: string; prepend?: string; pattern?: { String?: string }; content?: string }[]; prepend?: string } | null;
+  normalizer?: {
+    type: string;
+    normalizers?: { type: string; prepend?: string; pattern?: { String?: string }; content?: string }[];
+    prepend?: string;
+  } | null;
   pre_tokenizer?: PreTokenizerSpec | null;
-  model: { type?: string; vocab?: Record<string, number>; merges?: (string | [string, string])[]; byte_fallback?: boolean; unk_token?: string | null; ignore_merges?: boolean };
+  model: {
+    type?: string;
+    vocab?: Record<string, number>;
+    merges?: (string | [string, string])[];
+    byte_fallback?: boolean;
+    unk_token?: string | null;
+    ignore_merges?: boolean;
+  };
   decoder?: { type: string } | null;
 }
 
@@ -47,8 +58,9 @@ function byteToUnicode(): string[] {
 
 /** Rewrites Oniguruma's `(?i:...)` groups (Qwen2 / Llama 3 contractions) into JS-compatible character classes. */
 export function toJsRegex(pattern: string): RegExp {
-  const js = pattern.replace(/\(\?i:([^()]*)\)/g, (_, body: string) =>
-    `(?:${body.replace(/[a-zA-Z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`)})`,
+  const js = pattern.replace(
+    /\(\?i:([^()]*)\)/g,
+    (_, body: string) => `(?:${body.replace(/[a-zA-Z]/g, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`)})`,
   );
   try {
     return new RegExp(js, "gu");
@@ -89,7 +101,9 @@ export class HfBpeTokenizer implements Tokenizer {
   constructor(private readonly json: TokenizerJson) {
     const type = json.model?.type ?? (json.model?.merges ? "BPE" : "unknown");
     if (type !== "BPE") {
-      throw new TokenizerError(`tokenizer.json model type "${type}" is not supported; only BPE tokenizers (byte-level or SentencePiece BPE) can be loaded.`);
+      throw new TokenizerError(
+        `tokenizer.json model type "${type}" is not supported; only BPE tokenizers (byte-level or SentencePiece BPE) can be loaded.`,
+      );
     }
     this.vocab = new Map(Object.entries(json.model.vocab ?? {}));
     for (const [tok, id] of this.vocab) this.idToToken[id] = tok;

@@ -11,7 +11,14 @@ function tinyQwenJson(): TokenizerJson {
   // GPT-2 byte alphabet: printable ASCII maps to itself, space to "Ġ", newline to "Ċ"
   const chars = [..."abcdefghijklmnopqrstuvwxyzHI!?'0123456789", "Ġ", "Ċ"];
   chars.forEach((c, i) => (vocab[c] = i));
-  const merges = [["h", "e"], ["l", "l"], ["he", "ll"], ["hell", "o"], ["Ġ", "w"], ["Ġw", "o"]];
+  const merges = [
+    ["h", "e"],
+    ["l", "l"],
+    ["he", "ll"],
+    ["hell", "o"],
+    ["Ġ", "w"],
+    ["Ġw", "o"],
+  ];
   for (const [a, b] of merges) vocab[a + b] = Object.keys(vocab).length;
   return {
     added_tokens: [
@@ -23,7 +30,15 @@ function tinyQwenJson(): TokenizerJson {
     pre_tokenizer: {
       type: "Sequence",
       pretokenizers: [
-        { type: "Split", pattern: { Regex: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" }, behavior: "Isolated", invert: false },
+        {
+          type: "Split",
+          pattern: {
+            Regex:
+              "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+          },
+          behavior: "Isolated",
+          invert: false,
+        },
         { type: "ByteLevel", add_prefix_space: false, use_regex: false },
       ],
     },
@@ -59,7 +74,10 @@ test("merges given as pairs (newer tokenizer.json) work the same", () => {
 
 test("a non-BPE tokenizer.json is rejected with a clear error", () => {
   const json = { model: { type: "Unigram", vocab: [] } } as unknown as TokenizerJson;
-  assert.throws(() => loadHfTokenizer(json), (e: unknown) => e instanceof TokenizerError && /model type "Unigram" is not supported/.test(e.message));
+  assert.throws(
+    () => loadHfTokenizer(json),
+    (e: unknown) => e instanceof TokenizerError && /model type "Unigram" is not supported/.test(e.message),
+  );
 });
 
 test("chat template masks everything but the policy's tokens, and continuation reproduces the full render", () => {

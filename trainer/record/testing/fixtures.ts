@@ -12,7 +12,10 @@ export function makeLlmCall(role: LlmRole, turn: number | null, over: Partial<Ll
     role,
     model: "offline",
     endpoint: "offline",
-    request: { messages: [{ role: "system", content: `You play the ${role}. Reply briefly and stay in character.` }], params: { temperature: 0.7 } },
+    request: {
+      messages: [{ role: "system", content: `You play the ${role}. Reply briefly and stay in character.` }],
+      params: { temperature: 0.7 },
+    },
     response: { text: `reply of the ${role} at turn ${turn}`, finishReason: "stop" },
     latencyMs: 100,
     promptTokens: 120,
@@ -37,12 +40,20 @@ export interface TrajectoryOptions {
 
 export function makeTrajectory(opts: TrajectoryOptions = {}): TrajectoryRecord {
   const turns = opts.turns ?? 2;
-  const conversation: ConversationMessage[] = [{ role: "system", source: "system", turn: 0, content: "You are a retail support agent. Tools: find_order(id), refund(id)." }];
+  const conversation: ConversationMessage[] = [
+    { role: "system", source: "system", turn: 0, content: "You are a retail support agent. Tools: find_order(id), refund(id)." },
+  ];
   const llmCalls: LlmCallRecord[] = [];
   for (let turn = 0; turn < turns; turn++) {
     const user = makeLlmCall("user_simulator", turn);
     llmCalls.push(user);
-    conversation.push({ role: "user", source: "user_simulator", turn, content: `I would like a refund for order #${1000 + turn}, please.`, llmCallIds: [user.id] });
+    conversation.push({
+      role: "user",
+      source: "user_simulator",
+      turn,
+      content: `I would like a refund for order #${1000 + turn}, please.`,
+      llmCallIds: [user.id],
+    });
     conversation.push({
       role: "assistant",
       source: "policy",
@@ -54,7 +65,15 @@ export function makeTrajectory(opts: TrajectoryOptions = {}): TrajectoryRecord {
     });
     const tool = makeLlmCall("tool_simulator", turn);
     llmCalls.push(tool);
-    conversation.push({ role: "tool", source: "tool_simulator", turn, toolCallId: `call_${turn}`, name: "find_order", content: `{"id":${1000 + turn},"status":"delivered"}`, llmCallIds: [tool.id] });
+    conversation.push({
+      role: "tool",
+      source: "tool_simulator",
+      turn,
+      toolCallId: `call_${turn}`,
+      name: "find_order",
+      content: `{"id":${1000 + turn},"status":"delivered"}`,
+      llmCallIds: [tool.id],
+    });
   }
   llmCalls.push(makeLlmCall("judge", null, { latencyMs: 400 }));
   const reward = opts.reward === undefined ? 0.5 : opts.reward;
@@ -88,12 +107,25 @@ export function makeGroup(indexInStep: number, rewards: (number | null)[], turns
     rewardMean: mean,
     rewardStd: mean === null ? null : Math.sqrt(scored.reduce((s, v) => s + (v - mean) ** 2, 0) / scored.length),
     dropped: false,
-    trajectories: rewards.map((reward, i) => makeTrajectory({ indexInGroup: i, reward, turns, advantage: mean === null || reward === null ? null : reward - mean })),
+    trajectories: rewards.map((reward, i) =>
+      makeTrajectory({ indexInGroup: i, reward, turns, advantage: mean === null || reward === null ? null : reward - mean }),
+    ),
   };
 }
 
 /** A step of `groups` × `groupSize` trajectories of `turns` turns (rewards vary within each group). */
 export function makeStepRecord(step: number, groups = 2, groupSize = 2, turns = 2): StepRecord {
-  const gs = Array.from({ length: groups }, (_, g) => makeGroup(g, Array.from({ length: groupSize }, (_, i) => ((i + g + step) % 3) / 2), turns));
-  return { step, groups: gs, metrics: { "reward/mean": 0.5, "loss/policy": 0.1 }, events: [{ level: "info", message: `step ${step} done` }] };
+  const gs = Array.from({ length: groups }, (_, g) =>
+    makeGroup(
+      g,
+      Array.from({ length: groupSize }, (_, i) => ((i + g + step) % 3) / 2),
+      turns,
+    ),
+  );
+  return {
+    step,
+    groups: gs,
+    metrics: { "reward/mean": 0.5, "loss/policy": 0.1 },
+    events: [{ level: "info", message: `step ${step} done` }],
+  };
 }

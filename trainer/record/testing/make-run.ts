@@ -2,7 +2,11 @@
 import { parseRunConfig, type RunConfigInput } from "../../../lib/run-config";
 import type { Prisma, PrismaClient } from "../../../generated/prisma/client";
 
-export async function insertQueuedRun(db: PrismaClient, config: RunConfigInput = {}, extra: Partial<Prisma.RunCreateInput> = {}): Promise<string> {
+export async function insertQueuedRun(
+  db: PrismaClient,
+  config: RunConfigInput = {},
+  extra: Partial<Prisma.RunCreateInput> = {},
+): Promise<string> {
   const parsed = parseRunConfig(config);
   const run = await db.run.create({
     data: {

@@ -5,5 +5,6 @@ import { createFakeDeps, type FakeDepsOptions } from "../../loop/testing/fake-de
 import type { RunExecutor } from "../worker";
 
 export function createFakeExecutor(checkpointRoot: string, opts: Omit<FakeDepsOptions, "checkpointDir"> = {}): RunExecutor {
-  return (ctx) => trainRun(ctx.config, createFakeDeps({ ...opts, checkpointDir: path.join(checkpointRoot, ctx.run.id) }), ctx.sink, ctx.control);
+  return (ctx) =>
+    trainRun(ctx.config, createFakeDeps({ ...opts, checkpointDir: path.join(checkpointRoot, ctx.run.id) }), ctx.sink, ctx.control);
 }

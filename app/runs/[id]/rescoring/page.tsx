@@ -2,7 +2,13 @@ import { RescoringPage } from "@/components/rescoring/rescoring-page";
 
 export const dynamic = "force-dynamic";
 
-export default async function RunRescoringPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ step?: string; group?: string }> }) {
+export default async function RunRescoringPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ step?: string; group?: string }>;
+}) {
   const { id } = await params;
   const { step, group } = await searchParams;
   const n = step === undefined ? NaN : Number(step);

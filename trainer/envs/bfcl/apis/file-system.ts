@@ -86,8 +86,10 @@ export function createFileSystem(config: Record<string, unknown>): ApiInstance {
     if (destination.includes("/")) return { error: `${verb}: path not allowed in destination. Provide only a file or directory name.` };
     const dest = cwd.contents.get(destination);
     if (dest) {
-      if (dest.kind !== "dir") return { error: `${verb}: cannot ${verb === "mv" ? "move" : "copy"} '${source}' to '${destination}': Not a directory` };
-      if (dest.contents.has(source)) return { error: `${verb}: cannot ${verb === "mv" ? "move" : "copy"} '${source}' to '${destination}/${source}': File exists` };
+      if (dest.kind !== "dir")
+        return { error: `${verb}: cannot ${verb === "mv" ? "move" : "copy"} '${source}' to '${destination}': Not a directory` };
+      if (dest.contents.has(source))
+        return { error: `${verb}: cannot ${verb === "mv" ? "move" : "copy"} '${source}' to '${destination}/${source}': File exists` };
       if (verb === "mv") cwd.contents.delete(source);
       dest.contents.set(source, copyNode(item, source, dest));
       return { result: `'${source}' ${past} to '${destination}/${source}'` };
@@ -156,22 +158,28 @@ export function createFileSystem(config: Record<string, unknown>): ApiInstance {
         if (!n) return { error: `cat: '${name}': No such file or directory` };
         return n.kind === "file" ? { file_content: n.content } : { error: `cat: '${name}': Is a directory` };
       }),
-      find: method([["path", "."], ["name", null]], (a) => {
-        const path = str(a.path ?? ".", "path");
-        const name = a.name === null || a.name === undefined ? null : str(a.name, "name");
-        const start = navigate(path);
-        if ("error" in start) return { error: start.error.replace(/^cd:/, "find:") };
-        const matches: string[] = [];
-        const walk = (dir: DirNode, base: string) => {
-          for (const [itemName, item] of dir.contents) {
-            const p = `${base}/${itemName}`;
-            if (name === null || itemName.includes(name)) matches.push(p);
-            if (item.kind === "dir") walk(item, p);
-          }
-        };
-        walk(start, path.replace(/\/+$/, ""));
-        return { matches };
-      }),
+      find: method(
+        [
+          ["path", "."],
+          ["name", null],
+        ],
+        (a) => {
+          const path = str(a.path ?? ".", "path");
+          const name = a.name === null || a.name === undefined ? null : str(a.name, "name");
+          const start = navigate(path);
+          if ("error" in start) return { error: start.error.replace(/^cd:/, "find:") };
+          const matches: string[] = [];
+          const walk = (dir: DirNode, base: string) => {
+            for (const [itemName, item] of dir.contents) {
+              const p = `${base}/${itemName}`;
+              if (name === null || itemName.includes(name)) matches.push(p);
+              if (item.kind === "dir") walk(item, p);
+            }
+          };
+          walk(start, path.replace(/\/+$/, ""));
+          return { matches };
+        },
+      ),
       wc: method(["file_name", ["mode", "l"]], (a) => {
         const mode = str(a.mode, "mode");
         if (!["l", "w", "c"].includes(mode)) return { error: `wc: invalid mode '${mode}'` };
@@ -194,7 +202,8 @@ export function createFileSystem(config: Record<string, unknown>): ApiInstance {
         return { matching_lines: splitLines(f.content).filter((l) => l.includes(pattern)) };
       }),
       du: method([["human_readable", false]], (a) => {
-        const size = (n: Node): number => (n.kind === "file" ? Buffer.byteLength(n.content, "utf8") : [...n.contents.values()].reduce((s, c) => s + size(c), 0));
+        const size = (n: Node): number =>
+          n.kind === "file" ? Buffer.byteLength(n.content, "utf8") : [...n.contents.values()].reduce((s, c) => s + size(c), 0);
         let total = size(cwd);
         if (a.human_readable !== true) return { disk_usage: `${total} bytes` };
         for (const unit of ["B", "KB", "MB", "GB", "TB"]) {

@@ -59,7 +59,8 @@ export function createMathApi(): ApiInstance {
         if (typeof a.value !== "number") return { error: "Value must be a number" };
         const from = LENGTH_IN_METERS[String(a.unit_in)];
         const to = LENGTH_IN_METERS[String(a.unit_out)];
-        if (from === undefined || to === undefined) return { error: `Conversion from '${String(a.unit_in)}' to '${String(a.unit_out)}' is not supported` };
+        if (from === undefined || to === undefined)
+          return { error: `Conversion from '${String(a.unit_in)}' to '${String(a.unit_out)}' is not supported` };
         return { result: pyFloat(a.value * from * (1 / to)) };
       }),
       imperial_si_conversion: method(["value", "unit_in", "unit_out"], (a) => {
@@ -77,15 +78,23 @@ export function createMathApi(): ApiInstance {
       multiply: method(["a", "b"], (a) =>
         typeof a.a === "number" && typeof a.b === "number" ? { result: a.a * a.b } : { error: "Both inputs must be numbers" },
       ),
-      divide: method(["a", "b"], (a) => (num(a.b, "b") === 0 ? { error: "Cannot divide by zero" } : { result: pyFloat(num(a.a, "a") / num(a.b, "b")) })),
+      divide: method(["a", "b"], (a) =>
+        num(a.b, "b") === 0 ? { error: "Cannot divide by zero" } : { result: pyFloat(num(a.a, "a") / num(a.b, "b")) },
+      ),
       power: method(["base", "exponent"], (a) => ({ result: num(a.base, "base") ** num(a.exponent, "exponent") })),
       square_root: method(["number", "precision"], (a) =>
-        num(a.number, "number") < 0 ? { error: "Cannot calculate square root of a negative number" } : { result: Math.sqrt(num(a.number, "number")) },
+        num(a.number, "number") < 0
+          ? { error: "Cannot calculate square root of a negative number" }
+          : { result: Math.sqrt(num(a.number, "number")) },
       ),
       absolute_value: method(["number"], (a) => ({ result: Math.abs(num(a.number, "number")) })),
-      round_number: method(["number", ["decimal_places", 0]], (a) => ({ result: pythonRound(num(a.number, "number"), num(a.decimal_places, "decimal_places")) })),
+      round_number: method(["number", ["decimal_places", 0]], (a) => ({
+        result: pythonRound(num(a.number, "number"), num(a.decimal_places, "decimal_places")),
+      })),
       percentage: method(["part", "whole"], (a) =>
-        num(a.whole, "whole") === 0 ? { error: "Whole value cannot be zero" } : { result: pyFloat((num(a.part, "part") / num(a.whole, "whole")) * 100) },
+        num(a.whole, "whole") === 0
+          ? { error: "Whole value cannot be zero" }
+          : { result: pyFloat((num(a.part, "part") / num(a.whole, "whole")) * 100) },
       ),
       min_value: aggregate("Cannot find minimum of an empty list", (xs) => Math.min(...xs)),
       max_value: aggregate("Cannot find maximum of an empty list", (xs) => Math.max(...xs)),

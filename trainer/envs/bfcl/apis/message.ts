@@ -10,7 +10,12 @@ export function createMessageApi(config: Record<string, unknown>): ApiInstance {
   const s = {
     generated_ids: new Set<number>(initial<number[]>(config, "generated_ids", [])),
     user_count: initial(config, "user_count", 4),
-    user_map: initial<Record<string, string>>(config, "user_map", { Alice: "USR001", Bob: "USR002", Catherine: "USR003", Daniel: "USR004" }),
+    user_map: initial<Record<string, string>>(config, "user_map", {
+      Alice: "USR001",
+      Bob: "USR002",
+      Catherine: "USR003",
+      Daniel: "USR004",
+    }),
     inbox: initial<Record<string, string>[]>(config, "inbox", [
       { USR002: "My name is Alice. I want to connect." },
       { USR003: "Could you upload the file?" },
@@ -89,7 +94,10 @@ export function createMessageApi(config: Record<string, unknown>): ApiInstance {
         const denied = loggedOut();
         if (denied) return denied;
         const kw = str(a.keyword, "keyword").toLowerCase();
-        const results = s.inbox.map(entry).filter(([, text]) => text.toLowerCase().includes(kw)).map(([to, text]) => ({ receiver_id: to, message: text }));
+        const results = s.inbox
+          .map(entry)
+          .filter(([, text]) => text.toLowerCase().includes(kw))
+          .map(([to, text]) => ({ receiver_id: to, message: text }));
         return { results };
       }),
       get_message_stats: method([], () => {

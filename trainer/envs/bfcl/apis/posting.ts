@@ -43,7 +43,13 @@ export function createTwitterApi(config: Record<string, unknown>): ApiInstance {
       post_tweet: method(["content", ["tags", []], ["mentions", []]], (a) => {
         const denied = needAuth("posting");
         if (denied) return denied;
-        const tweet: Tweet = { id: s.tweet_counter, username: s.username, content: str(a.content, "content"), tags: [...list<string>(a.tags, "tags")], mentions: [...list<string>(a.mentions, "mentions")] };
+        const tweet: Tweet = {
+          id: s.tweet_counter,
+          username: s.username,
+          content: str(a.content, "content"),
+          tags: [...list<string>(a.tags, "tags")],
+          mentions: [...list<string>(a.mentions, "mentions")],
+        };
         s.tweets[key(s.tweet_counter)] = tweet;
         s.tweet_counter += 1;
         return tweet;
@@ -93,7 +99,9 @@ export function createTwitterApi(config: Record<string, unknown>): ApiInstance {
         const kw = str(a.keyword, "keyword").toLowerCase();
         return Object.values(s.tweets).filter((t) => t.content.toLowerCase().includes(kw) || t.tags.some((g) => g.toLowerCase() === kw));
       }),
-      get_tweet_comments: method(["tweet_id"], (a) => (key(a.tweet_id) in s.tweets ? s.comments[key(a.tweet_id)] ?? [] : missing(a.tweet_id))),
+      get_tweet_comments: method(["tweet_id"], (a) =>
+        key(a.tweet_id) in s.tweets ? (s.comments[key(a.tweet_id)] ?? []) : missing(a.tweet_id),
+      ),
       get_user_stats: method(["username"], (a) => ({
         tweet_count: Object.values(s.tweets).filter((t) => t.username === a.username).length,
         following_count: a.username === s.username ? s.following_list.length : 0,

@@ -9,7 +9,13 @@ import { initial, list, method, num, str, type ApiInstance } from "./api-types";
 type Order = { id: number; order_type: string; symbol: string; price: number; amount: number; status: string };
 type Stock = { price: number; percent_change: number; volume: number; "MA(5)": number; "MA(20)": number };
 
-const q = (price: number, percent_change: number, volume: number, ma5: number, ma20: number): Stock => ({ price, percent_change, volume, "MA(5)": ma5, "MA(20)": ma20 });
+const q = (price: number, percent_change: number, volume: number, ma5: number, ma20: number): Stock => ({
+  price,
+  percent_change,
+  volume,
+  "MA(5)": ma5,
+  "MA(20)": ma20,
+});
 /** BFCL's default market, used when a task's config leaves `stocks` out. */
 const DEFAULT_STOCKS: Record<string, Stock> = {
   AAPL: q(227.16, 0.17, 2.552, 227.11, 227.09),
@@ -29,8 +35,19 @@ const DEFAULT_ORDERS: Record<string, Order> = {
   "12446": { id: 12446, order_type: "Sell", symbol: "GOOG", price: 2840.56, amount: 5, status: "Pending" },
 };
 const SYMBOLS: Record<string, string> = {
-  Apple: "AAPL", Google: "GOOG", Tesla: "TSLA", Microsoft: "MSFT", Nvidia: "NVDA", "Zeta Corp": "ZETA", "Alpha Tech": "ALPH",
-  "Omega Industries": "OMEG", "Quasar Ltd.": "QUAS", "Neptune Systems": "NEPT", "Synex Solutions": "SYNX", Amazon: "AMZN", Gorilla: "GORI",
+  Apple: "AAPL",
+  Google: "GOOG",
+  Tesla: "TSLA",
+  Microsoft: "MSFT",
+  Nvidia: "NVDA",
+  "Zeta Corp": "ZETA",
+  "Alpha Tech": "ALPH",
+  "Omega Industries": "OMEG",
+  "Quasar Ltd.": "QUAS",
+  "Neptune Systems": "NEPT",
+  "Synex Solutions": "SYNX",
+  Amazon: "AMZN",
+  Gorilla: "GORI",
 };
 const SECTORS: Record<string, string[]> = { Technology: ["AAPL", "GOOG", "MSFT", "NVDA"], Automobile: ["TSLA", "F", "GM"] };
 const MARKET_TIME_UTC = Date.UTC(2024, 8, 1, 10, 30);
@@ -43,7 +60,11 @@ export function createTradingBot(config: Record<string, unknown>): ApiInstance {
   const rng = new PyRandom(typeof config.random_seed === "number" ? config.random_seed : 1053520);
   const s = {
     orders: initial<Record<string, Order>>(config, "orders", DEFAULT_ORDERS),
-    account_info: initial<{ account_id: number; balance: number; binding_card: number }>(config, "account_info", { account_id: 12345, balance: 10000.0, binding_card: 1974202140965533 }),
+    account_info: initial<{ account_id: number; balance: number; binding_card: number }>(config, "account_info", {
+      account_id: 12345,
+      balance: 10000.0,
+      binding_card: 1974202140965533,
+    }),
     authenticated: initial(config, "authenticated", false),
     market_status: initial(config, "market_status", "Closed"),
     order_counter: initial(config, "order_counter", 12446),
@@ -66,9 +87,16 @@ export function createTradingBot(config: Record<string, unknown>): ApiInstance {
     methods: {
       get_current_time: method([], () => ({ current_time: "10:30 AM" })),
       get_symbol_by_name: method(["name"], (a) => ({ symbol: SYMBOLS[String(a.name)] ?? "Stock not found" })),
-      get_stock_info: method(["symbol"], (a) => s.stocks[String(a.symbol)] ?? { error: `Stock with symbol '${String(a.symbol)}' not found.` }),
-      get_order_details: method(["order_id"], (a) =>
-        s.orders[String(a.order_id)] ?? { error: `Order with ID ${String(a.order_id)} not found.Here is the list of orders_id: [${Object.keys(s.orders).join(", ")}]` },
+      get_stock_info: method(
+        ["symbol"],
+        (a) => s.stocks[String(a.symbol)] ?? { error: `Stock with symbol '${String(a.symbol)}' not found.` },
+      ),
+      get_order_details: method(
+        ["order_id"],
+        (a) =>
+          s.orders[String(a.order_id)] ?? {
+            error: `Order with ID ${String(a.order_id)} not found.Here is the list of orders_id: [${Object.keys(s.orders).join(", ")}]`,
+          },
       ),
       cancel_order: method(["order_id"], (a) => {
         const o = s.orders[String(a.order_id)];
@@ -87,7 +115,9 @@ export function createTradingBot(config: Record<string, unknown>): ApiInstance {
         if (price <= 0 || amount <= 0) return { error: "Price and amount must be positive values." };
         const type = str(a.order_type, "order_type");
         if (type.toLowerCase() === "buy" && price * Math.trunc(amount) > s.account_info.balance) {
-          return { error: `Insufficient funds: required $${(price * Math.trunc(amount)).toFixed(2)} but only $${s.account_info.balance.toFixed(2)} available.` };
+          return {
+            error: `Insufficient funds: required $${(price * Math.trunc(amount)).toFixed(2)} but only $${s.account_info.balance.toFixed(2)} available.`,
+          };
         }
         const id = s.order_counter;
         s.orders[String(id)] = { id, order_type: type, symbol, price, amount, status: "Open" };
@@ -134,22 +164,38 @@ export function createTradingBot(config: Record<string, unknown>): ApiInstance {
         s.watch_list.splice(i, 1);
         return { status: `Stock ${String(a.symbol)} removed from watchlist successfully.` };
       }),
-      get_watchlist: method([], () => (s.authenticated ? { watchlist: s.watch_list } : ["Error: User not authenticated. Please log in to view the watchlist."])),
-      get_order_history: method([], () => (s.authenticated ? { history: Object.values(s.orders).map((o) => o.id) } : [{ error: "User not authenticated. Please log in to view order history." }])),
-      get_transaction_history: method([["start_date", null], ["end_date", null]], (a) => {
-        if (!s.authenticated) return [{ error: "User not authenticated. Please log in to view transaction history." }];
-        const start = a.start_date ? parseDay(String(a.start_date)) : -Infinity;
-        const end = a.end_date ? parseDay(String(a.end_date)) : Infinity;
-        const inRange = s.transaction_history.filter((t) => {
-          const at = Date.parse(`${t.timestamp.replace(" ", "T")}Z`);
-          return start <= at && at <= end;
-        });
-        return { transaction_history: inRange };
-      }),
+      get_watchlist: method([], () =>
+        s.authenticated ? { watchlist: s.watch_list } : ["Error: User not authenticated. Please log in to view the watchlist."],
+      ),
+      get_order_history: method([], () =>
+        s.authenticated
+          ? { history: Object.values(s.orders).map((o) => o.id) }
+          : [{ error: "User not authenticated. Please log in to view order history." }],
+      ),
+      get_transaction_history: method(
+        [
+          ["start_date", null],
+          ["end_date", null],
+        ],
+        (a) => {
+          if (!s.authenticated) return [{ error: "User not authenticated. Please log in to view transaction history." }];
+          const start = a.start_date ? parseDay(String(a.start_date)) : -Infinity;
+          const end = a.end_date ? parseDay(String(a.end_date)) : Infinity;
+          const inRange = s.transaction_history.filter((t) => {
+            const at = Date.parse(`${t.timestamp.replace(" ", "T")}Z`);
+            return start <= at && at <= end;
+          });
+          return { transaction_history: inRange };
+        },
+      ),
       get_available_stocks: method(["sector"], (a) => ({ stock_list: SECTORS[String(a.sector)] ?? [] })),
       filter_stocks_by_price: method(["stocks", "min_price", "max_price"], (a) => {
         const price = (sym: string) => s.stocks[sym]?.price ?? 0;
-        return { filtered_stocks: list<string>(a.stocks, "stocks").filter((x) => price(x) >= num(a.min_price, "min_price") && price(x) <= num(a.max_price, "max_price")) };
+        return {
+          filtered_stocks: list<string>(a.stocks, "stocks").filter(
+            (x) => price(x) >= num(a.min_price, "min_price") && price(x) <= num(a.max_price, "max_price"),
+          ),
+        };
       }),
       add_to_watchlist: method(["stock"], (a) => {
         const sym = String(a.stock);
@@ -157,8 +203,14 @@ export function createTradingBot(config: Record<string, unknown>): ApiInstance {
         return { watchlist: s.watch_list };
       }),
       notify_price_change: method(["stocks", "threshold"], (a) => {
-        const changed = list<string>(a.stocks, "stocks").filter((x) => x in s.stocks && Math.abs(s.stocks[x].percent_change) >= num(a.threshold, "threshold"));
-        return { notification: changed.length ? `Stocks ${changed.join(", ")} have significant price changes.` : "No significant price changes in the selected stocks." };
+        const changed = list<string>(a.stocks, "stocks").filter(
+          (x) => x in s.stocks && Math.abs(s.stocks[x].percent_change) >= num(a.threshold, "threshold"),
+        );
+        return {
+          notification: changed.length
+            ? `Stocks ${changed.join(", ")} have significant price changes.`
+            : "No significant price changes in the selected stocks.",
+        };
       }),
     },
   };

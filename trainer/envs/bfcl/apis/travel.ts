@@ -9,18 +9,69 @@ import { PyRandom } from "../py-random";
 import { ApiError, initial, method, num, str, type ApiInstance } from "./api-types";
 
 const ROUTES = JSON.parse(readFileSync(new URL("./travel-routes.json", import.meta.url), "utf8")) as Record<string, Record<string, number>>;
-const AIRPORTS = ["RMS", "SBK", "MPC", "SVP", "SHD", "CDG", "LHR", "SSV", "OKD", "WLB", "PEK", "HND", "HKG", "CIA", "CRH", "ATV", "PHV", "GFD", "SFO", "LAX", "JFK", "ORD", "BOS"];
+const AIRPORTS = [
+  "RMS",
+  "SBK",
+  "MPC",
+  "SVP",
+  "SHD",
+  "CDG",
+  "LHR",
+  "SSV",
+  "OKD",
+  "WLB",
+  "PEK",
+  "HND",
+  "HKG",
+  "CIA",
+  "CRH",
+  "ATV",
+  "PHV",
+  "GFD",
+  "SFO",
+  "LAX",
+  "JFK",
+  "ORD",
+  "BOS",
+];
 const CITY_AIRPORT: Record<string, string> = {
-  Rivermist: "RMS", Stonebrook: "SBK", Maplecrest: "MPC", Silverpine: "SVP", Shadowridge: "SHD", London: "LHR", Paris: "CDG",
-  "Sunset Valley": "SSV", Oakendale: "OKD", Willowbend: "WLB", "Crescent Hollow": "CRH", Autumnville: "ATV", Pinehaven: "PHV",
-  Greenfield: "GFD", "San Francisco": "SFO", "Los Angeles": "LAX", "New York": "JFK", Chicago: "ORD", Boston: "BOS", Beijing: "PEK",
-  "Hong Kong": "HKG", Rome: "CIA", Tokyo: "HND",
+  Rivermist: "RMS",
+  Stonebrook: "SBK",
+  Maplecrest: "MPC",
+  Silverpine: "SVP",
+  Shadowridge: "SHD",
+  London: "LHR",
+  Paris: "CDG",
+  "Sunset Valley": "SSV",
+  Oakendale: "OKD",
+  Willowbend: "WLB",
+  "Crescent Hollow": "CRH",
+  Autumnville: "ATV",
+  Pinehaven: "PHV",
+  Greenfield: "GFD",
+  "San Francisco": "SFO",
+  "Los Angeles": "LAX",
+  "New York": "JFK",
+  Chicago: "ORD",
+  Boston: "BOS",
+  Beijing: "PEK",
+  "Hong Kong": "HKG",
+  Rome: "CIA",
+  Tokyo: "HND",
 };
 const USD_RATES: Record<string, number> = { RMB: 7, EUR: 0.8, JPY: 110, GBP: 0.7, CAD: 1.3, AUD: 1.4, INR: 70, RUB: 60, BRL: 3.8, MXN: 20 };
 const CLASS_FACTOR: Record<string, number> = { economy: 1, business: 2, first: 5 };
 
 type Card = { card_number: string; expiration_date: string; cardholder_name: string; card_verification_number: number; balance: number };
-type Booking = { card_id: string; travel_date: string; travel_from: string; travel_to: string; travel_class: string; travel_cost: number; transaction_id: string };
+type Booking = {
+  card_id: string;
+  travel_date: string;
+  travel_from: string;
+  travel_to: string;
+  travel_class: string;
+  travel_cost: number;
+  transaction_id: string;
+};
 
 export function flightCost(from: string, to: string, date: string, travelClass: string): number {
   const base = ROUTES[from]?.[to];
@@ -62,41 +113,65 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
     className: "TravelAPI",
     state: () => s,
     methods: {
-      authenticate_travel: method(["client_id", "client_secret", "refresh_token", "grant_type", "user_first_name", "user_last_name"], (a) => {
-        s.token_expires_in = 2;
-        s.access_token = String(rng.randint(100000, 999999));
-        s.token_type = "Bearer";
-        s.token_scope = str(a.grant_type, "grant_type");
-        s.user_first_name = str(a.user_first_name, "user_first_name");
-        s.user_last_name = str(a.user_last_name, "user_last_name");
-        return { expires_in: 2, access_token: s.access_token, token_type: "Bearer", scope: s.token_scope };
-      }),
+      authenticate_travel: method(
+        ["client_id", "client_secret", "refresh_token", "grant_type", "user_first_name", "user_last_name"],
+        (a) => {
+          s.token_expires_in = 2;
+          s.access_token = String(rng.randint(100000, 999999));
+          s.token_type = "Bearer";
+          s.token_scope = str(a.grant_type, "grant_type");
+          s.user_first_name = str(a.user_first_name, "user_first_name");
+          s.user_last_name = str(a.user_last_name, "user_last_name");
+          return { expires_in: 2, access_token: s.access_token, token_type: "Bearer", scope: s.token_scope };
+        },
+      ),
       travel_get_login_status: method([], () => ({ status: !(s.token_expires_in === null || s.token_expires_in === 0) })),
-      get_budget_fiscal_year: method([["lastModifiedAfter", null], ["includeRemoved", null]], () => ({ budget_fiscal_year: "2018" })),
-      register_credit_card: method(["access_token", "card_number", "expiration_date", "cardholder_name", "card_verification_number"], (a) => {
-        if (s.token_expires_in === null) return { error: "Token not initialized" };
-        const denied = tokenError(a.access_token);
-        if (denied) return denied;
-        const number = str(a.card_number, "card_number");
-        if (number in s.credit_card_list) return { error: "Card already registered" };
-        const id = String(rng.randint(100000000000, 999999999999));
-        s.credit_card_list[id] = {
-          card_number: number,
-          expiration_date: str(a.expiration_date, "expiration_date"),
-          cardholder_name: str(a.cardholder_name, "cardholder_name"),
-          card_verification_number: num(a.card_verification_number, "card_verification_number"),
-          balance: rng.randint(10000, 99999),
-        };
-        return { card_id: id };
-      }),
+      get_budget_fiscal_year: method(
+        [
+          ["lastModifiedAfter", null],
+          ["includeRemoved", null],
+        ],
+        () => ({ budget_fiscal_year: "2018" }),
+      ),
+      register_credit_card: method(
+        ["access_token", "card_number", "expiration_date", "cardholder_name", "card_verification_number"],
+        (a) => {
+          if (s.token_expires_in === null) return { error: "Token not initialized" };
+          const denied = tokenError(a.access_token);
+          if (denied) return denied;
+          const number = str(a.card_number, "card_number");
+          if (number in s.credit_card_list) return { error: "Card already registered" };
+          const id = String(rng.randint(100000000000, 999999999999));
+          s.credit_card_list[id] = {
+            card_number: number,
+            expiration_date: str(a.expiration_date, "expiration_date"),
+            cardholder_name: str(a.cardholder_name, "cardholder_name"),
+            card_verification_number: num(a.card_verification_number, "card_verification_number"),
+            balance: rng.randint(10000, 99999),
+          };
+          return { card_id: id };
+        },
+      ),
       get_flight_cost: method(["travel_from", "travel_to", "travel_date", "travel_class"], (a) => ({
-        travel_cost_list: [flightCost(str(a.travel_from, "travel_from"), str(a.travel_to, "travel_to"), str(a.travel_date, "travel_date"), str(a.travel_class, "travel_class"))],
+        travel_cost_list: [
+          flightCost(
+            str(a.travel_from, "travel_from"),
+            str(a.travel_to, "travel_to"),
+            str(a.travel_date, "travel_date"),
+            str(a.travel_class, "travel_class"),
+          ),
+        ],
       })),
       get_credit_card_balance: method(["access_token", "card_id"], (a) => {
         const denied = tokenError(a.access_token);
         if (denied) return denied;
         const card = s.credit_card_list[String(a.card_id)];
-        if (!card) return { error: `Card not registered. Here are a list of card_id's: [${Object.keys(s.credit_card_list).map((k) => `'${k}'`).join(", ")}]` };
+        if (!card)
+          return {
+            error: `Card not registered. Here are a list of card_id's: [${Object.keys(s.credit_card_list)
+              .map((k) => `'${k}'`)
+              .join(", ")}]`,
+          };
         return { card_balance: card.balance };
       }),
       book_flight: method(["access_token", "card_id", "travel_date", "travel_from", "travel_to", "travel_class"], (a) => {
@@ -113,7 +188,8 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
         if (!AIRPORTS.includes(from)) return { booking_status: false, error: `Invalid departure airport code: ${from}` };
         if (!AIRPORTS.includes(to)) return { booking_status: false, error: `Invalid destination airport code: ${to}` };
         if (!validDate(date)) return { booking_status: false, error: "Invalid date format. Use YYYY-MM-DD." };
-        if (!(cls in CLASS_FACTOR)) return { booking_status: false, error: "Invalid travel class. Must be one of {'economy', 'business', 'first'}" };
+        if (!(cls in CLASS_FACTOR))
+          return { booking_status: false, error: "Invalid travel class. Must be one of {'economy', 'business', 'first'}" };
         let cost: number;
         try {
           cost = flightCost(from, to, date, cls);
@@ -121,11 +197,20 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
           return { booking_status: false, error: e instanceof Error ? e.message : String(e) };
         }
         if (card.balance < cost) return { booking_status: false, error: "Insufficient funds" };
-        if (s.budget_limit !== null && card.balance < s.budget_limit) return { booking_status: false, error: "Balance is less than budget limit" };
+        if (s.budget_limit !== null && card.balance < s.budget_limit)
+          return { booking_status: false, error: "Balance is less than budget limit" };
         card.balance -= cost;
         const bookingId = String(rng.randint(1000000, 9999999));
         const transactionId = String(rng.randint(10000000, 99999999));
-        s.booking_record[bookingId] = { card_id: cardId, travel_date: date, travel_from: from, travel_to: to, travel_class: cls, travel_cost: cost, transaction_id: transactionId };
+        s.booking_record[bookingId] = {
+          card_id: cardId,
+          travel_date: date,
+          travel_from: from,
+          travel_to: to,
+          travel_class: cls,
+          travel_cost: cost,
+          transaction_id: transactionId,
+        };
         return { booking_id: bookingId, transaction_id: transactionId, booking_status: true, booking_history: {} };
       }),
       retrieve_invoice: method(["access_token", ["booking_id", null], ["insurance_id", null]], (a) => {
@@ -146,7 +231,10 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
           },
         };
       }),
-      get_booking_history: method(["access_token"], (a) => tokenError(a.access_token) ?? { booking_history: structuredClone(s.booking_record) }),
+      get_booking_history: method(
+        ["access_token"],
+        (a) => tokenError(a.access_token) ?? { booking_history: structuredClone(s.booking_record) },
+      ),
       list_all_airports: method([], () => [...AIRPORTS]),
       cancel_booking: method(["access_token", "booking_id"], (a) => {
         const denied = tokenError(a.access_token, { cancel_status: false });
@@ -175,12 +263,14 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
           };
         }
         const dob = String(a.date_of_birth);
-        if (!validDate(dob)) return { verification_status: false, verification_failure: "Invalid date of birth format. Please use YYYY-MM-DD." };
+        if (!validDate(dob))
+          return { verification_status: false, verification_failure: "Invalid date of birth format. Please use YYYY-MM-DD." };
         const [y, m, d] = dob.split("-").map(Number);
         const now = new Date();
         const age = now.getFullYear() - y - (now.getMonth() + 1 < m || (now.getMonth() + 1 === m && now.getDate() < d) ? 1 : 0);
         if (age < 18) return { verification_status: false, verification_failure: "Traveler must be at least 18 years old." };
-        if (!String(a.passport_number).startsWith("US")) return { verification_status: false, verification_failure: "Passport must be issued by the United States." };
+        if (!String(a.passport_number).startsWith("US"))
+          return { verification_status: false, verification_failure: "Passport must be issued by the United States." };
         return { verification_status: true };
       }),
       set_budget_limit: method(["access_token", "budget_limit"], (a) => {
@@ -203,7 +293,10 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
       }),
       contact_customer_support: method(["booking_id", "message"], (a) =>
         String(a.booking_id) in s.booking_record
-          ? { customer_support_message: "Thank you for contacting customer support. Your message has been received and we will get back to you shortly." }
+          ? {
+              customer_support_message:
+                "Thank you for contacting customer support. Your message has been received and we will get back to you shortly.",
+            }
           : { error: "Booking not found" },
       ),
       get_all_credit_cards: method([], () => ({ credit_card_list: s.credit_card_list })),

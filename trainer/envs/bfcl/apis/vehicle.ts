@@ -10,18 +10,41 @@ const MAX_FUEL = 50;
 const MILES_PER_GALLON = 20;
 /** Road distances between the zip codes BFCL's tasks use (symmetric). */
 const DISTANCES: [string, string, number][] = [
-  ["83214", "74532", 750], ["56108", "62947", 320], ["71354", "83462", 450], ["47329", "52013", 290], ["69238", "51479", 630],
-  ["94016", "83214", 980], ["94016", "94704", 600], ["94704", "08540", 2550], ["94016", "08540", 1950], ["62947", "47329", 1053],
-  ["94016", "62947", 780], ["74532", "94016", 880],
+  ["83214", "74532", 750],
+  ["56108", "62947", 320],
+  ["71354", "83462", 450],
+  ["47329", "52013", 290],
+  ["69238", "51479", 630],
+  ["94016", "83214", 980],
+  ["94016", "94704", 600],
+  ["94704", "08540", 2550],
+  ["94016", "08540", 1950],
+  ["62947", "47329", 1053],
+  ["94016", "62947", 780],
+  ["74532", "94016", 880],
 ];
 const ZIPCODES: Record<string, string> = {
-  Rivermist: "83214", Stonebrook: "74532", Maplecrest: "56108", Silverpine: "62947", Shadowridge: "71354", "Sunset Valley": "83462",
-  Oakendale: "47329", Willowbend: "52013", "Crescent Hollow": "69238", Autumnville: "51479", "San Francisco": "94016",
+  Rivermist: "83214",
+  Stonebrook: "74532",
+  Maplecrest: "56108",
+  Silverpine: "62947",
+  Shadowridge: "71354",
+  "Sunset Valley": "83462",
+  Oakendale: "47329",
+  Willowbend: "52013",
+  "Crescent Hollow": "69238",
+  Autumnville: "51479",
+  "San Francisco": "94016",
 };
 
 export function createVehicleApi(config: Record<string, unknown>): ApiInstance {
   const rng = new PyRandom(typeof config.random_seed === "number" ? config.random_seed : 141053);
-  const doorStatus = initial<Record<string, string>>(config, "doorStatus", { driver: "unlocked", passenger: "unlocked", rear_left: "unlocked", rear_right: "unlocked" });
+  const doorStatus = initial<Record<string, string>>(config, "doorStatus", {
+    driver: "unlocked",
+    passenger: "unlocked",
+    rear_left: "unlocked",
+    rear_right: "unlocked",
+  });
   const s = {
     fuelLevel: initial(config, "fuelLevel", 0.0),
     batteryVoltage: initial(config, "batteryVoltage", 12.6),
@@ -65,7 +88,9 @@ export function createVehicleApi(config: Record<string, unknown>): ApiInstance {
         const mode = str(a.ignitionMode, "ignitionMode");
         if (mode === "STOP") s.engine_state = "stopped";
         if (s.remainingUnlockedDoors > 0) {
-          const open = Object.entries(s.doorStatus).filter(([, v]) => v === "unlocked").map(([k]) => k);
+          const open = Object.entries(s.doorStatus)
+            .filter(([, v]) => v === "unlocked")
+            .map(([k]) => k);
           return { error: `All doors must be locked before starting the engine. Here are the unlocked doors: ${open.join(", ")}` };
         }
         if (s.brakePedalStatus !== "pressed") return { error: "Brake pedal needs to be pressed when starting the engine." };
@@ -111,15 +136,24 @@ export function createVehicleApi(config: Record<string, unknown>): ApiInstance {
       }),
       displayCarStatus: method(["option"], (a) => {
         switch (a.option) {
-          case "fuel": return { fuelLevel: s.fuelLevel };
-          case "battery": return { batteryVoltage: s.batteryVoltage };
-          case "doors": return { doorStatus: s.doorStatus };
-          case "climate": return { currentACTemperature: s.acTemperature, fanSpeed: s.fanSpeed, climateMode: s.acMode, humidityLevel: s.humidityLevel };
-          case "headlights": return { headlightStatus: s.headLightStatus };
-          case "parkingBrake": return { parkingBrakeStatus: s.parkingBrakeStatus, parkingBrakeForce: hidden.parkingBrakeForce, slopeAngle: hidden.slopeAngle };
-          case "brakePedal": return { brakePedalStatus: s.brakePedalStatus, brakePedalForce: hidden.brakePedalForce };
-          case "engine": return { engineState: s.engine_state };
-          default: return { error: "Invalid option" };
+          case "fuel":
+            return { fuelLevel: s.fuelLevel };
+          case "battery":
+            return { batteryVoltage: s.batteryVoltage };
+          case "doors":
+            return { doorStatus: s.doorStatus };
+          case "climate":
+            return { currentACTemperature: s.acTemperature, fanSpeed: s.fanSpeed, climateMode: s.acMode, humidityLevel: s.humidityLevel };
+          case "headlights":
+            return { headlightStatus: s.headLightStatus };
+          case "parkingBrake":
+            return { parkingBrakeStatus: s.parkingBrakeStatus, parkingBrakeForce: hidden.parkingBrakeForce, slopeAngle: hidden.slopeAngle };
+          case "brakePedal":
+            return { brakePedalStatus: s.brakePedalStatus, brakePedalForce: hidden.brakePedalForce };
+          case "engine":
+            return { engineState: s.engine_state };
+          default:
+            return { error: "Invalid option" };
         }
       }),
       activateParkingBrake: method(["mode"], (a) => {
@@ -160,7 +194,9 @@ export function createVehicleApi(config: Record<string, unknown>): ApiInstance {
       }),
       get_current_speed: method([], () => ({ currentSpeed: rng.uniform(0, 120) })),
       display_log: method(["messages"], (a) => ({ log: list(a.messages, "messages") })),
-      estimate_drive_feasibility_by_mileage: method(["distance"], (a) => ({ canDrive: s.fuelLevel * MILES_PER_GALLON >= num(a.distance, "distance") })),
+      estimate_drive_feasibility_by_mileage: method(["distance"], (a) => ({
+        canDrive: s.fuelLevel * MILES_PER_GALLON >= num(a.distance, "distance"),
+      })),
       liter_to_gallon: method(["liter"], (a) => ({ gallon: num(a.liter, "liter") * 0.264172 })),
       gallon_to_liter: method(["gallon"], (a) => ({ liter: num(a.gallon, "gallon") * 3.78541 })),
       estimate_distance: method(["cityA", "cityB"], (a) => {
