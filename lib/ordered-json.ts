@@ -14,6 +14,24 @@ export function sourceKeyOrder(obj: object): string[] | undefined {
   return keyOrders.get(obj);
 }
 
+/** `copy` (a copy of `original` with the same keys) remembers `original`'s source key order too. */
+export function withKeyOrderOf<T extends object>(copy: T, original: object): T {
+  const order = keyOrders.get(original);
+  if (order) keyOrders.set(copy, [...order]);
+  return copy;
+}
+
+/**
+ * Give `key` of `obj` the value, placed last in Python's order as a dict assignment of a new key would place it.
+ * For ports of Python code whose dicts take integer-like keys (JavaScript would list those first).
+ */
+export function setInInsertionOrder<T>(obj: Record<string, T>, key: string, value: T): void {
+  const order = keyOrders.get(obj) ?? Object.keys(obj);
+  if (!(key in obj)) order.push(key);
+  obj[key] = value;
+  if (order.some((k, n) => k !== Object.keys(obj)[n])) keyOrders.set(obj, order);
+}
+
 const LITERAL = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
 
 export function parseJsonKeepingKeyOrder(text: string): unknown {

@@ -10,7 +10,7 @@
 import type { ConversationMessage } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, StepResult } from "../types";
 import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, type ToolPromptStyle } from "../parse";
-import { BfclRuntime } from "./runtime";
+import { runtimeForEntry } from "./runtime";
 import { CallSyntaxError, parsePythonCalls, type PyCall } from "./call-syntax";
 import type { BfclTaskData } from "./bfcl-format";
 import {
@@ -40,7 +40,7 @@ export interface GroundTruthRun {
 }
 
 export function runGroundTruth(task: BfclTaskData): GroundTruthRun {
-  const rt = new BfclRuntime(task.involvedClasses, task.initialConfig);
+  const rt = runtimeForEntry(task);
   const results: string[][] = [];
   const states: Record<string, string>[] = [];
   for (const turn of task.groundTruth) {
@@ -123,7 +123,7 @@ export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle, pro
 }
 
 export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps: BfclEpisodeDeps): Episode {
-  const rt = new BfclRuntime(task.involvedClasses, task.initialConfig);
+  const rt = runtimeForEntry(task);
   const records: { modelResults: string[]; modelState: Record<string, string> | null }[] = task.turns.map(() => ({
     modelResults: [],
     modelState: null,

@@ -5,8 +5,9 @@
  * - `possible_answer/<same name>`: JSON lines {id, ground_truth: per turn, a list of Python call strings}
  * - `func_doc/<class file>.json` (gorilla's folder: `multi_turn_func_doc/`): JSON lines, one function description
  *   per line (BFCL's own type names).
- * Categories: multi_turn_base, miss_param (turns whose ground truth is empty: the model should ask) and miss_func
- * (functions held back until a turn); long_context and others are refused by name.
+ * Categories: multi_turn_base, miss_param (turns whose ground truth is empty: the model should ask), miss_func
+ * (functions held back until a turn) and long_context (the API classes' state extended with gorilla's long-context
+ * data, apis/long-context.ts); others (composite, memory, web search) are refused by name.
  * Every record is checked (and every ground-truth call parsed) at import; problems raise DatasetError naming the
  * file and the entry id.
  */
@@ -40,7 +41,12 @@ export interface BfclTaskData {
 }
 
 /** The categories whose mechanics are implemented; others are refused by name. */
-export const SUPPORTED_BFCL_CATEGORIES = ["multi_turn_base", "multi_turn_miss_param", "multi_turn_miss_func"] as const;
+export const SUPPORTED_BFCL_CATEGORIES = [
+  "multi_turn_base",
+  "multi_turn_miss_param",
+  "multi_turn_miss_func",
+  "multi_turn_long_context",
+] as const;
 
 /** gorilla's user message for a turn that reveals held-back functions (its prompting mode, `{functions}` = str(docs)). */
 export const ADDITIONAL_FUNCTIONS_PROMPT = "I have updated some more functions you can choose from. What about now?";
@@ -220,21 +226,23 @@ export async function loadBfclDataset(target: string): Promise<BfclImport> {
     ? [path.basename(target)]
     : (await readdir(dir).catch(() => [] as string[])).filter((n) => /^BFCL_v\d+_multi_turn_.+\.json$/.test(n)).sort();
   if (names.length === 0) throw new DatasetError(dir, null, "no BFCL_v*_multi_turn_*.json question file found");
+  // Refuse an unsupported category first, before any other complaint about the folder.
+  for (const name of names) {
+    const category = /^BFCL_v\d+_(multi_turn_.+)\.json$/.exec(name)?.[1] ?? name;
+    if (!(SUPPORTED_BFCL_CATEGORIES as readonly string[]).includes(category)) {
+      throw new DatasetError(
+        path.join(dir, name),
+        null,
+        `category "${category}" is not supported; supported: ${SUPPORTED_BFCL_CATEGORIES.join(", ")} (import those files one by one)`,
+      );
+    }
+  }
   // gorilla's own data folder names it multi_turn_func_doc; the shared data set, func_doc.
   const gorillaDocs = path.join(dir, "multi_turn_func_doc");
   const docDir = (await stat(gorillaDocs).catch(() => null))?.isDirectory() ? gorillaDocs : path.join(dir, "func_doc");
   const docs = await loadFuncDocs(docDir, Object.keys(BFCL_API_CLASSES));
   const out: BfclImport = { entries: [], skipped: [] };
   for (const name of names) {
-    const category = /^BFCL_v\d+_(multi_turn_.+)\.json$/.exec(name)?.[1] ?? name;
-    if (!(SUPPORTED_BFCL_CATEGORIES as readonly string[]).includes(category)) {
-      const why = category === "multi_turn_long_context" ? " (gorilla's long-context state extension is not implemented)" : "";
-      throw new DatasetError(
-        path.join(dir, name),
-        null,
-        `category "${category}" is not supported${why}; supported: ${SUPPORTED_BFCL_CATEGORIES.join(", ")} (import those files one by one)`,
-      );
-    }
     const files = { questions: path.join(dir, name), answers: path.join(dir, "possible_answer", name) };
     const questions = await readJsonLines(files.questions);
     const answers = new Map<string, unknown>();

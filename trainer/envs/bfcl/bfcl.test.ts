@@ -28,14 +28,21 @@ async function playGroundTruth(env: ReturnType<typeof createBfclEnvironment>, ta
   let turn = 0;
   let done = false;
   const turnRewards: number[] = [];
+  let longestObservation = 0;
   for (const calls of task.data.groundTruth) {
     // Alternate formats so both the JSON and the Python-syntax paths are exercised.
-    for (const call of calls) await ep.step(asPolicyText(mutate ? mutate(call) : call, turn % 2 === 0), turn++);
+    // A turn with more calls than gorilla's 20 steps per turn (one long_context entry has 34) sends them in one step.
+    const steps =
+      calls.length >= 20 ? [`[${calls.map((c) => (mutate ? mutate(c) : c)).join(", ")}]`] : calls.map((c) => (mutate ? mutate(c) : c));
+    for (const call of steps) {
+      const step = await ep.step(calls.length >= 20 ? call : asPolicyText(call, turn % 2 === 0), turn++);
+      longestObservation = Math.max(longestObservation, ...step.observations.map((m) => m.content.length));
+    }
     const r = await ep.step("Done — that request is complete.", turn++);
     if (r.turnReward !== undefined) turnRewards.push(r.turnReward);
     done = r.done;
   }
-  return { ep, opening, done, turnRewards };
+  return { ep, opening, done, turnRewards, longestObservation };
 }
 
 test("every BFCL v4 multi_turn_base entry imports (200 in the full set), and replaying its ground truth scores full reward", async () => {
@@ -59,6 +66,22 @@ test("every BFCL v4 multi_turn_base entry imports (200 in the full set), and rep
     );
     assert.deepEqual(ev.finalState, ev.expectedState);
   }
+});
+
+test("long_context entries import and replaying their ground truth scores full reward, with gorilla's long answers in the conversation", async () => {
+  const env = createBfclEnvironment({ protocol: "bfcl" });
+  const file = path.resolve(import.meta.dirname, "../../../tests/fixtures/bfcl-gorilla/BFCL_v4_multi_turn_long_context.json");
+  const tasks = await env.loadTasks!(file);
+  assert.equal(tasks.length, 40);
+  let longest = 0;
+  for (const task of tasks) {
+    const { ep, done, longestObservation } = await playGroundTruth(env, task);
+    assert.equal(done, true);
+    const ev = await ep.evaluate("agent_finished");
+    assert.equal(ev.reward, 1, `${task.id}: ${ev.reasoning}`);
+    longest = Math.max(longest, longestObservation);
+  }
+  assert.ok(longest > 5_000, `the longest tool result shown is ${longest} characters`);
 });
 
 test("a wrong call lowers the state reward and names the turn that diverged", async () => {

@@ -1,13 +1,14 @@
 /**
  * Parity with gorilla's own BFCL code. tests/fixtures/parity/bfcl-gorilla.json was computed by gorilla's Python
- * executor and checker (scripts/parity/bfcl_gorilla_parity.py) for every entry of multi_turn_base, miss_param and
- * miss_func: each ground-truth call's result, multi_turn_checker's verdict on model outputs near the ground truth,
+ * executor and checker (scripts/parity/bfcl_gorilla_parity.py) for every entry of multi_turn_base, miss_param,
+ * miss_func and long_context: each ground-truth call's result, multi_turn_checker's verdict on model outputs near the ground truth,
  * and the message that reveals held-back functions. The same entries run here and must agree.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatasetError } from "../types";
 import { sharedData } from "../../../tests/fixtures/shared-data";
@@ -29,7 +30,7 @@ const REPO = path.resolve(import.meta.dirname, "../../..");
 const fixture = JSON.parse(readFileSync(path.join(REPO, "tests/fixtures/parity/bfcl-gorilla.json"), "utf8")) as Fixture;
 const byId = new Map(fixture.entries.map((e) => [e.id, e]));
 const base = sharedData("data/bfcl");
-// gorilla's full data folder when given; else the 40-entry samples of miss_param and miss_func.
+// gorilla's full data folder when given; else the 40-entry samples of miss_param, miss_func and long_context.
 const gorillaData = process.env.BFCL_GORILLA_DATA ?? path.join(REPO, "tests/fixtures/bfcl-gorilla");
 
 async function loadAll(): Promise<BfclTaskData[]> {
@@ -37,6 +38,7 @@ async function loadAll(): Promise<BfclTaskData[]> {
     path.join(base.dir, "BFCL_v4_multi_turn_base.json"),
     path.join(gorillaData, "BFCL_v4_multi_turn_miss_param.json"),
     path.join(gorillaData, "BFCL_v4_multi_turn_miss_func.json"),
+    path.join(gorillaData, "BFCL_v4_multi_turn_long_context.json"),
   ];
   return (await Promise.all(files.map((f) => loadBfclDataset(f)))).flatMap((i) => i.entries);
 }
@@ -62,9 +64,9 @@ function modelOutput(gt: string[][], op: { op: string; turn?: number }): string[
   return turns.map((t) => (t.length ? [t] : []));
 }
 
-test("every ground-truth call gives gorilla's result (byte for byte, or differing only in 35 vs 35.0), in base, miss_param and miss_func", async () => {
+test("every ground-truth call gives gorilla's result (byte for byte, or differing only in 35 vs 35.0), in base, miss_param, miss_func and long_context", async () => {
   const tasks = await loadAll();
-  assert.ok(tasks.length >= 110, `${tasks.length} entries`);
+  assert.ok(tasks.length >= 150, `${tasks.length} entries`);
   const differing: string[] = [];
   let compared = 0;
   let exact = 0;
@@ -125,17 +127,43 @@ test("miss_func: held-back functions are left out of the tool list and revealed 
   }
 });
 
-test("categories without their mechanics are refused by name, never imported silently", async (t) => {
-  const longContext = path.join(process.env.BFCL_GORILLA_DATA ?? "", "BFCL_v4_multi_turn_long_context.json");
-  if (!process.env.BFCL_GORILLA_DATA || !existsSync(longContext)) {
-    t.skip("needs gorilla's data folder: set BFCL_GORILLA_DATA to gorilla's berkeley-function-call-leaderboard/bfcl_eval/data");
-    return;
-  }
+test("long_context: the API state carries gorilla's extensions, so answers are long and the state check sees them", async () => {
+  const tasks = (await loadAll()).filter((t) => t.category === "multi_turn_long_context");
+  assert.ok(tasks.length >= 40);
+  const longest = Math.max(
+    ...tasks.flatMap((t) =>
+      runGroundTruth(t)
+        .results.flat()
+        .map((r) => r.length),
+    ),
+  );
+  assert.ok(longest > 5_000, `the longest ground-truth result has ${longest} characters`);
+  // The same entry read as multi_turn_base would give short answers: the flag, not the data, makes them long.
+  const asBase = { ...tasks[0], category: "multi_turn_base" };
+  const short = Math.max(
+    ...runGroundTruth(asBase)
+      .results.flat()
+      .map((r) => r.length),
+  );
+  const long = Math.max(
+    ...runGroundTruth(tasks[0])
+      .results.flat()
+      .map((r) => r.length),
+  );
+  assert.ok(long > 3 * short, `${tasks[0].entryId}: ${long} characters in long_context, ${short} without`);
+});
+
+test("categories without their mechanics are refused by name, never imported silently", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "bfcl-composite-"));
+  writeFileSync(
+    path.join(dir, "BFCL_v4_multi_turn_composite.json"),
+    readFileSync(path.join(gorillaData, "BFCL_v4_multi_turn_long_context.json")),
+  );
   await assert.rejects(
-    loadBfclDataset(longContext),
+    loadBfclDataset(path.join(dir, "BFCL_v4_multi_turn_composite.json")),
     (e: unknown) =>
       e instanceof DatasetError &&
-      /category "multi_turn_long_context" is not supported.*supported: multi_turn_base, multi_turn_miss_param, multi_turn_miss_func/.test(
+      /category "multi_turn_composite" is not supported; supported: multi_turn_base, multi_turn_miss_param, multi_turn_miss_func, multi_turn_long_context/.test(
         e.message,
       ),
   );

@@ -46,7 +46,7 @@ function builtinTasks(): Task<BfclTaskData>[] {
   const docs = new Map<string, ToolSchema[]>(
     Object.entries(BFCL_API_CLASSES).map(([cls, entry]) => [
       cls,
-      Object.keys(entry.create({}).methods).flatMap((m) => {
+      Object.keys(entry.create({}, { longContext: false }).methods).flatMap((m) => {
         const d = byName.get(m);
         return d ? [{ name: d.name, description: d.description, parameters: d.parameters }] : [];
       }),

@@ -10,7 +10,7 @@ import type { BfclTaskData } from "./bfcl-format";
 import { judgeTurns, type TurnRecord } from "./bfcl-reward";
 import { runGroundTruth } from "./bfcl-episode";
 import { parsePythonCalls } from "./call-syntax";
-import { BfclRuntime } from "./runtime";
+import { runtimeForEntry } from "./runtime";
 
 export type MultiTurnErrorType =
   "multi_turn:empty_turn_model_response" | "multi_turn:instance_state_mismatch" | "multi_turn:execution_response_mismatch";
@@ -24,7 +24,7 @@ export interface MultiTurnVerdict {
 
 /** `modelTurns[t]` is turn t's model steps, each a list of call strings in BFCL's Python syntax. */
 export function checkMultiTurn(task: BfclTaskData, modelTurns: string[][][]): MultiTurnVerdict {
-  const rt = new BfclRuntime(task.involvedClasses, task.initialConfig);
+  const rt = runtimeForEntry(task);
   const gt = runGroundTruth(task);
   const records: TurnRecord[] = task.groundTruth.map((calls, t) => {
     const modelResults = (modelTurns[t] ?? [])

@@ -4,13 +4,15 @@
  * json.dumps fails (an mpmath number inside), through `str()`; anything else through `str()`.
  */
 import { NotJsonSerializableError, pythonJsonDumps, pythonRepr } from "../../../lib/python-json";
+import { withKeyOrderOf } from "../../../lib/ordered-json";
 
 /** Python has no sets in JSON; the APIs' sets are shown as lists. */
 function withoutSets(v: unknown): unknown {
   if (v instanceof Set) return [...v].map(withoutSets);
   if (Array.isArray(v)) return v.map(withoutSets);
   if (v !== null && typeof v === "object" && v.constructor === Object) {
-    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, withoutSets(x)]));
+    const copy = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, withoutSets(x)]));
+    return withKeyOrderOf(copy, v);
   }
   return v;
 }

@@ -5,7 +5,7 @@
  * "Error during execution: <message>". Classes not implemented here make the runtime refuse to start.
  */
 import { ApiError, type ApiInstance, type Param } from "./apis/api-types";
-import { BFCL_API_CLASSES } from "./apis";
+import { BFCL_API_CLASSES, type ApiOptions } from "./apis";
 import type { PyCall } from "./call-syntax";
 import { formatExecutionResult } from "./py-format";
 import { canonicalJson } from "./canonical";
@@ -20,6 +20,17 @@ export interface Execution {
 
 export class UnsupportedClassError extends Error {}
 
+/** The runtime of one BFCL entry: its classes, its initial state, and gorilla's long_context flag for its category. */
+export function runtimeForEntry(entry: {
+  category: string;
+  involvedClasses: string[];
+  initialConfig: Record<string, unknown>;
+}): BfclRuntime {
+  // gorilla: long_context = "long_context" in test_category or "composite" in test_category
+  const longContext = entry.category.includes("long_context") || entry.category.includes("composite");
+  return new BfclRuntime(entry.involvedClasses, entry.initialConfig, { longContext });
+}
+
 function paramName(p: Param): string {
   return typeof p === "string" ? p : p[0];
 }
@@ -28,12 +39,12 @@ export class BfclRuntime {
   private readonly instances = new Map<string, ApiInstance>();
   private readonly owner = new Map<string, ApiInstance>();
 
-  constructor(involvedClasses: string[], initialConfig: Record<string, unknown>) {
+  constructor(involvedClasses: string[], initialConfig: Record<string, unknown>, options: ApiOptions = { longContext: false }) {
     for (const cls of involvedClasses) {
       const entry = BFCL_API_CLASSES[cls];
       if (!entry) throw new UnsupportedClassError(`BFCL class "${cls}" is not implemented`);
       const config = (initialConfig[cls] ?? {}) as Record<string, unknown>;
-      const inst = entry.create(config);
+      const inst = entry.create(config, options);
       this.instances.set(cls, inst);
       // Later classes win on a name clash, as BFCL's name -> instance mapping does.
       for (const m of Object.keys(inst.methods)) this.owner.set(m, inst);

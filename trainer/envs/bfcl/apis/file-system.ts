@@ -5,6 +5,7 @@
  * State compared by BFCL: the tree (names, file contents), not the current directory.
  */
 import { ApiError, method, num, str, type ApiInstance } from "./api-types";
+import { longContextData, type ApiOptions } from "./long-context";
 
 interface FileNode {
   kind: "file";
@@ -25,11 +26,28 @@ function newDir(name: string, parent: DirNode | null): DirNode {
   return { kind: "dir", name, parent, contents: new Map() };
 }
 
-function loadDir(spec: Record<string, unknown>, dir: DirNode): DirNode {
+/**
+ * Loads a scenario's tree. In long_context, as gorilla does, every file not named in FILES_TAIL_USED gets a long
+ * text appended, and every folder without subfolders gets 30 extra empty image files.
+ */
+function loadDir(spec: Record<string, unknown>, dir: DirNode, longContext: boolean): DirNode {
+  let bottommost = true;
   for (const [name, raw] of Object.entries(spec)) {
     const node = raw as { type?: string; content?: unknown; contents?: Record<string, unknown> };
-    if (node.type === "directory") dir.contents.set(name, loadDir(node.contents ?? {}, newDir(name, dir)));
-    else if (node.type === "file") dir.contents.set(name, { kind: "file", name, content: String(node.content ?? "") });
+    if (node.type === "directory") {
+      bottommost = false;
+      dir.contents.set(name, loadDir(node.contents ?? {}, newDir(name, dir), longContext));
+    } else if (node.type === "file") {
+      let content = String(node.content ?? "");
+      if (longContext && !longContextData().FILES_TAIL_USED.includes(name)) content += longContextData().FILE_CONTENT_EXTENSION;
+      dir.contents.set(name, { kind: "file", name, content });
+    }
+  }
+  if (bottommost && longContext) {
+    for (const name of longContextData().POPULATE_FILE_EXTENSION) {
+      if (dir.contents.has(name)) throw new ApiError(`File '${name}' already exists in directory '${dir.name}'.`);
+      dir.contents.set(name, { kind: "file", name, content: "" });
+    }
   }
   return dir;
 }
@@ -54,12 +72,12 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-export function createFileSystem(config: Record<string, unknown>): ApiInstance {
+export function createFileSystem(config: Record<string, unknown>, options: ApiOptions): ApiInstance {
   let root = newDir("/", null);
   const rootSpec = config.root as Record<string, { contents?: Record<string, unknown> }> | undefined;
   if (rootSpec && Object.keys(rootSpec).length > 0) {
     const name = Object.keys(rootSpec)[0];
-    root = loadDir(structuredClone(rootSpec[name].contents ?? {}), newDir(name, null));
+    root = loadDir(structuredClone(rootSpec[name].contents ?? {}), newDir(name, null), options.longContext);
   }
   let cwd = root;
 

@@ -3,6 +3,7 @@
  * func_doc file that describes each to the policy.
  */
 import type { ApiInstance } from "./api-types";
+import type { ApiOptions } from "./long-context";
 import { createFileSystem } from "./file-system";
 import { createMathApi } from "./math";
 import { createMessageApi } from "./message";
@@ -13,7 +14,7 @@ import { createTravelApi } from "./travel";
 import { createVehicleApi } from "./vehicle";
 
 export interface ApiClassEntry {
-  create(config: Record<string, unknown>): ApiInstance;
+  create(config: Record<string, unknown>, options: ApiOptions): ApiInstance;
   funcDocFile: string;
 }
 
@@ -33,3 +34,4 @@ export function isImplementedClass(name: string): boolean {
 }
 
 export type { ApiInstance } from "./api-types";
+export type { ApiOptions } from "./long-context";

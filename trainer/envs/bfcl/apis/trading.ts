@@ -3,6 +3,7 @@
  * `trading_bot.json`). Market time is fixed at 2024-09-01 10:30; deposit/withdrawal timestamps are drawn within the
  * following day from Python's random.Random(seed), reproduced by PyRandom.
  */
+import { longContextData, type ApiOptions } from "./long-context";
 import { PyRandom } from "../py-random";
 import { initial, list, method, num, str, type ApiInstance } from "./api-types";
 
@@ -56,7 +57,9 @@ function stamp(ms: number): string {
   return new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 }
 
-export function createTradingBot(config: Record<string, unknown>): ApiInstance {
+export function createTradingBot(config: Record<string, unknown>, options: ApiOptions): ApiInstance {
+  // long_context: gorilla pads these answers with long lists (moving averages, watch list, history, sectors).
+  const long = options.longContext ? longContextData() : null;
   const rng = new PyRandom(typeof config.random_seed === "number" ? config.random_seed : 1053520);
   const s = {
     orders: initial<Record<string, Order>>(config, "orders", DEFAULT_ORDERS),
@@ -87,17 +90,23 @@ export function createTradingBot(config: Record<string, unknown>): ApiInstance {
     methods: {
       get_current_time: method([], () => ({ current_time: "10:30 AM" })),
       get_symbol_by_name: method(["name"], (a) => ({ symbol: SYMBOLS[String(a.name)] ?? "Stock not found" })),
-      get_stock_info: method(
-        ["symbol"],
-        (a) => s.stocks[String(a.symbol)] ?? { error: `Stock with symbol '${String(a.symbol)}' not found.` },
-      ),
-      get_order_details: method(
-        ["order_id"],
-        (a) =>
-          s.orders[String(a.order_id)] ?? {
+      get_stock_info: method(["symbol"], (a) => {
+        const stock = s.stocks[String(a.symbol)];
+        if (!stock) return { error: `Stock with symbol '${String(a.symbol)}' not found.` };
+        return long ? { ...stock, "MA(5)": long.MA_5_EXTENSION, "MA(20)": long.MA_20_EXTENSION } : stock;
+      }),
+      get_order_details: method(["order_id"], (a) => {
+        const order = s.orders[String(a.order_id)];
+        if (!order)
+          return {
             error: `Order with ID ${String(a.order_id)} not found.Here is the list of orders_id: [${Object.keys(s.orders).join(", ")}]`,
-          },
-      ),
+          };
+        if (!long) return order;
+        const metadata = Object.fromEntries(
+          Object.entries(long.ORDER_DETAIL_EXTENSION).map(([k, text]) => [k, text.replaceAll("{symbol}", order.symbol)]),
+        );
+        return { ...order, metadata };
+      }),
       cancel_order: method(["order_id"], (a) => {
         const o = s.orders[String(a.order_id)];
         if (!o) return { error: `Order with ID ${String(a.order_id)} not found.` };
@@ -164,9 +173,11 @@ export function createTradingBot(config: Record<string, unknown>): ApiInstance {
         s.watch_list.splice(i, 1);
         return { status: `Stock ${String(a.symbol)} removed from watchlist successfully.` };
       }),
-      get_watchlist: method([], () =>
-        s.authenticated ? { watchlist: s.watch_list } : ["Error: User not authenticated. Please log in to view the watchlist."],
-      ),
+      get_watchlist: method([], () => {
+        if (!s.authenticated) return ["Error: User not authenticated. Please log in to view the watchlist."];
+        // gorilla returns a bare list here in long_context, a dict otherwise.
+        return long ? [...s.watch_list, ...long.WATCH_LIST_EXTENSION] : { watchlist: s.watch_list };
+      }),
       get_order_history: method([], () =>
         s.authenticated
           ? { history: Object.values(s.orders).map((o) => o.id) }
@@ -185,10 +196,18 @@ export function createTradingBot(config: Record<string, unknown>): ApiInstance {
             const at = Date.parse(`${t.timestamp.replace(" ", "T")}Z`);
             return start <= at && at <= end;
           });
-          return { transaction_history: inRange };
+          return { transaction_history: long ? [...inRange, ...long.TRANSACTION_HISTORY_EXTENSION] : inRange };
         },
       ),
-      get_available_stocks: method(["sector"], (a) => ({ stock_list: SECTORS[String(a.sector)] ?? [] })),
+      get_available_stocks: method(["sector"], (a) => {
+        const sectors: Record<string, string[]> = long
+          ? {
+              Technology: [...SECTORS.Technology, ...long.TECHNOLOGY_EXTENSION],
+              Automobile: [...SECTORS.Automobile, ...long.AUTOMOBILE_EXTENSION],
+            }
+          : SECTORS;
+        return { stock_list: sectors[String(a.sector)] ?? [] };
+      }),
       filter_stocks_by_price: method(["stocks", "min_price", "max_price"], (a) => {
         const price = (sym: string) => s.stocks[sym]?.price ?? 0;
         return {

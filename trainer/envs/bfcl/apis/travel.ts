@@ -6,9 +6,13 @@
  */
 import { readFileSync } from "node:fs";
 import { PyRandom } from "../py-random";
+import { longContextData, type ApiOptions } from "./long-context";
+import { setInInsertionOrder } from "../../../../lib/ordered-json";
 import { ApiError, initial, method, num, str, type ApiInstance } from "./api-types";
 
-const ROUTES = JSON.parse(readFileSync(new URL("./travel-routes.json", import.meta.url), "utf8")) as Record<string, Record<string, number>>;
+/** [from, to, base fare] in gorilla's base_costs order (long_context lists every fare in that order). */
+const ROUTE_LIST = JSON.parse(readFileSync(new URL("./travel-routes.json", import.meta.url), "utf8")) as [string, string, number][];
+const ROUTES = new Map(ROUTE_LIST.map(([from, to, base]) => [`${from}|${to}`, base]));
 const AIRPORTS = [
   "RMS",
   "SBK",
@@ -73,13 +77,18 @@ type Booking = {
   transaction_id: string;
 };
 
-export function flightCost(from: string, to: string, date: string, travelClass: string): number {
-  const base = ROUTES[from]?.[to];
-  if (base === undefined) throw new ApiError("No available route for the given airports.");
+/** The fare multiplier of a class and date (gorilla: class factor × 2 when the date's digits sum to an even number). */
+function fareMultiplier(date: string, travelClass: string): number {
   const factor = CLASS_FACTOR[travelClass];
   if (factor === undefined) throw new ApiError("Invalid travel class. Options are: economy, business, first.");
   const digitSum = [...date].filter((c) => c >= "0" && c <= "9").reduce((acc, c) => acc + Number(c), 0);
-  return base * factor * (digitSum % 2 === 0 ? 2 : 1);
+  return factor * (digitSum % 2 === 0 ? 2 : 1);
+}
+
+export function flightCost(from: string, to: string, date: string, travelClass: string): number {
+  const base = ROUTES.get(`${from}|${to}`);
+  if (base === undefined) throw new ApiError("No available route for the given airports.");
+  return base * fareMultiplier(date, travelClass);
 }
 
 function validDate(d: string): boolean {
@@ -89,7 +98,7 @@ function validDate(d: string): boolean {
   return dt.getUTCMonth() === Number(m[2]) - 1 && dt.getUTCDate() === Number(m[3]);
 }
 
-export function createTravelApi(config: Record<string, unknown>): ApiInstance {
+export function createTravelApi(config: Record<string, unknown>, options: ApiOptions): ApiInstance {
   const rng = new PyRandom(typeof config.random_seed === "number" ? config.random_seed : 141053);
   const s = {
     credit_card_list: initial<Record<string, Card>>(config, "credit_card_list", {}),
@@ -102,6 +111,12 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
     user_last_name: initial<string | null>(config, "user_last_name", null),
     budget_limit: initial<number | null>(config, "budget_limit", null),
   };
+  if (options.longContext) {
+    // gorilla adds its long-context cards and bookings, never replacing the scenario's own.
+    const long = structuredClone(longContextData());
+    for (const [id, card] of Object.entries(long.CREDIT_CARD_EXTENSION)) s.credit_card_list[id] ??= card as Card;
+    for (const [id, booking] of Object.entries(long.BOOKING_RECORD_EXTENSION)) s.booking_record[id] ??= booking as Booking;
+  }
   /** The token checks every authenticated call makes; `extra` carries the call's own failure flag. */
   const tokenError = (token: unknown, extra: Record<string, unknown> = {}) => {
     if (s.token_expires_in === 0) return { ...extra, error: "Token expired" };
@@ -152,16 +167,13 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
           return { card_id: id };
         },
       ),
-      get_flight_cost: method(["travel_from", "travel_to", "travel_date", "travel_class"], (a) => ({
-        travel_cost_list: [
-          flightCost(
-            str(a.travel_from, "travel_from"),
-            str(a.travel_to, "travel_to"),
-            str(a.travel_date, "travel_date"),
-            str(a.travel_class, "travel_class"),
-          ),
-        ],
-      })),
+      get_flight_cost: method(["travel_from", "travel_to", "travel_date", "travel_class"], (a) => {
+        const [date, cls] = [str(a.travel_date, "travel_date"), str(a.travel_class, "travel_class")];
+        const cost = flightCost(str(a.travel_from, "travel_from"), str(a.travel_to, "travel_to"), date, cls);
+        // long_context: gorilla lists the fare of every route (the asked one among them), not just the one asked for.
+        if (options.longContext) return { travel_cost_list: ROUTE_LIST.map(([, , base]) => base * fareMultiplier(date, cls)) };
+        return { travel_cost_list: [cost] };
+      }),
       get_credit_card_balance: method(["access_token", "card_id"], (a) => {
         const denied = tokenError(a.access_token);
         if (denied) return denied;
@@ -202,7 +214,8 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
         card.balance -= cost;
         const bookingId = String(rng.randint(1000000, 9999999));
         const transactionId = String(rng.randint(10000000, 99999999));
-        s.booking_record[bookingId] = {
+        // Python keeps a dict in insertion order; JavaScript would list a numeric booking id first.
+        setInInsertionOrder(s.booking_record, bookingId, {
           card_id: cardId,
           travel_date: date,
           travel_from: from,
@@ -210,8 +223,9 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
           travel_class: cls,
           travel_cost: cost,
           transaction_id: transactionId,
-        };
-        return { booking_id: bookingId, transaction_id: transactionId, booking_status: true, booking_history: {} };
+        });
+        const history = options.longContext ? s.booking_record : {};
+        return { booking_id: bookingId, transaction_id: transactionId, booking_status: true, booking_history: history };
       }),
       retrieve_invoice: method(["access_token", ["booking_id", null], ["insurance_id", null]], (a) => {
         const denied = tokenError(a.access_token);
@@ -233,7 +247,8 @@ export function createTravelApi(config: Record<string, unknown>): ApiInstance {
       }),
       get_booking_history: method(
         ["access_token"],
-        (a) => tokenError(a.access_token) ?? { booking_history: structuredClone(s.booking_record) },
+        // The live record, as gorilla returns it: formatted at once, and a copy would lose its key order.
+        (a) => tokenError(a.access_token) ?? { booking_history: s.booking_record },
       ),
       list_all_airports: method([], () => [...AIRPORTS]),
       cancel_booking: method(["access_token", "booking_id"], (a) => {

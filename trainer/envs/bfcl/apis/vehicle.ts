@@ -4,6 +4,7 @@
  * fuel is in gallons (tank 50, 20 miles per gallon). Random readings use PyRandom like the Python original.
  */
 import { PyRandom } from "../py-random";
+import { longContextData, type ApiOptions } from "./long-context";
 import { ApiError, initial, list, method, num, str, type ApiInstance } from "./api-types";
 
 const MAX_FUEL = 50;
@@ -37,7 +38,9 @@ const ZIPCODES: Record<string, string> = {
   "San Francisco": "94016",
 };
 
-export function createVehicleApi(config: Record<string, unknown>): ApiInstance {
+export function createVehicleApi(config: Record<string, unknown>, options: ApiOptions): ApiInstance {
+  // long_context: gorilla pads answers with pages of car metadata, brake instructions, weather and cities.
+  const long = options.longContext ? longContextData() : null;
   const rng = new PyRandom(typeof config.random_seed === "number" ? config.random_seed : 141053);
   const doorStatus = initial<Record<string, string>>(config, "doorStatus", {
     driver: "unlocked",
@@ -79,6 +82,30 @@ export function createVehicleApi(config: Record<string, unknown>): ApiInstance {
     rearLeftTirePressure: s.rearLeftTirePressure,
     rearRightTirePressure: s.rearRightTirePressure,
   });
+
+  /** displayCarStatus's fields for one option (in long_context they follow the car metadata). */
+  const carStatus = (option: unknown): Record<string, unknown> => {
+    switch (option) {
+      case "fuel":
+        return { fuelLevel: s.fuelLevel };
+      case "battery":
+        return { batteryVoltage: s.batteryVoltage };
+      case "doors":
+        return { doorStatus: s.doorStatus };
+      case "climate":
+        return { currentACTemperature: s.acTemperature, fanSpeed: s.fanSpeed, climateMode: s.acMode, humidityLevel: s.humidityLevel };
+      case "headlights":
+        return { headlightStatus: s.headLightStatus };
+      case "parkingBrake":
+        return { parkingBrakeStatus: s.parkingBrakeStatus, parkingBrakeForce: hidden.parkingBrakeForce, slopeAngle: hidden.slopeAngle };
+      case "brakePedal":
+        return { brakePedalStatus: s.brakePedalStatus, brakePedalForce: hidden.brakePedalForce };
+      case "engine":
+        return { engineState: s.engine_state };
+      default:
+        return { error: "Invalid option" };
+    }
+  };
 
   return {
     className: "VehicleControlAPI",
@@ -127,42 +154,27 @@ export function createVehicleApi(config: Record<string, unknown>): ApiInstance {
         s.acMode = str(a.mode, "mode");
         return { currentACTemperature: t, climateMode: s.acMode, humidityLevel: s.humidityLevel };
       }),
-      get_outside_temperature_from_google: method([], () => ({ outsideTemperature: rng.uniform(-10, 40) })),
+      get_outside_temperature_from_google: method([], () =>
+        long ? { ...long.LONG_WEATHER_EXTENSION, outsideTemperature: rng.uniform(-10, 40) } : { outsideTemperature: rng.uniform(-10, 40) },
+      ),
       get_outside_temperature_from_weather_com: method([], () => ({ error: 404 })),
       setHeadlights: method(["mode"], (a) => {
         if (!["on", "off", "auto"].includes(String(a.mode))) return { error: "Invalid headlight mode." };
         s.headLightStatus = a.mode === "on" ? "on" : "off";
         return { headlightStatus: s.headLightStatus };
       }),
-      displayCarStatus: method(["option"], (a) => {
-        switch (a.option) {
-          case "fuel":
-            return { fuelLevel: s.fuelLevel };
-          case "battery":
-            return { batteryVoltage: s.batteryVoltage };
-          case "doors":
-            return { doorStatus: s.doorStatus };
-          case "climate":
-            return { currentACTemperature: s.acTemperature, fanSpeed: s.fanSpeed, climateMode: s.acMode, humidityLevel: s.humidityLevel };
-          case "headlights":
-            return { headlightStatus: s.headLightStatus };
-          case "parkingBrake":
-            return { parkingBrakeStatus: s.parkingBrakeStatus, parkingBrakeForce: hidden.parkingBrakeForce, slopeAngle: hidden.slopeAngle };
-          case "brakePedal":
-            return { brakePedalStatus: s.brakePedalStatus, brakePedalForce: hidden.brakePedalForce };
-          case "engine":
-            return { engineState: s.engine_state };
-          default:
-            return { error: "Invalid option" };
-        }
-      }),
+      displayCarStatus: method(["option"], (a) => ({
+        ...(long ? { metadata: long.CAR_STATUS_METADATA_EXTENSION } : {}),
+        ...carStatus(a.option),
+      })),
       activateParkingBrake: method(["mode"], (a) => {
         if (a.mode !== "engage" && a.mode !== "release") return { error: "Invalid mode" };
         const engaged = a.mode === "engage";
         s.parkingBrakeStatus = engaged ? "engaged" : "released";
         hidden.parkingBrakeForce = engaged ? 500 : 0;
         hidden.slopeAngle = 10;
-        return { parkingBrakeStatus: s.parkingBrakeStatus, _parkingBrakeForce: hidden.parkingBrakeForce, _slopeAngle: 10 };
+        const status = { parkingBrakeStatus: s.parkingBrakeStatus, _parkingBrakeForce: hidden.parkingBrakeForce, _slopeAngle: 10 };
+        return long ? { parkingBrakeInstruction: long.PARKING_BRAKE_INSTRUCTION, ...status } : status;
       }),
       pressBrakePedal: method(["pedalPosition"], (a) => {
         const p = num(a.pedalPosition, "pedalPosition");
@@ -201,7 +213,8 @@ export function createVehicleApi(config: Record<string, unknown>): ApiInstance {
       gallon_to_liter: method(["gallon"], (a) => ({ liter: num(a.gallon, "gallon") * 3.78541 })),
       estimate_distance: method(["cityA", "cityB"], (a) => {
         const hit = DISTANCES.find(([x, y]) => (x === a.cityA && y === a.cityB) || (x === a.cityB && y === a.cityA));
-        return hit ? { distance: hit[2] } : { error: "distance not found in database." };
+        const distance: Record<string, unknown> = hit ? { distance: hit[2] } : { error: "distance not found in database." };
+        return long ? { ...distance, intermediaryCities: long.INTERMEDIARY_CITIES } : distance;
       }),
       get_zipcode_based_on_city: method(["city"], (a) => ({ zipcode: ZIPCODES[String(a.city)] ?? "00000" })),
       set_navigation: method(["destination"], (a) => {
@@ -211,7 +224,7 @@ export function createVehicleApi(config: Record<string, unknown>): ApiInstance {
       check_tire_pressure: method([], () => {
         const t = tires();
         const avg = (t.frontLeftTirePressure + t.frontRightTirePressure + t.rearLeftTirePressure + t.rearRightTirePressure) / 4;
-        return { ...t, healthy_tire_pressure: avg >= 30 && avg <= 35, car_info: {} };
+        return { ...t, healthy_tire_pressure: avg >= 30 && avg <= 35, car_info: long ? long.CAR_STATUS_METADATA_EXTENSION : {} };
       }),
       find_nearest_tire_shop: method([], () => ({ shopLocation: "456 Oakwood Avenue, Rivermist, 83214" })),
     },
