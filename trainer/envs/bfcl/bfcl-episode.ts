@@ -10,7 +10,7 @@
 import type { ConversationMessage } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, StepResult } from "../types";
 import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, type ToolPromptStyle } from "../parse";
-import { runtimeForEntry } from "./runtime";
+import { runtimeForEntry, type RuntimeOptions } from "./runtime";
 import { CallSyntaxError, parsePythonCalls, type PyCall } from "./call-syntax";
 import type { BfclTaskData } from "./bfcl-format";
 import {
@@ -39,8 +39,11 @@ export interface GroundTruthRun {
   finalState: Record<string, unknown>;
 }
 
-export function runGroundTruth(task: BfclTaskData): GroundTruthRun {
-  const rt = runtimeForEntry(task);
+/** The protocol's tool messages: EnvTuning trains on its own reworded copy of the API classes. */
+export const messagesOf = (protocol: BfclProtocol): RuntimeOptions["messages"] => (protocol === "envtuning" ? "envtuning" : "gorilla");
+
+export function runGroundTruth(task: BfclTaskData, messages: RuntimeOptions["messages"] = "gorilla"): GroundTruthRun {
+  const rt = runtimeForEntry(task, messages);
   const results: string[][] = [];
   const states: Record<string, string>[] = [];
   for (const turn of task.groundTruth) {
@@ -123,7 +126,7 @@ export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle, pro
 }
 
 export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps: BfclEpisodeDeps): Episode {
-  const rt = runtimeForEntry(task);
+  const rt = runtimeForEntry(task, messagesOf(deps.protocol));
   const records: { modelResults: string[]; modelState: Record<string, string> | null }[] = task.turns.map(() => ({
     modelResults: [],
     modelState: null,

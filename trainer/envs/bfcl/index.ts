@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { ToolSchema } from "../parse";
 import { BFCL_API_CLASSES } from "./apis";
 import { loadBfclDataset, parseBfclEntry, type BfclTaskData } from "./bfcl-format";
-import { createBfclEpisode, runGroundTruth, type GroundTruthRun } from "./bfcl-episode";
+import { createBfclEpisode, messagesOf, runGroundTruth, type GroundTruthRun } from "./bfcl-episode";
 import { bfclTags } from "./curriculum";
 import { bfclDemonstration } from "./bfcl-demonstrations";
 
@@ -70,7 +70,7 @@ export function createBfclEnvironment(config: BfclEnvironmentOptions | Record<st
   const gtCache = new Map<string, GroundTruthRun>();
   const groundTruthOf = (task: Task<BfclTaskData>): GroundTruthRun => {
     let gt = gtCache.get(task.id);
-    if (!gt) gtCache.set(task.id, (gt = runGroundTruth(task.data)));
+    if (!gt) gtCache.set(task.id, (gt = runGroundTruth(task.data, messagesOf(protocol))));
     return gt;
   };
   return {

@@ -6,6 +6,7 @@
  */
 import { ApiError, type ApiInstance, type Param } from "./apis/api-types";
 import { BFCL_API_CLASSES, type ApiOptions } from "./apis";
+import { withEnvTuningMessages } from "./apis/envtuning-messages";
 import type { PyCall } from "./call-syntax";
 import { formatExecutionResult } from "./py-format";
 import { canonicalJson } from "./canonical";
@@ -20,15 +21,19 @@ export interface Execution {
 
 export class UnsupportedClassError extends Error {}
 
+export interface RuntimeOptions extends ApiOptions {
+  /** Whose error messages the tools give: gorilla's, or EnvTuning's rewritten, actionable ones (apis/envtuning-messages.ts). */
+  messages: "gorilla" | "envtuning";
+}
+
 /** The runtime of one BFCL entry: its classes, its initial state, and gorilla's long_context flag for its category. */
-export function runtimeForEntry(entry: {
-  category: string;
-  involvedClasses: string[];
-  initialConfig: Record<string, unknown>;
-}): BfclRuntime {
+export function runtimeForEntry(
+  entry: { category: string; involvedClasses: string[]; initialConfig: Record<string, unknown> },
+  messages: RuntimeOptions["messages"] = "gorilla",
+): BfclRuntime {
   // gorilla: long_context = "long_context" in test_category or "composite" in test_category
   const longContext = entry.category.includes("long_context") || entry.category.includes("composite");
-  return new BfclRuntime(entry.involvedClasses, entry.initialConfig, { longContext });
+  return new BfclRuntime(entry.involvedClasses, entry.initialConfig, { longContext, messages });
 }
 
 function paramName(p: Param): string {
@@ -39,12 +44,17 @@ export class BfclRuntime {
   private readonly instances = new Map<string, ApiInstance>();
   private readonly owner = new Map<string, ApiInstance>();
 
-  constructor(involvedClasses: string[], initialConfig: Record<string, unknown>, options: ApiOptions = { longContext: false }) {
+  constructor(
+    involvedClasses: string[],
+    initialConfig: Record<string, unknown>,
+    options: RuntimeOptions = { longContext: false, messages: "gorilla" },
+  ) {
     for (const cls of involvedClasses) {
       const entry = BFCL_API_CLASSES[cls];
       if (!entry) throw new UnsupportedClassError(`BFCL class "${cls}" is not implemented`);
       const config = (initialConfig[cls] ?? {}) as Record<string, unknown>;
-      const inst = entry.create(config, options);
+      const created = entry.create(config, options);
+      const inst = options.messages === "envtuning" ? withEnvTuningMessages(created) : created;
       this.instances.set(cls, inst);
       // Later classes win on a name clash, as BFCL's name -> instance mapping does.
       for (const m of Object.keys(inst.methods)) this.owner.set(m, inst);

@@ -4,8 +4,9 @@
  * {"current_working_directory": ...} or {"error": "..."} in the wording of the command-line tools they imitate.
  * State compared by BFCL: the tree (names, file contents), not the current directory.
  */
-import { ApiError, method, num, str, type ApiInstance } from "./api-types";
+import { ApiError, method, num, str } from "./api-types";
 import { longContextData, type ApiOptions } from "./long-context";
+import type { PeekableFileSystem } from "./envtuning-messages";
 
 interface FileNode {
   kind: "file";
@@ -72,7 +73,7 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-export function createFileSystem(config: Record<string, unknown>, options: ApiOptions): ApiInstance {
+export function createFileSystem(config: Record<string, unknown>, options: ApiOptions): PeekableFileSystem {
   let root = newDir("/", null);
   const rootSpec = config.root as Record<string, { contents?: Record<string, unknown> }> | undefined;
   if (rootSpec && Object.keys(rootSpec).length > 0) {
@@ -120,6 +121,7 @@ export function createFileSystem(config: Record<string, unknown>, options: ApiOp
   return {
     className: "GorillaFileSystem",
     state: () => snapshot(root),
+    itemKind: (name) => cwd.contents.get(name)?.kind,
     methods: {
       pwd: method([], () => {
         const parts: string[] = [];
