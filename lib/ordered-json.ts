@@ -21,6 +21,16 @@ export function withKeyOrderOf<T extends object>(copy: T, original: object): T {
   return copy;
 }
 
+/** A deep copy of parsed JSON in which every object keeps its source key order. */
+export function cloneKeepingKeyOrder<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(cloneKeepingKeyOrder) as T;
+  if (value !== null && typeof value === "object" && value.constructor === Object) {
+    const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cloneKeepingKeyOrder(v)]));
+    return withKeyOrderOf(copy, value) as T;
+  }
+  return value;
+}
+
 /**
  * Give `key` of `obj` the value, placed last in Python's order as a dict assignment of a new key would place it.
  * For ports of Python code whose dicts take integer-like keys (JavaScript would list those first).
@@ -34,7 +44,12 @@ export function setInInsertionOrder<T>(obj: Record<string, T>, key: string, valu
 
 const LITERAL = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
 
-export function parseJsonKeepingKeyOrder(text: string): unknown {
+export interface ParseOptions {
+  /** Builds each number from its literal text (default: the JavaScript number), e.g. to keep `247.0` a float. */
+  number?: (literal: string) => unknown;
+}
+
+export function parseJsonKeepingKeyOrder(text: string, options: ParseOptions = {}): unknown {
   let i = 0;
   const ws = () => {
     while (i < text.length && (text[i] === " " || text[i] === "\n" || text[i] === "\r" || text[i] === "\t")) i++;
@@ -105,6 +120,8 @@ export function parseJsonKeepingKeyOrder(text: string): unknown {
     const literal = LITERAL.exec(text);
     if (!literal) return fail(`Unexpected token ${JSON.stringify(ch ?? "end")}`);
     i += literal[0].length;
+    const first = literal[0][0];
+    if (options.number && first !== "t" && first !== "f" && first !== "n") return options.number(literal[0]);
     return JSON.parse(literal[0]);
   };
   const result = value();

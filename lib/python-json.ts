@@ -14,6 +14,12 @@ export class PyFloat {
 }
 export const pyFloat = (value: number): PyFloat => new PyFloat(value);
 
+/** A JSON number as Python's json module reads it: a literal with a fraction or exponent is a float even when integral. */
+export function pythonJsonNumber(literal: string): number | PyFloat {
+  const value = Number(literal);
+  return /[.eE]/.test(literal) && Number.isInteger(value) ? new PyFloat(value) : value;
+}
+
 /** A Python object json.dumps cannot serialize (an mpmath mpf, a Decimal): `repr` is what str() shows of it. */
 export class PyOpaque {
   constructor(readonly repr: string) {}

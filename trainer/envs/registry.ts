@@ -8,6 +8,7 @@ import { createBfclEnvironment } from "./bfcl/index";
 import { createSgdEnvironment } from "./sgd/index";
 import { createTau2RetailEnvironment } from "./tau2/index";
 import { createUserRlEnvironment } from "./userrl/index";
+import { createTauGymEnvironment } from "./userrl/tau/index";
 import { createGuessEnvironment } from "./guess-number/index";
 
 /** `config` is the environment's own section of the run config; each factory validates it with its zod schema. */
@@ -24,6 +25,7 @@ const ENVIRONMENTS: Record<string, EnvironmentFactory> = {
   "userrl-intention": (config) => createUserRlEnvironment("intention", config) as Environment,
   "userrl-persuade": (config) => createUserRlEnvironment("persuade", config) as Environment,
   "userrl-search": (config) => createUserRlEnvironment("search", config) as Environment,
+  "userrl-tau": (config) => createTauGymEnvironment(config) as Environment,
   "guess-number": (config) => createGuessEnvironment(config) as Environment,
 };
 

@@ -36,6 +36,11 @@ export class Tau2UserSimulator {
     private readonly llm: LlmChat,
   ) {}
 
+  /** The customer already opened with `text` (a task that ships its first message, as UserRL's TauGym does). */
+  openedWith(text: string): void {
+    this.history.push({ role: "user", content: "Hi! How can I help you today?" }, { role: "assistant", content: text });
+  }
+
   async opening(turn: number): Promise<UserTurn> {
     const offline = openingMessage(this.scenario);
     return this.generate("Hi! How can I help you today?", () => offline, turn);

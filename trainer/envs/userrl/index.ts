@@ -4,7 +4,7 @@
  * format with `loadTasks(path)`.
  */
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import { UserRlConfigSchema } from "./config";
 import { scriptedDemonstration } from "../scripted-demonstration";
 import type { Demonstration, Environment } from "../types";
 import { createGymEpisode, type GymOptions, type GymRules } from "./gym-episode";
@@ -37,15 +37,6 @@ const RULES: { [G in GymName]: GymRules<GymData<G>, unknown> } = {
   search: searchRules as GymRules<GymData<"search">, unknown>,
 };
 
-/** The `userrl-<gym>` section of a run config. */
-export const UserRlConfigSchema = z
-  .object({
-    /** UserRL's step_penalty: turn k (1-based) loses stepPenalty × k. */
-    stepPenalty: z.number().min(0).max(1).default(0),
-    /** UserRL's normalize_rewards: clip each turn reward to [0, 1] after the penalty. */
-    normalizeRewards: z.boolean().default(true),
-  })
-  .strict();
 
 export function createUserRlEnvironment<G extends GymName>(
   gym: G,
