@@ -37,7 +37,6 @@ const RULES: { [G in GymName]: GymRules<GymData<G>, unknown> } = {
   search: searchRules as GymRules<GymData<"search">, unknown>,
 };
 
-
 export function createUserRlEnvironment<G extends GymName>(
   gym: G,
   config: GymOptions | Record<string, unknown> = {},
