@@ -5,6 +5,7 @@
 import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { ApiClient } from "./api-client";
 import { readConfigFile } from "./config-file";
@@ -27,6 +28,8 @@ Usage:
   rollout-lab tokens create --name NAME [--scope read|write] [--database-url URL]
   rollout-lab tokens list [--all] [--database-url URL]
   rollout-lab tokens revoke ID_OR_PREFIX [--database-url URL]
+  rollout-lab sgd optimize-user --data SGD_DIR --base-url URL --model M [--api-key-env NAME] [--dev-dialogues N] [--dev-turns N] [--out DIR]
+      (search the Agent Gym user simulator's prompt against real dialogues; saves sgd-user-v<N>.json, default dir .data/user-prompts)
 
 Import formats (docs/import.md):
 ${importFormatsHelp}
@@ -57,6 +60,12 @@ const OPTIONS = {
   all: { type: "boolean" },
   tag: { type: "string", multiple: true },
   layout: { type: "string" },
+  data: { type: "string" },
+  "base-url": { type: "string" },
+  model: { type: "string" },
+  "api-key-env": { type: "string" },
+  "dev-dialogues": { type: "string" },
+  "dev-turns": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -105,6 +114,28 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       } else if (command === "list") await tokensList({ databaseUrl, all: Boolean(v.all) }, io.out);
       else if (command === "revoke") await tokensRevoke({ databaseUrl, idOrPrefix: need("id or prefix") }, io.out);
       else throw new CliError(EXIT.USAGE, `Unknown command "tokens ${command ?? ""}".\n\n${HELP}`);
+      return EXIT.OK;
+    }
+    if (group === "sgd") {
+      if (command !== "optimize-user") throw new CliError(EXIT.USAGE, `Unknown command "sgd ${command ?? ""}".\n\n${HELP}`);
+      const required = (name: "data" | "base-url" | "model") => {
+        if (!v[name]) throw new CliError(EXIT.USAGE, `sgd optimize-user needs --${name}.`);
+        return v[name];
+      };
+      // Loaded only here: the trainer's LLM client and SGD code are not needed by the other commands.
+      const { optimizeUserPrompt } = await import("./sgd-optimize");
+      await optimizeUserPrompt(
+        {
+          data: required("data"),
+          baseUrl: required("base-url"),
+          model: required("model"),
+          apiKeyEnv: v["api-key-env"],
+          devDialogues: numberFlag("dev-dialogues", v["dev-dialogues"], 1) ?? 8,
+          devTurns: numberFlag("dev-turns", v["dev-turns"], 1) ?? 24,
+          out: v.out ?? path.join(process.env.ROLLOUT_LAB_DATA_DIR || ".data", "user-prompts"),
+        },
+        io.out,
+      );
       return EXIT.OK;
     }
     if (group !== "runs" && group !== "import") throw new CliError(EXIT.USAGE, `Unknown command "${group}".\n\n${HELP}`);

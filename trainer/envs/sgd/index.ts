@@ -27,6 +27,14 @@ export const SgdConfigSchema = z
     judgeWeight: z.number().min(0).max(1).default(0.5),
     /** Real dialogues shown to an LLM user simulator. */
     fewShot: z.number().int().min(0).max(8).default(2),
+    /**
+     * A user prompt chosen by `rollout-lab sgd optimize-user` (user-prompt-search.ts): its style instruction and
+     * few-shot count, with the artifact's name, replace the defaults above. The run config keeps the prompt itself.
+     */
+    userPrompt: z
+      .object({ artifact: z.string().min(1), instruction: z.string().min(1).max(4000), fewShot: z.number().int().min(0).max(8) })
+      .strict()
+      .optional(),
     /** How tools are described to the policy. */
     toolStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
     /** agent_gym's mocker fallbacks: fuzzy match on ≥ 50% parameter overlap, then an LLM mocker for the rest. */
@@ -85,7 +93,8 @@ export function createSgdEnvironment(config: SgdEnvironmentOptions | Record<stri
         extraRecordings: recordings.filter((r) => services.has(r.service)),
         templates,
         judgeWeight,
-        fewShot: opts.fewShot,
+        fewShot: opts.userPrompt?.fewShot ?? opts.fewShot,
+        userInstruction: opts.userPrompt?.instruction,
         toolStyle: opts.toolStyle as ToolPromptStyle,
         mocker: opts.mocker,
         rewardMode: opts.rewardMode,

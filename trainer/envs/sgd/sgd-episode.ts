@@ -33,6 +33,8 @@ export interface SgdEpisodeOptions {
   /** Share of the judge in the reward; the rest is goal completion. */
   judgeWeight: number;
   fewShot: number;
+  /** The user LLM's style instruction (an optimised user prompt's); the default one when absent. */
+  userInstruction?: string;
   toolStyle: ToolPromptStyle;
   /** agent_gym's fallbacks for calls without an exact recording: fuzzy parameter overlap, then an LLM mocker. */
   mocker: { fuzzy: boolean; llmFallback: boolean };
@@ -103,7 +105,7 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
     .map((t) => `${t.name}: ${t.description}`)
     .join("\n");
   const examples = selectFewShotDialogues(task, opts.corpus, opts.fewShot);
-  const userSystem = buildUserSystemPrompt(task, examples);
+  const userSystem = buildUserSystemPrompt(task, examples, opts.userInstruction);
 
   async function askUser(turn: number, agentText: string | null): Promise<ConversationMessage> {
     const messages = [{ role: "system" as const, content: userSystem }, ...userSideMessages(history)];

@@ -1,0 +1,51 @@
+/**
+ * `rollout-lab sgd optimize-user`: searches the Agent Gym user simulator's prompt against real SGD dialogues
+ * (trainer/envs/sgd/user-prompt-search.ts) with an OpenAI-compatible endpoint playing the user, prints every
+ * candidate's score and the score before and after, and saves the best prompt as a versioned artifact whose
+ * `userPrompt` goes into a run config's `environmentOptions` for `sgd`.
+ */
+import path from "node:path";
+import { LlmClient } from "../trainer/llm";
+import { loadSgdCorpus } from "../trainer/envs/sgd/sgd-format";
+import { tasksFromCorpus } from "../trainer/envs/sgd/sgd-task";
+import { saveUserPromptArtifact, searchUserPrompt, type CandidateScore } from "../trainer/envs/sgd/user-prompt-search";
+import { CliError, EXIT } from "./exit-codes";
+
+export interface OptimizeUserOptions {
+  data: string;
+  baseUrl: string;
+  model: string;
+  apiKeyEnv?: string;
+  devDialogues: number;
+  devTurns: number;
+  out: string;
+}
+
+const line = (s: CandidateScore) =>
+  `${s.instruction.padEnd(8)} fewShot ${s.fewShot}  realism ${s.realism.realism.toFixed(3)} (length ${s.realism.length.toFixed(3)}, ` +
+  `mentions ${s.realism.slotMentions.toFixed(3)}, acts ${s.realism.acts.toFixed(3)})  word overlap ${s.similarity.toFixed(3)}`;
+
+export async function optimizeUserPrompt(opts: OptimizeUserOptions, out: (l: string) => void): Promise<string> {
+  const corpus = await loadSgdCorpus(opts.data);
+  const tasks = new Map(tasksFromCorpus(corpus, opts.data).map((t) => [t.data.dialogueId, t.data]));
+  const usable = corpus.dialogues.filter((d) => tasks.has(d.dialogueId));
+  if (usable.length < opts.devDialogues + 2)
+    throw new CliError(
+      EXIT.BAD_CONFIG,
+      `${opts.data} has ${usable.length} usable dialogues; --dev-dialogues ${opts.devDialogues} needs at least ${opts.devDialogues + 2}.`,
+    );
+  // The last dialogues are the dev set; few-shot examples come only from the others.
+  const dev = usable.slice(-opts.devDialogues).map((dialogue) => ({ dialogue, task: tasks.get(dialogue.dialogueId)! }));
+  const pool = usable.slice(0, -opts.devDialogues);
+  const llm = new LlmClient({ endpoints: { user_simulator: { baseUrl: opts.baseUrl, model: opts.model, apiKeyEnv: opts.apiKeyEnv } } });
+  out(
+    `Scoring user prompts on ${opts.devDialogues} held-out dialogues (up to ${opts.devTurns} user turns), ${pool.length} dialogues for examples:`,
+  );
+  const result = await searchUserPrompt({ dev, pool, llm, devTurns: opts.devTurns, onScore: (s) => out(`  ${line(s)}`) });
+  const { file, artifact } = await saveUserPromptArtifact(opts.out, result, opts.model);
+  out(`before (default prompt): ${line(result.baseline)}`);
+  out(`after  (${artifact.name}):  ${line(result.best)}`);
+  out(`Saved ${path.relative(process.cwd(), file) || file}. To use it, put this in the run config's environmentOptions:`);
+  out(JSON.stringify({ userPrompt: artifact.userPrompt }));
+  return file;
+}
