@@ -157,7 +157,7 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     family: "userrl",
     seedSystem: "UserRL / tau-bench",
     description:
-      "tau-bench retail customer service as UserRL's TauGym: list tools with [search], talk to the customer with [action], call tools with [answer]; reward 1 when the data and required outputs match the gold actions'.",
+      "tau-bench retail or airline customer service as UserRL's TauGym: list tools with [search], talk to the customer with [action], call tools with [answer]; reward 1 when the data and required outputs match the gold actions'.",
     // A 900-byte opening; gold play is one ~110-byte [answer] per tool call, each answered with a ~700-byte record.
     preset: learningPreset({ context: 3072, maxTurns: 6, maxNewTokens: 128, sft: 40, microBatch: 1, turnCredit: true }),
   },

@@ -1,13 +1,14 @@
 /**
  * `userrl-tau`: UserRL's TauGym (tau-gym.ts) as a registry environment. Builtin tasks run on the τ² environment's
- * Harbor Goods store; `loadTasks(path)` reads TauGym's task file with tau-bench's retail data beside it (tau-data.ts).
+ * Harbor Goods store; `loadTasks(path)` reads TauGym's task file with tau-bench's data beside it (tau-data.ts).
  */
 import { scriptedDemonstration } from "../../scripted-demonstration";
 import type { Demonstration, Environment } from "../../types";
 import { createGymEpisode, type GymOptions } from "../gym-episode";
 import { UserRlConfigSchema } from "../config";
-import { builtinTauGym, loadTauGymTasks, readRetailData, type TauGymTask } from "./tau-data";
-import { forkRetailData, runRetailTool, TERMINATE_TOOLS, type RetailData } from "./retail-tools";
+import { builtinTauGym, loadTauGymTasks, readTauData, type TauGymTask } from "./tau-data";
+import { forkData, type TauData, type Work } from "./tool-core";
+import { runDomainTool, TERMINATE_TOOLS } from "./domains";
 import { tauRules } from "./tau-gym";
 
 export function createTauGymEnvironment(config: GymOptions | Record<string, unknown> = {}): Environment<TauGymTask> {
@@ -19,23 +20,23 @@ export function createTauGymEnvironment(config: GymOptions | Record<string, unkn
   }
   const options: GymOptions = parsed.data;
   const builtin = builtinTauGym();
-  const loaded = new Map<string, RetailData>();
-  const expected = new Map<string, ReturnType<typeof forkRetailData>>();
+  const loaded = new Map<string, TauData>();
+  const expected = new Map<string, Work>();
 
   /** createEpisode is synchronous: a worker that never called loadTasks reads a folder's data here, once. */
-  const dataFor = (task: TauGymTask): RetailData => {
+  const dataFor = (task: TauGymTask): TauData => {
     if (task.source.kind === "builtin") return builtin.data;
     let data = loaded.get(task.source.dir);
-    if (!data) loaded.set(task.source.dir, (data = readRetailData(task.source.dir)));
+    if (!data) loaded.set(task.source.dir, (data = readTauData(task.source.dir, task.domain)));
     return data;
   };
   const expectedFor = (task: TauGymTask) => {
     const key = `${task.source.kind === "dir" ? task.source.dir : "builtin"}::${task.taskId}`;
     let w = expected.get(key);
     if (!w) {
-      w = forkRetailData(dataFor(task));
+      w = forkData(dataFor(task));
       // tau-bench replays every gold action but the terminating one.
-      for (const a of task.actions) if (!TERMINATE_TOOLS.includes(a.name)) runRetailTool(w, a.name, a.kwargs);
+      for (const a of task.actions) if (!TERMINATE_TOOLS.includes(a.name)) runDomainTool(task.domain, w, a.name, a.kwargs);
       expected.set(key, w);
     }
     return w;
@@ -44,7 +45,8 @@ export function createTauGymEnvironment(config: GymOptions | Record<string, unkn
 
   const env: Environment<TauGymTask> = {
     name: "userrl-tau",
-    description: "UserRL Tau: tau-bench retail customer service as a gym ([search] tools, [action] to the customer, [answer] a tool call).",
+    description:
+      "UserRL Tau: tau-bench retail or airline customer service as a gym ([search] tools, [action] to the customer, [answer] a tool call).",
     builtinTasks: () => builtin.tasks,
     loadTasks: loadTauGymTasks,
     createEpisode: (task, ctx) => createGymEpisode(task, ctx, rules, options),

@@ -3,64 +3,19 @@
  * functions over the retail data (users, orders, products), each returning a string — a record as `json.dumps`
  * prints it, an id, or "Error: ...". They differ from τ²-bench's tools (trainer/envs/tau2): other checks, other
  * messages, other refund rules; TauGym's reward compares databases these tools produced, so it needs these.
- *
- * Numbers: the data has no integral floats, but Python computes some (a gift card balance after round(), a price
- * difference); those are kept as PyFloat so they print as `50.0`, as Python does, and read back with `n()`.
  */
-import { cloneKeepingKeyOrder } from "../../../../lib/ordered-json";
-import { NotJsonSerializableError, PyFloat, pythonFloatRepr, pythonJsonDumps, pythonRound } from "../../../../lib/python-json";
-import { PythonEvalError, tau2Calculate } from "../../../../lib/python-arithmetic";
-import { pythonSignatureError } from "../../tau2/domain";
+import { pythonRound } from "../../../../lib/python-json";
+import { calculate, dumps, float, isFloat, n, own, type Rec, type ToolSpec, type Work } from "./tool-core";
 
-type Rec = Record<string, unknown>;
-
-/** tau-bench's retail data, with the records a play changed copied before they were changed. */
-export interface RetailData {
-  users: Record<string, Rec>;
-  orders: Record<string, Rec>;
-  products: Record<string, Rec>;
-}
-
-/** A working copy: tables copied, records shared until a tool changes one (then copied, key order kept). */
-export function forkRetailData(data: RetailData): RetailData & { owned: Set<Rec> } {
-  return { users: { ...data.users }, orders: { ...data.orders }, products: data.products, owned: new Set() };
-}
-
-type Work = ReturnType<typeof forkRetailData>;
-
-function own(w: Work, table: "users" | "orders", id: string): Rec {
-  let r = w[table][id];
-  if (!w.owned.has(r)) {
-    r = cloneKeepingKeyOrder(r);
-    w[table][id] = r;
-    w.owned.add(r);
-  }
-  return r;
-}
-
-/** A number as Python holds it: PyFloat unwrapped. */
-const n = (v: unknown): number => (v instanceof PyFloat ? v.value : (v as number));
-/** A Python float result: integral values keep printing as floats. */
-const float = (x: number): number | PyFloat => (Number.isInteger(x) ? new PyFloat(x) : x);
-/** Whether Python holds v as a float (the data has no integral floats; computed ones are PyFloat). */
-const isFloat = (v: unknown): boolean => v instanceof PyFloat || (typeof v === "number" && !Number.isInteger(v));
 /** `round(balance ± amount, 2)`: a float when either is, an int otherwise (Python's round keeps ints ints). */
-const roundedSum = (balance: unknown, amount: unknown, sign: 1 | -1, amountIsFloat = isFloat(amount)): number | PyFloat => {
+const roundedSum = (balance: unknown, amount: unknown, sign: 1 | -1, amountIsFloat = isFloat(amount)): unknown => {
   const value = pythonRound(n(balance) + sign * n(amount), 2);
   return isFloat(balance) || amountIsFloat ? float(value) : value;
-};
-const dumps = (v: unknown): string => {
-  try {
-    return pythonJsonDumps(v, "any");
-  } catch (e) {
-    if (e instanceof NotJsonSerializableError) return String(v);
-    throw e;
-  }
 };
 const countOf = (list: unknown[], x: unknown) => list.filter((y) => y === x).length;
 const items = (order: Rec) => order.items as Rec[];
 const payments = (order: Rec) => order.payment_history as Rec[];
-const methodsOf = (w: Work, order: Rec) => w.users[order.user_id as string].payment_methods as Record<string, Rec>;
+const methodsOf = (w: Work, order: Rec) => w.tables.users[order.user_id as string].payment_methods as Record<string, Rec>;
 const addressOf = (a: Rec) => ({
   address1: a.address1,
   address2: a.address2,
@@ -79,42 +34,27 @@ function missingItem(order: Rec, itemIds: unknown[]): unknown {
 /** The price difference of swapping items for new ones, or the first new item that cannot be had. */
 function priceDifference(w: Work, order: Rec, itemIds: unknown[], newItemIds: unknown[]): { diff: number; isFloat: boolean } | string {
   let diff = 0;
+  let anyFloat = false;
   for (let k = 0; k < itemIds.length; k++) {
     const item = items(order).find((i) => i.item_id === itemIds[k])!;
-    const variants = w.products[item.product_id as string].variants as Record<string, Rec>;
+    const variants = w.tables.products[item.product_id as string].variants as Record<string, Rec>;
     const variant = variants[newItemIds[k] as string];
     if (!(variant && variant.available)) return `Error: new item ${String(newItemIds[k])} not found or available`;
     diff += n(variant.price) - n(item.price);
+    anyFloat ||= isFloat(variant.price) || isFloat(item.price);
   }
-  // Python starts from the int 0: the sum is a float once any price was added.
-  return { diff, isFloat: itemIds.length > 0 };
+  // Python starts from the int 0: the sum is a float once a float price was added.
+  return { diff, isFloat: anyFloat };
 }
 
-interface ToolSpec {
-  params: string[];
-  run(w: Work, a: Rec): string;
-}
-
-const TOOLS: Record<string, ToolSpec> = {
-  calculate: {
-    params: ["expression"],
-    run: (_w, a) => {
-      const expression = String(a.expression);
-      if (![...expression].every((c) => "0123456789+-*/(). ".includes(c))) return "Error: invalid characters in expression";
-      try {
-        return tau2Calculate(expression);
-      } catch (e) {
-        if (e instanceof PythonEvalError) return `Error: ${e.message}`;
-        throw e;
-      }
-    },
-  },
+export const RETAIL_TOOLS: Record<string, ToolSpec> = {
+  calculate: { params: ["expression"], run: (_w, a) => calculate(String(a.expression)) },
   cancel_pending_order: {
     params: ["order_id", "reason"],
     run: (w, a) => {
       const id = a.order_id as string;
-      if (!(id in w.orders)) return "Error: order not found";
-      if (w.orders[id].status !== "pending") return "Error: non-pending order cannot be cancelled";
+      if (!(id in w.tables.orders)) return "Error: order not found";
+      if (w.tables.orders[id].status !== "pending") return "Error: non-pending order cannot be cancelled";
       if (!["no longer needed", "ordered by mistake"].includes(a.reason as string)) return "Error: invalid reason";
       const order = own(w, "orders", id);
       const refunds = payments(order).map((p) => ({
@@ -138,8 +78,8 @@ const TOOLS: Record<string, ToolSpec> = {
     params: ["order_id", "item_ids", "new_item_ids", "payment_method_id"],
     run: (w, a) => {
       const id = a.order_id as string;
-      if (!(id in w.orders)) return "Error: order not found";
-      const current = w.orders[id];
+      if (!(id in w.tables.orders)) return "Error: order not found";
+      const current = w.tables.orders[id];
       if (current.status !== "delivered") return "Error: non-delivered order cannot be exchanged";
       const [itemIds, newItemIds] = [a.item_ids as unknown[], a.new_item_ids as unknown[]];
       const missing = missingItem(current, itemIds);
@@ -165,13 +105,13 @@ const TOOLS: Record<string, ToolSpec> = {
     params: ["email"],
     run: (w, a) => {
       const email = String(a.email).toLowerCase();
-      return Object.entries(w.users).find(([, u]) => String(u.email).toLowerCase() === email)?.[0] ?? "Error: user not found";
+      return Object.entries(w.tables.users).find(([, u]) => String(u.email).toLowerCase() === email)?.[0] ?? "Error: user not found";
     },
   },
   find_user_id_by_name_zip: {
     params: ["first_name", "last_name", "zip"],
     run: (w, a) => {
-      const hit = Object.entries(w.users).find(([, u]) => {
+      const hit = Object.entries(w.tables.users).find(([, u]) => {
         const name = u.name as Rec;
         return (
           String(name.first_name).toLowerCase() === String(a.first_name).toLowerCase() &&
@@ -184,21 +124,22 @@ const TOOLS: Record<string, ToolSpec> = {
   },
   get_order_details: {
     params: ["order_id"],
-    run: (w, a) => ((a.order_id as string) in w.orders ? dumps(w.orders[a.order_id as string]) : "Error: order not found"),
+    run: (w, a) => ((a.order_id as string) in w.tables.orders ? dumps(w.tables.orders[a.order_id as string]) : "Error: order not found"),
   },
   get_product_details: {
     params: ["product_id"],
-    run: (w, a) => ((a.product_id as string) in w.products ? dumps(w.products[a.product_id as string]) : "Error: product not found"),
+    run: (w, a) =>
+      (a.product_id as string) in w.tables.products ? dumps(w.tables.products[a.product_id as string]) : "Error: product not found",
   },
   get_user_details: {
     params: ["user_id"],
-    run: (w, a) => ((a.user_id as string) in w.users ? dumps(w.users[a.user_id as string]) : "Error: user not found"),
+    run: (w, a) => ((a.user_id as string) in w.tables.users ? dumps(w.tables.users[a.user_id as string]) : "Error: user not found"),
   },
   list_all_product_types: {
     params: [],
     run: (w) => {
       const byName = new Map<string, unknown>();
-      for (const p of Object.values(w.products)) byName.set(p.name as string, p.product_id);
+      for (const p of Object.values(w.tables.products)) byName.set(p.name as string, p.product_id);
       // dict(sorted(items)): by name, code point order.
       const sorted = [...byName].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
       return dumps(Object.fromEntries(sorted));
@@ -208,8 +149,8 @@ const TOOLS: Record<string, ToolSpec> = {
     params: ["order_id", "address1", "address2", "city", "state", "country", "zip"],
     run: (w, a) => {
       const id = a.order_id as string;
-      if (!(id in w.orders)) return "Error: order not found";
-      if (w.orders[id].status !== "pending") return "Error: non-pending order cannot be modified";
+      if (!(id in w.tables.orders)) return "Error: order not found";
+      if (w.tables.orders[id].status !== "pending") return "Error: non-pending order cannot be modified";
       const order = own(w, "orders", id);
       order.address = addressOf(a);
       return dumps(order);
@@ -219,8 +160,8 @@ const TOOLS: Record<string, ToolSpec> = {
     params: ["order_id", "item_ids", "new_item_ids", "payment_method_id"],
     run: (w, a) => {
       const id = a.order_id as string;
-      if (!(id in w.orders)) return "Error: order not found";
-      const current = w.orders[id];
+      if (!(id in w.tables.orders)) return "Error: order not found";
+      const current = w.tables.orders[id];
       if (current.status !== "pending") return "Error: non-pending order cannot be modified";
       const [itemIds, newItemIds] = [a.item_ids as unknown[], a.new_item_ids as unknown[]];
       const missing = missingItem(current, itemIds);
@@ -246,7 +187,7 @@ const TOOLS: Record<string, ToolSpec> = {
       for (let k = 0; k < itemIds.length; k++) {
         // Python finds the first item with the old id each time, so a swapped item can be found again.
         const item = items(order).find((i) => i.item_id === itemIds[k])!;
-        const variant = (w.products[item.product_id as string].variants as Record<string, Rec>)[newItemIds[k] as string];
+        const variant = (w.tables.products[item.product_id as string].variants as Record<string, Rec>)[newItemIds[k] as string];
         item.item_id = newItemIds[k];
         item.price = variant.price;
         item.options = variant.options;
@@ -259,8 +200,8 @@ const TOOLS: Record<string, ToolSpec> = {
     params: ["order_id", "payment_method_id"],
     run: (w, a) => {
       const id = a.order_id as string;
-      if (!(id in w.orders)) return "Error: order not found";
-      const current = w.orders[id];
+      if (!(id in w.tables.orders)) return "Error: order not found";
+      const current = w.tables.orders[id];
       if (current.status !== "pending") return "Error: non-pending order cannot be modified";
       const methodId = a.payment_method_id as string;
       if (!(methodId in methodsOf(w, current))) return "Error: payment method not found";
@@ -286,7 +227,7 @@ const TOOLS: Record<string, ToolSpec> = {
   modify_user_address: {
     params: ["user_id", "address1", "address2", "city", "state", "country", "zip"],
     run: (w, a) => {
-      if (!((a.user_id as string) in w.users)) return "Error: user not found";
+      if (!((a.user_id as string) in w.tables.users)) return "Error: user not found";
       const user = own(w, "users", a.user_id as string);
       user.address = addressOf(a);
       return dumps(user);
@@ -296,8 +237,8 @@ const TOOLS: Record<string, ToolSpec> = {
     params: ["order_id", "item_ids", "payment_method_id"],
     run: (w, a) => {
       const id = a.order_id as string;
-      if (!(id in w.orders)) return "Error: order not found";
-      const current = w.orders[id];
+      if (!(id in w.tables.orders)) return "Error: order not found";
+      const current = w.tables.orders[id];
       if (current.status !== "delivered") return "Error: non-delivered order cannot be returned";
       const methodId = a.payment_method_id as string;
       if (!(methodId in methodsOf(w, current))) return "Error: payment method not found";
@@ -314,56 +255,3 @@ const TOOLS: Record<string, ToolSpec> = {
   think: { params: ["thought"], run: () => "" },
   transfer_to_human_agents: { params: ["summary"], run: () => "Transfer successful" },
 };
-
-export const RETAIL_TOOL_NAMES = Object.keys(TOOLS);
-/** The tool that ends the conversation (tau-bench's terminate_tools). */
-export const TERMINATE_TOOLS = ["transfer_to_human_agents"];
-
-const className = (tool: string) => tool.replace(/(^|_)([a-z])/g, (_m, _u, c: string) => c.toUpperCase());
-
-/**
- * Runs a tool as tau-bench's env.step does: an unknown name gives "Unknown action <name>", arguments that do not fit
- * the signature give Python's TypeError, any other exception "Error: <message>".
- */
-export function runRetailTool(w: Work, name: string, args: Rec): string {
-  const tool = TOOLS[name];
-  if (!tool) return `Unknown action ${name}`;
-  const signature = pythonSignatureError(`${className(name)}.invoke()`, tool.params, args);
-  if (signature) return `Error: ${signature}`;
-  try {
-    return tool.run(w, args);
-  } catch (e) {
-    return `Error: ${e instanceof Error ? e.message : String(e)}`;
-  }
-}
-
-/** A record as Python's `==` would compare it (dict order ignored, 5 and 5.0 told apart as tau-bench's hash does). */
-function canonical(v: unknown): string {
-  const walk = (x: unknown): unknown => {
-    if (x instanceof PyFloat) return { $float: pythonFloatRepr(x.value) };
-    if (Array.isArray(x)) return x.map(walk);
-    if (x !== null && typeof x === "object")
-      return Object.fromEntries(
-        Object.keys(x)
-          .sort()
-          .map((k) => [k, walk((x as Rec)[k])]),
-      );
-    return x;
-  };
-  return JSON.stringify(walk(v));
-}
-
-/**
- * Whether two working copies of the same data hold equal data (tau-bench compares hashes of the whole data). Both
- * share every record neither changed, so only the records either copied need comparing.
- */
-export function sameData(a: Work, b: Work): boolean {
-  for (const table of ["users", "orders"] as const) {
-    const ids = new Set([...Object.keys(a[table]), ...Object.keys(b[table])]);
-    for (const id of ids) {
-      const [x, y] = [a[table][id], b[table][id]];
-      if (x !== y && canonical(x) !== canonical(y)) return false;
-    }
-  }
-  return true;
-}

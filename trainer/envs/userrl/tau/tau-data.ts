@@ -4,10 +4,10 @@
  * A TauGym task file (UserRL `gyms/TauGym/taugym/data/tau_{train,test}.json`) is a JSON list of
  * `{id: "retail-000", obs: <the customer's first message>, info: {task: {user_id, actions, instruction, outputs}}}`:
  * tau-bench's tasks with the opening already written. The data they run on is tau-bench's retail data, found beside
- * the file in `retail/`: tau-bench's own files (users.json, orders.json, products.json, from
- * tau_bench/envs/retail/data) or τ²-bench's retail db.json (the same records; τ² adds a user_id to each user, dropped
- * here, and orders its keys differently, so printed records differ in key order but never in content).
- * Airline tasks are left out (tau-bench's airline tools are not ported) and said so.
+ * the file in `retail/` and `airline/`: tau-bench's own files (tau_bench/envs/<domain>/data: users.json, orders.json,
+ * products.json; flights.json, reservations.json, users.json). For retail, τ²-bench's retail db.json also serves (the
+ * same records; τ² adds a user_id to each user, dropped here, and orders its keys differently, so printed records
+ * differ in key order but never in content); τ²'s airline data differs from tau-bench's, so airline needs tau-bench's.
  *
  * Without a file, the builtin tasks are the τ² environment's Harbor Goods tasks restated as TauGym tasks.
  */
@@ -19,12 +19,14 @@ import { parseJsonKeepingKeyOrder } from "../../../../lib/ordered-json";
 import { pythonJsonNumber } from "../../../../lib/python-json";
 import { DatasetError, type Task } from "../../types";
 import { openingMessage } from "../../tau2/offline-user";
-import type { RetailData } from "./retail-tools";
+import { TAU_DOMAINS, TAU_DOMAIN_NAMES, type TauDomainName } from "./domains";
+import type { TauData } from "./tool-core";
 
 export type TauDataSource = { kind: "builtin" } | { kind: "dir"; dir: string };
 
 export interface TauGymTask {
   taskId: string;
+  domain: TauDomainName;
   source: TauDataSource;
   /** The customer's first message (TauGym's `obs`). */
   opening: string;
@@ -55,8 +57,8 @@ export function isTauGymFile(raw: unknown): boolean {
   return Array.isArray(raw) && raw.length > 0 && typeof raw[0] === "object" && raw[0] !== null && "obs" in raw[0] && "info" in raw[0];
 }
 
-/** The retail data of a folder: tau-bench's three files, or τ²'s db.json. */
-export function readRetailData(dir: string): RetailData {
+/** A domain's data in a folder: tau-bench's files, or (retail) τ²'s db.json. */
+export function readTauData(dir: string, domain: TauDomainName): TauData {
   const read = (file: string) => {
     const full = path.join(dir, file);
     try {
@@ -65,32 +67,31 @@ export function readRetailData(dir: string): RetailData {
       throw new DatasetError(full, null, e instanceof SyntaxError ? jsonErrorDetail(e) : readErrorDetail(e));
     }
   };
-  if (existsSync(path.join(dir, "users.json"))) {
-    return { users: read("users.json"), orders: read("orders.json"), products: read("products.json") } as RetailData;
-  }
-  if (existsSync(path.join(dir, "db.json"))) return fromTau2Db(read("db.json"), path.join(dir, "db.json"));
+  const tables = TAU_DOMAINS[domain].tables;
+  if (tables.every((t) => existsSync(path.join(dir, `${t}.json`))))
+    return Object.fromEntries(tables.map((t) => [t, read(`${t}.json`)])) as TauData;
+  if (domain === "retail" && existsSync(path.join(dir, "db.json"))) return fromTau2Db(read("db.json"), path.join(dir, "db.json"));
   throw new DatasetError(
     dir,
     null,
-    "no retail data here: put tau-bench's users.json, orders.json and products.json (tau_bench/envs/retail/data) or τ²-bench's retail db.json in this folder",
+    `no ${domain} data here: put tau-bench's ${tables.map((t) => `${t}.json`).join(", ")} (tau_bench/envs/${domain}/data) in this folder` +
+      (domain === "retail" ? ", or τ²-bench's retail db.json" : ""),
   );
 }
 
 /** τ²'s retail database as tau-bench holds it: the same tables, without the user_id τ² adds to each user. */
-export function fromTau2Db(raw: unknown, file: string): RetailData {
-  const db = raw as Partial<RetailData>;
+export function fromTau2Db(raw: unknown, file: string): TauData {
+  const db = raw as Partial<Record<string, Record<string, Record<string, unknown>>>>;
   if (!db || typeof db !== "object" || !db.users || !db.orders || !db.products)
     throw new DatasetError(file, null, "a retail database needs users, orders and products tables");
   for (const user of Object.values(db.users)) delete user.user_id;
-  return db as RetailData;
+  return { users: db.users, orders: db.orders, products: db.products };
 }
 
-/** Parses TauGym's task list; `dataDir` is the folder holding `retail/`. */
+/** Parses TauGym's task list; `dataDir` is the folder holding `retail/` and `airline/`. */
 export function parseTauGymTasks(raw: unknown, file: string, dataDir: string): Task<TauGymTask>[] {
   if (!Array.isArray(raw)) throw new DatasetError(file, null, "a TauGym task file is a JSON list of {id, obs, info: {task}}");
-  const retailDir = path.join(dataDir, "retail");
   const tasks: Task<TauGymTask>[] = [];
-  let leftOut = 0;
   raw.forEach((r, i) => {
     const parsed = RawTask.safeParse(r);
     if (!parsed.success) {
@@ -98,18 +99,17 @@ export function parseTauGymTasks(raw: unknown, file: string, dataDir: string): T
       throw new DatasetError(file, `record ${i}`, `${issue.path.join(".") || "record"}: ${issue.message}`);
     }
     const { id, obs, info } = parsed.data;
-    if (!id.startsWith("retail")) {
-      leftOut += 1;
-      return;
-    }
-    const split = id.includes("-train-") ? "train" : "test";
+    const domain = TAU_DOMAIN_NAMES.find((d) => id.startsWith(d));
+    if (!domain)
+      throw new DatasetError(file, `record ${i}`, `id "${id}" names no tau-bench domain; supported: ${TAU_DOMAIN_NAMES.join(", ")}`);
     tasks.push({
       id: `taugym-${id}`,
-      split,
-      tags: ["userrl", "tau", "retail"],
+      split: id.includes("-train-") ? "train" : "test",
+      tags: ["userrl", "tau", domain],
       data: {
         taskId: id,
-        source: { kind: "dir", dir: retailDir },
+        domain,
+        source: { kind: "dir", dir: path.join(dataDir, domain) },
         opening: obs,
         instruction: info.task.instruction,
         userId: info.task.user_id,
@@ -118,14 +118,16 @@ export function parseTauGymTasks(raw: unknown, file: string, dataDir: string): T
       },
     });
   });
-  if (leftOut > 0)
-    console.warn(`[userrl-tau] left out ${leftOut} task(s) of ${file} that are not retail (tau-bench's airline tools are not ported)`);
-  if (tasks.length > 0 && !existsSync(retailDir))
-    throw new DatasetError(
-      file,
-      null,
-      `its retail tasks need tau-bench's retail data in ${retailDir}: copy tau_bench/envs/retail/data there (users.json, orders.json, products.json), or τ²-bench's retail db.json`,
-    );
+  for (const domain of new Set(tasks.map((t) => t.data.domain))) {
+    const dir = path.join(dataDir, domain);
+    if (!existsSync(dir))
+      throw new DatasetError(
+        file,
+        null,
+        `its ${domain} tasks need tau-bench's ${domain} data in ${dir}: copy tau_bench/envs/${domain}/data there (${TAU_DOMAINS[domain].tables.map((t) => `${t}.json`).join(", ")})` +
+          (domain === "retail" ? ", or τ²-bench's retail db.json" : ""),
+      );
+  }
   return tasks;
 }
 
@@ -139,7 +141,8 @@ export async function loadTauGymTasks(target: string): Promise<Task<TauGymTask>[
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    // Python's json keeps 100.0 a float: gold actions' amounts must compare and print as tau-bench's do.
+    raw = parseJsonKeepingKeyOrder(text, { number: pythonJsonNumber });
   } catch (e) {
     throw new DatasetError(file, null, jsonErrorDetail(e));
   }
@@ -154,7 +157,7 @@ interface BuiltinTau2Task {
 }
 
 /** The τ² environment's builtin store and tasks, restated as TauGym tasks (instruction = known info + reason + manner). */
-export function builtinTauGym(): { data: RetailData; tasks: Task<TauGymTask>[] } {
+export function builtinTauGym(): { data: TauData; tasks: Task<TauGymTask>[] } {
   const file = new URL("../../tau2/builtin-domain.json", import.meta.url);
   const raw = parseJsonKeepingKeyOrder(readFileSync(file, "utf8"), { number: pythonJsonNumber }) as {
     db: unknown;
@@ -176,6 +179,7 @@ export function builtinTauGym(): { data: RetailData; tasks: Task<TauGymTask>[] }
       tags: ["userrl", "tau", "retail", "builtin"],
       data: {
         taskId: t.id,
+        domain: "retail",
         source: { kind: "builtin" },
         opening: openingMessage(scenario),
         instruction: [s.known_info, s.reason_for_call, s.task_instructions].filter(Boolean).join(" "),

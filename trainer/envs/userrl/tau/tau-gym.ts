@@ -1,5 +1,5 @@
 /**
- * Tau gym (UserRL TauGym): tau-bench's retail customer service as a UserRL gym. The policy is the agent: `[search]
+ * Tau gym (UserRL TauGym): tau-bench's customer service (retail or airline) as a UserRL gym. The policy is the agent: `[search]
  * tools` lists the internal tools (once; `[search] help` explains the moves), `[action] <message>` talks to the
  * customer (an LLM user briefed with the task's instruction), `[answer] {"name": ..., "arguments": {...}}` calls a
  * tool on the episode's copy of the data, `[finish]` stops. The conversation ends when the customer says ###STOP###
@@ -14,13 +14,8 @@ import { Tau2UserSimulator } from "../../tau2/user-simulator";
 import { STOP_TOKEN } from "../../tau2/user-prompts";
 import type { GymRules, GymTurnOutcome } from "../gym-episode";
 import type { TauGymTask } from "./tau-data";
-import { readFileSync } from "node:fs";
-import { forkRetailData, runRetailTool, sameData, TERMINATE_TOOLS, type RetailData } from "./retail-tools";
-
-type Work = ReturnType<typeof forkRetailData>;
-
-/** tau-bench's tool schemas (written by scripts/parity/taugym_retail_parity.py --tools). */
-const TOOL_INFO = JSON.parse(readFileSync(new URL("./retail-tool-info.json", import.meta.url), "utf8")) as { function: unknown }[];
+import { forkData, sameData, type TauData, type Work } from "./tool-core";
+import { runDomainTool, TAU_DOMAINS, TERMINATE_TOOLS, type TauDomainName } from "./domains";
 
 interface TauState {
   work: Work;
@@ -41,15 +36,15 @@ interface Verdict {
 
 export interface TauGymDeps {
   /** The task's data (shared, never changed: episodes fork it). */
-  dataFor(task: TauGymTask): RetailData;
+  dataFor(task: TauGymTask): TauData;
   /** The data after the gold actions (cached per task). */
   expectedFor(task: TauGymTask): Work;
 }
 
 /** tau-bench's `[search] tools` listing: each tool, its description and its parameters. */
-export function toolsListing(): string {
+export function toolsListing(domain: TauDomainName): string {
   const lines = ["Available Tools:"];
-  for (const tool of TOOL_INFO) {
+  for (const tool of TAU_DOMAINS[domain].toolInfo) {
     const f = tool.function as {
       name: string;
       description: string;
@@ -131,7 +126,7 @@ export function tauRules(deps: TauGymDeps): GymRules<TauGymTask, TauState> {
     kinds: ["action", "answer", "search"],
     instructions: () =>
       [
-        "You are a customer-service agent. Fulfil the customer's request by talking with them and by calling the store's internal tools.",
+        "You are a customer-service agent. Fulfil the customer's request by talking with them and by calling the company's internal tools.",
         "Each message makes one move:",
         "- [search] tools: list the internal tools with their descriptions and arguments (once is enough); [search] help: how to play.",
         "- [action] <message>: say something to the customer, e.g. ask for what you need.",
@@ -140,7 +135,7 @@ export function tauRules(deps: TauGymDeps): GymRules<TauGymTask, TauState> {
         "Think before each move; the number of moves is limited, so balance tool calls and questions.",
       ].join("\n"),
     opening: (data) => `My request: ${data.opening}\nPlease help me step by step, using your tools and asking me what you need.`,
-    initState: (data) => ({ work: forkRetailData(deps.dataFor(data)), user: null, said: [], toolsListed: false, ended: null }),
+    initState: (data) => ({ work: forkData(deps.dataFor(data)), user: null, said: [], toolsListed: false, ended: null }),
 
     async onAction(kind, content, state, data, io): Promise<GymTurnOutcome> {
       if (kind === "search") {
@@ -155,7 +150,7 @@ export function tauRules(deps: TauGymDeps): GymRules<TauGymTask, TauState> {
         if (state.toolsListed)
           return { feedback: "The tools were listed earlier in this conversation; refer to that list.", source: "tool", turnReward: 0 };
         state.toolsListed = true;
-        return { feedback: toolsListing(), source: "tool", turnReward: 0 };
+        return { feedback: toolsListing(data.domain), source: "tool", turnReward: 0 };
       }
       const call = kind === "answer" ? parseToolCall(content) : null;
       if (kind === "answer" && call === null)
@@ -167,7 +162,7 @@ export function tauRules(deps: TauGymDeps): GymRules<TauGymTask, TauState> {
       // A tool call named "respond" is tau-bench's message to the customer, as [action] is.
       const message = kind === "action" ? content : call?.name === "respond" ? String(call.args.content ?? "") : null;
       if (message === null) {
-        const result = runRetailTool(state.work, call!.name, call!.args);
+        const result = runDomainTool(data.domain, state.work, call!.name, call!.args);
         if (TERMINATE_TOOLS.includes(call!.name)) return end(data, state, "transfer", result, "tool");
         return { feedback: result, source: "tool", turnReward: 0 };
       }

@@ -1,17 +1,17 @@
-"""Parity fixture for UserRL's TauGym (retail), computed by tau-bench's own Python environment.
+"""Parity fixtures for UserRL's TauGym (retail and airline), computed by tau-bench's own Python environment.
 
 TauGym (SalesforceAIResearch/UserRL, gyms/TauGym) runs tau-bench's environment (sierra-research/tau-bench, the first
 τ-bench): its retail tools on its retail data, and its reward when the user ends the conversation: 1 when the database
 equals the one the task's gold actions produce and every required output was said to the user, else 0. For every
-retail task of TauGym's task file this script replays the gold actions through tau-bench's tools, records what each
+task of the domain in TauGym's task file this script replays the gold actions through tau-bench's tools, records what each
 returned, and the reward tau-bench's `calculate_reward` gives to a few plays: the gold actions with the outputs said;
 without saying them; without the last write; the gold actions in reverse order. It also writes the tools' schemas
 (what `[search] tools` lists). Figures only; no tau-bench code.
 
 Usage (tau-bench from `fetch github:sierra-research/tau-bench`, UserRL from `fetch github:SalesforceAIResearch/UserRL`):
   TAU_BENCH=/tmp/taubench TAUGYM_TASKS=/tmp/userrl/gyms/TauGym/taugym/data/tau_test.json \\
-    python3 scripts/parity/taugym_retail_parity.py > tests/fixtures/parity/taugym-retail.json
-With --tools it prints only the tools' schemas (trainer/envs/userrl/tau/retail-tool-info.json).
+    python3 scripts/parity/taugym_parity.py retail > tests/fixtures/parity/taugym-retail.json   (or airline)
+With --tools it prints only the tools' schemas (trainer/envs/userrl/tau/<domain>-tool-info.json).
 """
 import hashlib
 import importlib.abc
@@ -47,6 +47,7 @@ class _StubMissing(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 sys.meta_path.append(_StubMissing())
 
+from tau_bench.envs.airline.env import MockAirlineDomainEnv  # noqa: E402
 from tau_bench.envs.retail.env import MockRetailDomainEnv  # noqa: E402
 from tau_bench.types import Action, Task, RESPOND_ACTION_NAME  # noqa: E402
 
@@ -72,16 +73,21 @@ def play(env, task, actions, say_outputs):
     return results, env.calculate_reward().reward
 
 
-WRITES = {"cancel_pending_order", "exchange_delivered_order_items", "modify_pending_order_address", "modify_pending_order_items",
-          "modify_pending_order_payment", "modify_user_address", "return_delivered_order_items"}
-
-env = MockRetailDomainEnv(user_strategy="llm", user_model="none", user_provider="none", task_split="test", task_index=0)
+DOMAIN = next((a for a in sys.argv[1:] if not a.startswith("--")), "retail")
+WRITES = {
+    "retail": {"cancel_pending_order", "exchange_delivered_order_items", "modify_pending_order_address", "modify_pending_order_items",
+               "modify_pending_order_payment", "modify_user_address", "return_delivered_order_items"},
+    "airline": {"book_reservation", "cancel_reservation", "send_certificate", "update_reservation_baggages", "update_reservation_flights",
+                "update_reservation_passengers"},
+}[DOMAIN]
+ENV = {"retail": MockRetailDomainEnv, "airline": MockAirlineDomainEnv}[DOMAIN]
+env = ENV(user_strategy="llm", user_model="none", user_provider="none", task_split="test", task_index=0)
 if "--tools" in sys.argv:
     json.dump(env.tools_info, sys.stdout, ensure_ascii=False, indent=1)
     sys.exit(0)
 records = []
 for entry in json.load(open(TASKS)):
-    if not entry["id"].startswith("retail"):
+    if not entry["id"].startswith(DOMAIN):
         continue
     task = Task(**entry["info"]["task"])
     gold = list(task.actions)
@@ -91,6 +97,6 @@ for entry in json.load(open(TASKS)):
     if writes:
         rewards["drop_last_write"] = play(env, task, [a for i, a in enumerate(gold) if i != writes[-1]], True)[1]
     records.append({"id": entry["id"], "results": [compact(r) for r in results], "rewards": rewards})
-json.dump({"source": "sierra-research/tau-bench retail environment, run by scripts/parity/taugym_retail_parity.py on UserRL TauGym tasks",
+json.dump({"source": f"sierra-research/tau-bench {DOMAIN} environment, run by scripts/parity/taugym_parity.py on UserRL TauGym tasks",
            "tau_bench_commit": os.environ.get("TAU_BENCH_COMMIT", "unknown"), "userrl_commit": os.environ.get("USERRL_COMMIT", "unknown"),
            "tasks": records}, sys.stdout, ensure_ascii=False, indent=0)
