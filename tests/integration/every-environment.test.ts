@@ -34,7 +34,16 @@ for (const env of ENVIRONMENT_CATALOG) {
         ...env.preset,
         name: `smoke ${env.name}`,
         environment: env.name,
-        grpo: { ...env.preset.grpo, steps: 1, groupsPerStep: 1, groupSize: 2, minibatchSize: 2 },
+        // Two warm-start steps keep the SFT path exercised without the preset's full warm-start (30–40 steps at a
+        // 3–4 K context take minutes on a loaded 2-core machine; one step of each is what this smoke test checks).
+        grpo: {
+          ...env.preset.grpo,
+          steps: 1,
+          groupsPerStep: 1,
+          groupSize: 2,
+          minibatchSize: 2,
+          sftWarmupSteps: Math.min(2, env.preset.grpo?.sftWarmupSteps ?? 0),
+        },
         rollout: { ...env.preset.rollout, maxTurns: 3, maxNewTokens: 16 },
         checkpoint: { saveFreq: 1, keepLast: 1 },
         evaluation: { testFreq: 0 },
