@@ -10,14 +10,13 @@ Usage (gorilla's checkout from `fetch github:ShishirPatil/gorilla`, berkeley-fun
     python3 scripts/parity/bfcl_gorilla_parity.py base miss_param miss_func > tests/fixtures/parity/bfcl-gorilla.json
 """
 import hashlib
-import importlib.abc
-import importlib.machinery
 import itertools
 import json
 import os
 import re
 import sys
-from unittest import mock
+
+from stub_missing import stub_missing_modules
 
 ROOT = os.environ.get("GORILLA_BFCL")
 if not ROOT:
@@ -25,25 +24,7 @@ if not ROOT:
 sys.path.insert(0, ROOT)
 
 
-class _StubMissing(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Top-level modules this python3 lacks (dotenv, tqdm, ...) become MagicMocks; the executor never uses them."""
-
-    def find_spec(self, name, path, target=None):
-        top = name.split(".")[0]
-        if top == "bfcl_eval" or top in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(top):
-            return None
-        return importlib.machinery.ModuleSpec(name, self, is_package=True)
-
-    def create_module(self, spec):
-        module = mock.MagicMock()
-        module.__path__, module.__spec__, module.__name__ = [], spec, spec.name
-        return module
-
-    def exec_module(self, module):
-        pass
-
-
-sys.meta_path.append(_StubMissing())
+stub_missing_modules("bfcl_eval")
 
 from bfcl_eval.constants.default_prompts import DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING  # noqa: E402
 from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker  # noqa: E402

@@ -14,12 +14,11 @@ Usage (tau-bench from `fetch github:sierra-research/tau-bench`, UserRL from `fet
 With --tools it prints only the tools' schemas (trainer/envs/userrl/tau/<domain>-tool-info.json).
 """
 import hashlib
-import importlib.abc
-import importlib.machinery
 import json
 import os
 import sys
-from unittest import mock
+
+from stub_missing import stub_missing_modules
 
 ROOT, TASKS = os.environ.get("TAU_BENCH"), os.environ.get("TAUGYM_TASKS")
 if not ROOT or not TASKS:
@@ -27,25 +26,7 @@ if not ROOT or not TASKS:
 sys.path.insert(0, ROOT)
 
 
-class _StubMissing(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Modules this python3 lacks (litellm, ...) become MagicMocks; replaying tools never calls them."""
-
-    def find_spec(self, name, path, target=None):
-        top = name.split(".")[0]
-        if top == "tau_bench" or top in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(top):
-            return None
-        return importlib.machinery.ModuleSpec(name, self, is_package=True)
-
-    def create_module(self, spec):
-        module = mock.MagicMock()
-        module.__path__, module.__spec__, module.__name__ = [], spec, spec.name
-        return module
-
-    def exec_module(self, module):
-        pass
-
-
-sys.meta_path.append(_StubMissing())
+stub_missing_modules("tau_bench")
 
 from tau_bench.envs.airline.env import MockAirlineDomainEnv  # noqa: E402
 from tau_bench.envs.retail.env import MockRetailDomainEnv  # noqa: E402

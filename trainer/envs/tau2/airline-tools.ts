@@ -221,7 +221,8 @@ const NEW_RESERVATION_IDS = ["HATHAT", "HATHAU", "HATHAV"];
 const NEW_CERTIFICATE_IDS = [3221322, 3221323, 3221324].map((n) => `certificate_${n}`);
 const NOW = "2024-05-15T15:00:00";
 
-const AIRPORTS: [string, string][] = [
+/** The airports (code, city) both τ-benches list, in their order. */
+export const AIRLINE_AIRPORTS: [string, string][] = [
   ["SFO", "San Francisco"],
   ["JFK", "New York"],
   ["LAX", "Los Angeles"],
@@ -403,7 +404,7 @@ const TOOLS: Record<string, AirlineTool> = {
         },
       },
     },
-    run: () => AIRPORTS.map(([iata, city]) => ({ iata, city })),
+    run: () => AIRLINE_AIRPORTS.map(([iata, city]) => ({ iata, city })),
   },
   search_direct_flight: {
     kind: "read",

@@ -6,30 +6,8 @@
  * date (a KeyError when it has none); the passengers and payments given are stored as given; flight changes never
  * update seat counts; `send_certificate` gives nothing back when a user already has three certificates.
  */
+import { AIRLINE_AIRPORTS } from "../../tau2/airline-tools";
 import { calculate, dumps, float, insert, isFloat, n, own, pyAdd, PyKeyError, type Rec, type ToolSpec, type Work } from "./tool-core";
-
-const AIRPORTS: [string, string][] = [
-  ["SFO", "San Francisco"],
-  ["JFK", "New York"],
-  ["LAX", "Los Angeles"],
-  ["ORD", "Chicago"],
-  ["DFW", "Dallas"],
-  ["DEN", "Denver"],
-  ["SEA", "Seattle"],
-  ["ATL", "Atlanta"],
-  ["MIA", "Miami"],
-  ["BOS", "Boston"],
-  ["PHX", "Phoenix"],
-  ["IAH", "Houston"],
-  ["LAS", "Las Vegas"],
-  ["MCO", "Orlando"],
-  ["EWR", "Newark"],
-  ["CLT", "Charlotte"],
-  ["MSP", "Minneapolis"],
-  ["DTW", "Detroit"],
-  ["PHL", "Philadelphia"],
-  ["LGA", "LaGuardia"],
-];
 
 const flightsOf = (w: Work) => w.tables.flights;
 const methods = (user: Rec) => user.payment_methods as Record<string, Rec>;
@@ -58,6 +36,23 @@ function bookable(w: Work, flight: Rec, cabin: string, seats: number): Rec | str
 /** A flight without its dates, with one date's data merged in (what the searches list). */
 function listing(flight: Rec, onDate: Rec): Rec {
   return { ...Object.fromEntries(Object.entries(flight).filter(([k]) => k !== "dates")), ...onDate };
+}
+
+/** The payment checks of the two update tools: the method exists, is no certificate, and a gift card covers `price`. */
+function updatePaymentProblem(w: Work, reservation: Rec, paymentId: unknown, price: unknown): string | null {
+  const method = methods(w.tables.users[reservation.user_id as string])[paymentId as string];
+  if (!method) return "Error: payment method not found";
+  if (method.source === "certificate") return "Error: certificate cannot be used to update reservation";
+  if (method.source === "gift_card" && n(method.amount) < n(price)) return "Error: gift card balance is not enough";
+  return null;
+}
+
+/** Charges `price` to a gift card (other methods are charged outside the data). */
+function chargeGiftCard(w: Work, reservation: Rec, paymentId: unknown, price: unknown): void {
+  const userId = reservation.user_id as string;
+  if (methods(w.tables.users[userId])[paymentId as string].source !== "gift_card") return;
+  const owned = methods(own(w, "users", userId))[paymentId as string];
+  owned.amount = pyAdd(owned.amount, price, -1);
 }
 
 export const AIRLINE_TOOLS: Record<string, ToolSpec> = {
@@ -154,7 +149,7 @@ export const AIRLINE_TOOLS: Record<string, ToolSpec> = {
     params: ["user_id"],
     run: (w, a) => ((a.user_id as string) in w.tables.users ? dumps(w.tables.users[a.user_id as string]) : "Error: user not found"),
   },
-  list_all_airports: { params: [], run: () => dumps(Object.fromEntries(AIRPORTS)) },
+  list_all_airports: { params: [], run: () => dumps(Object.fromEntries(AIRLINE_AIRPORTS)) },
   search_direct_flight: {
     params: ["origin", "destination", "date"],
     run: (w, a) => {
@@ -212,18 +207,12 @@ export const AIRLINE_TOOLS: Record<string, ToolSpec> = {
       if (!(id in w.tables.reservations)) return "Error: reservation not found";
       const current = w.tables.reservations[id];
       const price = 50 * Math.max(0, n(a.nonfree_baggages) - n(current.nonfree_baggages));
-      const user = w.tables.users[current.user_id as string];
-      const method = methods(user)[a.payment_id as string];
-      if (!method) return "Error: payment method not found";
-      if (method.source === "certificate") return "Error: certificate cannot be used to update reservation";
-      if (method.source === "gift_card" && n(method.amount) < price) return "Error: gift card balance is not enough";
+      const problem = updatePaymentProblem(w, current, a.payment_id, price);
+      if (problem) return problem;
       const reservation = own(w, "reservations", id);
       reservation.total_baggages = a.total_baggages;
       reservation.nonfree_baggages = a.nonfree_baggages;
-      if (method.source === "gift_card") {
-        const owned = methods(own(w, "users", current.user_id as string))[a.payment_id as string];
-        owned.amount = pyAdd(owned.amount, price, -1);
-      }
+      chargeGiftCard(w, current, a.payment_id, price);
       if (price !== 0) (reservation.payment_history as Rec[]).push({ payment_id: a.payment_id, amount: price });
       return dumps(reservation);
     },
@@ -252,15 +241,9 @@ export const AIRLINE_TOOLS: Record<string, ToolSpec> = {
         total = pyAdd(total, times(flight.price, seats));
       }
       total = pyAdd(total, times(pySum((current.flights as Rec[]).map((f) => f.price)), seats), -1);
-      const user = w.tables.users[current.user_id as string];
-      const method = methods(user)[a.payment_id as string];
-      if (!method) return "Error: payment method not found";
-      if (method.source === "certificate") return "Error: certificate cannot be used to update reservation";
-      if (method.source === "gift_card" && n(method.amount) < n(total)) return "Error: gift card balance is not enough";
-      if (method.source === "gift_card") {
-        const owned = methods(own(w, "users", current.user_id as string))[a.payment_id as string];
-        owned.amount = pyAdd(owned.amount, total, -1);
-      }
+      const problem = updatePaymentProblem(w, current, a.payment_id, total);
+      if (problem) return problem;
+      chargeGiftCard(w, current, a.payment_id, total);
       const reservation = own(w, "reservations", id);
       reservation.flights = flights;
       if (n(total) !== 0) (reservation.payment_history as Rec[]).push({ payment_id: a.payment_id, amount: total });

@@ -47,6 +47,30 @@ function priceDifference(w: Work, order: Rec, itemIds: unknown[], newItemIds: un
   return { diff, isFloat: anyFloat };
 }
 
+/**
+ * The checks exchange_delivered_order_items and modify_pending_order_items share, in their order: the order exists
+ * and has the status, the items are in it, the counts match, every new item can be had. Returns the order and the
+ * price difference, or the error text.
+ */
+function swapChecks(
+  w: Work,
+  a: Rec,
+  status: string,
+  statusError: string,
+): { id: string; current: Rec; itemIds: unknown[]; newItemIds: unknown[]; price: { diff: number; isFloat: boolean } } | string {
+  const id = a.order_id as string;
+  if (!(id in w.tables.orders)) return "Error: order not found";
+  const current = w.tables.orders[id];
+  if (current.status !== status) return statusError;
+  const [itemIds, newItemIds] = [a.item_ids as unknown[], a.new_item_ids as unknown[]];
+  const missing = missingItem(current, itemIds);
+  if (missing !== undefined) return `Error: ${String(missing)} not found`;
+  if (itemIds.length !== newItemIds.length) return "Error: the number of items to be exchanged should match";
+  const price = priceDifference(w, current, itemIds, newItemIds);
+  if (typeof price === "string") return price;
+  return { id, current, itemIds, newItemIds, price };
+}
+
 export const RETAIL_TOOLS: Record<string, ToolSpec> = {
   calculate: { params: ["expression"], run: (_w, a) => calculate(String(a.expression)) },
   cancel_pending_order: {
@@ -77,16 +101,9 @@ export const RETAIL_TOOLS: Record<string, ToolSpec> = {
   exchange_delivered_order_items: {
     params: ["order_id", "item_ids", "new_item_ids", "payment_method_id"],
     run: (w, a) => {
-      const id = a.order_id as string;
-      if (!(id in w.tables.orders)) return "Error: order not found";
-      const current = w.tables.orders[id];
-      if (current.status !== "delivered") return "Error: non-delivered order cannot be exchanged";
-      const [itemIds, newItemIds] = [a.item_ids as unknown[], a.new_item_ids as unknown[]];
-      const missing = missingItem(current, itemIds);
-      if (missing !== undefined) return `Error: ${String(missing)} not found`;
-      if (itemIds.length !== newItemIds.length) return "Error: the number of items to be exchanged should match";
-      const price = priceDifference(w, current, itemIds, newItemIds);
-      if (typeof price === "string") return price;
+      const checked = swapChecks(w, a, "delivered", "Error: non-delivered order cannot be exchanged");
+      if (typeof checked === "string") return checked;
+      const { id, current, itemIds, newItemIds, price } = checked;
       const diff = pythonRound(price.diff, 2);
       const method = methodsOf(w, current)[a.payment_method_id as string];
       if (!method) return "Error: payment method not found";
@@ -159,16 +176,9 @@ export const RETAIL_TOOLS: Record<string, ToolSpec> = {
   modify_pending_order_items: {
     params: ["order_id", "item_ids", "new_item_ids", "payment_method_id"],
     run: (w, a) => {
-      const id = a.order_id as string;
-      if (!(id in w.tables.orders)) return "Error: order not found";
-      const current = w.tables.orders[id];
-      if (current.status !== "pending") return "Error: non-pending order cannot be modified";
-      const [itemIds, newItemIds] = [a.item_ids as unknown[], a.new_item_ids as unknown[]];
-      const missing = missingItem(current, itemIds);
-      if (missing !== undefined) return `Error: ${String(missing)} not found`;
-      if (itemIds.length !== newItemIds.length) return "Error: the number of items to be exchanged should match";
-      const price = priceDifference(w, current, itemIds, newItemIds);
-      if (typeof price === "string") return price;
+      const checked = swapChecks(w, a, "pending", "Error: non-pending order cannot be modified");
+      if (typeof checked === "string") return checked;
+      const { id, current, itemIds, newItemIds, price } = checked;
       const methodId = a.payment_method_id as string;
       if (!(methodId in methodsOf(w, current))) return "Error: payment method not found";
       if (methodsOf(w, current)[methodId].source === "gift_card" && n(methodsOf(w, current)[methodId].balance) < price.diff)
