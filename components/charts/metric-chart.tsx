@@ -41,6 +41,8 @@ export function MetricChart({
   syncId,
   onPickStep,
   logScale = false,
+  pinned,
+  onTogglePin,
 }: {
   title: string;
   points: ChartPoint[];
@@ -49,6 +51,9 @@ export function MetricChart({
   logScale?: boolean;
   syncId?: string;
   onPickStep?: (step: number) => void;
+  /** A pin toggle in the caption when given (pinned charts lead the grid). */
+  pinned?: boolean;
+  onTogglePin?: () => void;
 }) {
   const [ref, seen] = useSeen<HTMLElement>();
   const values = points.flatMap((p) => [p.raw, p.value, ...(p.band ?? [])]).filter((v): v is number => v !== null);
@@ -64,7 +69,18 @@ export function MetricChart({
     <figure ref={ref} className="rounded border border-slate-200 bg-white p-3" data-testid="metric-chart" data-key={title}>
       <figcaption className="mb-1 flex justify-between font-mono text-xs text-slate-600">
         <span>
-          {title}
+          {onTogglePin && (
+            <button
+              type="button"
+              className={`mr-1 ${pinned ? "text-amber-500" : "text-slate-300 hover:text-slate-500"}`}
+              aria-label={pinned ? `Unpin ${title}` : `Pin ${title}`}
+              aria-pressed={Boolean(pinned)}
+              onClick={onTogglePin}
+            >
+              {pinned ? "★" : "☆"}
+            </button>
+          )}
+          <span>{title}</span>
           {logScale && !log && points.length > 0 && <span className="ml-2 text-slate-400">(linear: values ≤ 0)</span>}
         </span>
         <span className="text-slate-400">{formatNumber([...points].reverse().find((p) => p.raw !== null)?.raw ?? null)}</span>

@@ -1,7 +1,8 @@
 "use client";
 /**
  * The launch form: every RunConfig field (derived from the shared schema, with help text and defaults), presets
- * per environment family, validation by the same schema the API and trainer use, field-level messages.
+ * per environment family, a config file loaded as the CLI reads it, validation by the same schema the API and trainer
+ * use, field-level messages, and the budget the config commits to.
  */
 import { useCallback, useMemo, useState } from "react";
 import { PreflightPanel, type PreflightVerdict } from "./preflight-panel";
@@ -9,6 +10,8 @@ import { describeConfigFields, getAtPath, setAtPath, validateConfigInput } from 
 import { ENVIRONMENT_CATALOG } from "@/lib/environments";
 import type { RunConfigInput } from "@/lib/run-config";
 import { ConfigField } from "./config-field";
+import { ConfigLoader } from "./config-loader";
+import { describeBudget } from "@/lib/run-budget";
 
 const SECTION_TITLES: Record<string, string> = {
   "": "Run",
@@ -35,6 +38,8 @@ export function LaunchForm({
 }) {
   const fields = useMemo(() => describeConfigFields(), []);
   const [value, setValue] = useState<Record<string, unknown>>(initial as Record<string, unknown>);
+  // Bumped by each loaded config file: the fields are rebuilt, so JSON boxes show the file's values.
+  const [loads, setLoads] = useState(0);
   const [submitted, setSubmitted] = useState(false);
   const validation = validateConfigInput(value);
   const errors = validation.ok ? {} : validation.errors;
@@ -89,6 +94,13 @@ export function LaunchForm({
         if (!blocked) onLaunch(value as RunConfigInput);
       }}
     >
+      <ConfigLoader
+        onLoad={(config) => {
+          setValue(config);
+          setLoads((n) => n + 1);
+          setBadJson(new Set());
+        }}
+      />
       <div className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3">
         {/* The label stands beside the select, not around it: wrapped, its text would include every option's. */}
         <div className="flex flex-col gap-1 text-xs text-slate-700">
@@ -116,7 +128,10 @@ export function LaunchForm({
       {[...sections.entries()].map(([section, sectionFields]) => (
         // Keyed by environment too: a preset switch rebuilds the fields, so a JSON box shows the preset's value
         // instead of text typed for the previous environment.
-        <fieldset key={`${String(value.environment)}:${section || "run"}`} className="rounded border border-slate-200 bg-white p-4">
+        <fieldset
+          key={`${loads}:${String(value.environment)}:${section || "run"}`}
+          className="rounded border border-slate-200 bg-white p-4"
+        >
           <legend className="px-1 text-sm font-semibold text-slate-700">{SECTION_TITLES[section] ?? section}</legend>
           <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
             {sectionFields.map((f) => (
@@ -136,6 +151,12 @@ export function LaunchForm({
       {serverError && (
         <p className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800" role="alert">
           {serverError}
+        </p>
+      )}
+      {validation.ok && (
+        <p className="rounded border border-slate-200 bg-white p-3 text-sm text-slate-700" data-testid="budget">
+          <span className="font-semibold">Budget: </span>
+          {describeBudget(validation.config)}
         </p>
       )}
       <PreflightPanel config={validation.ok ? (validation.config as Record<string, unknown>) : null} onVerdict={onVerdict} />

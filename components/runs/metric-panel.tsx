@@ -2,8 +2,9 @@
 /**
  * All recorded metric keys of a run as curves, grouped by namespace, with smoothing, a step / wall-time x-axis and a
  * log y-axis. Hovering one chart shows the same step on all of them; clicking a step opens the trajectory browser at
- * that step. Smoothing, filter, x-axis and log scale live in the URL (`smooth`, `filter`, `x`, `log`), so a view
- * can be shared and survives a reload.
+ * that step. A namespace can be folded away (its button in the group bar) and a chart pinned to lead the grid.
+ * Smoothing, filter, x-axis, log scale, folded namespaces and pins live in the URL (`smooth`, `filter`, `x`, `log`,
+ * `hide`, `pin`), so a view can be shared and survives a reload.
  */
 import { useEffect, useState } from "react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -48,9 +49,12 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
   const [xMode, setXModeState] = useState<XAxisMode>(params.get("x") === "time" ? "time" : "step");
   const [filter, setFilterState] = useState(params.get("filter") ?? "");
   const [logScale, setLogScaleState] = useState(params.get("log") === "1");
+  const list = (name: string) => (params.get(name) ?? "").split(",").filter(Boolean);
+  const [hidden, setHiddenState] = useState<string[]>(list("hide"));
+  const [pinned, setPinnedState] = useState<string[]>(list("pin"));
   // Every change writes the whole view from state, not a patch over `params`: router.replace lands asynchronously,
   // so quick successive changes patched over a stale URL would undo each other.
-  type View = { smoothing: number; xMode: XAxisMode; filter: string; logScale: boolean };
+  type View = { smoothing: number; xMode: XAxisMode; filter: string; logScale: boolean; hidden: string[]; pinned: string[] };
   const writeUrl = (v: View) => {
     const q = new URLSearchParams(params.toString());
     const set = (k: string, value: string | null) => (value === null ? q.delete(k) : q.set(k, value));
@@ -58,15 +62,32 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
     set("x", v.xMode === "step" ? null : v.xMode);
     set("filter", v.filter || null);
     set("log", v.logScale ? "1" : null);
+    set("hide", v.hidden.length ? v.hidden.join(",") : null);
+    set("pin", v.pinned.length ? v.pinned.join(",") : null);
     router.replace(`${pathname}${q.size ? `?${q}` : ""}`, { scroll: false });
   };
-  const view: View = { smoothing, xMode, filter, logScale };
+  const view: View = { smoothing, xMode, filter, logScale, hidden, pinned };
   const setSmoothing = (v: number) => (setSmoothingState(v), writeUrl({ ...view, smoothing: v }));
   const setXMode = (v: XAxisMode) => (setXModeState(v), writeUrl({ ...view, xMode: v }));
   const setFilter = (v: string) => (setFilterState(v), writeUrl({ ...view, filter: v }));
   const setLogScale = (v: boolean) => (setLogScaleState(v), writeUrl({ ...view, logScale: v }));
+  const toggle = (xs: string[], x: string) => (xs.includes(x) ? xs.filter((y) => y !== x) : [...xs, x]);
+  const toggleGroup = (g: string) => {
+    const next = toggle(hidden, g);
+    setHiddenState(next);
+    writeUrl({ ...view, hidden: next });
+  };
+  const togglePin = (key: string) => {
+    const next = toggle(pinned, key);
+    setPinnedState(next);
+    writeUrl({ ...view, pinned: next });
+  };
   const keys = useQuery({ ...trpc.runs.metricKeys.queryOptions({ id: runId }), refetchInterval: live ? 5000 : false });
-  const shown = (keys.data ?? []).filter((k) => k.includes(filter)).slice(0, 50);
+  const groups = groupMetricKeys((keys.data ?? []).filter((k) => k.includes(filter)));
+  // Pinned charts first (in pin order), then the unfolded namespaces in their usual order.
+  const inOrder = groups.filter((g) => !hidden.includes(g.group)).flatMap((g) => g.keys);
+  const pinnedShown = pinned.filter((k) => groups.some((g) => g.keys.includes(k)));
+  const shown = [...pinnedShown, ...inOrder.filter((k) => !pinned.includes(k))].slice(0, 50);
   const series = useQuery({
     ...trpc.runs.metricSeries.queryOptions({ id: runId, keys: shown.length ? shown : ["reward/mean"], maxPoints: 400 }),
     enabled: shown.length > 0,
@@ -124,22 +145,37 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
       {keys.isError && <p className="text-sm text-red-700">Could not load metrics: {keys.error.message}</p>}
       {keys.data?.length === 0 && <p className="text-sm text-slate-500">No metrics recorded yet.</p>}
       {series.isError && <p className="text-sm text-red-700">Could not load curves: {series.error.message}</p>}
-      {/* One grid in namespace order (reward, eval, adv, loss, …): the titles carry the namespace, and a header per
-          namespace would leave most rows one chart wide. */}
-      <div className="grid grid-cols-1 gap-3 md:grid-cols-2 xl:grid-cols-3">
-        {groupMetricKeys(shown)
-          .flatMap((g) => g.keys)
-          .map((key) => (
-            <MetricChart
-              key={key}
-              title={key}
-              xMode={xMode}
-              logScale={logScale}
-              syncId={`run-${runId}`}
-              onPickStep={(step) => router.push(`/runs/${runId}/trajectories?stepMin=${step}&stepMax=${step}`)}
-              points={toChartPoints(series.data?.[key], smoothing, xMode)}
-            />
+      {groups.length > 1 && (
+        <div className="mb-3 flex flex-wrap gap-1 text-xs" role="group" aria-label="Metric groups">
+          {groups.map((g) => (
+            <button
+              key={g.group}
+              type="button"
+              aria-pressed={!hidden.includes(g.group)}
+              onClick={() => toggleGroup(g.group)}
+              className={`rounded border px-2 py-0.5 font-mono ${hidden.includes(g.group) ? "border-slate-200 text-slate-400 line-through" : "border-slate-300 bg-white text-slate-700"}`}
+            >
+              {g.group} · {g.keys.length}
+            </button>
           ))}
+        </div>
+      )}
+      {/* One grid in namespace order (reward, eval, adv, loss, …): the titles carry the namespace, and a header per
+          namespace would leave most rows one chart wide; the group bar above folds namespaces instead. */}
+      <div className="grid grid-cols-1 gap-3 md:grid-cols-2 xl:grid-cols-3">
+        {shown.map((key) => (
+          <MetricChart
+            key={key}
+            title={key}
+            xMode={xMode}
+            logScale={logScale}
+            syncId={`run-${runId}`}
+            onPickStep={(step) => router.push(`/runs/${runId}/trajectories?stepMin=${step}&stepMax=${step}`)}
+            points={toChartPoints(series.data?.[key], smoothing, xMode)}
+            pinned={pinned.includes(key)}
+            onTogglePin={() => togglePin(key)}
+          />
+        ))}
       </div>
     </section>
   );

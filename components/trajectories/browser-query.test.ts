@@ -13,6 +13,10 @@ test("a shared URL restores the same filters, order and page", () => {
     status: ["unscored", "error"],
     taskId: "airline-rebook-001",
     text: "refund",
+    endReason: undefined,
+    verdict: undefined,
+    component: undefined,
+    componentMin: undefined,
     sort: "reward",
     dir: "desc",
     page: 3,
@@ -32,6 +36,10 @@ test("defaults make an empty query, and hand-edited junk falls back to defaults"
     rewardMax: undefined,
     taskId: undefined,
     text: undefined,
+    endReason: undefined,
+    verdict: undefined,
+    component: undefined,
+    componentMin: undefined,
     status: ["ok"],
   });
 });
@@ -54,4 +62,18 @@ test("an empty result names the filters that emptied it", () => {
   assert.deepEqual(describeFilters(s), ["steps 3–5", "status truncated or error", 'text "refund"']);
   assert.deepEqual(describeFilters(parseBrowserQuery(new URLSearchParams("stepMin=7&stepMax=7"))), ["step 7"]);
   assert.deepEqual(describeFilters(DEFAULT_STATE), []);
+});
+
+test("end reason, verdict text and a reward component bound survive the URL and reach the server's filter", () => {
+  const url = "end=max_turns&verdict=wrong+date&comp=goal&compMin=0.5";
+  const state = parseBrowserQuery(new URLSearchParams(url));
+  assert.equal(toBrowserQuery(state), url);
+  const input = toListInput("r1", state);
+  assert.equal(input.endReason, "max_turns");
+  assert.equal(input.verdict, "wrong date");
+  assert.equal(input.component, "goal");
+  assert.equal(input.componentMin, 0.5);
+  assert.deepEqual(describeFilters(state), ["end reason max_turns", 'verdict "wrong date"', "goal ≥ 0.5"]);
+  // A bound without a component means nothing: it is not sent.
+  assert.equal(toListInput("r1", parseBrowserQuery(new URLSearchParams("compMin=1"))).componentMin, undefined);
 });

@@ -15,6 +15,11 @@ export interface BrowserState {
   status: TrajectoryStatusName[];
   taskId?: string;
   text?: string;
+  endReason?: string;
+  /** Text in the verdict (the judge's reasoning). */
+  verdict?: string;
+  component?: string;
+  componentMin?: number;
   sort: SortName;
   dir: "asc" | "desc";
   /** 1-based page number. */
@@ -56,6 +61,10 @@ export function parseBrowserQuery(params: ParamsLike): BrowserState {
     status: [...new Set(status)],
     taskId: text(params, "task"),
     text: text(params, "q"),
+    endReason: text(params, "end"),
+    verdict: text(params, "verdict"),
+    component: text(params, "comp"),
+    componentMin: num(params, "compMin", false),
     sort: (SORTS as readonly string[]).includes(sort ?? "") ? (sort as SortName) : DEFAULT_STATE.sort,
     dir: dir === "desc" ? "desc" : dir === "asc" ? "asc" : DEFAULT_STATE.dir,
     page: Math.max(1, num(params, "page", true) ?? 1),
@@ -72,6 +81,10 @@ export function toBrowserQuery(state: BrowserState, options: { includePage?: boo
   if (state.status.length) q.set("status", state.status.join(","));
   if (state.taskId) q.set("task", state.taskId);
   if (state.text) q.set("q", state.text);
+  if (state.endReason) q.set("end", state.endReason);
+  if (state.verdict) q.set("verdict", state.verdict);
+  if (state.component) q.set("comp", state.component);
+  if (state.componentMin !== undefined) q.set("compMin", String(state.componentMin));
   if (state.sort !== DEFAULT_STATE.sort) q.set("sort", state.sort);
   if (state.dir !== DEFAULT_STATE.dir) q.set("dir", state.dir);
   if ((options.includePage ?? true) && state.page > 1) q.set("page", String(state.page));
@@ -90,6 +103,10 @@ export function toFilterInput(runId: string, s: BrowserState) {
     status: s.status.length ? s.status : undefined,
     taskId: s.taskId,
     text: s.text,
+    endReason: s.endReason,
+    verdict: s.verdict,
+    component: s.component,
+    componentMin: s.component ? s.componentMin : undefined,
     sort: s.sort,
     dir: s.dir,
   };
@@ -109,5 +126,8 @@ export function describeFilters(s: BrowserState): string[] {
   if (s.status.length) out.push(`status ${s.status.join(" or ")}`);
   if (s.taskId) out.push(`task ${s.taskId}`);
   if (s.text) out.push(`text "${s.text}"`);
+  if (s.endReason) out.push(`end reason ${s.endReason}`);
+  if (s.verdict) out.push(`verdict "${s.verdict}"`);
+  if (s.component) out.push(s.componentMin !== undefined ? `${s.component} ≥ ${s.componentMin}` : `component ${s.component}`);
   return out;
 }

@@ -49,7 +49,14 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
           Groups
         </Link>
       </header>
-      <FilterForm key={params.toString()} state={state} taskIds={facets.data?.taskIds ?? []} onApply={update} />
+      <FilterForm
+        key={params.toString()}
+        state={state}
+        taskIds={facets.data?.taskIds ?? []}
+        endReasons={facets.data?.endReasons ?? []}
+        components={facets.data?.components ?? []}
+        onApply={update}
+      />
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <label className="flex items-center gap-1">
           Sort
@@ -131,10 +138,14 @@ function parseOptional(v: string, integer: boolean): number | undefined {
 function FilterForm({
   state,
   taskIds,
+  endReasons,
+  components,
   onApply,
 }: {
   state: BrowserState;
   taskIds: string[];
+  endReasons: string[];
+  components: string[];
   onApply: (patch: Partial<BrowserState>) => void;
 }) {
   const [draft, setDraft] = useState({
@@ -143,6 +154,8 @@ function FilterForm({
     rewardMin: state.rewardMin?.toString() ?? "",
     rewardMax: state.rewardMax?.toString() ?? "",
     text: state.text ?? "",
+    verdict: state.verdict ?? "",
+    componentMin: state.componentMin?.toString() ?? "",
   });
   const set = (k: keyof typeof draft) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value });
   const submit = (e: FormEvent) => {
@@ -153,6 +166,8 @@ function FilterForm({
       rewardMin: parseOptional(draft.rewardMin, false),
       rewardMax: parseOptional(draft.rewardMax, false),
       text: draft.text.trim() || undefined,
+      verdict: draft.verdict.trim() || undefined,
+      componentMin: parseOptional(draft.componentMin, false),
     });
   };
   const input = "w-20 rounded border border-slate-300 px-2 py-1";
@@ -214,6 +229,54 @@ function FilterForm({
           ))}
         </select>
       </label>
+      <label className="flex flex-col text-xs text-slate-600">
+        End reason
+        <select
+          aria-label="End reason"
+          className="max-w-44 rounded border border-slate-300 px-2 py-1 text-sm"
+          value={state.endReason ?? ""}
+          onChange={(e) => onApply({ endReason: e.target.value || undefined })}
+        >
+          <option value="">Any</option>
+          {endReasons.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+      </label>
+      <label className="flex flex-col text-xs text-slate-600">
+        Component
+        <span className="flex gap-1">
+          <select
+            aria-label="Reward component"
+            className="max-w-44 rounded border border-slate-300 px-2 py-1 text-sm"
+            value={state.component ?? ""}
+            onChange={(e) => onApply({ component: e.target.value || undefined })}
+          >
+            <option value="">Any</option>
+            {components.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+          <input
+            aria-label="Component at least"
+            inputMode="decimal"
+            placeholder="≥"
+            className={input}
+            value={draft.componentMin}
+            onChange={set("componentMin")}
+          />
+        </span>
+      </label>
+      <label className="flex min-w-32 flex-col text-xs text-slate-600">
+        Verdict text
+        <input
+          aria-label="Search verdicts"
+          placeholder="e.g. wrong date"
+          className="rounded border border-slate-300 px-2 py-1 text-sm"
+          value={draft.verdict}
+          onChange={set("verdict")}
+        />
+      </label>
       <label className="flex min-w-40 flex-1 flex-col text-xs text-slate-600">
         Text in conversation
         <input
@@ -239,6 +302,10 @@ function FilterForm({
             rewardMax: undefined,
             text: undefined,
             taskId: undefined,
+            endReason: undefined,
+            verdict: undefined,
+            component: undefined,
+            componentMin: undefined,
             status: [],
           })
         }

@@ -25,6 +25,13 @@ export interface TrajectoryFilters {
   taskId?: string;
   /** Case-insensitive text anywhere in the messages' content or tool calls. */
   text?: string;
+  /** How the episode ended (its end reason, or its status when none was recorded). */
+  endReason?: string;
+  /** Case-insensitive text in the judge's (or environment's) reasoning: the verdict. */
+  verdict?: string;
+  /** A reward component the trajectory has; with componentMin, its value must be at least that. */
+  component?: string;
+  componentMin?: number;
   sort: TrajectorySort;
   dir: "asc" | "desc";
 }
@@ -71,6 +78,16 @@ function whereSql(f: TrajectoryFilters): Prisma.Sql {
   if (f.rewardMax !== undefined) parts.push(Prisma.sql`t."reward" <= ${f.rewardMax}`);
   if (f.status?.length) parts.push(Prisma.sql`t."status"::text = ANY(${f.status})`);
   if (f.taskId) parts.push(Prisma.sql`t."taskId" = ${f.taskId}`);
+  if (f.endReason) parts.push(Prisma.sql`COALESCE(t."endReason", t."status"::text) = ${f.endReason}`);
+  if (f.verdict) parts.push(Prisma.sql`t."reasoning" ILIKE ${likePattern(f.verdict)}`);
+  if (f.component) {
+    parts.push(Prisma.sql`(t."rewardComponents" -> ${f.component}) IS NOT NULL`);
+    // Only numbers compare (a null component — unscored — never passes a bound, as a null reward does not).
+    if (f.componentMin !== undefined)
+      parts.push(
+        Prisma.sql`jsonb_typeof(t."rewardComponents"->${f.component}) = 'number' AND (t."rewardComponents"->>${f.component})::float8 >= ${f.componentMin}`,
+      );
+  }
   if (f.text) {
     // Scaling: this detoasts and scans every conversation of the run that passed the other filters (no index can
     // serve a substring match on JSON); fine for tens of thousands of trajectories (about a second per ~1 GB of
@@ -253,13 +270,25 @@ export async function exportTrajectorySimia(db: PrismaClient, input: { runId: st
   });
 }
 
-/** Distinct task ids and the step range of a run's trajectories, for the browser's filter controls. */
+/** Distinct task ids, end reasons and reward components, and the step range of a run's trajectories, for the browser's filter controls. */
 export async function getTrajectoryFacets(db: PrismaClient, runId: string) {
-  const [tasks, range] = await Promise.all([
+  const [tasks, ends, components, range] = await Promise.all([
     db.$queryRaw<{ taskId: string }[]>`SELECT DISTINCT "taskId" FROM "Trajectory" WHERE "runId" = ${runId} ORDER BY "taskId" LIMIT 1000`,
+    db.$queryRaw<{ endReason: string }[]>`
+      SELECT DISTINCT COALESCE("endReason", "status"::text) AS "endReason" FROM "Trajectory" WHERE "runId" = ${runId} ORDER BY 1 LIMIT 100`,
+    db.$queryRaw<{ key: string }[]>`
+      SELECT DISTINCT jsonb_object_keys(CASE WHEN jsonb_typeof("rewardComponents") = 'object' THEN "rewardComponents" ELSE '{}'::jsonb END) AS key
+      FROM "Trajectory" WHERE "runId" = ${runId} ORDER BY 1 LIMIT 200`,
     db.trajectory.aggregate({ where: { runId }, _min: { step: true }, _max: { step: true }, _count: true }),
   ]);
-  return { taskIds: tasks.map((t) => t.taskId), stepMin: range._min.step, stepMax: range._max.step, total: range._count };
+  return {
+    taskIds: tasks.map((t) => t.taskId),
+    endReasons: ends.map((e) => e.endReason),
+    components: components.map((c) => c.key),
+    stepMin: range._min.step,
+    stepMax: range._max.step,
+    total: range._count,
+  };
 }
 
 export interface TaskStepPoint {

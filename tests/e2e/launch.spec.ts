@@ -73,3 +73,39 @@ test("launch a run from the form: it appears, trains on the worker, and can be c
   await expect(page.getByRole("cell", { name: "environment", exact: true })).toBeVisible();
   await page.screenshot({ path: "artifacts/screenshots/compare.png", fullPage: true });
 });
+
+test("a config file loads into the form as the CLI reads it, the budget line follows the values, and a bad file is named", async ({
+  page,
+}) => {
+  await page.goto("/runs/new");
+  await page.getByText("Load a config file").click();
+  await page.getByLabel("or paste it").fill("grpo: [steps");
+  await page.getByRole("button", { name: "Use this config" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "pasted config is not valid JSON or YAML" })).toBeVisible();
+
+  const yaml = [
+    "name: from a yaml file",
+    "environment: guess-number",
+    "grpo:",
+    "  steps: 3",
+    "  groupsPerStep: 2",
+    "  groupSize: 4",
+    "  minibatchSize: 8",
+    "  sftWarmupSteps: 0",
+    "rollout:",
+    "  maxTurns: 4",
+    "  maxNewTokens: 8",
+    "evaluation:",
+    "  testFreq: 0",
+  ].join("\n");
+  await page.getByLabel("Upload").setInputFiles({ name: "run.yaml", mimeType: "text/yaml", buffer: Buffer.from(yaml) });
+  await expect(page.getByText("Loaded run.yaml")).toBeVisible();
+  await expect(page.locator("#cfg-name")).toHaveValue("from a yaml file");
+  await expect(page.getByLabel("Environment", { exact: true })).toHaveValue("guess-number");
+  await expect(page.locator("#cfg-grpo-steps")).toHaveValue("3");
+  const budget = page.getByTestId("budget");
+  await expect(budget).toContainText("3 steps × 8 episodes (2 groups × 4) = 24 training episodes; at most 768 generated tokens");
+  await expect(budget).toContainText("no evaluation; no SFT warm-up");
+  await page.locator("#cfg-grpo-steps").fill("5");
+  await expect(budget).toContainText("5 steps × 8 episodes (2 groups × 4) = 40 training episodes");
+});

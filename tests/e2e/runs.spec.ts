@@ -73,6 +73,21 @@ test("a finished run's page shows its curves; the runs list filters by status", 
   await expect(page.getByLabel("X axis")).toHaveValue("time");
   await expect(page.getByTestId("metric-chart").first()).toContainText("reward/");
 
+  // A namespace folds away and a chart pins to the front of the grid; both are kept in the URL.
+  await page.getByLabel("Filter metrics").fill("");
+  const lastGroup = page.getByRole("group", { name: "Metric groups" }).getByRole("button").last();
+  const folded = (await lastGroup.innerText()).split(" · ")[0];
+  await lastGroup.click();
+  await expect(lastGroup).toHaveAttribute("aria-pressed", "false");
+  await expect(page.locator(`[data-testid="metric-chart"][data-key^="${folded}/"]`)).toHaveCount(0);
+  await expect(page).toHaveURL(new RegExp(`hide=${folded}`));
+  const lastKey = (await page.getByTestId("metric-chart").last().getAttribute("data-key"))!;
+  await page.getByRole("button", { name: `Pin ${lastKey}`, exact: true }).click();
+  await expect(page.getByTestId("metric-chart").first()).toHaveAttribute("data-key", lastKey);
+  await page.reload();
+  await expect(page.getByTestId("metric-chart").first()).toHaveAttribute("data-key", lastKey);
+  await expect(page.locator(`[data-testid="metric-chart"][data-key^="${folded}/"]`)).toHaveCount(0);
+
   // A phone: the tab bar scrolls instead of widening the page, and the backend's reason wraps instead of being cut.
   await page.setViewportSize({ width: 390, height: 800 });
   await expect(page.getByTestId("run-tabs").getByRole("link", { name: "Compare" })).toBeAttached();

@@ -24,6 +24,20 @@ test("the trajectory browser filters through the URL, and the inspector walks th
   await expect(rows.first()).toBeVisible();
   await expect(page).not.toHaveURL(/status=truncated/);
 
+  // The verdict (judge reasoning) is searchable, and the run's end reasons are offered as a filter.
+  await page.getByLabel("Search verdicts").fill("zzz no such verdict");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(page).toHaveURL(/verdict=zzz/);
+  await expect(page.getByTestId("empty-result")).toContainText('verdict "zzz no such verdict"');
+  await page.getByRole("button", { name: "Clear filters" }).click();
+  const endReason = page.getByLabel("End reason");
+  const reason = (await endReason.locator("option").nth(1).textContent())!;
+  await endReason.selectOption(reason);
+  await expect(page).toHaveURL(new RegExp(`end=${reason}`));
+  await expect(rows.first()).toBeVisible();
+  await page.getByRole("button", { name: "Clear", exact: true }).click();
+  await expect(page).not.toHaveURL(/end=/);
+
   // j / k walk the rows, Enter opens the one under the cursor.
   await page.locator("body").click({ position: { x: 5, y: 5 } });
   await page.keyboard.press("j");

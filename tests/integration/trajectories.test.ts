@@ -77,6 +77,29 @@ test("step and reward ranges, status, task and text filters each return only mat
   assert.ok((await caller.trajectories.list({ runId, text: "change_flight" })).total > 0);
 });
 
+test("end reason, verdict text and reward-component filters return only matching rows; the facets list what to filter by", async () => {
+  const facets = await caller.trajectories.facets({ runId });
+  assert.ok(facets.endReasons.includes("max_turns") && facets.endReasons.includes("user_done"), JSON.stringify(facets.endReasons));
+  assert.deepEqual(facets.components, ["goal", "verified_reservation"]);
+
+  const capped = await listAll({ runId, endReason: "max_turns" });
+  assert.ok(capped.total > 0 && capped.items.every((t) => t.endReason === "max_turns"));
+  assert.equal(capped.total, await db.prisma.trajectory.count({ where: { runId, endReason: "max_turns" } }));
+
+  // The judge says "was not met" only of episodes that moved the reservation to the wrong day.
+  const notMet = await listAll({ runId, verdict: "NOT MET" });
+  assert.ok(notMet.total > 0 && notMet.items.every((t) => t.rewardComponents.goal === 0));
+
+  const verified = await listAll({ runId, component: "verified_reservation", componentMin: 1 });
+  assert.ok(verified.total > 0 && verified.items.every((t) => t.rewardComponents.verified_reservation === 1));
+  const withGoal = await listAll({ runId, component: "goal" });
+  assert.equal(
+    withGoal.total,
+    await db.prisma.trajectory.count({ where: { runId, status: { not: "unscored" } } }),
+    "unscored rows have no components",
+  );
+});
+
 test("sorting by reward puts the best first and unscored rows last, in either direction", async () => {
   for (const dir of ["desc", "asc"] as const) {
     const { items } = await listAll({ runId, sort: "reward", dir }, 40);

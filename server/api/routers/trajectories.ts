@@ -30,6 +30,10 @@ const filters = {
     .optional(),
   taskId: z.string().max(200).optional(),
   text: z.string().max(200).optional(),
+  endReason: z.string().max(80).optional(),
+  verdict: z.string().max(200).optional(),
+  component: z.string().max(120).optional(),
+  componentMin: z.number().finite().optional(),
   sort: z.enum(TRAJECTORY_SORTS).default("step"),
   dir: z.enum(["asc", "desc"]).default("asc"),
 };
