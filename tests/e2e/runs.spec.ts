@@ -84,6 +84,8 @@ test("a finished run's page shows its curves; the runs list filters by status", 
   const lastKey = (await page.getByTestId("metric-chart").last().getAttribute("data-key"))!;
   await page.getByRole("button", { name: `Pin ${lastKey}`, exact: true }).click();
   await expect(page.getByTestId("metric-chart").first()).toHaveAttribute("data-key", lastKey);
+  // The URL is written asynchronously: reload only once it holds the pin.
+  await expect.poll(() => new URL(page.url()).searchParams.get("pin")).toBe(lastKey);
   await page.reload();
   await expect(page.getByTestId("metric-chart").first()).toHaveAttribute("data-key", lastKey);
   await expect(page.locator(`[data-testid="metric-chart"][data-key^="${folded}/"]`)).toHaveCount(0);
