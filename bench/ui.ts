@@ -1,0 +1,139 @@
+/**
+ * npm run bench:ui — how long the run page takes to show its first chart in a real browser (Debian's Chromium via
+ * Playwright), on a demo-sized run (40 steps, the synthetic run the integration tests use) and on a run with 100k
+ * steps × 20 metric keys. Each page load is timed from navigation to the first drawn curve, cold (first load) and
+ * warm (median of the reloads). Prints JSON with the conditions (load average, build). Target: < 1.5 s.
+ *
+ * It builds the app if the build is stale, serves it with `npm start`'s script on BENCH_UI_PORT (default 3291)
+ * against its own database (rl_bench_ui, kept between runs; --refill rebuilds it), and never starts a worker.
+ * Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres), CHROMIUM_PATH.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import os from "node:os";
+import pg from "pg";
+import { chromium, type Page } from "playwright";
+import { createPrismaClient } from "../db/client";
+import { applyMigrations } from "../db/migrate";
+import { insertSyntheticRun } from "../tests/integration/helpers/synthetic-run";
+import { buildIsCurrent, recordBuild } from "../scripts/build-fingerprint";
+
+const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const DB = "rl_bench_ui";
+const PORT = Number(process.env.BENCH_UI_PORT ?? 3291);
+const BIG_RUN = "bench-ui-100k";
+const STEPS = 100_000;
+const KEYS = Array.from({ length: 20 }, (_, i) => (i === 0 ? "reward/mean" : `bench/key_${String(i).padStart(2, "0")}`));
+const RELOADS = Number(process.env.BENCH_ITERATIONS ?? 5);
+
+function dbUrl(): string {
+  const u = new URL(ADMIN);
+  u.pathname = `/${DB}`;
+  return u.toString();
+}
+
+/** The database with a demo-sized run and a 100k-step run (its points and the rollups the trainer would keep). */
+async function fill(refill: boolean): Promise<string> {
+  const admin = new pg.Client({ connectionString: ADMIN });
+  await admin.connect();
+  const exists = (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [DB])).rowCount;
+  if (exists && refill) await admin.query(`DROP DATABASE "${DB}" WITH (FORCE)`);
+  if (!exists || refill) await admin.query(`CREATE DATABASE "${DB}"`);
+  await admin.end();
+  const c = new pg.Client({ connectionString: dbUrl() });
+  await c.connect();
+  await applyMigrations(c);
+  const have = await c.query(`SELECT id FROM "Run" WHERE name = 'bench-ui demo'`);
+  let demoId: string = have.rows[0]?.id;
+  if (!demoId) {
+    const prisma = createPrismaClient(dbUrl());
+    demoId = await insertSyntheticRun(prisma);
+    await prisma.run.update({ where: { id: demoId }, data: { name: "bench-ui demo" } });
+    await prisma.$disconnect();
+  }
+  const big = await c.query(`SELECT 1 FROM "Run" WHERE id = $1`, [BIG_RUN]);
+  if (!big.rowCount) {
+    console.error("filling: a 100k-step run with 20 keys and its rollups (a minute, once)…");
+    await c.query(
+      `INSERT INTO "Run" (id, name, status, config, environment, "policyModel", seed, "totalSteps", step, tags, "launchedBy", "updatedAt")
+       VALUES ($1, 'bench-ui 100k steps', 'succeeded', '{}', 'simulated', 'tiny', 0, $2, $2, '{}', 'api', now())`,
+      [BIG_RUN, STEPS],
+    );
+    await c.query(
+      `INSERT INTO "MetricPoint" ("runId", key, step, value, "wallTime")
+       SELECT $1, k, s, sin(s / 1000.0) + random() * 0.1, now() - make_interval(secs => ($2 - s) * 30)
+       FROM generate_series(0, $2 - 1) s, unnest($3::text[]) k`,
+      [BIG_RUN, STEPS, KEYS],
+    );
+    // The rollups the trainer maintains step by step (db/metric-rollups.ts), built here in one pass per width.
+    for (const width of [16, 256, 4096]) {
+      await c.query(
+        `INSERT INTO "MetricRollup" ("runId", "key", "width", "bucket", "count", "sum", "min", "max", "lastStep", "lastWallTime")
+         SELECT "runId", key, $2, step / $2, count(*), sum(value), min(value), max(value), max(step), max("wallTime")
+         FROM "MetricPoint" WHERE "runId" = $1 GROUP BY "runId", key, step / $2`,
+        [BIG_RUN, width],
+      );
+    }
+    await c.query("ANALYZE");
+  }
+  await c.end();
+  return demoId;
+}
+
+async function firstChartMs(page: Page, url: string, reload: boolean): Promise<number> {
+  const t0 = performance.now();
+  if (reload) await page.reload();
+  else await page.goto(url);
+  await page.locator('[data-testid="metric-chart"] path.recharts-curve').first().waitFor({ state: "visible", timeout: 120_000 });
+  return Math.round(performance.now() - t0);
+}
+
+async function measure(page: Page, url: string) {
+  const cold = await firstChartMs(page, url, false);
+  const warm: number[] = [];
+  for (let i = 0; i < RELOADS; i++) warm.push(await firstChartMs(page, url, true));
+  warm.sort((a, b) => a - b);
+  const charts = await page.locator('[data-testid="metric-chart"]').count();
+  return { cold_ms: cold, warm_median_ms: warm[Math.floor(warm.length / 2)], warm_ms: warm, charts };
+}
+
+const demoId = await fill(process.argv.includes("--refill"));
+if (!buildIsCurrent()) {
+  console.error("building the app (next build)…");
+  const built = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  if (built.status !== 0) throw new Error("next build failed");
+  recordBuild();
+}
+const server = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+  env: { ...process.env, DATABASE_URL: dbUrl(), PORT: String(PORT), START_WORKER: "false", NEXT_TELEMETRY_DISABLED: "1" },
+  stdio: ["ignore", "ignore", "inherit"],
+});
+try {
+  const base = `http://127.0.0.1:${PORT}`;
+  for (let i = 0; ; i++) {
+    if ((await fetch(`${base}/api/health`).catch(() => null))?.ok) break;
+    if (i > 240) throw new Error("the app did not come up within 2 minutes");
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+  });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const results = {
+    "run page, demo-sized run (40 steps)": await measure(page, `${base}/runs/${demoId}`),
+    "run page, 100k steps × 20 keys": await measure(page, `${base}/runs/${BIG_RUN}`),
+  };
+  await browser.close();
+  console.log(
+    JSON.stringify(
+      { target: "first chart < 1500 ms", loadAverage: os.loadavg().map((l) => Number(l.toFixed(2))), cores: os.cpus().length, results },
+      null,
+      2,
+    ),
+  );
+} finally {
+  server.kill("SIGTERM");
+}
