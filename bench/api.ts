@@ -6,36 +6,21 @@
  *
  * Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres).
  */
-import pg from "pg";
 import { createPrismaClient } from "../db/client";
-import { applyMigrations } from "../db/migrate";
+import { benchDbUrl, openBenchDb } from "./bench-db";
 import { getMetricSeries } from "../server/services/metrics";
 import { getTrajectory, getTrajectoryNeighbors, listTrajectories } from "../server/services/trajectories";
 
-const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const DB = "rl_bench_api";
 const STEPS = 100_000;
 const KEYS = Array.from({ length: 20 }, (_, i) => (i === 0 ? "reward/mean" : `bench/key_${String(i).padStart(2, "0")}`));
 const GROUP_STEPS = 15_625; // × 8 groups × 8 samples = 1,000,000 trajectories
 const RUN_ID = "bench-run";
 
-function dbUrl(): string {
-  const u = new URL(ADMIN);
-  u.pathname = `/${DB}`;
-  return u.toString();
-}
+const dbUrl = () => benchDbUrl(DB);
 
 async function fill(refill: boolean): Promise<void> {
-  const admin = new pg.Client({ connectionString: ADMIN });
-  await admin.connect();
-  const exists = (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [DB])).rowCount;
-  if (exists && refill) await admin.query(`DROP DATABASE "${DB}" WITH (FORCE)`);
-  if (!exists || refill) await admin.query(`CREATE DATABASE "${DB}"`);
-  await admin.end();
-
-  const c = new pg.Client({ connectionString: dbUrl() });
-  await c.connect();
-  await applyMigrations(c);
+  const c = await openBenchDb(DB, refill);
   const done = await c.query(`SELECT count(*)::int AS n FROM "Trajectory" WHERE "runId" = $1`, [RUN_ID]);
   if (done.rows[0].n >= 1_000_000) {
     await c.end();

@@ -10,14 +10,12 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import os from "node:os";
-import pg from "pg";
 import { chromium, type Page } from "playwright";
 import { createPrismaClient } from "../db/client";
-import { applyMigrations } from "../db/migrate";
+import { benchDbUrl, openBenchDb } from "./bench-db";
 import { insertSyntheticRun } from "../tests/integration/helpers/synthetic-run";
 import { buildIsCurrent, recordBuild } from "../scripts/build-fingerprint";
 
-const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const DB = "rl_bench_ui";
 const PORT = Number(process.env.BENCH_UI_PORT ?? 3291);
 const BIG_RUN = "bench-ui-100k";
@@ -25,23 +23,11 @@ const STEPS = 100_000;
 const KEYS = Array.from({ length: 20 }, (_, i) => (i === 0 ? "reward/mean" : `bench/key_${String(i).padStart(2, "0")}`));
 const RELOADS = Number(process.env.BENCH_ITERATIONS ?? 5);
 
-function dbUrl(): string {
-  const u = new URL(ADMIN);
-  u.pathname = `/${DB}`;
-  return u.toString();
-}
+const dbUrl = () => benchDbUrl(DB);
 
 /** The database with a demo-sized run and a 100k-step run (its points and the rollups the trainer would keep). */
 async function fill(refill: boolean): Promise<string> {
-  const admin = new pg.Client({ connectionString: ADMIN });
-  await admin.connect();
-  const exists = (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [DB])).rowCount;
-  if (exists && refill) await admin.query(`DROP DATABASE "${DB}" WITH (FORCE)`);
-  if (!exists || refill) await admin.query(`CREATE DATABASE "${DB}"`);
-  await admin.end();
-  const c = new pg.Client({ connectionString: dbUrl() });
-  await c.connect();
-  await applyMigrations(c);
+  const c = await openBenchDb(DB, refill);
   const have = await c.query(`SELECT id FROM "Run" WHERE name = 'bench-ui demo'`);
   let demoId: string = have.rows[0]?.id;
   if (!demoId) {

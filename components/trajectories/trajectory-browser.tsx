@@ -127,6 +127,35 @@ function EmptyResult({ state, onClear }: { state: BrowserState; onClear: () => v
   );
 }
 
+/** A filter chosen from the values the run has (its facets); the empty choice means any. */
+function FacetSelect({
+  label,
+  any = "Any",
+  value,
+  options,
+  onPick,
+}: {
+  label: string;
+  any?: string;
+  value: string | undefined;
+  options: string[];
+  onPick: (value: string | undefined) => void;
+}) {
+  return (
+    <select
+      aria-label={label}
+      className="max-w-56 rounded border border-slate-300 px-2 py-1 text-sm"
+      value={value ?? ""}
+      onChange={(e) => onPick(e.target.value || undefined)}
+    >
+      <option value="">{any}</option>
+      {options.map((o) => (
+        <option key={o}>{o}</option>
+      ))}
+    </select>
+  );
+}
+
 function parseOptional(v: string, integer: boolean): number | undefined {
   if (v.trim() === "") return undefined;
   const n = Number(v);
@@ -217,46 +246,21 @@ function FilterForm({
       </label>
       <label className="flex flex-col text-xs text-slate-600">
         Task
-        <select
-          aria-label="Task"
-          className="max-w-56 rounded border border-slate-300 px-2 py-1 text-sm"
-          value={state.taskId ?? ""}
-          onChange={(e) => onApply({ taskId: e.target.value || undefined })}
-        >
-          <option value="">All tasks</option>
-          {taskIds.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
+        <FacetSelect label="Task" any="All tasks" value={state.taskId} options={taskIds} onPick={(taskId) => onApply({ taskId })} />
       </label>
       <label className="flex flex-col text-xs text-slate-600">
         End reason
-        <select
-          aria-label="End reason"
-          className="max-w-44 rounded border border-slate-300 px-2 py-1 text-sm"
-          value={state.endReason ?? ""}
-          onChange={(e) => onApply({ endReason: e.target.value || undefined })}
-        >
-          <option value="">Any</option>
-          {endReasons.map((r) => (
-            <option key={r}>{r}</option>
-          ))}
-        </select>
+        <FacetSelect label="End reason" value={state.endReason} options={endReasons} onPick={(endReason) => onApply({ endReason })} />
       </label>
       <label className="flex flex-col text-xs text-slate-600">
         Component
         <span className="flex gap-1">
-          <select
-            aria-label="Reward component"
-            className="max-w-44 rounded border border-slate-300 px-2 py-1 text-sm"
-            value={state.component ?? ""}
-            onChange={(e) => onApply({ component: e.target.value || undefined })}
-          >
-            <option value="">Any</option>
-            {components.map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
+          <FacetSelect
+            label="Reward component"
+            value={state.component}
+            options={components}
+            onPick={(component) => onApply({ component })}
+          />
           <input
             aria-label="Component at least"
             inputMode="decimal"
