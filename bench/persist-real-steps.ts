@@ -12,6 +12,9 @@ import { trainLocally } from "../trainer/loop/real/local-run";
 
 const STEPS = 2;
 
+const trajectoriesOf = (r: StepRecord) => r.groups.flatMap((g) => g.trajectories);
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
 /** A step's own time: rollout (episodes and their rewards) + update + checkpoint, as the loop measured them. */
 const stepSeconds = (r: StepRecord) =>
   ["time/rollout_s", "time/update_s", "time/checkpoint_s"].reduce((s, k) => s + (r.metrics[k] ?? 0), 0);
@@ -34,6 +37,11 @@ export async function realStepShares(db: PrismaClient, presets: string[]) {
         step: record.step,
         trajectories: record.groups.reduce((s, g) => s + g.trajectories.length, 0),
         llmCalls: record.groups.reduce((s, g) => s + g.trajectories.reduce((n, t) => n + t.llmCalls.length, 0), 0),
+        // The policy view's record (lib/policy-tokens.ts): tokens per trajectory and their JSON, which the step writes too.
+        policyTokensPerTrajectory: Math.round(mean(trajectoriesOf(record).map((t) => t.policyTokens?.ids.length ?? 0))),
+        policyTokensKbPerTrajectory: Number(
+          (mean(trajectoriesOf(record).map((t) => JSON.stringify(t.policyTokens ?? null).length)) / 1024).toFixed(1),
+        ),
         stepSeconds: Number(stepS.toFixed(3)),
         recordSeconds: Number(recordS.toFixed(3)),
         shareOfStep: Number((recordS / (stepS + recordS)).toFixed(4)),

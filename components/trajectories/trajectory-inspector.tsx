@@ -16,6 +16,7 @@ import { parseBrowserQuery, toBrowserQuery, toFilterInput } from "./browser-quer
 import { ConversationList } from "./conversation-list";
 import { linkCallsToMessages, summarizeCalls } from "./link-calls";
 import { LlmCallView } from "./llm-call-view";
+import { PolicyView } from "./policy-view";
 import { StateDiffView } from "./state-diff-view";
 import { useKeyboardNav } from "./use-keyboard-nav";
 
@@ -178,6 +179,8 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
           <StateDiffView expected={d.expectedState} actual={d.finalState} />
         </div>
       </section>
+
+      {d.hasPolicyTokens && <PolicyView runId={runId} trajectoryId={trajectoryId} endReason={d.endReason} />}
 
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-700">

@@ -244,6 +244,17 @@ export const REST_ROUTES: RestRoute[] = [
   },
   {
     kind: "procedure",
+    method: "GET",
+    path: "/runs/{id}/trajectories/{trajectoryId}/tokens",
+    procedure: "trajectories.policyTokens",
+    params: { id: "runId", trajectoryId: "id" },
+    scope: "read",
+    tag: "trajectories",
+    summary:
+      "The token sequence the policy was trained on: pieces, sampled mask, log-probs, advantages, ratios, clip branches, KL (null when not recorded)",
+  },
+  {
+    kind: "procedure",
     method: "POST",
     path: "/runs/{id}/rescorings",
     procedure: "rescoring.create",

@@ -3,6 +3,7 @@
  * shows, its neighbours in the browser's order (keyboard navigation), a task's reward per step, and the
  * Simia-RL export. Lists select summary columns only: conversations can be megabytes and are read one at a time.
  */
+import { hasPolicyTokens } from "./policy-tokens";
 import { toLlmCallRecord } from "./llm-call-record";
 import { Prisma, type TrajectoryStatus } from "../../generated/prisma/client";
 import type { ConversationMessage, LlmCallRecord } from "../../lib/conversation";
@@ -241,6 +242,7 @@ export async function getTrajectory(db: PrismaClient, input: { runId: string; id
   });
   if (!t || t.runId !== input.runId) throw notFound("Trajectory", input.id);
   const llmCalls: LlmCallRecord[] = t.llmCalls.map(toLlmCallRecord);
+  const policyTokens = await hasPolicyTokens(db, t.id);
   const { llmCalls: _rows, conversation, rewardComponents, ...rest } = t;
   void _rows;
   return {
@@ -248,6 +250,8 @@ export async function getTrajectory(db: PrismaClient, input: { runId: string; id
     conversation: asConversation(conversation),
     rewardComponents: (rewardComponents && typeof rewardComponents === "object" ? rewardComponents : {}) as Record<string, number | null>,
     llmCalls,
+    /** Whether the policy view (getPolicyTokens) has this trajectory's tokens. */
+    hasPolicyTokens: policyTokens,
   };
 }
 

@@ -75,6 +75,29 @@ test("the trajectory browser filters through the URL, and the inspector walks th
   expect((await download).suggestedFilename()).toMatch(/\.simia\.json$/);
 });
 
+test("the policy's view shows the tokens it was trained on, coloured by a per-token metric", async ({ page }) => {
+  const runId = await openRun(page, SIMULATED_RUN);
+  // The most reinforced sample: a zero-advantage one may be left out of the update's passes and have no ratios.
+  await page.goto(`/runs/${runId}/trajectories?sort=advantage&dir=desc`);
+  await page.getByTestId("trajectory-row").first().getByRole("link").first().click();
+  await page.getByText("Policy's view").click();
+  // (a byte that only starts a character has no text of its own: pick tokens that show some)
+  const tokens = page.getByTestId("policy-token").filter({ hasText: /\S/ });
+  await expect(tokens.first()).toBeVisible();
+  await expect(page.getByTestId("policy-view-summary")).toContainText(/\d+ tokens, \d+ sampled · perplexity/);
+  // The chat template the policy saw is there as context, and its replies are whole turns.
+  await expect(page.getByTestId("context-token").filter({ hasText: "<|im_start|>" }).first()).toBeVisible();
+  expect(await page.getByTestId("policy-reply").count()).toBeGreaterThan(0);
+  // Trained with: the advantage colours the tokens by default; the sampler's log-prob is one choice away.
+  const metric = page.getByLabel("Token metric");
+  await expect(metric).toHaveValue("advantage");
+  await metric.selectOption("logprob");
+  await tokens.first().hover();
+  await expect(page.getByTestId("token-values")).toContainText(/log p -?[\d.]+ \(p [\d.]+\) · A -?[\d.]+ · ratio [\d.]+/);
+  expect(await tokens.first().evaluate((el) => getComputedStyle(el).backgroundColor)).toMatch(/^rgba\(220, 38, 38/);
+  await page.screenshot({ path: "artifacts/screenshots/policy-view.png", fullPage: true });
+});
+
 test("a group shows its samples side by side, and compare shows curves and the config table", async ({ page }) => {
   const runId = await openRun(page, GUESS_RUN);
   await page.goto(`/runs/${runId}/groups`);

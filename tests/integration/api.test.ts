@@ -176,6 +176,10 @@ test("reads of a trained run: list with filters, metrics downsampled, trajectori
   const one = await api(server.base, token, "GET", `/runs/${id}/trajectories/${items[0].id}`);
   assert.equal(one.status, 200);
   assert.ok(Array.isArray(one.json.conversation) && Array.isArray(one.json.llmCalls));
+  assert.equal(one.json.hasPolicyTokens, false, "a run written without a token-sampling policy has no policy view");
+  const tokens = await api(server.base, token, "GET", `/runs/${id}/trajectories/${items[0].id}/tokens`);
+  assert.equal(tokens.status, 200, tokens.text);
+  assert.equal(tokens.json, null);
 
   const ckpts = await api(server.base, token, "GET", `/runs/${id}/checkpoints`);
   const steps = (ckpts.json.items as { step: number; sizeBytes: number }[]).map((c) => [c.step, c.sizeBytes]);

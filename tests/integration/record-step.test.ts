@@ -48,7 +48,7 @@ test("a step is written completely: groups, trajectories, linked LLM calls, metr
   );
 });
 
-for (const failAt of ["groups", "trajectories", "llm-calls", "metrics", "events"] as const) {
+for (const failAt of ["groups", "trajectories", "policy-tokens", "llm-calls", "metrics", "events"] as const) {
   test(`a failure after writing ${failAt} leaves nothing of the step and the run unchanged`, async () => {
     const runId = await insertQueuedRun(db.prisma);
     await recordStep(db.prisma, runId, makeStepRecord(0));

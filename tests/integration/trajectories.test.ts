@@ -11,6 +11,9 @@ import { createCaller } from "../../server/api/root";
 import { createTrpcContext } from "../../server/api/trpc";
 import { insertSyntheticRun } from "./helpers/synthetic-run";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
+import { discardStepsFrom, recordStep } from "../../trainer/record/record-step";
+import { makeStepRecord } from "../../trainer/record/testing/fixtures";
+import type { PolicyTokens } from "../../lib/policy-tokens";
 
 let db: TestDatabase;
 let runId: string;
@@ -177,6 +180,36 @@ test("one trajectory opens with its conversation, attributed messages and the LL
   assert.equal(simia.gpt_call_history.length, t.llmCalls.filter((c) => c.error === null && c.response !== null).length);
   assert.ok(simia.gpt_call_history.length < t.llmCalls.length);
   assert.equal(simia.episode_count, t.step);
+});
+
+test("the policy view returns the tokens recorded with the step, and says when a trajectory has none", async () => {
+  const step = 10_000;
+  const rec = makeStepRecord(step, 1, 2, 1);
+  const ids = [...Buffer.from("<hi>ok")];
+  const policyTokens: PolicyTokens = {
+    ids,
+    pieces: ids.map((b) => String.fromCharCode(b)),
+    sampled: [0, 0, 0, 0, 1, 1],
+    turns: [-1, -1, -1, -1, 0, 0],
+    logprobs: [0, 0, 0, 0, -0.25, -1.5],
+    truncatedPrompt: 3,
+    contextSize: 512,
+    update: { advantages: [0, 0, 0, 0, 0.7, 0.7], ratio: [null, null, null, null, 1.02, 0.97], clipped: [0, 0, 0, 0, 0, 1], kl: null },
+  };
+  rec.groups[0].trajectories[0].policyTokens = policyTokens;
+  await recordStep(db.prisma, runId, rec);
+  const rows = (await caller.trajectories.list({ runId, stepMin: step, limit: 10 })).items.sort((a, b) => a.indexInGroup - b.indexInGroup);
+  const [withTokens, without] = await Promise.all(rows.map((r) => caller.trajectories.get({ runId, id: r.id })));
+  assert.equal(withTokens.hasPolicyTokens, true);
+  assert.equal(without.hasPolicyTokens, false);
+  assert.deepEqual(await caller.trajectories.policyTokens({ runId, id: rows[0].id }), policyTokens);
+  assert.equal(await caller.trajectories.policyTokens({ runId, id: rows[1].id }), null);
+  await assert.rejects(
+    caller.trajectories.policyTokens({ runId: "not-this-run", id: rows[0].id }),
+    (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND",
+  );
+  await discardStepsFrom(db.prisma, runId, step);
+  assert.equal(await db.prisma.trajectoryTokens.count({ where: { trajectoryId: rows[0].id } }), 0, "discarding the step drops its tokens");
 });
 
 test("asking for a trajectory of another run, or an unknown one, is a clear 404", async () => {

@@ -46,6 +46,7 @@ export {
 } from "./multiturn";
 export {
   computePolicyLoss,
+  computeTokenStats,
   computeTokenSurrogate,
   validatePolicyLossConfig,
   readMetrics,

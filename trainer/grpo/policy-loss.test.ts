@@ -1,7 +1,7 @@
 import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
-import { computePolicyLoss, readMetrics, type PolicyLossConfig, type PolicyLossInput } from "./policy-loss";
+import { computePolicyLoss, computeTokenStats, readMetrics, type PolicyLossConfig, type PolicyLossInput } from "./policy-loss";
 import { LOSS_AGGREGATIONS } from "./loss-aggregation";
 import { loopPolicyLoss, type LoopInput } from "./testing/loop-policy-loss";
 import { mulberry32 } from "../../lib/seeded-random";
@@ -224,5 +224,30 @@ describe("computePolicyLoss", () => {
     assert.ok(!("kl" in metrics) && !("entropy" in metrics));
     tf.dispose([loss, ...Object.values(metrics), refLogProbs, entropy]);
     disposeInput(bare);
+  });
+});
+
+describe("computeTokenStats", () => {
+  it("marks exactly the tokens the loss counts as clipped / dual-clipped, with the loss's ratio and KL", () => {
+    const batch = randomBatch(11, 6, 12);
+    const tensors = toTensors(batch);
+    for (const [label, config] of Object.entries(CONFIGS)) {
+      const { loss, metrics } = computePolicyLoss(tensors, config);
+      const expected = Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, v.dataSync()[0]]));
+      tf.dispose([loss, ...Object.values(metrics)]);
+      const stats = computeTokenStats(tensors, config);
+      const [ratio, code, kl] = [stats.ratio.arraySync(), stats.clipCode.arraySync(), stats.kl!.arraySync()];
+      tf.dispose([stats.ratio, stats.clipCode, stats.kl!]);
+      const masked: [number, number, number, number][] = [];
+      batch.mask.forEach((row, b) => row.forEach((m, t) => m && masked.push([ratio[b][t], code[b][t], kl[b][t], batch.logProbs[b][t]])));
+      const frac = (c: number) => masked.filter((x) => x[1] === c).length / masked.length;
+      const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-5, `${label}: ${what} ${a} vs ${b}`);
+      near(frac(1), expected.pg_clipfrac, "clipped fraction");
+      near(frac(2), expected.dual_clip_frac, "dual-clipped fraction");
+      near(masked.reduce((s, x) => s + x[0], 0) / masked.length, expected.ratio_mean, "mean ratio");
+      if (config.lossAgg === "token-mean") near(masked.reduce((s, x) => s + x[2], 0) / masked.length, expected.kl, "mean KL");
+      assert.ok(frac(1) > 0 && frac(1) < 1, `${label}: the batch exercises both branches`);
+    }
+    disposeInput(tensors);
   });
 });

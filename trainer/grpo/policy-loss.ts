@@ -143,6 +143,25 @@ export function computeTokenSurrogate(
   });
 }
 
+/**
+ * What the loss did to each token [B, T], for the inspector's policy view: the ratio π/π_old, which branch of the
+ * surrogate bound (0 none, 1 the PPO clip: the token gives no gradient, 2 the dual-clip cap) and, given reference
+ * log-probs, the per-token KL. Same rules as computePolicyLoss (both use `surrogate`). Not differentiable; the
+ * caller owns the tensors.
+ */
+export function computeTokenStats(
+  input: Pick<PolicyLossInput, "logProbs" | "oldLogProbs" | "advantages" | "refLogProbs">,
+  config: PolicyLossConfig,
+): { ratio: tf.Tensor2D; clipCode: tf.Tensor2D; kl?: tf.Tensor2D } {
+  validatePolicyLossConfig(config);
+  return tf.tidy(() => {
+    const s = surrogate(input, config);
+    const clipCode = tf.add(tf.cast(s.clippedChosen, "float32"), tf.cast(s.dualClipped, "float32")) as tf.Tensor2D;
+    const kl = input.refLogProbs ? (computeKlTensor(input.logProbs, input.refLogProbs, config.klEstimator) as tf.Tensor2D) : undefined;
+    return { ratio: s.ratio as tf.Tensor2D, clipCode, ...(kl && { kl }) };
+  });
+}
+
 /** Computes the total policy loss and its metrics; see the file comment. Throws on a bad config / missing input. */
 export function computePolicyLoss(input: PolicyLossInput, config: PolicyLossConfig): PolicyLossResult {
   validatePolicyLossConfig(config);

@@ -354,6 +354,7 @@ function recordAdvantagesUsed<S>(groups: GroupRecord[], updateGroups: UpdateGrou
       const t = record?.trajectories[i];
       if (!u || !t || !g.scored[i]) return;
       t.advantage = u.trajectory;
+      if (u.tokens && t.policyTokens) t.policyTokens.update = u.tokens;
       let turn = 0;
       for (const m of t.conversation) if (m.source === "policy") m.advantage = u.turns[turn++] ?? 0;
     });

@@ -5,6 +5,7 @@
 import type { Task } from "../envs/types";
 import type { CheckpointRow } from "../record/checkpoint-rows";
 import type { EventLevel, EventRecord, StepRecord, TrajectoryRecord } from "../record/step-record";
+import type { PolicyTokenUpdate } from "../../lib/policy-tokens";
 
 /** One sampled episode: what gets recorded, plus the opaque policy-side data the update needs (tokens, masks…). */
 export interface RolloutSample<S> {
@@ -52,6 +53,8 @@ export interface UpdateGroup<S> {
 export interface AdvantagesUsed {
   trajectory: number;
   turns: number[];
+  /** Per token: the advantage, and what the update's last pass did (joins the record's policyTokens). */
+  tokens?: PolicyTokenUpdate;
 }
 
 /** One train group as reward shaping sees it: the policy-side samples and the environment's rewards. */

@@ -30,7 +30,9 @@ export interface RecordStepOptions {
   /** Interactive-transaction timeout; a 16×8×10-turn step is ~3k rows. */
   timeoutMs?: number;
   /** Test hook called between writes; throwing from it must roll the whole step back. */
-  onStage?: (stage: "run" | "cleared" | "groups" | "trajectories" | "llm-calls" | "metrics" | "events") => void | Promise<void>;
+  onStage?: (
+    stage: "run" | "cleared" | "groups" | "trajectories" | "policy-tokens" | "llm-calls" | "metrics" | "events",
+  ) => void | Promise<void>;
 }
 
 /** Marks events written by recordStep so re-recording the step replaces them (other events of that step stay). */
@@ -76,6 +78,7 @@ export async function recordStep(db: PrismaClient, runId: string, given: StepRec
       const groupRows: Prisma.GroupCreateManyInput[] = [];
       const trajectoryRows: Record<string, unknown>[] = [];
       const callRows: Record<string, unknown>[] = [];
+      const tokenRows: Record<string, unknown>[] = [];
       for (const g of record.groups) {
         const groupId = randomUUID();
         groupRows.push({
@@ -115,6 +118,7 @@ export async function recordStep(db: PrismaClient, runId: string, given: StepRec
             expectedState: t.expectedState ?? null,
             createdAt: nowIso,
           });
+          if (t.policyTokens) tokenRows.push({ trajectoryId, tokens: t.policyTokens });
           for (const c of t.llmCalls) callRows.push(llmCallRow(c, runId, trajectoryId) as unknown as Record<string, unknown>);
         }
       }
@@ -122,6 +126,8 @@ export async function recordStep(db: PrismaClient, runId: string, given: StepRec
       await stage("groups");
       await insertJsonRows(tx, "Trajectory", trajectoryRows);
       await stage("trajectories");
+      await insertJsonRows(tx, "TrajectoryTokens", tokenRows);
+      await stage("policy-tokens");
       await insertJsonRows(tx, "LlmCall", callRows);
       await stage("llm-calls");
       const now = new Date();

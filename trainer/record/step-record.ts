@@ -4,6 +4,7 @@
  * database before all of it is ready, so the dashboard never shows half a step.
  */
 import type { ConversationMessage, LlmCallRecord, TrajectoryStatus } from "../../lib/conversation";
+import type { PolicyTokens } from "../../lib/policy-tokens";
 
 export interface TrajectoryRecord {
   indexInGroup: number;
@@ -24,6 +25,8 @@ export interface TrajectoryRecord {
   expectedState?: unknown;
   /** Every simulator / judge call of this episode (one per attempt); linked to the trajectory and its turn. */
   llmCalls: LlmCallRecord[];
+  /** The token sequence the policy saw and was trained on (policies that sample tokens; absent for scripted ones). */
+  policyTokens?: PolicyTokens;
 }
 
 export interface GroupRecord {

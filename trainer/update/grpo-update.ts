@@ -5,7 +5,7 @@
  * The loss itself is trainer/grpo's `computePolicyLoss` (clipped surrogate + KL to a frozen reference + entropy).
  */
 import * as tf from "@tensorflow/tfjs";
-import { computePolicyLoss, type PolicyLossConfig } from "../grpo/index";
+import { computePolicyLoss, computeTokenStats, type PolicyLossConfig } from "../grpo/index";
 import type { DecoderLM } from "../policy/model";
 import type { AdamW } from "../policy/optimizer";
 import { computeLogProbsYielding, padBatch, padMatrix, tokenLogProbs } from "../policy/logprobs";
@@ -42,6 +42,20 @@ export interface GrpoUpdateConfig {
    * gradient is the same (default true).
    */
   skipZeroAdvantageRows?: boolean;
+  /**
+   * Keep, per trajectory, what the last pass over it did to each token (ratio, clip branch, KL): the inspector's
+   * policy view. One read-back of [B, T] values per micro-batch.
+   */
+  recordTokenStats?: boolean;
+}
+
+/** Per token of one trajectory (aligned with its tokens), at the last update pass that computed it. */
+export interface TokenUpdateStats {
+  ratio: number[];
+  /** 0 the trust region did not bind, 1 the PPO clip bound, 2 the dual-clip cap bound. */
+  clipCode: number[];
+  /** Per-token KL to the reference, when the update had reference log-probs. */
+  kl: number[] | null;
 }
 
 export interface UpdateReport {
@@ -51,10 +65,13 @@ export interface UpdateReport {
   zeroAdvantageRowsSkipped: number;
   /** Means over applied steps: loss, grad_norm, lr and every computePolicyLoss metric. */
   metrics: Record<string, number>;
+  /** With recordTokenStats: per trajectory the update computed (rows it left out have none). */
+  tokenStats?: Map<ScoredTrajectory, TokenUpdateStats>;
 }
 
 export class GrpoUpdater {
   private readonly stepper: GuardedStepper;
+  private tokenStats: Map<ScoredTrajectory, TokenUpdateStats> | null = null;
 
   constructor(
     readonly model: DecoderLM,
@@ -121,13 +138,17 @@ export class GrpoUpdater {
       const { logp, entropy } = tokenLogProbs(this.model, batch, wantEntropy, this.config.temperature ?? 1);
       const fullT = Math.max(...full.map((t) => t.tokens.length));
       const dropped = rows.length !== full.length;
+      const oldLogProbs = mat(rows.map((t) => t.oldLogProbs as number[]));
+      const advantages = mat(rows.map((t) => t.advantages));
+      const refLogProbs = rows.every((t) => t.refLogProbs) ? mat(rows.map((t) => t.refLogProbs as number[])) : undefined;
+      if (this.tokenStats) this.keepTokenStats(rows, T, { logProbs: logp, oldLogProbs, advantages, refLogProbs });
       return computePolicyLoss(
         {
           logProbs: logp,
-          oldLogProbs: mat(rows.map((t) => t.oldLogProbs as number[])),
-          advantages: mat(rows.map((t) => t.advantages)),
+          oldLogProbs,
+          advantages,
           mask: mat(rows.map((t) => t.lossMask)),
-          refLogProbs: rows.every((t) => t.refLogProbs) ? mat(rows.map((t) => t.refLogProbs as number[])) : undefined,
+          refLogProbs,
           entropy,
         },
         {
@@ -140,6 +161,22 @@ export class GrpoUpdater {
         },
       );
     };
+  }
+
+  /** Reads the micro-batch's per-token stats back and files them under each row (a later pass overwrites). */
+  private keepTokenStats(rows: ScoredTrajectory[], T: number, input: Parameters<typeof computeTokenStats>[0]): void {
+    const stats = computeTokenStats(input, this.config.loss);
+    try {
+      const [ratio, clip, kl] = [stats.ratio.dataSync(), stats.clipCode.dataSync(), stats.kl?.dataSync()];
+      rows.forEach((t, b) => {
+        const row = (v: ArrayLike<number>) => Array.from((v as Float32Array).subarray(b * T, b * T + t.tokens.length));
+        this.tokenStats?.set(t, { ratio: row(ratio), clipCode: row(clip), kl: kl ? row(kl) : null });
+      });
+    } finally {
+      stats.ratio.dispose();
+      stats.clipCode.dispose();
+      stats.kl?.dispose();
+    }
   }
 
   /** Whether zero-advantage rows may be left out: nothing but the policy-gradient term in the loss. */
@@ -158,6 +195,7 @@ export class GrpoUpdater {
       signal,
     );
     const steps: StepOutcome[] = [];
+    this.tokenStats = this.config.recordTokenStats ? new Map() : null;
     const mini = this.config.miniBatchSize;
     const micro = Math.min(this.config.microBatchSize ?? mini, mini);
     const isZero = (t: ScoredTrajectory) => t.advantages.every((a, i) => a === 0 || t.lossMask[i] === 0);
@@ -188,7 +226,9 @@ export class GrpoUpdater {
         steps.push(await this.stepper.step(parts, signal));
       }
     }
-    return { ...summarize(steps), zeroAdvantageRowsSkipped: zeroSkipped };
+    const tokenStats = this.tokenStats ?? undefined;
+    this.tokenStats = null;
+    return { ...summarize(steps), zeroAdvantageRowsSkipped: zeroSkipped, ...(tokenStats && { tokenStats }) };
   }
 }
 

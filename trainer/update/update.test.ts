@@ -128,3 +128,37 @@ test("a micro-batch or an optimizer that throws mid-step leaks no tensors (a lon
   model.dispose();
   opt.dispose();
 });
+
+test("with recordTokenStats the update reports, per trajectory, each token's ratio, clip branch and KL at its last pass", async () => {
+  const model = new DecoderLM(PRESETS.micro, { seed: 3 });
+  const reference = model.frozenCopy();
+  const opt = new AdamW(model.trainableVariables(), { lr: 5e-2, maxGradNorm: 1 });
+  const config = { loss: LOSS, miniBatchSize: 1, ppoEpochs: 3, recordTokenStats: true };
+  const updater = new GrpoUpdater(model, opt, config, reference);
+  const good = traj([1, 2, 3, 40, 41, 42, 43], 1);
+  const bad = traj([1, 2, 3, 90, 91, 92], -1);
+  const before = tf.memory().numTensors;
+  const report = await updater.update([[good, bad]], new Rng(0));
+  assert.equal(tf.memory().numTensors, before, "the read-back leaked tensors");
+  for (const t of [good, bad]) {
+    const s = report.tokenStats!.get(t)!;
+    assert.ok(s, "every trained trajectory has stats");
+    assert.equal(s.ratio.length, t.tokens.length);
+    assert.equal(s.kl?.length, t.tokens.length, "KL per token when the loss has a reference");
+    const trained = s.ratio.filter((_, i) => t.lossMask[i] > 0);
+    // By the last of 3 epochs of one-trajectory steps the weights moved: the ratios are no longer all 1.
+    assert.ok(
+      trained.some((r) => Math.abs(r - 1) > 1e-4),
+      `ratios at the last pass: ${trained.join(", ")}`,
+    );
+    assert.ok(s.clipCode.every((c) => c === 0 || c === 1 || c === 2));
+  }
+  const lastGood = report.tokenStats!.get(good)!.ratio.filter((_, i) => good.lossMask[i] > 0);
+  const mean = lastGood.reduce((a, b) => a + b, 0) / lastGood.length;
+  assert.ok(mean > 1, `reinforced tokens grew more likely between sampling and the last pass (mean ratio ${mean})`);
+  const plain = new GrpoUpdater(model, opt, { ...config, recordTokenStats: false }, reference);
+  assert.equal((await plain.update([[good]], new Rng(1))).tokenStats, undefined);
+  model.dispose();
+  reference.dispose();
+  opt.dispose();
+});

@@ -11,6 +11,7 @@ import {
   locateTrajectory,
 } from "../../services/trajectories";
 import { compareRuns } from "../../services/compare";
+import { getPolicyTokens } from "../../services/policy-tokens";
 import { entityId } from "../ids";
 
 const id = entityId;
@@ -54,6 +55,8 @@ export const trajectoriesRouter = router({
   neighbors: publicProcedure.input(z.object({ ...filters, id }).strict()).query(({ ctx, input }) => getTrajectoryNeighbors(ctx.db, input)),
 
   get: publicProcedure.input(z.object({ runId: id, id }).strict()).query(({ ctx, input }) => getTrajectory(ctx.db, input)),
+
+  policyTokens: publicProcedure.input(z.object({ runId: id, id }).strict()).query(({ ctx, input }) => getPolicyTokens(ctx.db, input)),
 
   locate: publicProcedure.input(z.object({ id }).strict()).query(({ ctx, input }) => locateTrajectory(ctx.db, input.id)),
 

@@ -12,7 +12,9 @@ import { Rng } from "../../policy/rng";
 import { BatchedSampler } from "../../policy/batched-sampler";
 import { endOfTurnId } from "../../policy/tokenizer/chat-template";
 import type { Tokenizer } from "../../policy/tokenizer/types";
+import { tokenPieces } from "../../policy/tokenizer/token-pieces";
 import { EpisodeTokens } from "../../rollout/episode-tokens";
+import { roundTokenValue, type PolicyTokens } from "../../../lib/policy-tokens";
 import { runEpisode, type EpisodeTrajectory } from "../../rollout/run-episode";
 import type { GroupRequest, GroupRollout, RolloutSample } from "../types";
 import { turnRewardsOf } from "./turn-credit";
@@ -119,7 +121,22 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
         finalState: e.evaluation?.finalState,
         expectedState: e.evaluation?.expectedState,
         llmCalls: e.llmCalls,
+        policyTokens: policyView(train, tokens),
       },
+    };
+  }
+
+  /** The sequence the update trains on, as the inspector shows it (the update's per-token values join later). */
+  function policyView(train: ReturnType<EpisodeTokens["forTraining"]>, tokens: EpisodeTokens): PolicyTokens {
+    return {
+      ids: train.ids,
+      // A reply's bytes are decoded apart from what follows: its text is what the environment was sent.
+      pieces: tokenPieces(tok, train.ids, (i) => train.lossMask[i] !== train.lossMask[i - 1] || train.turnIds[i] !== train.turnIds[i - 1]),
+      sampled: train.lossMask,
+      turns: train.turnIds,
+      logprobs: tokens.logprobsComplete ? train.logprobs.map(roundTokenValue) : null,
+      truncatedPrompt: tokens.truncatedPrompt,
+      contextSize: maxPositions,
     };
   }
 

@@ -21,7 +21,8 @@ import type { LlmConfigInput, LlmEndpointConfig } from "../../llm/config";
 import { LlmClient } from "../../llm/client";
 import { AdamW } from "../../policy/optimizer";
 import { Rng } from "../../policy/rng";
-import { GrpoUpdater } from "../../update/grpo-update";
+import { GrpoUpdater, type ScoredTrajectory, type TokenUpdateStats } from "../../update/grpo-update";
+import { roundTokenValue, type PolicyTokenUpdate } from "../../../lib/policy-tokens";
 import type { AdvantagesUsed, LoopDeps } from "../types";
 import { loadPolicy, policyModelConfig } from "./load-policy";
 import { createGroupPlayer, type PolicySample } from "./play-group";
@@ -125,6 +126,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       microBatchSize: config.grpo.microBatchSize,
       ppoEpochs: config.grpo.ppoEpochs,
       temperature: config.rollout.temperature,
+      recordTokenStats: true,
     },
     reference,
   );
@@ -157,19 +159,22 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
               config,
               groups.map((g) => g.samples),
             );
-      const batch = groups.map((g, gi) =>
-        g.samples
-          .map((s, i) => ({ s, i }))
-          .filter(({ i }) => g.scored[i])
-          // The sampler's log-probs are the old ones: the weights are those that sampled (no update in between),
-          // so the update skips a forward pass over the whole batch (sampled-logprobs.test.ts checks they agree).
-          .map(({ s, i }) => ({
-            tokens: s.tokens,
-            lossMask: s.lossMask,
-            advantages: perToken[gi][i],
-            ...(s.sampledLogProbs && { oldLogProbs: s.sampledLogProbs }),
-          })),
+      // Per group, per sample: what the update trains on (undefined for unscored samples, which it leaves out).
+      const trained: (ScoredTrajectory | undefined)[][] = groups.map((g, gi) =>
+        g.samples.map((s, i) =>
+          g.scored[i]
+            ? {
+                tokens: s.tokens,
+                lossMask: s.lossMask,
+                advantages: perToken[gi][i],
+                // The sampler's log-probs are the old ones: the weights are those that sampled (no update in
+                // between), so the update skips a forward pass over the whole batch (sampled-logprobs.test.ts).
+                ...(s.sampledLogProbs && { oldLogProbs: s.sampledLogProbs }),
+              }
+            : undefined,
+        ),
       );
+      const batch = trained.map((g) => g.filter((t): t is ScoredTrajectory => t !== undefined));
       const flat = batch.flat();
       const reused = flat.filter((t) => t.oldLogProbs).length;
       const report = await updater.update(batch, new Rng(config.seed * 7919 + step), signal);
@@ -178,7 +183,16 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       if (report.skippedSteps) metrics["update/skipped_steps"] = report.skippedSteps;
       if (flat.length) metrics["update/old_logprobs_sampled_frac"] = reused / flat.length;
       metrics["update/zero_adv_rows_skipped"] = report.zeroAdvantageRowsSkipped;
-      return { metrics, advantagesUsed: groups.map((g, gi) => g.samples.map((s, i) => advantagesUsedBy(s, perToken[gi][i]))) };
+      return {
+        metrics,
+        advantagesUsed: groups.map((g, gi) =>
+          g.samples.map((s, i) => {
+            const t = trained[gi][i];
+            const tokens = t ? tokenUpdateOf(s, t.advantages, report.tokenStats?.get(t)) : undefined;
+            return { ...advantagesUsedBy(s, perToken[gi][i]), ...(tokens && { tokens }) };
+          }),
+        ),
+      };
     },
     async saveCheckpoint(completedSteps, state) {
       // safetensors weights + optimizer moments + trainer_state.json, COMPLETE marker last (trainer/checkpoint).
@@ -225,4 +239,15 @@ function advantagesUsedBy(sample: PolicySample, tokenAdvantages: number[]): Adva
     if (turn >= 0 && turns[turn] === undefined) turns[turn] = a;
   });
   return { trajectory: count ? sum / count : 0, turns: Array.from(turns, (a) => a ?? 0) };
+}
+
+/** The update's per-token values for the policy view: kept on sampled tokens only (context carries no gradient). */
+function tokenUpdateOf(sample: PolicySample, advantages: number[], stats: TokenUpdateStats | undefined): PolicyTokenUpdate {
+  const onSampled = (values: number[]) => values.map((v, t) => (sample.lossMask[t] > 0 ? roundTokenValue(v) : null));
+  return {
+    advantages: advantages.map((a, t) => (sample.lossMask[t] > 0 ? roundTokenValue(a) : 0)),
+    ratio: stats ? onSampled(stats.ratio) : null,
+    clipped: stats ? stats.clipCode.map((c, t) => (sample.lossMask[t] > 0 ? c : 0)) : null,
+    kl: stats?.kl ? onSampled(stats.kl) : null,
+  };
 }
