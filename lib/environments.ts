@@ -81,7 +81,7 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     family: "tool-domain",
     seedSystem: "τ²-bench / SkyRL",
     description:
-      "Retail customer service (or a τ² airline or mock folder) on a private copy of the database; reward = DB × COMMUNICATE × ACTION as τ² computes it, matching τ²'s own code.",
+      "Retail customer service (or a τ² airline or mock folder) on a private copy of the database; reward = the product of the checks each task's reward basis names (DB, COMMUNICATE, ACTION, NL / env assertions; DB × COMMUNICATE when it names none), as τ²'s own code computes it.",
     // τ²'s policy document and 16 tool schemas are ~10 K bytes. A byte-level policy would need a 12 K context, whose
     // T × T attention alone exceeds the 4 GiB CPU heap; this preset keeps the end of the prompt (the customer's
     // request, the tool list's tail) in 4 K. It runs, but cannot learn τ² at this scale (bench:learn, README): use a

@@ -58,7 +58,7 @@ export interface HealthInput {
 const MIN_SHARE = 0.5;
 const EPS = 1e-12;
 /** Components that say whether the task was done, computed by code rather than by a judge. */
-const OUTCOME_COMPONENTS = new Set(["goal_completion", "db", "action", "state", "solved", "task_success", "progress", "bfcl_state"]);
+const OUTCOME_COMPONENTS = new Set(["goal_completion", "db", "action", "state", "solved", "progress", "bfcl_valid", "data_match"]);
 const isJudgeComponent = (k: string) => k.startsWith("judge_") && k !== "judge_agreement";
 
 interface StepFinding {

@@ -11,13 +11,17 @@ import { StatusBadge } from "./status-badge";
 import { RUN_STATUSES } from "@/lib/run-status";
 import { sortRows, type SortDirection } from "@/lib/sort-rows";
 import { SortHeader } from "./sort-header";
+import { ConfigColumnPicker } from "./config-column-picker";
+import { formatConfigValue, parseColumns } from "@/lib/config-columns";
 
 const STATUSES = RUN_STATUSES;
 type Status = (typeof STATUSES)[number];
 
 /** Columns the table sorts by (the page of runs shown; the server lists newest first). */
 const SORTABLE = ["name", "status", "environment", "progress", "reward", "best", "kl", "cost", "duration"] as const;
-type SortKey = (typeof SORTABLE)[number];
+/** A fixed column, or a chosen config column ("config:grpo.learningRate"). */
+type SortKey = (typeof SORTABLE)[number] | `config:${string}`;
+const isSortKey = (k: string): k is SortKey => (SORTABLE as readonly string[]).includes(k) || k.startsWith("config:");
 
 /** The runs list: filters live in the URL (shareable, kept on reload); ticked runs open side by side in Compare. */
 export function RunsList() {
@@ -33,11 +37,10 @@ export function RunsList() {
   const [search, setSearchState] = useState(params.get("search") ?? "");
   const [selected, setSelected] = useState<string[]>([]);
   const initialSort = params.get("sort") ?? "";
-  const [sort, setSortState] = useState<SortKey | "">(
-    (SORTABLE as readonly string[]).includes(initialSort) ? (initialSort as SortKey) : "",
-  );
+  const [sort, setSortState] = useState<SortKey | "">(isSortKey(initialSort) ? initialSort : "");
+  const [columns, setColumnsState] = useState<string[]>(parseColumns(params.get("cols")));
   const [dir, setDirState] = useState<SortDirection>(params.get("dir") === "asc" ? "asc" : "desc");
-  const syncUrl = (next: { status?: string; environment?: string; search?: string; sort?: string; dir?: string }) => {
+  const syncUrl = (next: { status?: string; environment?: string; search?: string; sort?: string; dir?: string; cols?: string }) => {
     const q = new URLSearchParams(params.toString());
     for (const [k, v] of Object.entries(next)) {
       if (v) q.set(k, v);
@@ -48,10 +51,23 @@ export function RunsList() {
   const setStatus = (v: Status | "") => (setStatusState(v), syncUrl({ status: v }));
   const setEnvironment = (v: string) => (setEnvironmentState(v), syncUrl({ environment: v }));
   const setSearch = (v: string) => (setSearchState(v), syncUrl({ search: v }));
+  const setColumns = (next: string[]) => {
+    setColumnsState(next);
+    // A removed column no longer sorts the table.
+    const keepSort = !sort.startsWith("config:") || next.includes(sort.slice("config:".length));
+    if (!keepSort) setSortState("");
+    syncUrl({ cols: next.join(","), ...(!keepSort && { sort: "", dir: "" }) });
+  };
   // A click on the sorted column flips its direction; another column sorts best / most first.
   const sortBy = (key: SortKey) => {
     const nextDir: SortDirection =
-      sort === key ? (dir === "desc" ? "asc" : "desc") : key === "name" || key === "environment" || key === "status" ? "asc" : "desc";
+      sort === key
+        ? dir === "desc"
+          ? "asc"
+          : "desc"
+        : key === "name" || key === "environment" || key === "status" || key.startsWith("config:")
+          ? "asc"
+          : "desc";
     setSortState(key);
     setDirState(nextDir);
     syncUrl({ sort: key, dir: nextDir });
@@ -80,9 +96,10 @@ export function RunsList() {
     enabled: ids.length > 0,
     refetchInterval: runs.data?.items.some((r) => r.status === "running") ? 5000 : false,
   });
+  const configs = useQuery({ ...trpc.runs.configLeaves.queryOptions({ ids }), enabled: ids.length > 0 });
   type Row = NonNullable<typeof runs.data>["items"][number];
   const durationMs = (r: Row) => (r.startedAt ? (r.finishedAt ?? new Date()).getTime() - r.startedAt.getTime() : null);
-  const sortValue: Record<SortKey, (r: Row) => number | string | null> = {
+  const sortValue: Record<(typeof SORTABLE)[number], (r: Row) => number | string | null> = {
     name: (r) => r.name,
     status: (r) => r.status,
     environment: (r) => r.environment,
@@ -93,7 +110,15 @@ export function RunsList() {
     cost: (r) => summaries.data?.[r.id]?.costUsd ?? null,
     duration: durationMs,
   };
-  const rows = runs.data ? (sort ? sortRows(runs.data.items, sortValue[sort], dir) : runs.data.items) : [];
+  const valueOf = (key: SortKey): ((r: Row) => number | string | null) => {
+    if (!key.startsWith("config:")) return sortValue[key as (typeof SORTABLE)[number]];
+    const path = key.slice("config:".length);
+    return (r) => {
+      const v = configs.data?.[r.id]?.[path];
+      return typeof v === "number" || typeof v === "string" ? v : typeof v === "boolean" ? String(v) : null;
+    };
+  };
+  const rows = runs.data ? (sort ? sortRows(runs.data.items, valueOf(sort), dir) : runs.data.items) : [];
   const header = (key: SortKey, label: string, title?: string) => (
     <SortHeader label={label} title={title} active={sort === key} dir={dir} onSort={() => sortBy(key)} />
   );
@@ -143,6 +168,7 @@ export function RunsList() {
             <option key={e}>{e}</option>
           ))}
         </select>
+        <ConfigColumnPicker configs={Object.values(configs.data ?? {})} shown={columns} onAdd={(path) => setColumns([...columns, path])} />
       </div>
       {runs.isLoading && <p className="text-sm text-slate-500">Loading runs…</p>}
       {runs.isError && <p className="text-sm text-red-700">Could not load runs: {runs.error.message}</p>}
@@ -167,6 +193,16 @@ export function RunsList() {
                 {header("kl", "KL", "KL to the reference at the latest step")}
                 {header("cost", "LLM cost", "Simulator and judge calls, USD")}
                 {header("duration", "Duration")}
+                {columns.map((path) => (
+                  <ConfigHeader
+                    key={path}
+                    path={path}
+                    active={sort === `config:${path}`}
+                    dir={dir}
+                    onSort={() => sortBy(`config:${path}`)}
+                    onRemove={() => setColumns(columns.filter((c) => c !== path))}
+                  />
+                ))}
                 <th className="px-3 py-2">Launched by</th>
               </tr>
             </thead>
@@ -219,6 +255,11 @@ export function RunsList() {
                     <td className="px-3 py-2 tabular-nums">
                       {run.startedAt ? formatDuration(end.getTime() - run.startedAt.getTime()) : "—"}
                     </td>
+                    {columns.map((path) => (
+                      <td key={path} className="px-3 py-2 font-mono text-xs tabular-nums" data-testid={`config-cell-${path}`}>
+                        {formatConfigValue(configs.data?.[run.id]?.[path])}
+                      </td>
+                    ))}
                     <td className="px-3 py-2">
                       {run.launchedBy}
                       {run.launchedByName ? ` · ${run.launchedByName}` : ""}
@@ -231,5 +272,28 @@ export function RunsList() {
         </div>
       )}
     </section>
+  );
+}
+
+/** A config column's header: sorts like the others, and × takes the column away. */
+function ConfigHeader(props: { path: string; active: boolean; dir: SortDirection; onSort: () => void; onRemove: () => void }) {
+  const { path, active, dir, onSort, onRemove } = props;
+  return (
+    <th
+      className="px-3 py-2 normal-case"
+      aria-sort={active ? (dir === "asc" ? "ascending" : "descending") : "none"}
+      title={`Config: ${path}`}
+    >
+      <span className="flex items-center gap-1 whitespace-nowrap">
+        <button type="button" className="font-mono hover:text-slate-800" onClick={onSort}>
+          <span className="sr-only">Sort by </span>
+          {path}
+          {active ? (dir === "asc" ? " ▲" : " ▼") : ""}
+        </button>
+        <button type="button" aria-label={`Remove column ${path}`} className="text-slate-400 hover:text-red-700" onClick={onRemove}>
+          ×
+        </button>
+      </span>
+    </th>
   );
 }

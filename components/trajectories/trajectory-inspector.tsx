@@ -17,6 +17,7 @@ import { ConversationList } from "./conversation-list";
 import { linkCallsToMessages, summarizeCalls } from "./link-calls";
 import { LlmCallView } from "./llm-call-view";
 import { PolicyView } from "./policy-view";
+import { RewardCard } from "./reward-card";
 import { StateDiffView } from "./state-diff-view";
 import { useKeyboardNav } from "./use-keyboard-nav";
 
@@ -47,7 +48,6 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
   // A programmatic reward (τ²'s DB / action / communicate checks, BFCL's state check, a game's rules) is not a judge:
   // say "judge" only when an LLM judge was called for this episode.
   const judged = d.llmCalls.some((c) => c.role === "judge" && c.request.params?.rescoringId === undefined);
-  const components = Object.entries(d.rewardComponents);
   const backToList = `/runs/${runId}/trajectories${query ? `?${query}` : ""}`;
 
   return (
@@ -136,44 +136,22 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
       )}
 
       <section className="grid gap-4 md:grid-cols-2">
-        <div className="min-w-0 rounded border border-slate-200 bg-white p-3">
-          <h2 className="mb-2 text-sm font-semibold text-slate-700">Reward</h2>
-          {components.length === 0 ? (
-            <p className="text-sm text-slate-500">
-              {d.reward === null ? (judged ? "Unscored: the judge gave no usable verdict." : "Unscored.") : "No components recorded."}
-            </p>
-          ) : (
-            <table className="w-full text-sm">
-              <tbody>
-                {components.map(([k, v]) => (
-                  <tr key={k} className="border-b border-slate-100">
-                    <td className="py-1 font-mono text-xs">{k}</td>
-                    <td className="py-1 text-right">
-                      <RewardValue value={v} />
-                    </td>
-                  </tr>
+        <RewardCard
+          reward={d.reward}
+          components={d.rewardComponents}
+          formula={d.rewardFormula}
+          judged={judged}
+          reasoning={d.reasoning}
+          judgeCalls={
+            calls3.judge.length > 0 && (
+              <div className="mt-2 space-y-1" data-testid="judge-calls">
+                {calls3.judge.map((c) => (
+                  <LlmCallView key={c.id} call={c} />
                 ))}
-                <tr>
-                  <td className="py-1 font-semibold">total</td>
-                  <td className="py-1 text-right font-semibold">
-                    <RewardValue value={d.reward} />
-                  </td>
-                </tr>
-              </tbody>
-            </table>
-          )}
-          <h3 className="mt-3 mb-1 text-xs font-semibold text-slate-600">{judged ? "Judge reasoning" : "How it was scored"}</h3>
-          <p className="whitespace-pre-wrap text-sm text-slate-700" data-testid="judge-reasoning">
-            {d.reasoning || <span className="italic text-slate-500">none recorded</span>}
-          </p>
-          {calls3.judge.length > 0 && (
-            <div className="mt-2 space-y-1" data-testid="judge-calls">
-              {calls3.judge.map((c) => (
-                <LlmCallView key={c.id} call={c} />
-              ))}
-            </div>
-          )}
-        </div>
+              </div>
+            )
+          }
+        />
         <div className="min-w-0 rounded border border-slate-200 bg-white p-3">
           <h2 className="mb-2 text-sm font-semibold text-slate-700">Final vs expected state</h2>
           <StateDiffView expected={d.expectedState} actual={d.finalState} />

@@ -4,6 +4,7 @@
 import type { PrismaClient } from "../../db/client";
 import type { Prisma, RunStatus } from "../../generated/prisma/client";
 import { notFound } from "../errors";
+import { configLeaves, type ConfigLeaves } from "../../lib/config-columns";
 
 export interface ListRunsInput {
   status?: RunStatus[];
@@ -37,6 +38,15 @@ export async function getRun(db: PrismaClient, id: string) {
   const run = await db.run.findUnique({ where: { id } });
   if (!run) throw notFound("Run", id);
   return run;
+}
+
+/**
+ * The scalar settings of each listed run's config by path ("grpo.learningRate" → 0.001): the runs table's config
+ * columns. Configs hold no secrets (API keys are referenced by variable name only).
+ */
+export async function getRunConfigLeaves(db: PrismaClient, ids: string[]): Promise<Record<string, ConfigLeaves>> {
+  const rows = await db.run.findMany({ where: { id: { in: ids } }, select: { id: true, config: true } });
+  return Object.fromEntries(rows.map((r) => [r.id, configLeaves(r.config)]));
 }
 
 /** Distinct environments and tags, for the runs list filters. */

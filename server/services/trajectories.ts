@@ -4,6 +4,7 @@
  * Simia-RL export. Lists select summary columns only: conversations can be megabytes and are read one at a time.
  */
 import { hasPolicyTokens } from "./policy-tokens";
+import { rewardContextOf, rewardFormula } from "../../lib/reward-formulas";
 import { toLlmCallRecord } from "./llm-call-record";
 import { Prisma, type TrajectoryStatus } from "../../generated/prisma/client";
 import type { ConversationMessage, LlmCallRecord } from "../../lib/conversation";
@@ -236,20 +237,24 @@ export async function getTrajectory(db: PrismaClient, input: { runId: string; id
       group: {
         select: { id: true, step: true, indexInStep: true, split: true, task: true, rewardMean: true, rewardStd: true, dropped: true },
       },
-      run: { select: { id: true, name: true } },
+      run: { select: { id: true, name: true, config: true } },
       llmCalls: { orderBy: [{ startedAt: "asc" }, { turn: "asc" }, { attempt: "asc" }] },
     },
   });
   if (!t || t.runId !== input.runId) throw notFound("Trajectory", input.id);
+  const context = rewardContextOf(t.run.config, t.group.task);
   const llmCalls: LlmCallRecord[] = t.llmCalls.map(toLlmCallRecord);
   const policyTokens = await hasPolicyTokens(db, t.id);
-  const { llmCalls: _rows, conversation, rewardComponents, ...rest } = t;
+  const { llmCalls: _rows, conversation, rewardComponents, run, ...rest } = t;
   void _rows;
   return {
     ...rest,
     conversation: asConversation(conversation),
     rewardComponents: (rewardComponents && typeof rewardComponents === "object" ? rewardComponents : {}) as Record<string, number | null>,
     llmCalls,
+    run: { id: run.id, name: run.name },
+    /** How the environment computes the reward and which components are its terms (null: not described). */
+    rewardFormula: context ? rewardFormula(context) : null,
     /** Whether the policy view (getPolicyTokens) has this trajectory's tokens. */
     hasPolicyTokens: policyTokens,
   };

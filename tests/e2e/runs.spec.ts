@@ -44,6 +44,24 @@ test("a finished run's page shows its curves; the runs list filters by status", 
     expect(best).toEqual([...best].sort((a, b) => b - a));
   }).toPass();
 
+  // Any config setting becomes a sortable column, kept in the URL; the settings that differ are offered first.
+  const picker = page.getByLabel("Add config column");
+  await expect(picker.locator("optgroup[label='Differs between these runs'] option", { hasText: "grpo.steps" })).toHaveCount(1);
+  await picker.selectOption("grpo.steps");
+  await expect(page).toHaveURL(/cols=grpo\.steps/);
+  await page.getByRole("button", { name: "Sort by grpo.steps" }).click();
+  await expect(page).toHaveURL(/sort=config%3Agrpo\.steps&dir=asc|sort=config:grpo\.steps&dir=asc/);
+  await expect(async () => {
+    const steps = (await page.getByTestId("config-cell-grpo.steps").allTextContents()).filter((t) => t !== "—").map(Number);
+    expect(steps.length).toBeGreaterThan(1);
+    expect(steps).toEqual([...steps].sort((x, y) => x - y));
+  }).toPass();
+  await page.reload();
+  await expect(page.getByRole("button", { name: "Sort by grpo.steps" })).toBeVisible();
+  await page.getByRole("button", { name: "Remove column grpo.steps" }).click();
+  await expect(page).not.toHaveURL(/cols=/);
+  await expect(page.getByTestId("config-cell-grpo.steps")).toHaveCount(0);
+
   // Tick two runs and open them side by side.
   await page.goto("/runs");
   await page.getByLabel(`Select ${GUESS_RUN} to compare`).check();

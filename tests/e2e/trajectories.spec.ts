@@ -57,6 +57,10 @@ test("the trajectory browser filters through the URL, and the inspector walks th
   await expect(page.getByTestId("conversation")).toBeVisible();
   await expect(page.getByTestId("source-badge").filter({ hasText: "simulated user" }).first()).toBeVisible();
   await expect(page.getByTestId("state-diff")).toBeVisible();
+  // How the reward was computed: the offline judge's formula, its terms as rewards, the format share set apart.
+  await expect(page.getByTestId("reward-formula")).toContainText("no forbidden call");
+  await expect(page.getByTestId("reward-term").filter({ hasText: "calls" })).toBeVisible();
+  await expect(page.getByTestId("reward-diagnostic").filter({ hasText: "format" })).toBeVisible();
   // The judge's own call sits under its reasoning, not in a list of other calls.
   await expect(page.getByTestId("judge-calls").getByTestId("llm-call").first()).toBeVisible();
   await expect(page.getByText("1 / ")).toBeVisible();
@@ -76,8 +80,9 @@ test("the trajectory browser filters through the URL, and the inspector walks th
 });
 
 test("the policy's view shows the tokens it was trained on, coloured by a per-token metric", async ({ page }) => {
-  const runId = await openRun(page, SIMULATED_RUN);
-  // The most reinforced sample: a zero-advantage one may be left out of the update's passes and have no ratios.
+  // A run that learns (its groups' rewards differ): the most reinforced sample was in the update's passes (a
+  // zero-advantage one may be left out of them and have no ratios).
+  const runId = await openRun(page, GUESS_RUN);
   await page.goto(`/runs/${runId}/trajectories?sort=advantage&dir=desc`);
   await page.getByTestId("trajectory-row").first().getByRole("link").first().click();
   await page.getByText("Policy's view").click();

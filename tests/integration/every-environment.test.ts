@@ -14,6 +14,8 @@ import type { ConversationMessage } from "../../lib/conversation";
 import { createRealExecutor } from "../../trainer/loop/real/execute-run";
 import { insertQueuedRun } from "../../trainer/record/testing/make-run";
 import { TrainerWorker } from "../../trainer/worker/worker";
+import { createCaller } from "../../server/api/root";
+import { createTrpcContext } from "../../server/api/trpc";
 
 let db: TestDatabase;
 const dataDir = mkdtempSync(path.join(tmpdir(), "rl-every-env-"));
@@ -64,6 +66,13 @@ for (const env of ENVIRONMENT_CATALOG) {
         assert.ok(t.status === "unscored" ? t.reward === null : typeof t.reward === "number");
         if (t.status !== "unscored" && t.status !== "error")
           assert.ok(Object.keys(t.rewardComponents as object).length > 0, "reward components recorded");
+        // The inspector's formula names components this environment really records.
+        const shown = await createCaller(createTrpcContext(db.prisma)).trajectories.get({ runId, id: t.id });
+        assert.ok(shown.rewardFormula, "the inspector shows how the reward is computed");
+        if (t.reward !== null) {
+          const missing = shown.rewardFormula.terms.filter((k) => !(k in (t.rewardComponents as object)));
+          assert.deepEqual(missing, [], `formula terms missing from the recorded components ${JSON.stringify(t.rewardComponents)}`);
+        }
       }
       const keys = await db.prisma.metricPoint.findMany({ where: { runId }, select: { key: true, value: true } });
       assert.ok(keys.some((k) => k.key === "reward/mean") || trajectories.every((t) => t.reward === null));

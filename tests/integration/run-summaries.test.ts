@@ -30,3 +30,16 @@ test("best reward is the highest step mean, KL the last step's, cost the sum ove
   assert.deepEqual(s[runId], { bestReward: 0.7, kl: 0.03, costUsd: 2.25 });
   assert.deepEqual(s[empty], { bestReward: null, kl: null, costUsd: null });
 });
+
+test("config columns: each listed run's scalar settings by path, and nothing for runs not asked for", async () => {
+  const a = await insertQueuedRun(db.prisma, { name: "lr small", grpo: { learningRate: 1e-4 }, policy: { model: "tiny" } });
+  const b = await insertQueuedRun(db.prisma, { name: "lr large", grpo: { learningRate: 3e-3 }, policy: { model: "small" } });
+  const caller = createCaller(createTrpcContext(db.prisma));
+  const leaves = await caller.runs.configLeaves({ ids: [a, b] });
+  assert.deepEqual(Object.keys(leaves).sort(), [a, b].sort());
+  assert.equal(leaves[a]["grpo.learningRate"], 1e-4);
+  assert.equal(leaves[b]["grpo.learningRate"], 3e-3);
+  assert.equal(leaves[b]["policy.model"], "small");
+  assert.equal(leaves[a].name, "lr small");
+  assert.ok(!Object.keys(leaves[a]).some((p) => p.includes("[")), "list entries are not columns");
+});

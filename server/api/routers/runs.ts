@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
-import { getRun, getRunFacets, listRunEvents, listRuns } from "../../services/runs";
+import { getRun, getRunConfigLeaves, getRunFacets, listRunEvents, listRuns } from "../../services/runs";
 import { getMetricSeries, getRewardSparklines, getRunSummaries, listMetricKeys } from "../../services/metrics";
 import { runIdSchema } from "../ids";
 import { RUN_STATUSES } from "../../../lib/run-status";
@@ -50,6 +50,11 @@ export const runsRouter = router({
   summaries: publicProcedure
     .input(z.object({ ids: z.array(runId).max(200) }).strict())
     .query(({ ctx, input }) => getRunSummaries(ctx.db, input.ids)),
+
+  /** Each listed run's scalar config settings by path (the runs table's config columns). */
+  configLeaves: publicProcedure
+    .input(z.object({ ids: z.array(runId).max(200) }).strict())
+    .query(({ ctx, input }) => getRunConfigLeaves(ctx.db, input.ids)),
 
   facets: publicProcedure.query(({ ctx }) => getRunFacets(ctx.db)),
 

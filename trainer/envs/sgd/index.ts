@@ -73,7 +73,7 @@ export function createSgdEnvironment(config: SgdEnvironmentOptions | Record<stri
     name: "sgd",
     description:
       "Agent Gym on Schema-Guided Dialogue: a goal-driven simulated user, services answered by a tool mocker from " +
-      "recorded SGD results, reward = goal completion + judge quality.",
+      "recorded SGD results; reward = the per-turn judge's mean score (rewardMode goal_blend: goal completion blended with an episode judge).",
     builtinTasks: () => builtin.tasks,
     async loadTasks(dir: string) {
       const loaded = await loadSgdCorpus(dir);
