@@ -3,6 +3,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { TrpcReactProvider } from "@/components/providers/trpc-provider";
 import { KeyboardHelp } from "@/components/providers/keyboard-help";
+import { ThemeToggle } from "@/components/providers/theme-toggle";
+import { THEME_BOOT_SCRIPT } from "@/lib/theme";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -12,7 +14,11 @@ export const metadata: Metadata = {
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
-    <html lang="en">
+    // The boot script sets the theme class before React hydrates: the class is expected to differ.
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        <script dangerouslySetInnerHTML={{ __html: THEME_BOOT_SCRIPT }} />
+      </head>
       <body className="min-h-screen font-sans">
         <header className="border-b border-slate-200 bg-white">
           {/* Wraps on a phone instead of widening the page. */}
@@ -31,6 +37,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
                 {label}
               </Link>
             ))}
+            <ThemeToggle />
           </nav>
         </header>
         <TrpcReactProvider>

@@ -19,12 +19,12 @@ test("gaps stay gaps; weight 0 is the raw series", () => {
 });
 
 test("metric keys are grouped reward first, then the rest in a fixed order", () => {
-  const groups = groupMetricKeys(["time/update_s", "kl", "reward/std", "reward/mean", "llm/judge/calls", "custom/x"]);
+  const groups = groupMetricKeys(["time/update_s", "kl", "reward/std", "reward/invalid", "reward/mean", "llm/judge/calls", "custom/x"]);
   assert.deepEqual(
     groups.map((g) => g.group),
     ["reward", "kl", "llm", "time", "custom"],
   );
-  assert.deepEqual(groups[0].keys, ["reward/mean", "reward/std"]);
+  assert.deepEqual(groups[0].keys, ["reward/mean", "reward/std", "reward/invalid"], "the mean leads its namespace");
 });
 
 test("a missing stretch of steps becomes a gap, regular strides do not", async () => {

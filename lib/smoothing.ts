@@ -25,7 +25,14 @@ export function groupMetricKeys(keys: string[]): { group: string; keys: string[]
   const rank = (g: string) => (ORDER.indexOf(g) === -1 ? ORDER.length : ORDER.indexOf(g));
   return [...groups.entries()]
     .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
-    .map(([group, ks]) => ({ group, keys: ks.sort() }));
+    .map(([group, ks]) => ({ group, keys: ks.sort((a, b) => keyRank(a) - keyRank(b) || a.localeCompare(b)) }));
+}
+
+/** Within a namespace the summary statistics lead (reward/mean before reward/invalid), then the rest by name. */
+function keyRank(key: string): number {
+  const last = key.slice(key.lastIndexOf("/") + 1);
+  const LEAD = ["mean", "std", "max", "min"];
+  return LEAD.includes(last) ? LEAD.indexOf(last) : LEAD.length;
 }
 
 /**

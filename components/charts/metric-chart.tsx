@@ -98,7 +98,7 @@ export function MetricChart({
             onClick={pick}
             className={pick ? "cursor-pointer" : undefined}
           >
-            <CartesianGrid stroke="#f1f5f9" />
+            <CartesianGrid stroke="var(--color-slate-100)" />
             <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tick={{ fontSize: 10 }} tickFormatter={formatX} />
             <YAxis
               tick={{ fontSize: 10 }}
@@ -115,9 +115,9 @@ export function MetricChart({
                 name === "band" ? "min – max" : name === "raw" ? "raw" : "smoothed",
               ]}
             />
-            <Area dataKey="band" stroke="none" fill="#bfdbfe" fillOpacity={0.4} isAnimationActive={false} connectNulls={false} />
-            <Line dataKey="raw" stroke="#93c5fd" dot={false} strokeWidth={1} isAnimationActive={false} connectNulls={false} />
-            <Line dataKey="value" stroke="#1d4ed8" dot={false} strokeWidth={1.5} isAnimationActive={false} connectNulls={false} />
+            <Area dataKey="band" stroke="none" fill="var(--color-blue-200)" fillOpacity={0.4} isAnimationActive={false} connectNulls={false} />
+            <Line dataKey="raw" stroke="var(--color-blue-300)" dot={false} strokeWidth={1} isAnimationActive={false} connectNulls={false} />
+            <Line dataKey="value" stroke="var(--color-blue-700)" dot={false} strokeWidth={1.5} isAnimationActive={false} connectNulls={false} />
           </ComposedChart>
         </ResponsiveContainer>
       )}

@@ -17,7 +17,7 @@ export function Sparkline({ values, width = 80, height = 20 }: { values: number[
       aria-label={`reward from ${lo.toFixed(2)} to ${hi.toFixed(2)}`}
       data-testid="sparkline"
     >
-      <polyline points={points} fill="none" stroke="#1d4ed8" strokeWidth={1.25} />
+      <polyline points={points} fill="none" stroke="var(--color-blue-700)" strokeWidth={1.25} />
     </svg>
   );
 }

@@ -21,7 +21,7 @@ export function OverlayChart({ title, series }: { title: string; series: Overlay
       ) : (
         <ResponsiveContainer width="100%" height={200}>
           <LineChart margin={{ top: 4, right: 8, bottom: 0, left: -12 }}>
-            <CartesianGrid stroke="#f1f5f9" />
+            <CartesianGrid stroke="var(--color-slate-100)" />
             <XAxis dataKey="step" type="number" domain={["dataMin", "dataMax"]} allowDuplicatedCategory={false} tick={{ fontSize: 10 }} />
             <YAxis tick={{ fontSize: 10 }} tickFormatter={(v: number) => formatNumber(v, 2)} />
             <Tooltip labelFormatter={(s) => `step ${s}`} formatter={(v) => formatNumber(Number(v))} />

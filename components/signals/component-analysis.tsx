@@ -21,7 +21,7 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
       <div className="h-64 rounded border border-slate-200 bg-white p-2" data-testid="component-chart">
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={data}>
-            <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
+            <CartesianGrid strokeDasharray="3 3" stroke="var(--color-slate-200)" />
             <XAxis dataKey="step" fontSize={11} />
             <YAxis fontSize={11} />
             <Tooltip formatter={(v) => formatNumber(typeof v === "number" ? v : null)} />
@@ -29,7 +29,7 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
             <Line
               dataKey="reward"
               name="total reward"
-              stroke="#0f172a"
+              stroke="var(--color-slate-900)"
               strokeWidth={2}
               dot={false}
               connectNulls={false}

@@ -65,7 +65,7 @@ export function TaskHistory({ runId, taskId }: { runId: string; taskId: string }
         ) : (
           <ResponsiveContainer width="100%" height={200}>
             <ComposedChart data={points} margin={{ top: 4, right: 8, bottom: 0, left: -12 }}>
-              <CartesianGrid stroke="#f1f5f9" />
+              <CartesianGrid stroke="var(--color-slate-100)" />
               <XAxis dataKey="step" type="number" domain={["dataMin", "dataMax"]} tick={{ fontSize: 10 }} />
               <YAxis tick={{ fontSize: 10 }} tickFormatter={(v: number) => formatNumber(v, 2)} />
               <Tooltip
@@ -75,8 +75,8 @@ export function TaskHistory({ runId, taskId }: { runId: string; taskId: string }
                   name === "band" ? "min – max" : name === "rewardMean" ? "mean" : String(name),
                 ]}
               />
-              <Area dataKey="band" stroke="none" fill="#bfdbfe" fillOpacity={0.5} isAnimationActive={false} connectNulls={false} />
-              <Line dataKey="rewardMean" stroke="#1d4ed8" strokeWidth={1.5} dot={{ r: 2 }} isAnimationActive={false} connectNulls={false} />
+              <Area dataKey="band" stroke="none" fill="var(--color-blue-200)" fillOpacity={0.5} isAnimationActive={false} connectNulls={false} />
+              <Line dataKey="rewardMean" stroke="var(--color-blue-700)" strokeWidth={1.5} dot={{ r: 2 }} isAnimationActive={false} connectNulls={false} />
             </ComposedChart>
           </ResponsiveContainer>
         )}

@@ -1,0 +1,45 @@
+import { expect, test } from "@playwright/test";
+import { GUESS_RUN, openRun } from "./fixtures";
+
+/** Relative luminance of a computed CSS colour (rgb or oklch as Chromium reports it), 0 dark … 1 light. */
+async function lightness(page: import("@playwright/test").Page, selector: string, property: "backgroundColor" | "stroke"): Promise<number> {
+  return page
+    .locator(selector)
+    .first()
+    .evaluate((el, prop) => {
+      // Paint the colour on a canvas and read it back: the browser converts any colour syntax to sRGB.
+      const colour = getComputedStyle(el)[prop];
+      const ctx = document.createElement("canvas").getContext("2d")!;
+      ctx.fillStyle = colour;
+      ctx.fillRect(0, 0, 1, 1);
+      const [r, g, b] = ctx.getImageData(0, 0, 1, 1).data;
+      return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+    }, property);
+}
+
+test("dark mode: the toggle cycles system → light → dark, the choice survives a reload, and the charts follow", async ({ page }) => {
+  await page.emulateMedia({ colorScheme: "dark" });
+  await openRun(page, GUESS_RUN);
+  const toggle = page.getByRole("button", { name: /^Theme:/ });
+  // With no choice the system's preference (dark here) applies.
+  await expect(toggle).toHaveText("Theme: system");
+  await expect(page.locator("html")).toHaveClass(/dark/);
+  await toggle.click();
+  await expect(toggle).toHaveText("Theme: light");
+  await expect(page.locator("html")).not.toHaveClass(/dark/);
+  expect(await lightness(page, "body", "backgroundColor")).toBeGreaterThan(0.9);
+  await toggle.click();
+  await expect(toggle).toHaveText("Theme: dark");
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.reload();
+  // Set before the first paint by the boot script, whatever the system prefers.
+  await expect(page.locator("html")).toHaveClass(/dark/);
+  expect(await lightness(page, "body", "backgroundColor")).toBeLessThan(0.15);
+  expect(await lightness(page, "[data-testid=metric-chart]", "backgroundColor")).toBeLessThan(0.25);
+  await expect(page.locator("[data-testid=metric-chart] .recharts-cartesian-grid line").first()).toBeAttached();
+  expect(await lightness(page, "[data-testid=metric-chart] .recharts-cartesian-grid line", "stroke")).toBeLessThan(0.35);
+  await page.screenshot({ path: "artifacts/screenshots/run-page-dark.png" });
+  await toggle.click();
+  await expect(toggle).toHaveText("Theme: system");
+  await expect(page.locator("html")).not.toHaveClass(/dark/);
+});
