@@ -115,9 +115,23 @@ export function MetricChart({
                 name === "band" ? "min – max" : name === "raw" ? "raw" : "smoothed",
               ]}
             />
-            <Area dataKey="band" stroke="none" fill="var(--color-blue-200)" fillOpacity={0.4} isAnimationActive={false} connectNulls={false} />
+            <Area
+              dataKey="band"
+              stroke="none"
+              fill="var(--color-blue-200)"
+              fillOpacity={0.4}
+              isAnimationActive={false}
+              connectNulls={false}
+            />
             <Line dataKey="raw" stroke="var(--color-blue-300)" dot={false} strokeWidth={1} isAnimationActive={false} connectNulls={false} />
-            <Line dataKey="value" stroke="var(--color-blue-700)" dot={false} strokeWidth={1.5} isAnimationActive={false} connectNulls={false} />
+            <Line
+              dataKey="value"
+              stroke="var(--color-blue-700)"
+              dot={false}
+              strokeWidth={1.5}
+              isAnimationActive={false}
+              connectNulls={false}
+            />
           </ComposedChart>
         </ResponsiveContainer>
       )}

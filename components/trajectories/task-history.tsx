@@ -75,8 +75,22 @@ export function TaskHistory({ runId, taskId }: { runId: string; taskId: string }
                   name === "band" ? "min – max" : name === "rewardMean" ? "mean" : String(name),
                 ]}
               />
-              <Area dataKey="band" stroke="none" fill="var(--color-blue-200)" fillOpacity={0.5} isAnimationActive={false} connectNulls={false} />
-              <Line dataKey="rewardMean" stroke="var(--color-blue-700)" strokeWidth={1.5} dot={{ r: 2 }} isAnimationActive={false} connectNulls={false} />
+              <Area
+                dataKey="band"
+                stroke="none"
+                fill="var(--color-blue-200)"
+                fillOpacity={0.5}
+                isAnimationActive={false}
+                connectNulls={false}
+              />
+              <Line
+                dataKey="rewardMean"
+                stroke="var(--color-blue-700)"
+                strokeWidth={1.5}
+                dot={{ r: 2 }}
+                isAnimationActive={false}
+                connectNulls={false}
+              />
             </ComposedChart>
           </ResponsiveContainer>
         )}
