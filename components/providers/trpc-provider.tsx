@@ -13,7 +13,13 @@ import type { AppRouter } from "@/server/api/root";
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
 function makeQueryClient() {
-  return new QueryClient({ defaultOptions: { queries: { staleTime: 2_000, retry: 1, refetchOnWindowFocus: false } } });
+  return new QueryClient({
+    defaultOptions: {
+      queries: { staleTime: 2_000, retry: 1, refetchOnWindowFocus: false },
+      // Data prefetched by server components (server/api/prefetch.ts) arrives superjson-encoded, like the link's.
+      hydrate: { deserializeData: superjson.deserialize },
+    },
+  });
 }
 
 export function TrpcReactProvider({ children }: { children: ReactNode }) {

@@ -11,7 +11,8 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { MetricChart, type ChartPoint, type XAxisMode } from "@/components/charts/metric-chart";
-import { groupMetricKeys, insertGaps, smoothSeries } from "@/lib/smoothing";
+import { insertGaps, smoothSeries } from "@/lib/smoothing";
+import { CHART_MAX_POINTS, chartKeysShown, chartViewFromParams } from "@/lib/chart-keys";
 
 interface SeriesPoint {
   step: number;
@@ -49,9 +50,9 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
   const [xMode, setXModeState] = useState<XAxisMode>(params.get("x") === "time" ? "time" : "step");
   const [filter, setFilterState] = useState(params.get("filter") ?? "");
   const [logScale, setLogScaleState] = useState(params.get("log") === "1");
-  const list = (name: string) => (params.get(name) ?? "").split(",").filter(Boolean);
-  const [hidden, setHiddenState] = useState<string[]>(list("hide"));
-  const [pinned, setPinnedState] = useState<string[]>(list("pin"));
+  const initialView = chartViewFromParams((name) => params.get(name));
+  const [hidden, setHiddenState] = useState<string[]>(initialView.hidden);
+  const [pinned, setPinnedState] = useState<string[]>(initialView.pinned);
   // Every change writes the whole view from state, not a patch over `params`: router.replace lands asynchronously,
   // so quick successive changes patched over a stale URL would undo each other.
   type View = { smoothing: number; xMode: XAxisMode; filter: string; logScale: boolean; hidden: string[]; pinned: string[] };
@@ -83,13 +84,9 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
     writeUrl({ ...view, pinned: next });
   };
   const keys = useQuery({ ...trpc.runs.metricKeys.queryOptions({ id: runId }), refetchInterval: live ? 5000 : false });
-  const groups = groupMetricKeys((keys.data ?? []).filter((k) => k.includes(filter)));
-  // Pinned charts first (in pin order), then the unfolded namespaces in their usual order.
-  const inOrder = groups.filter((g) => !hidden.includes(g.group)).flatMap((g) => g.keys);
-  const pinnedShown = pinned.filter((k) => groups.some((g) => g.keys.includes(k)));
-  const shown = [...pinnedShown, ...inOrder.filter((k) => !pinned.includes(k))].slice(0, 50);
+  const { groups, shown } = chartKeysShown(keys.data ?? [], { filter, hidden, pinned });
   const series = useQuery({
-    ...trpc.runs.metricSeries.queryOptions({ id: runId, keys: shown.length ? shown : ["reward/mean"], maxPoints: 400 }),
+    ...trpc.runs.metricSeries.queryOptions({ id: runId, keys: shown.length ? shown : ["reward/mean"], maxPoints: CHART_MAX_POINTS }),
     enabled: shown.length > 0,
     refetchInterval: live ? 3000 : false,
   });
