@@ -7,7 +7,7 @@
  * Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres).
  */
 import { createPrismaClient } from "../db/client";
-import { benchDbUrl, openBenchDb } from "./bench-db";
+import { benchDbUrl, insertMetricRun, openBenchDb } from "./bench-db";
 import { getMetricSeries } from "../server/services/metrics";
 import { getTrajectory, getTrajectoryNeighbors, listTrajectories } from "../server/services/trajectories";
 
@@ -29,17 +29,7 @@ async function fill(refill: boolean): Promise<void> {
   const t0 = Date.now();
   console.error("filling: run + 2M metric points + 1M trajectories (a few minutes, once)…");
   await c.query(`TRUNCATE "Run" CASCADE`);
-  await c.query(
-    `INSERT INTO "Run" (id, name, status, config, environment, "policyModel", seed, "totalSteps", step, tags, "launchedBy", "updatedAt")
-     VALUES ($1, 'bench', 'succeeded', '{}', 'simulated', 'tiny', 0, $2, $2, '{}', 'api', now())`,
-    [RUN_ID, STEPS],
-  );
-  await c.query(
-    `INSERT INTO "MetricPoint" ("runId", key, step, value, "wallTime")
-     SELECT $1, k, s, sin(s / 1000.0) + random() * 0.1, now() - make_interval(secs => ($2 - s) * 30)
-     FROM generate_series(0, $2 - 1) s, unnest($3::text[]) k`,
-    [RUN_ID, STEPS, KEYS],
-  );
+  await insertMetricRun(c, { id: RUN_ID, name: "bench", steps: STEPS, keys: KEYS });
   await c.query(
     `INSERT INTO "Group" (id, "runId", step, "indexInStep", "taskId", "rewardMean", "rewardStd")
      SELECT 'g' || s || '-' || g, $1, s, g, 'task-' || ((s * 8 + g) % 500), 0.5, 0.3

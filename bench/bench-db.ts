@@ -26,3 +26,18 @@ export async function openBenchDb(name: string, refill: boolean): Promise<pg.Cli
   await applyMigrations(c);
   return c;
 }
+
+/** A finished run of `steps` steps with one point per step for each key (a sine with noise, 30 s apart). */
+export async function insertMetricRun(c: pg.Client, run: { id: string; name: string; steps: number; keys: string[] }): Promise<void> {
+  await c.query(
+    `INSERT INTO "Run" (id, name, status, config, environment, "policyModel", seed, "totalSteps", step, tags, "launchedBy", "updatedAt")
+     VALUES ($1, $2, 'succeeded', '{}', 'simulated', 'tiny', 0, $3, $3, '{}', 'api', now())`,
+    [run.id, run.name, run.steps],
+  );
+  await c.query(
+    `INSERT INTO "MetricPoint" ("runId", key, step, value, "wallTime")
+     SELECT $1, k, s, sin(s / 1000.0) + random() * 0.1, now() - make_interval(secs => ($2 - s) * 30)
+     FROM generate_series(0, $2 - 1) s, unnest($3::text[]) k`,
+    [run.id, run.steps, run.keys],
+  );
+}

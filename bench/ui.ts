@@ -12,7 +12,7 @@ import { spawn, spawnSync } from "node:child_process";
 import os from "node:os";
 import { chromium, type Page } from "playwright";
 import { createPrismaClient } from "../db/client";
-import { benchDbUrl, openBenchDb } from "./bench-db";
+import { benchDbUrl, insertMetricRun, openBenchDb } from "./bench-db";
 import { insertSyntheticRun } from "../tests/integration/helpers/synthetic-run";
 import { buildIsCurrent, recordBuild } from "../scripts/build-fingerprint";
 
@@ -39,17 +39,7 @@ async function fill(refill: boolean): Promise<string> {
   const big = await c.query(`SELECT 1 FROM "Run" WHERE id = $1`, [BIG_RUN]);
   if (!big.rowCount) {
     console.error("filling: a 100k-step run with 20 keys and its rollups (a minute, once)…");
-    await c.query(
-      `INSERT INTO "Run" (id, name, status, config, environment, "policyModel", seed, "totalSteps", step, tags, "launchedBy", "updatedAt")
-       VALUES ($1, 'bench-ui 100k steps', 'succeeded', '{}', 'simulated', 'tiny', 0, $2, $2, '{}', 'api', now())`,
-      [BIG_RUN, STEPS],
-    );
-    await c.query(
-      `INSERT INTO "MetricPoint" ("runId", key, step, value, "wallTime")
-       SELECT $1, k, s, sin(s / 1000.0) + random() * 0.1, now() - make_interval(secs => ($2 - s) * 30)
-       FROM generate_series(0, $2 - 1) s, unnest($3::text[]) k`,
-      [BIG_RUN, STEPS, KEYS],
-    );
+    await insertMetricRun(c, { id: BIG_RUN, name: "bench-ui 100k steps", steps: STEPS, keys: KEYS });
     // The rollups the trainer maintains step by step (db/metric-rollups.ts), built here in one pass per width.
     for (const width of [16, 256, 4096]) {
       await c.query(

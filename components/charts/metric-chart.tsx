@@ -20,16 +20,52 @@ export interface ChartPoint {
 
 export type XAxisMode = "step" | "time";
 
-/** True once the element has come within 200 px of the viewport (and stays true). */
+/**
+ * Charts that come into view are drawn one per frame, in the order they asked: drawn together, the first curve
+ * would appear only once every chart on screen had been laid out (a screenful of 400-point charts is ~1 s here).
+ */
+const drawQueue: (() => void)[] = [];
+let drawing = false;
+function requestDraw(draw: () => void): void {
+  drawQueue.push(draw);
+  if (drawing) return;
+  drawing = true;
+  const next = () => {
+    const d = drawQueue.shift();
+    if (!d) {
+      drawing = false;
+      return;
+    }
+    d();
+    // after the browser has painted this chart
+    requestAnimationFrame(() => setTimeout(next, 0));
+  };
+  next();
+}
+
+/** True once the element has come within 200 px of the viewport and its turn to draw has come (then stays true). */
 function useSeen<T extends Element>(): [React.RefObject<T | null>, boolean] {
   const ref = useRef<T>(null);
   const [seen, setSeen] = useState(false);
   useEffect(() => {
     const el = ref.current;
     if (!el || seen) return;
-    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setSeen(true), { rootMargin: "200px" });
+    let queued = false;
+    let live = true;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (queued || !entries.some((e) => e.isIntersecting)) return;
+        queued = true;
+        observer.disconnect();
+        requestDraw(() => live && setSeen(true));
+      },
+      { rootMargin: "200px" },
+    );
     observer.observe(el);
-    return () => observer.disconnect();
+    return () => {
+      live = false;
+      observer.disconnect();
+    };
   }, [seen]);
   return [ref, seen];
 }

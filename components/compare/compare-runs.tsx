@@ -12,6 +12,7 @@ import { QueryState } from "@/components/trajectories/badges";
 import { MAX_RUNS, chooseKeys, parseCompareQuery, toCompareQuery } from "./compare-query";
 import { OverlayChart, RUN_COLORS } from "./overlay-chart";
 import { smoothSeries } from "@/lib/smoothing";
+import { SmoothingSlider } from "@/components/charts/smoothing-slider";
 
 export function CompareRuns() {
   const trpc = useTRPC();
@@ -51,19 +52,7 @@ export function CompareRuns() {
               </Link>
             ))}
           </div>
-          <label className="flex items-center gap-2 text-sm">
-            Smoothing
-            <input
-              aria-label="Smoothing"
-              type="range"
-              min={0}
-              max={0.99}
-              step={0.01}
-              value={smooth}
-              onChange={(e) => go(runIds, requestedKeys, Number(e.target.value))}
-            />
-            <span className="w-8 tabular-nums">{smooth.toFixed(2)}</span>
-          </label>
+          <SmoothingSlider className="text-sm" value={smooth} onChange={(v) => go(runIds, requestedKeys, v)} />
           <details className="rounded border border-slate-200 bg-white p-2 text-sm" open={requestedKeys !== null}>
             <summary className="cursor-pointer text-slate-600">
               Metric keys ({keys.length} of {available.length} shown)

@@ -13,6 +13,7 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { MetricChart, type ChartPoint, type XAxisMode } from "@/components/charts/metric-chart";
 import { insertGaps, smoothSeries } from "@/lib/smoothing";
 import { CHART_MAX_POINTS, chartKeysShown, chartViewFromParams } from "@/lib/chart-keys";
+import { SmoothingSlider } from "@/components/charts/smoothing-slider";
 
 interface SeriesPoint {
   step: number;
@@ -111,19 +112,7 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
           value={filter}
           onChange={(e) => setFilter(e.target.value)}
         />
-        <label className="flex items-center gap-2">
-          Smoothing
-          <input
-            aria-label="Smoothing"
-            type="range"
-            min={0}
-            max={0.99}
-            step={0.01}
-            value={smoothing}
-            onChange={(e) => setSmoothing(Number(e.target.value))}
-          />
-          <span className="w-8 tabular-nums">{smoothing.toFixed(2)}</span>
-        </label>
+        <SmoothingSlider value={smoothing} onChange={setSmoothing} />
         <label className="flex items-center gap-1">
           <input type="checkbox" aria-label="Log scale" checked={logScale} onChange={(e) => setLogScale(e.target.checked)} />
           log y

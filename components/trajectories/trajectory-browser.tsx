@@ -156,6 +156,35 @@ function FacetSelect({
   );
 }
 
+/** A from–to pair of number boxes (typed text until the form is applied). */
+function RangeInputs(props: {
+  label: string;
+  names: [string, string];
+  placeholders: [string, string];
+  integer?: boolean;
+  values: [string, string];
+  onChange: [(e: { target: { value: string } }) => void, (e: { target: { value: string } }) => void];
+}) {
+  return (
+    <label className="flex flex-col text-xs text-slate-600">
+      {props.label}
+      <span className="flex gap-1">
+        {[0, 1].map((i) => (
+          <input
+            key={i}
+            aria-label={props.names[i]}
+            inputMode={props.integer ? "numeric" : "decimal"}
+            placeholder={props.placeholders[i]}
+            className="w-20 rounded border border-slate-300 px-2 py-1"
+            value={props.values[i]}
+            onChange={props.onChange[i]}
+          />
+        ))}
+      </span>
+    </label>
+  );
+}
+
 function parseOptional(v: string, integer: boolean): number | undefined {
   if (v.trim() === "") return undefined;
   const n = Number(v);
@@ -202,48 +231,21 @@ function FilterForm({
   const input = "w-20 rounded border border-slate-300 px-2 py-1";
   return (
     <form onSubmit={submit} className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3 text-sm">
-      <label className="flex flex-col text-xs text-slate-600">
-        Steps
-        <span className="flex gap-1">
-          <input
-            aria-label="Step from"
-            inputMode="numeric"
-            placeholder="from"
-            className={input}
-            value={draft.stepMin}
-            onChange={set("stepMin")}
-          />
-          <input
-            aria-label="Step to"
-            inputMode="numeric"
-            placeholder="to"
-            className={input}
-            value={draft.stepMax}
-            onChange={set("stepMax")}
-          />
-        </span>
-      </label>
-      <label className="flex flex-col text-xs text-slate-600">
-        Reward
-        <span className="flex gap-1">
-          <input
-            aria-label="Reward from"
-            inputMode="decimal"
-            placeholder="min"
-            className={input}
-            value={draft.rewardMin}
-            onChange={set("rewardMin")}
-          />
-          <input
-            aria-label="Reward to"
-            inputMode="decimal"
-            placeholder="max"
-            className={input}
-            value={draft.rewardMax}
-            onChange={set("rewardMax")}
-          />
-        </span>
-      </label>
+      <RangeInputs
+        label="Steps"
+        names={["Step from", "Step to"]}
+        placeholders={["from", "to"]}
+        integer
+        values={[draft.stepMin, draft.stepMax]}
+        onChange={[set("stepMin"), set("stepMax")]}
+      />
+      <RangeInputs
+        label="Reward"
+        names={["Reward from", "Reward to"]}
+        placeholders={["min", "max"]}
+        values={[draft.rewardMin, draft.rewardMax]}
+        onChange={[set("rewardMin"), set("rewardMax")]}
+      />
       <label className="flex flex-col text-xs text-slate-600">
         Task
         <FacetSelect label="Task" any="All tasks" value={state.taskId} options={taskIds} onPick={(taskId) => onApply({ taskId })} />
