@@ -6,7 +6,7 @@
  * Smoothing, filter, x-axis, log scale, folded namespaces and pins live in the URL (`smooth`, `filter`, `x`, `log`,
  * `hide`, `pin`), so a view can be shared and survives a reload.
  */
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
@@ -94,8 +94,12 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
 
   const { refetch: refetchKeys } = keys;
   const { refetch: refetchSeries } = series;
+  // A run that finishes between two polls would otherwise keep the last (possibly empty) picture. Only on a change:
+  // on mount the data is fresh (prefetched with the page, or being fetched), and a refetch would cancel and repeat it.
+  const seenProgress = useRef(progress);
   useEffect(() => {
-    // A run that finishes between two polls would otherwise keep the last (possibly empty) picture.
+    if (seenProgress.current === progress) return;
+    seenProgress.current = progress;
     void refetchKeys();
     void refetchSeries();
   }, [progress, refetchKeys, refetchSeries]);
