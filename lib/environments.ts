@@ -153,6 +153,15 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     preset: learningPreset({ context: 1536, maxTurns: 4, maxNewTokens: 48, sft: 40, microBatch: 2, turnCredit: true }),
   },
   {
+    name: "userrl-travel",
+    family: "userrl",
+    seedSystem: "UserRL",
+    description:
+      "Plan a trip: [search] each aspect's options, ask concrete questions to uncover the user's hidden preferences, [answer] one option per aspect; scored by best (1) / acceptable (0.8) choices.",
+    // A ~1.1 KB opening, option listings of ~1 KB per aspect, and eight ~70-byte gold turns for two aspects.
+    preset: learningPreset({ context: 3072, maxTurns: 8, maxNewTokens: 64, sft: 40, microBatch: 1, turnCredit: true }),
+  },
+  {
     name: "userrl-tau",
     family: "userrl",
     seedSystem: "UserRL / tau-bench",

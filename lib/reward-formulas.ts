@@ -60,6 +60,11 @@ const USERRL: Record<string, Omit<RewardFormula, "notes">> = {
     formula: "reward = the final stance's score (Strongly Agree 0 … Neutral ½ … Strongly Disagree 1)",
     terms: ["final_stance_score"],
   },
+  "userrl-travel": {
+    formula:
+      "reward = mean over the task's aspects of its recommendation's reward (best option 1, one meeting the preferences 0.8, other 0)",
+    terms: ["choice_score"],
+  },
   "userrl-search": { formula: "reward = 1 if an [answer] matches after normalisation or the judge says yes, else 0", terms: ["correct"] },
   "userrl-tau": {
     formula: "reward = ended × data_match × (outputs_said = 1): the database as the gold actions leave it and every required output said",

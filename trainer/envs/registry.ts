@@ -25,6 +25,7 @@ const ENVIRONMENTS: Record<string, EnvironmentFactory> = {
   "userrl-intention": (config) => createUserRlEnvironment("intention", config) as Environment,
   "userrl-persuade": (config) => createUserRlEnvironment("persuade", config) as Environment,
   "userrl-search": (config) => createUserRlEnvironment("search", config) as Environment,
+  "userrl-travel": (config) => createUserRlEnvironment("travel", config) as Environment,
   "userrl-tau": (config) => createTauGymEnvironment(config) as Environment,
   "guess-number": (config) => createGuessEnvironment(config) as Environment,
 };

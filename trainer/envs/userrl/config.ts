@@ -9,3 +9,28 @@ export const UserRlConfigSchema = z
     normalizeRewards: z.boolean().default(true),
   })
   .strict();
+
+/**
+ * The `userrl-travel` section: UserRL's TravelGym reward knobs. The defaults are the values UserRL trains with
+ * (verl/tools/env_manager.py: search 0, preference 0.8, one choice per aspect); its evaluation uses search 0.2 and
+ * preference 0.6 instead. The episode's reward (the per-aspect choice score) uses only the choice rewards.
+ */
+export const TravelConfigSchema = UserRlConfigSchema.extend({
+  /** Turn reward of a search the judge finds aligned with an aspect not searched before. */
+  searchCorrectReward: z.number().min(0).max(1).default(0),
+  /** Turn reward of a concrete question about a preference the user has and has not yet revealed. */
+  preferenceCorrectReward: z.number().min(0).max(1).default(0.8),
+  /** Recommending the best option (the cheapest that meets every preference) of an aspect. */
+  choiceBestReward: z.number().min(0).max(1).default(1),
+  /** Recommending an option that meets the preferences but is not the cheapest. */
+  choiceCorrectReward: z.number().min(0).max(1).default(0.8),
+  /** Subtracted for a wrong recommendation (the turn reward is then clipped at 0, as TravelGym clips it). */
+  wrongChoicePenalty: z.number().min(0).max(1).default(0),
+  /** Every N-th search fails with a backend error on purpose (TravelGym's search_failure_interval). */
+  searchFailureInterval: z.number().int().min(1).default(5),
+  /** After N − 1 off-target questions in a row the user volunteers a preference (TravelGym's elicitation_interval). */
+  elicitationInterval: z.number().int().min(1).default(3),
+  /** One recommendation per aspect, final; the episode ends when every aspect has one. */
+  oneChoicePerAspect: z.boolean().default(true),
+}).strict();
+export type TravelOptions = z.infer<typeof TravelConfigSchema>;

@@ -59,7 +59,10 @@ export interface GymRules<TData, TState> {
   /** The first user-side message: the game's opening line. */
   opening(data: TData): string;
   kinds: readonly GymActionKind[];
-  initState(data: TData): TState;
+  /** Whether the step penalty is subtracted once per turn (TravelGym) rather than × the step count (the others). */
+  flatStepPenalty?: boolean;
+  /** The episode's starting state; `seed` (the episode's) drives any randomness of the user side. */
+  initState(data: TData, seed?: number): TState;
   onAction(kind: GymActionKind, content: string, state: TState, data: TData, io: GymIo): Promise<GymTurnOutcome>;
   /**
    * A scripted solver's policy messages, written from the task's answer key: the gold play the SFT warm-start
@@ -102,12 +105,12 @@ export function createGymEpisode<TData, TState>(
   rules: GymRules<TData, TState>,
   options: GymOptions = {},
 ): Episode {
-  const state = rules.initState(task.data);
+  const state = rules.initState(task.data, ctx.seed);
   const penaltyPerStep = options.stepPenalty ?? 0;
   const normalize = options.normalizeRewards ?? true;
   /** The turn reward as UserRL's gym computes it: raw − penalty × step_count, then clipped to [0, 1] if normalising. */
   const shaped = (raw: number, turn: number) => {
-    const r = raw - penaltyPerStep * (turn + 1);
+    const r = raw - penaltyPerStep * (rules.flatStepPenalty ? 1 : turn + 1);
     return normalize ? Math.max(0, Math.min(1, r)) : r;
   };
 

@@ -1,10 +1,10 @@
 /**
- * UserRL gyms for the registry: `createUserRlEnvironment("telepathy" | "turtle" | "function" | "intention" | "persuade" | "search")`,
+ * UserRL gyms for the registry: `createUserRlEnvironment("telepathy" | "turtle" | "function" | "intention" | "persuade" | "search" | "travel")`,
  * registered as `userrl-<gym>`. Each ships its own task set (tasks/<gym>.json) and loads user files of the same
  * format with `loadTasks(path)`.
  */
 import { readFileSync } from "node:fs";
-import { UserRlConfigSchema } from "./config";
+import { TravelConfigSchema, UserRlConfigSchema } from "./config";
 import { scriptedDemonstration } from "../scripted-demonstration";
 import type { Demonstration, Environment } from "../types";
 import { createGymEpisode, type GymOptions, type GymRules } from "./gym-episode";
@@ -15,8 +15,17 @@ import { functionRules } from "./function-gym";
 import { intentionRules } from "./intention";
 import { persuadeRules } from "./persuade";
 import { searchRules } from "./search";
+import { travelRules } from "./travel";
 
-export const USERRL_GYMS = ["telepathy", "turtle", "function", "intention", "persuade", "search"] as const satisfies readonly GymName[];
+export const USERRL_GYMS = [
+  "telepathy",
+  "turtle",
+  "function",
+  "intention",
+  "persuade",
+  "search",
+  "travel",
+] as const satisfies readonly GymName[];
 
 const DESCRIPTIONS: Record<GymName, string> = {
   telepathy: "UserRL Telepathy: guess the entity the user thinks of by asking yes/no questions.",
@@ -25,10 +34,13 @@ const DESCRIPTIONS: Record<GymName, string> = {
   intention: "UserRL Intention: uncover the real intent behind a vague request with clarifying questions.",
   persuade: "UserRL Persuade: argue a user who strongly agrees with a statement round to disagreeing with it.",
   search: "UserRL Search: answer a question, searching the web (an LLM plays the engine) as needed.",
+  travel:
+    "UserRL Travel: plan a trip — search each aspect's options, uncover the user's hidden preferences, recommend one option per aspect.",
 };
 
 // The rule objects are typed per gym; the map erases that so one factory serves all (data is validated on load).
-const RULES: { [G in GymName]: GymRules<GymData<G>, unknown> } = {
+// Travel's rules take its reward options, so they are built per environment.
+const RULES: { [G in Exclude<GymName, "travel">]: GymRules<GymData<G>, unknown> } = {
   telepathy: telepathyRules as GymRules<GymData<"telepathy">, unknown>,
   turtle: turtleRules as GymRules<GymData<"turtle">, unknown>,
   function: functionRules as GymRules<GymData<"function">, unknown>,
@@ -41,8 +53,9 @@ export function createUserRlEnvironment<G extends GymName>(
   gym: G,
   config: GymOptions | Record<string, unknown> = {},
 ): Environment<GymData<G>> {
-  if (!(gym in RULES)) throw new Error(`unknown UserRL gym "${String(gym)}"; valid gyms: ${USERRL_GYMS.join(", ")}`);
-  const parsed = UserRlConfigSchema.safeParse(config);
+  if (!(USERRL_GYMS as readonly string[]).includes(gym))
+    throw new Error(`unknown UserRL gym "${String(gym)}"; valid gyms: ${USERRL_GYMS.join(", ")}`);
+  const parsed = (gym === "travel" ? TravelConfigSchema : UserRlConfigSchema).safeParse(config);
   if (!parsed.success) {
     throw new Error(
       `Invalid userrl-${gym} config: ${parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ")}`,
@@ -51,7 +64,9 @@ export function createUserRlEnvironment<G extends GymName>(
   const options: GymOptions = parsed.data;
   const file = new URL(`./tasks/${gym}.json`, import.meta.url);
   const builtin = parseGymTasks(gym, JSON.parse(readFileSync(file, "utf8")), `trainer/envs/userrl/tasks/${gym}.json`, "builtin");
-  const rules = RULES[gym] as GymRules<GymData<G>, unknown>;
+  const rules = (
+    gym === "travel" ? travelRules(TravelConfigSchema.parse(parsed.data)) : RULES[gym as Exclude<GymName, "travel">]
+  ) as GymRules<GymData<G>, unknown>;
   const env: Environment<GymData<G>> = {
     name: `userrl-${gym}`,
     description: DESCRIPTIONS[gym],
@@ -73,4 +88,5 @@ export const createFunctionEnvironment = (c?: Config) => createUserRlEnvironment
 export const createIntentionEnvironment = (c?: Config) => createUserRlEnvironment("intention", c);
 export const createPersuadeEnvironment = (c?: Config) => createUserRlEnvironment("persuade", c);
 export const createSearchEnvironment = (c?: Config) => createUserRlEnvironment("search", c);
+export const createTravelEnvironment = (c?: Config) => createUserRlEnvironment("travel", c);
 export type { GymName, GymData } from "./task-schemas";

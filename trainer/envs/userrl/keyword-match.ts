@@ -42,3 +42,15 @@ export function readVerdict<T extends string>(text: string, allowed: readonly T[
   const lower = candidate.trim().toLowerCase();
   return allowed.find((a) => lower.startsWith(a.toLowerCase())) ?? fallback;
 }
+
+const STOPWORDS = new Set(
+  "the and for with that this from into your you are was were has have had not but its it's their there they them what which who whom when where why how also about over under than then very much many more most some such only just like known famous".split(
+    " ",
+  ),
+);
+
+/** Content words of a text (lower case, 4+ letters, no stop words), in order, without repeats. */
+export function contentWords(text: string, limit = 12): string[] {
+  const words = (text.toLowerCase().match(/[a-z][a-z'-]{3,}/g) ?? []).filter((w) => !STOPWORDS.has(w));
+  return [...new Set(words)].slice(0, limit);
+}

@@ -14,6 +14,7 @@
  */
 import type { GymRules, GymTurnOutcome } from "./gym-episode";
 import { countKeywordHits } from "./keyword-match";
+import { askJson, firstJsonObject } from "./ask-json";
 
 export const STANCES = ["Strongly Agree", "Agree", "Partly Agree", "Neutral", "Partly Disagree", "Disagree", "Strongly Disagree"] as const;
 export type Stance = (typeof STANCES)[number];
@@ -57,20 +58,9 @@ interface PersuadeState {
 }
 
 export function parsePersuadeeReply(text: string): { response: string; stance: Stance } | null {
-  const m = /\{[\s\S]*\}/.exec(text.replace(/^```(?:json)?|```$/g, ""));
-  if (!m) return null;
-  try {
-    const v = JSON.parse(m[0]) as Record<string, unknown>;
-    const stance = STANCES.find((s) => typeof v.stance === "string" && s.toLowerCase() === v.stance.trim().toLowerCase());
-    if (typeof v.response !== "string" || !stance) return null;
-    return { response: v.response, stance };
-  } catch {
-    return null;
-  }
-}
-
-function readProblem(text: string): string | null {
-  return parsePersuadeeReply(text) ? null : `expected JSON {"thought", "response", "stance"} with stance one of: ${STANCES.join(", ")}`;
+  const v = firstJsonObject(text);
+  const stance = STANCES.find((s) => typeof v?.stance === "string" && s.toLowerCase() === v.stance.trim().toLowerCase());
+  return v && typeof v.response === "string" && stance ? { response: v.response, stance } : null;
 }
 
 /** The offline user: new counterpoints move it toward disagreement; repeats and off-topic arguments do not. */
@@ -124,28 +114,15 @@ export const persuadeRules: GymRules<PersuadeTask, PersuadeState> = {
   initState: () => ({ stance: "Strongly Agree", best: "Strongly Agree", history: [], addressed: new Set<number>(), failure: null }),
   async onAction(_kind, argument, state, task, io): Promise<GymTurnOutcome> {
     const offline = offlinePersuadee(task, state, argument);
-    let messages: { role: "system" | "user" | "assistant"; content: string }[] = persuadeePrompt(task, state, argument);
-    const llmCallIds: string[] = [];
-    let reply: { response: string; stance: Stance } | null = null;
-    for (let attempt = 0; attempt < 2 && !reply; attempt++) {
-      const res = await io.llm.chat({
-        role: "user_simulator",
-        turn: io.turn,
-        responseFormat: "json",
-        messages,
-        validate: readProblem,
-        offline: () => JSON.stringify(offline.reply),
-      });
-      llmCallIds.push(res.callId);
-      reply = parsePersuadeeReply(res.text);
-      // A new array: the request already sent (and recorded) keeps the messages it had.
-      if (!reply)
-        messages = [
-          ...messages,
-          { role: "assistant", content: res.text },
-          { role: "user", content: "That reply could not be read. Answer with only the JSON object asked for." },
-        ];
-    }
+    const asked = await askJson(io, {
+      role: "user_simulator",
+      messages: persuadeePrompt(task, state, argument),
+      read: parsePersuadeeReply,
+      expected: `expected JSON {"thought", "response", "stance"} with stance one of: ${STANCES.join(", ")}`,
+      offline: () => JSON.stringify(offline.reply),
+    });
+    const reply = asked.value;
+    const llmCallIds = asked.callIds;
     if (!reply) {
       state.failure = "the user simulator's reply could not be read twice (no stance), so the episode is not scored";
       return {

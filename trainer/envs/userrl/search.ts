@@ -15,6 +15,7 @@
  */
 import type { GymRules, GymTurnOutcome } from "./gym-episode";
 import { countKeywordHits } from "./keyword-match";
+import { askJson, firstJsonObject } from "./ask-json";
 
 export interface SearchTask {
   question: string;
@@ -52,14 +53,8 @@ export function offlineSearch(task: SearchTask, query: string): string {
 }
 
 function readJudgement(text: string): "Yes" | "No" | null {
-  const m = /\{[\s\S]*\}/.exec(text);
-  if (!m) return null;
-  try {
-    const v = JSON.parse(m[0]) as { judgment?: unknown };
-    return v.judgment === "Yes" || v.judgment === "No" ? v.judgment : null;
-  } catch {
-    return null;
-  }
+  const judgment = firstJsonObject(text)?.judgment;
+  return judgment === "Yes" || judgment === "No" ? judgment : null;
 }
 
 export const searchRules: GymRules<SearchTask, SearchState> = {
@@ -110,37 +105,26 @@ export const searchRules: GymRules<SearchTask, SearchState> = {
     let correct = normalizeAnswer(content) === normalizeAnswer(task.answer);
     const llmCallIds: string[] = [];
     if (!correct) {
-      let messages: { role: "system" | "user" | "assistant"; content: string }[] = [
-        {
-          role: "system",
-          content:
-            "Judge whether an answer to a question is correct: the same as the correct answer, or a clearly equivalent " +
-            'way of naming it in the question\'s context. Reply with only JSON {"reasoning": "...", "judgment": "Yes" | "No", ' +
-            '"feedback": "a short note to the one who answered, in the second person, that never reveals the correct answer"}.',
-        },
-        { role: "user", content: `Question: ${task.question}\nTheir answer: ${content}\nCorrect answer: ${task.answer}` },
-      ];
-      let verdict: "Yes" | "No" | null = null;
-      for (let attempt = 0; attempt < 2 && verdict === null; attempt++) {
-        const res = await io.llm.chat({
-          role: "judge",
-          turn: io.turn,
-          responseFormat: "json",
-          messages,
-          validate: (text) => (readJudgement(text) ? null : 'expected JSON with "judgment": "Yes" or "No"'),
-          // Offline there is no judge of synonyms: only the normalised exact match (SearchGym's rule mode) counts.
-          offline: () =>
-            JSON.stringify({ reasoning: "Not the same after normalisation.", judgment: "No", feedback: "That is not the answer." }),
-        });
-        llmCallIds.push(res.callId);
-        verdict = readJudgement(res.text);
-        if (verdict === null)
-          messages = [
-            ...messages,
-            { role: "assistant", content: res.text },
-            { role: "user", content: "That reply could not be read. Answer with only the JSON object asked for." },
-          ];
-      }
+      const judged = await askJson(io, {
+        role: "judge",
+        messages: [
+          {
+            role: "system",
+            content:
+              "Judge whether an answer to a question is correct: the same as the correct answer, or a clearly equivalent " +
+              'way of naming it in the question\'s context. Reply with only JSON {"reasoning": "...", "judgment": "Yes" | "No", ' +
+              '"feedback": "a short note to the one who answered, in the second person, that never reveals the correct answer"}.',
+          },
+          { role: "user", content: `Question: ${task.question}\nTheir answer: ${content}\nCorrect answer: ${task.answer}` },
+        ],
+        read: readJudgement,
+        expected: 'expected JSON with "judgment": "Yes" or "No"',
+        // Offline there is no judge of synonyms: only the normalised exact match (SearchGym's rule mode) counts.
+        offline: () =>
+          JSON.stringify({ reasoning: "Not the same after normalisation.", judgment: "No", feedback: "That is not the answer." }),
+      });
+      const verdict = judged.value;
+      llmCallIds.push(...judged.callIds);
       if (verdict === null) {
         state.failure = "the judge's reply could not be read twice, so the answer was never judged";
         return {

@@ -9,9 +9,46 @@ import { DatasetError, type Task } from "../types";
 import path from "node:path";
 import { compileRule, applyRule } from "./arithmetic-rule";
 import { fromUserRlFile, isUserRlFile } from "./userrl-data";
+import { OPTION_ID, OPTION_INITIAL, TRAVEL_ASPECTS } from "./travel-aspects";
 
 const keywords = z.array(z.string().min(1)).min(1);
 const fact = z.object({ keywords, answer: z.enum(["yes", "no"]) });
+
+/** One travel aspect of a TravelGym scenario: what a right search names, the user's preferences, the options. */
+const travelAspect = z
+  .object({
+    name: z.enum(TRAVEL_ASPECTS),
+    /** The search arguments the judge compares a [search] with (TravelGym's `arguments`). */
+    arguments: z.record(z.string(), z.unknown()),
+    preferences: z
+      .array(
+        z.object({
+          subcategory: z.string().min(1),
+          preference: z.string().min(1),
+          /** How the user lets it show when asked (TravelGym's implicit elicitation statement). */
+          implicitElicitation: z.string().min(1),
+          /** What a concrete question about it mentions (the offline judge's test). */
+          keywords,
+        }),
+      )
+      .min(1),
+    bestId: z.string(),
+    correctIds: z.array(z.string()).min(1),
+    options: z
+      .array(z.object({ id: z.string().regex(OPTION_ID, "an option id is a letter F, H, R, A or C and a number") }).passthrough())
+      .min(1),
+  })
+  .superRefine((a, ctx) => {
+    const ids = new Set(a.options.map((o) => o.id));
+    const initial = OPTION_INITIAL[a.name];
+    for (const id of ids)
+      if (!id.startsWith(initial))
+        ctx.addIssue({ code: "custom", path: ["options"], message: `${a.name} option ${id} must start with ${initial}` });
+    if (!a.correctIds.includes(a.bestId))
+      ctx.addIssue({ code: "custom", path: ["bestId"], message: `the best option ${a.bestId} must be one of correctIds` });
+    for (const id of a.correctIds)
+      if (!ids.has(id)) ctx.addIssue({ code: "custom", path: ["correctIds"], message: `correct option ${id} is not among the options` });
+  });
 
 export const GYM_SCHEMAS = {
   telepathy: z.object({
@@ -48,6 +85,15 @@ export const GYM_SCHEMAS = {
     question: z.string().min(1),
     answer: z.string().min(1),
     documents: z.array(z.object({ title: z.string().min(1), snippet: z.string().min(1), keywords })).default([]),
+  }),
+  travel: z.object({
+    scenario: z.string().min(1),
+    /** The user's opening request (TravelGym's initial_description). */
+    request: z.string().min(1),
+    aspects: z
+      .array(travelAspect)
+      .min(1)
+      .refine((as) => new Set(as.map((a) => a.name)).size === as.length, "each aspect may appear once"),
   }),
   intention: z.object({
     request: z.string().min(1),

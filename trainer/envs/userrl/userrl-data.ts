@@ -11,26 +11,17 @@
  * - SearchGym `questions.json`: [{id, question, answer}] (Bamboogle); no documents, so offline searches find
  *   nothing (an LLM tool simulator plays the engine);
  * - TurtleGym `all_stories_refined.json`: {id: {new_title, new_surface, new_bottom, judgment, …}} (stories whose
- *   judgment is not "Yes" are left out, as UserRL's curation does).
+ *   judgment is not "Yes" are left out, as UserRL's curation does);
+ * - TravelGym `travelgym_data_*.json`: see travel-data.ts.
  * UserRL's users are LLMs that read the whole record; the offline user here answers from keywords, so those are
  * derived from the record's text (the entity description, the story's bottom, a detail's description and options).
  * An LLM user, when configured, gets the full text.
  */
 import { DatasetError } from "../types";
 import { applyRule } from "./arithmetic-rule";
+import { contentWords } from "./keyword-match";
 import type { GymName } from "./task-schemas";
-
-const STOPWORDS = new Set(
-  "the and for with that this from into your you are was were has have had not but its it's their there they them what which who whom when where why how also about over under than then very much many more most some such only just like known famous".split(
-    " ",
-  ),
-);
-
-/** Content words of a text (lower case, 4+ letters, no stop words), in order, without repeats. */
-export function contentWords(text: string, limit = 12): string[] {
-  const words = (text.toLowerCase().match(/[a-z][a-z'-]{3,}/g) ?? []).filter((w) => !STOPWORDS.has(w));
-  return [...new Set(words)].slice(0, limit);
-}
+import { isTravelGymFile, travelTasksFromUserRl } from "./travel-data";
 
 type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -39,6 +30,7 @@ const str = (v: unknown): string => (typeof v === "string" ? v : "");
 /** Whether `raw` is one of UserRL's files for `gym` (else it is a file in this project's task format). */
 export function isUserRlFile(gym: GymName, raw: unknown): boolean {
   if (gym === "turtle") return isRecord(raw) && Object.values(raw).some((s) => isRecord(s) && "new_surface" in s);
+  if (gym === "travel") return isTravelGymFile(raw);
   if (!Array.isArray(raw) || !isRecord(raw[0])) return false;
   const first = raw[0];
   if (gym === "function") return "test_case" in first && "expected_result" in first;
@@ -162,6 +154,7 @@ function turtleTask(id: string, r: Raw, file: string): Raw | null {
 
 /** UserRL's records as this environment's task records (validated afterwards by the gym's schema). */
 export function fromUserRlFile(gym: GymName, raw: unknown, file: string): Raw[] {
+  if (gym === "travel") return travelTasksFromUserRl(raw as Raw, file);
   if (gym === "turtle") {
     return Object.entries(raw as Raw).flatMap(([id, story]) => {
       if (!isRecord(story)) throw new DatasetError(file, id, "a story must be an object");
