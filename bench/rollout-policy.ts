@@ -4,7 +4,8 @@
  * network. The simulated environment's launch preset (policy, context, turns, groups) plays one step's groups three
  * ways: policy and LLM together (the real case), the policy alone (offline simulators answer at once) and, from the
  * first arm's records, the LLM alone (its ideal critical path). Perfect overlap would take max(policy, LLM); none
- * would take their sum.
+ * would take their sum. A fourth arm plays the policy alone with prefix caching off (rollout.prefixCacheMb 0): every
+ * turn then prefills the whole conversation again.
  */
 import { setMaxListeners } from "node:events";
 import { findEnvironment } from "../lib/environments";
@@ -21,6 +22,9 @@ export interface PolicyScenarioResult {
   episodes: number;
   policyAndLlmWallMs: number;
   policyAloneWallMs: number;
+  /** The policy alone with prefix caching off, and the share of prompt tokens the cache supplied when on. */
+  policyAloneNoPrefixCacheWallMs: number;
+  prefixReuseFrac: number;
   llmIdealCriticalPathMs: number;
   /** wall / max(policy alone, LLM ideal): 1 = the LLM waits are hidden entirely behind sampling, or vice versa. */
   wallToPerfectOverlap: number;
@@ -47,8 +51,17 @@ export async function policyScenario(
   const { model, tokenizer } = await loadPolicy(config);
   const { groupsPerStep: groups, groupSize } = config.grpo;
 
-  async function playStep(llm: LlmClient): Promise<{ wallMs: number; callsPerEpisode: number[]; batchMean: number; turns: number }> {
-    const player = createGroupPlayer({ config, env, model, tok: tokenizer, llm });
+  async function playStep(
+    llm: LlmClient,
+    prefixCacheMb = config.rollout.prefixCacheMb,
+  ): Promise<{ wallMs: number; callsPerEpisode: number[]; batchMean: number; turns: number; reuse: number }> {
+    const player = createGroupPlayer({
+      config: { ...config, rollout: { ...config.rollout, prefixCacheMb } },
+      env,
+      model,
+      tok: tokenizer,
+      llm,
+    });
     const signal = new AbortController().signal;
     setMaxListeners(0, signal); // as trainRun does: every request in flight listens on it
     const t0 = performance.now();
@@ -69,13 +82,15 @@ export async function policyScenario(
     const callsPerEpisode = rollouts.flatMap((r) => r.samples.map((s) => s.record.llmCalls.length));
     const batchMean = rollouts.reduce((s, r) => s + (r.metrics?.["rollout/policy_batch_mean"] ?? 0), 0) / rollouts.length;
     const turns = rollouts.reduce((s, r) => s + r.samples.reduce((t, x) => t + x.record.numTurns, 0), 0);
-    return { wallMs, callsPerEpisode, batchMean, turns };
+    const reuse = rollouts.reduce((s, r) => s + (r.metrics?.["rollout/prefix_reuse_frac"] ?? 0), 0) / rollouts.length;
+    return { wallMs, callsPerEpisode, batchMean, turns, reuse };
   }
 
   try {
     await playStep(new LlmClient({})); // warm-up: kernels compiled, heap grown; neither measured arm pays for it
     const both = await playStep(new LlmClient(llmConfig ?? {}));
     const alone = await playStep(new LlmClient({}));
+    const aloneNoCache = await playStep(new LlmClient({}), 0);
     const llmIdeal = Math.max(...both.callsPerEpisode) * latencyMs;
     const r3 = (x: number) => Number(x.toFixed(3));
     return {
@@ -91,6 +106,8 @@ export async function policyScenario(
       episodes: both.callsPerEpisode.length,
       policyAndLlmWallMs: Math.round(both.wallMs),
       policyAloneWallMs: Math.round(alone.wallMs),
+      policyAloneNoPrefixCacheWallMs: Math.round(aloneNoCache.wallMs),
+      prefixReuseFrac: r3(alone.reuse),
       llmIdealCriticalPathMs: llmIdeal,
       wallToPerfectOverlap: r3(both.wallMs / Math.max(alone.wallMs, llmIdeal)),
       wallToNoOverlap: r3(both.wallMs / (alone.wallMs + llmIdeal)),

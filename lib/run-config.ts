@@ -190,6 +190,13 @@ export const runConfigSchema = z
         temperature: z.number().min(0).max(2).default(1),
         topP: z.number().gt(0).max(1).default(1),
         concurrency: positiveInt(1024).default(16).describe("Episodes run at once."),
+        prefixCacheMb: z
+          .number()
+          .int()
+          .min(0)
+          .max(65536)
+          .default(256)
+          .describe("MiB of keys and values kept between an episode's turns so a turn runs only its new tokens; 0 = off."),
       })
       .strict()
       .prefault({}),

@@ -9,7 +9,7 @@ import { Rng } from "./rng";
 
 await tf.setBackend("cpu");
 
-test("episodes waiting together are decoded in one batch, each sampling what it would have sampled alone, turn after turn", async () => {
+test("episodes waiting together are decoded in one batch, each sampling what it would have sampled alone, turn after turn (later turns from the cached prefix)", async () => {
   const model = new DecoderLM(PRESETS.micro, { seed: 4, initStd: 0.2 });
   const prompts = [
     [5, 6, 7, 8, 9],
@@ -20,12 +20,16 @@ test("episodes waiting together are decoded in one batch, each sampling what it 
   const probe = generate(model, [prompts[0]], { maxNewTokens: 10, temperature: 1, rng: new Rng(50) })[0];
   const opts = { maxNewTokens: 10, temperature: 1, stopTokenIds: [probe.tokens[2]] };
   const sampler = new BatchedSampler(model, opts);
-  prompts.forEach(() => sampler.enter());
+  const sessions = prompts.map(() => sampler.open());
   const rngs = prompts.map((_, i) => new Rng(50 + i));
-  const turn1 = await Promise.all(prompts.map((p, i) => sampler.sample(p, rngs[i])));
-  assert.deepEqual(sampler.stats(), { batches: 1, requests: 3, meanBatch: 3 });
-  // each episode's second turn continues from its first, with the same generator
-  const turn2 = await Promise.all(prompts.map((p, i) => sampler.sample([...p, ...turn1[i].tokens, 9], rngs[i])));
+  const turn1 = await Promise.all(prompts.map((p, i) => sessions[i].sample(p, rngs[i])));
+  assert.deepEqual(sampler.stats(), { batches: 1, requests: 3, meanBatch: 3, promptTokens: 10, reusedTokens: 0 });
+  // each episode's second turn continues from its first, with the same generator: all but the first turn's last
+  // token (never run) comes from the session's cache
+  const turn2 = await Promise.all(prompts.map((p, i) => sessions[i].sample([...p, ...turn1[i].tokens, 9], rngs[i])));
+  const cachedTokens = prompts.reduce((sum, p, i) => sum + p.length + turn1[i].tokens.length - 1, 0);
+  assert.equal(sampler.stats().reusedTokens, cachedTokens);
+  sessions.forEach((s) => s.close());
   prompts.forEach((p, i) => {
     const rng = new Rng(50 + i);
     const [alone1] = generate(model, [p], { ...opts, rng });

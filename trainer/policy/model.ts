@@ -29,6 +29,12 @@ export interface ForwardOptions {
   /** [B, cachedLength + T] 1 = real token, 0 = padding (left-padded prompts in batched sampling). */
   keyMask?: tf.Tensor2D;
   /**
+   * Per row, the left padding before its first token: its rotary positions then count from its own first token
+   * (past + t − offset), as an unpadded forward of that row would, so a row's cached keys do not depend on the
+   * batch it was computed in and can be reused in another (prefix caching). Padding positions clamp to 0 (masked).
+   */
+  positionOffsets?: Int32Array;
+  /**
    * The output head [hidden, vocab] computed once by the caller (`outputHead()`), for decoding loops that run many
    * forwards with the same weights: with tied embeddings it is the embedding's transpose, which otherwise costs a
    * [vocab, hidden] copy per token. Not for training forwards (the gradient must flow to the embedding).
@@ -141,7 +147,9 @@ export class DecoderLM {
       throw new Error("the KV cache was built with native kernels switched the other way; finish a generation on one setting");
     }
     const pos = new Int32Array(B * T);
-    for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) pos[b * T + t] = past + t;
+    const offsets = opts.positionOffsets;
+    if (offsets && offsets.length !== B) throw new Error(`positionOffsets has ${offsets.length} rows for a batch of ${B}`);
+    for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) pos[b * T + t] = Math.max(0, past + t - (offsets?.[b] ?? 0));
     let h = lookupRows(this.p("model.embed_tokens.weight") as tf.Tensor2D, ids);
     const newCache: KvCache | undefined = opts.returnCache || opts.cache ? { k: [], v: [], length: past + T, fused } : undefined;
     const posT = tf.tensor1d(pos, "int32");

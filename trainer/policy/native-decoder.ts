@@ -44,14 +44,16 @@ export class NativeDecoder {
 
   /**
    * Logits [B, vocab] for one new token per sequence at position `past` (tokens already cached). `keyMask`
-   * [B, capacity]: 1 for real tokens, 0 for left padding (positions after `past` are never read).
+   * [B, capacity]: 1 for real tokens, 0 for left padding (positions after `past` are never read). `positions` [B]:
+   * each row's own rotary position for the token (past − its left padding; see ForwardOptions.positionOffsets).
    */
-  step(ids: Int32Array, past: number, keyMask?: tf.Tensor2D): tf.Tensor2D {
+  step(ids: Int32Array, past: number, keyMask?: tf.Tensor2D, positions?: Int32Array): tf.Tensor2D {
     const m = this.model;
     const c = m.config;
     if (past >= this.capacity) throw new Error(`decode position ${past} is past the cache capacity ${this.capacity}`);
     return tf.tidy(() => {
       let h: tf.Tensor = lookupRows(m.p("model.embed_tokens.weight") as tf.Tensor2D, ids);
+      const rowPositions = positions ? tf.tensor1d(positions, "int32") : undefined;
       for (let i = 0; i < c.numLayers; i++) {
         const pre = `model.layers.${i}`;
         const inputs: tf.NamedTensorMap = {
@@ -76,12 +78,18 @@ export class NativeDecoder {
           inputs.bv = m.p(`${pre}.self_attn.v_proj.bias`);
         }
         if (keyMask) inputs.keyMask = keyMask;
+        if (rowPositions) inputs.positions = rowPositions;
         const attrs = { heads: c.numHeads, kvHeads: c.numKvHeads, headDim: headDim(c), past, eps: c.rmsNormEps };
         h = tf.engine().runKernel(FUSED.decodeLayer, inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor;
       }
       const hf = fusedRmsNorm(h as tf.Tensor2D, m.p("model.norm.weight") as tf.Tensor1D, c.rmsNormEps);
       return mm(hf, this.head);
     });
+  }
+
+  /** The decode caches [B, capacity, kvHeads*headDim] per layer (fused layout), for reading rows out. */
+  caches(): { k: readonly tf.Tensor[]; v: readonly tf.Tensor[]; fused: true } {
+    return { k: this.k, v: this.v, fused: true };
   }
 
   dispose(): void {

@@ -7,6 +7,9 @@ import * as tf from "@tensorflow/tfjs";
 import { disposeCache, type DecoderLM, type KvCache } from "./model";
 import { NativeDecoder } from "./native-decoder";
 import { Rng } from "./rng";
+import { headDim } from "./config";
+import { fusedOpsAvailable } from "./fused";
+import { assembleCache, extractPrefix, reusableLength, type PrefixCache } from "./prefix-cache";
 
 export interface SampleOptions {
   maxNewTokens: number;
@@ -25,6 +28,13 @@ export interface SampleOptions {
    * (trainer/policy/batched-sampler).
    */
   rng: Rng | readonly Rng[];
+  /**
+   * Per prompt, the keys and values of an earlier sequence it continues (prefix-cache.ts): the tokens they share
+   * are not run again. Read only; the caller keeps ownership.
+   */
+  prefixes?: readonly (PrefixCache | undefined)[];
+  /** Return each sequence's keys and values (prompt and reply but its last token) for its next turn. */
+  keepPrefix?: boolean;
 }
 
 export interface Sample {
@@ -32,6 +42,10 @@ export interface Sample {
   /** log p(token) under the untempered model, aligned with `tokens`. */
   logprobs: number[];
   finishReason: "stop" | "length";
+  /** Prompt tokens whose keys and values came from the given prefix instead of being run. */
+  reusedTokens: number;
+  /** With `keepPrefix`: this sequence's cache, the caller's to dispose (disposePrefix). */
+  prefix?: PrefixCache;
 }
 
 /**
@@ -135,18 +149,31 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
   const temperature = opts.temperature ?? 1;
   const topP = opts.topP ?? 1;
   const stops = new Set(opts.stopTokenIds ?? []);
-  const ids = new Int32Array(B * L);
+  // Prefix reuse: row b's first `reuse[b]` tokens have cached keys and values. The prefill runs the last S tokens
+  // of every row (S = the longest part not cached; a row with a longer cache recomputes a few cached tokens, which
+  // keeps the block rectangular) on top of a cache of the first L − S positions.
+  const fused = fusedOpsAvailable();
+  const reuse = prompts.map((p, b) => reusableLength(opts.prefixes?.[b], p, fused));
+  const S = Math.max(...prompts.map((p, b) => p.length - reuse[b]));
+  const use = prompts.map((p) => Math.max(0, p.length - S));
+  const ids = new Int32Array(B * S);
   const mask: number[][] = prompts.map((p) => [...Array(L - p.length).fill(0), ...Array(p.length).fill(1)]);
-  prompts.forEach((p, b) => ids.set(p, b * L + (L - p.length)));
-
+  prompts.forEach((p, b) => ids.set(p.slice(use[b]), b * S + (S - (p.length - use[b]))));
+  const pads = Int32Array.from(prompts, (p) => L - p.length);
   const padded = prompts.some((p) => p.length < L);
-  const out: Sample[] = prompts.map(() => ({ tokens: [], logprobs: [], finishReason: "length" }));
+  const out: Sample[] = prompts.map((_, b) => ({ tokens: [], logprobs: [], finishReason: "length", reusedTokens: use[b] }));
   const done = new Array<boolean>(B).fill(false);
-  let cache: KvCache | undefined;
+  const { numLayers, numKvHeads } = model.config;
+  let cache: KvCache | undefined = assembleCache(opts.prefixes ?? [], use, L - S, {
+    fused,
+    layers: numLayers,
+    kvHeads: numKvHeads,
+    headDim: headDim(model.config),
+  });
   let decoder: NativeDecoder | null = null;
-  let past = 0;
+  let past = L - S;
   let stepIds = ids;
-  let stepLen = L;
+  let stepLen = S;
   // The output head once per generation (with tied embeddings a transpose of the whole embedding table).
   const head = model.outputHead();
   try {
@@ -154,13 +181,15 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
       let last: tf.Tensor2D;
       if (decoder) {
         const d = decoder;
-        last = tf.tidy(() => d.step(stepIds, past, padded ? maskTensor(mask, d.capacity) : undefined));
+        const positions = padded ? Int32Array.from(pads, (pad) => past - pad) : undefined;
+        last = tf.tidy(() => d.step(stepIds, past, padded ? maskTensor(mask, d.capacity) : undefined, positions));
       } else {
         const prev = cache;
         let built: KvCache | undefined;
         last = tf.tidy(() => {
           const keyMask = padded ? maskTensor(mask, mask[0].length) : undefined;
-          const r = model.forward(stepIds, B, stepLen, { cache: prev, returnCache: true, keyMask, head });
+          const positionOffsets = padded ? pads : undefined;
+          const r = model.forward(stepIds, B, stepLen, { cache: prev, returnCache: true, keyMask, head, positionOffsets });
           built = r.cache as KvCache;
           for (const t of [...built.k, ...built.v]) tf.keep(t);
           return lastRows(r.logits, B, stepLen);
@@ -207,6 +236,11 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
       stepIds = next;
       stepLen = 1;
       yield;
+    }
+    if (opts.keepPrefix) {
+      // Everything fed so far: the prompt and the reply but its last token (sampled, never run).
+      const kept = decoder ? decoder.caches() : cache!;
+      out.forEach((o, b) => (o.prefix = extractPrefix(kept.k, kept.v, kept.fused, b, pads[b], [...prompts[b], ...o.tokens.slice(0, -1)])));
     }
   } finally {
     disposeCache(cache);

@@ -45,9 +45,12 @@ static void attend(const decode_dims *d, const float *q, const float *cacheK, co
 }
 
 int decode_layer(const decode_dims *d, const decode_weights *w, const float *h, float *cacheK, float *cacheV,
-                 const float *keyMask, const float *cos_t, const float *sin_t, float *out) {
+                 const float *keyMask, const float *cos_t, const float *sin_t, const int32_t *positions, float *out) {
   const int64_t B = d->B, D = d->D, qw = d->H * d->hd, kw = d->KV * d->hd;
   if (d->past >= d->cap || d->past >= d->maxPos || d->H % d->KV != 0) return 0;
+  if (positions)
+    for (int64_t b = 0; b < B; b++)
+      if (positions[b] < 0 || positions[b] >= d->maxPos) return 0;
   /* one scratch block: xn [B,D] q,qr [B,qw] k,kr,v [B,kw] attn [B,qw] gate,up [B,I] scores [past+1] */
   const size_t n = (size_t)(B * D + 3 * B * qw + 3 * B * kw + 2 * B * d->mlp + d->past + 1);
   float *buf = (float *)malloc(n * sizeof(float));
@@ -64,7 +67,7 @@ int decode_layer(const decode_dims *d, const decode_weights *w, const float *h, 
     free(buf);
     return 0;
   }
-  for (int64_t b = 0; b < B; b++) pos[b] = (int32_t)d->past;
+  for (int64_t b = 0; b < B; b++) pos[b] = positions ? positions[b] : (int32_t)d->past;
   /* rotary needs separate input and output buffers */
   rope_apply(q, pos, cos_t, sin_t, d->maxPos, B, d->H, d->hd, 1, qr);
   rope_apply(k, pos, cos_t, sin_t, d->maxPos, B, d->KV, d->hd, 1, kr);

@@ -23,9 +23,11 @@ typedef struct {
 /*
  * h [B, D] -> out [B, D] through one pre-norm block. Writes the token's rotated key and its value into row `past`
  * of cacheK / cacheV [B, cap, KV*hd] (in place), then attends over rows [0, past] where keyMask [B, cap] (or NULL)
- * is non-zero. cos/sin are the rotary tables [maxPos, hd]. Returns 0 (nothing written) on out-of-range input.
+ * is non-zero. cos/sin are the rotary tables [maxPos, hd]. The token's rotary position is positions[b] when given
+ * (a left-padded row's own token index, so its cached keys do not depend on the padding of the batch they were
+ * computed in), else `past`. Returns 0 (nothing written) on out-of-range input.
  */
 int decode_layer(const decode_dims *d, const decode_weights *w, const float *h, float *cacheK, float *cacheV,
-                 const float *keyMask, const float *cos_t, const float *sin_t, float *out);
+                 const float *keyMask, const float *cos_t, const float *sin_t, const int32_t *positions, float *out);
 
 #endif

@@ -15,7 +15,8 @@
  *   adamw(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, m, v, g, p2, m2, v2)
  *   sumSquares(n, x) -> number
  *   decodeLayer(B, D, H, KV, hd, I, past, cap, maxPos, eps, scale, hasBias,
- *               h, ln1, wq, wk, wv, bq, bk, bv, wo, ln2, wg, wu, wd, cacheK, cacheV, keyMask | null, cos, sin, out)
+ *               h, ln1, wq, wk, wv, bq, bk, bv, wo, ln2, wg, wu, wd, cacheK, cacheV, keyMask | null, cos, sin,
+ *               positions | null, out)
  *     -> false on out-of-range input; writes row `past` of cacheK / cacheV in place (decode.h)
  * where each buffer argument above stands for two: the typed array and the offset.
  */
@@ -280,7 +281,7 @@ static napi_value js_sum_squares(napi_env env, napi_callback_info info) {
 
 static napi_value js_decode_layer(napi_env env, napi_callback_info info) {
   cursor_t c;
-  if (!open_cursor(&c, env, info, "decodeLayer", 50)) return NULL;
+  if (!open_cursor(&c, env, info, "decodeLayer", 52)) return NULL;
   decode_dims d;
   d.B = next_int(&c), d.D = next_int(&c), d.H = next_int(&c), d.KV = next_int(&c), d.hd = next_int(&c);
   d.mlp = next_int(&c), d.past = next_int(&c), d.cap = next_int(&c), d.maxPos = next_int(&c);
@@ -298,13 +299,14 @@ static napi_value js_decode_layer(napi_env env, napi_callback_info info) {
   float *cacheK = F32(&c, SIZE(d.B, d.cap, kw)), *cacheV = F32(&c, SIZE(d.B, d.cap, kw));
   const float *mask = (const float *)next_buf(&c, SIZE(d.B, d.cap), 1);
   const float *cs = F32(&c, SIZE(d.maxPos, d.hd)), *sn = F32(&c, SIZE(d.maxPos, d.hd));
+  const int32_t *positions = (const int32_t *)next_buf(&c, d.B, 1);
   float *out = F32(&c, SIZE(d.B, d.D));
   if (!c.ok) return NULL;
   if (d.KV == 0 || d.H % d.KV != 0 || d.hd % 2 != 0) {
     napi_throw_range_error(env, "FUSED_ARG", "decodeLayer: heads must be a multiple of kv heads and the head size even");
     return NULL;
   }
-  return boolean(env, decode_layer(&d, &w, h, cacheK, cacheV, mask, cs, sn, out));
+  return boolean(env, decode_layer(&d, &w, h, cacheK, cacheV, mask, cs, sn, positions, out));
 }
 
 napi_status fused_register(napi_env env, napi_value exports) {

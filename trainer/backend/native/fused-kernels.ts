@@ -56,6 +56,7 @@ const DECODE_INPUTS = [
   "keyMask",
   "cos",
   "sin",
+  "positions",
 ];
 
 export interface AttentionAttrs {
@@ -369,12 +370,13 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
         keyMask: B * cap,
         cos: maxPos * a.headDim,
         sin: maxPos * a.headDim,
+        positions: B,
       };
       const present = DECODE_INPUTS.filter((n) => inputs[n] !== undefined);
       return withMemory(
         p,
         FUSED.decodeLayer,
-        present.map((n): InputSpec => [n, expected[n]]),
+        present.map((n): InputSpec => [n, expected[n], n === "positions" ? "int32" : "float32"]),
         [[B, D]],
         (at, ins, [out]) => {
           const args = DECODE_INPUTS.flatMap((n): [Buffer4 | null, number] => {
@@ -399,7 +401,7 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
             ...at(out),
           );
         },
-        `decode position ${a.past} is outside the cache (${cap}) or rotary table (${maxPos})`,
+        `decode position ${a.past} (or a row's rotary position) is outside the cache (${cap}) or rotary table (${maxPos})`,
       );
     },
   };

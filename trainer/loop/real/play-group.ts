@@ -1,7 +1,8 @@
 /**
  * Plays one GRPO group in a real run: `size` episodes of the same task, all at once, with the TF.js policy sampling
  * every turn through one BatchedSampler (turns of different episodes that are waiting together are decoded as one
- * batch) and each episode's token ids recorded as sampled (rollout/episode-tokens.ts). Episodes are played by
+ * batch; each episode's keys and values are kept between its turns, so a turn runs only its new tokens) and each
+ * episode's token ids recorded as sampled (rollout/episode-tokens.ts). Episodes are played by
  * rollout/runEpisode, so every simulator / judge LLM call is recorded with them.
  */
 import type { RunConfig } from "../../../lib/run-config";
@@ -64,6 +65,7 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
     temperature: config.rollout.temperature,
     topP: config.rollout.topP,
     stopTokenIds: [endOfTurnId(tok)],
+    prefixCacheBytes: config.rollout.prefixCacheMb * 2 ** 20,
   });
 
   /** One episode; `batchSizes` collects, per policy turn, how many prompts were decoded together with it. */
@@ -74,7 +76,8 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
   ): Promise<{ episode: EpisodeTrajectory; tokens: EpisodeTokens }> {
     const tokens = new EpisodeTokens(tok);
     const rng = new Rng(req.seed + i);
-    sampler.enter();
+    // The session's cache lives as long as the episode: the weights change only after the whole group is played.
+    const session = sampler.open();
     try {
       const episode = await runEpisode({
         env: envFor(req),
@@ -84,7 +87,7 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
         policy: async (messages, { turn }) => {
           const prompt = tokens.prompt(messages, room);
           if (prompt.length > room) return { text: "", endEpisode: "context_full" };
-          const sample = await sampler.sample(prompt, rng);
+          const sample = await session.sample(prompt, rng);
           batchSizes.push(sample.batchSize);
           tokens.addTurn(sample.tokens, turn, sample.finishReason === "stop", sample.logprobs);
           return { text: tokens.text(sample.tokens), tokens: sample.tokens.length, logProbs: sample.logprobs };
@@ -92,7 +95,7 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
       });
       return { episode, tokens };
     } finally {
-      sampler.leave();
+      session.close();
     }
   }
 
@@ -143,8 +146,13 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
   return {
     async runGroup(req) {
       const batchSizes: number[] = [];
+      const before = sampler.stats();
       const played = await Promise.all(Array.from({ length: req.size }, (_, i) => playOne(req, i, batchSizes)));
+      const after = sampler.stats();
       const metrics: Record<string, number> = {};
+      // share of the group's prompt tokens whose keys and values came from the episode's earlier turns
+      const promptTokens = after.promptTokens - before.promptTokens;
+      if (promptTokens > 0) metrics["rollout/prefix_reuse_frac"] = (after.reusedTokens - before.reusedTokens) / promptTokens;
       // mean over this group's policy turns of the batch each was decoded in
       if (batchSizes.length) metrics["rollout/policy_batch_mean"] = batchSizes.reduce((a, b) => a + b, 0) / batchSizes.length;
       // episodes whose opening prompt did not fit the policy's context and lost its beginning (a too-small policy)

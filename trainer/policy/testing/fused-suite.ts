@@ -21,6 +21,7 @@ import { generate } from "../sampling";
 import { computeLogProbs } from "../logprobs";
 import { AdamW, globalGradNorm } from "../optimizer";
 import { Rng } from "../rng";
+import { assertPrefixReuseExact } from "./prefix-reuse";
 
 export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
   const built = loadBlasAddon().addon !== null;
@@ -180,6 +181,16 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
       const out = fusedAttention(q, k, v, { ...s, past: 0 }).dataSync();
       assertClose(out, attendBatched(q, k, v, s).out.dataSync(), "attention output");
       tf.dispose([q, k, v, w]);
+    },
+  );
+
+  test(
+    `${backend}: prefix caching on the native decoder and on the stock path samples exactly what a full prefill samples`,
+    { skip: !built },
+    async () => {
+      const m = new DecoderLM(CONFIG, { seed: 5, initStd: 0.2 });
+      await bothPaths(() => assertPrefixReuseExact(m));
+      m.dispose();
     },
   );
 
