@@ -41,6 +41,17 @@ async function readInput(target: string, wanted: RegExp): Promise<ImportFile[]> 
   return Promise.all(names.map((n) => readImportFile(n.split(path.sep).join("/"), source(path.join(target, n)))));
 }
 
+/** `--tokenizer`: a tokenizer.json, or a Hugging Face model folder holding one; read like a file of the folder. */
+async function readTokenizer(target: string): Promise<ImportFile> {
+  let file = target;
+  try {
+    if ((await stat(target)).isDirectory()) file = path.join(target, "tokenizer.json");
+    return { path: "tokenizer.json", text: await readFile(file, "utf8") };
+  } catch {
+    throw new CliError(EXIT.BAD_CONFIG, `--tokenizer ${target}: no tokenizer.json there (give the file or the model folder holding it).`);
+  }
+}
+
 export async function uploadImportedRun(
   client: ApiClient,
   imported: ImportedRun,
@@ -65,7 +76,7 @@ export async function uploadImportedRun(
 
 export async function importCommand(
   client: ApiClient,
-  args: { format: string | undefined; target: string | undefined; name?: string; tags: string[] },
+  args: { format: string | undefined; target: string | undefined; name?: string; tags: string[]; tokenizer?: string },
   io: { out(l: string): void; err(l: string): void },
 ): Promise<ExitCode> {
   const format = args.format as ImportFormat;
@@ -74,6 +85,7 @@ export async function importCommand(
   }
   if (!args.target) throw new CliError(EXIT.USAGE, `import ${format} needs a path: rollout-lab import ${format} <path>`);
   const files = await readInput(args.target, importFilesWanted(format));
+  if (args.tokenizer) files.push(await readTokenizer(args.tokenizer));
   if (!IMPORT_FORMATS[format].multiFile && files.length !== 1) {
     throw new CliError(
       EXIT.BAD_CONFIG,

@@ -24,7 +24,8 @@ Usage:
   rollout-lab runs cancel ID
   rollout-lab runs resume ID
   rollout-lab runs export ID [--out FILE] [--split train|eval] [--layout simia --out DIR]
-  rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]...   (a run trained elsewhere; formats below)
+  rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]... [--tokenizer FILE|DIR]   (a run trained elsewhere; formats below;
+      --tokenizer: the policy's Hugging Face tokenizer.json, to show token ids as text — SkyRL's training batches)
   rollout-lab tokens create --name NAME [--scope read|write] [--database-url URL]
   rollout-lab tokens list [--all] [--database-url URL]
   rollout-lab tokens revoke ID_OR_PREFIX [--database-url URL]
@@ -60,6 +61,7 @@ const OPTIONS = {
   all: { type: "boolean" },
   tag: { type: "string", multiple: true },
   layout: { type: "string" },
+  tokenizer: { type: "string" },
   data: { type: "string" },
   "base-url": { type: "string" },
   model: { type: "string" },
@@ -144,7 +146,8 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       url: v.url ?? process.env.ROLLOUT_LAB_URL ?? "http://127.0.0.1:3000",
       token: v.token ?? process.env.ROLLOUT_LAB_TOKEN,
     });
-    if (group === "import") return await importCommand(client, { format: command, target: arg, name: v.name, tags: v.tag ?? [] }, io);
+    if (group === "import")
+      return await importCommand(client, { format: command, target: arg, name: v.name, tags: v.tag ?? [], tokenizer: v.tokenizer }, io);
     const waitOpts = {
       timeoutSeconds: numberFlag("timeout", v.timeout, 0),
       minReward: numberFlag("min-reward", v["min-reward"]),

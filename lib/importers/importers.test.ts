@@ -241,3 +241,63 @@ test("SkyRL dumped_evals: each evaluation's samples at its step (eval split), pe
   );
   for (const t of r.trajectories) assert.ok(trajectoryInput.safeParse(t).success, "every sample is valid ingest input");
 });
+
+test("SkyRL training batches (dump_data_batch): rows split into policy and tool messages by loss_mask, groups by prompt, advantages and curves; nothing pickled is run", async () => {
+  const root = path.join(dir, "skyrl-export");
+  const wanted = importFilesWanted("skyrl");
+  const rels = ["dumped_data/global_step_1_training_input.pkl", "dumped_data/global_step_2_training_input.pkl", "tokenizer.json"];
+  assert.ok(rels.every((p) => wanted.test(p)) && !wanted.test("ckpts/global_step_2/policy/model.safetensors"));
+  const files = await Promise.all(rels.map((rel) => readFixture(root, rel)));
+  const r = runImporter("skyrl", files, undefined, "skyrl run");
+  // step 2 holds a tensor SkyRL could only torch.save (bfloat16): named, the rest read
+  assert.deepEqual(
+    r.problems.map((p) => p.file),
+    ["dumped_data/global_step_2_training_input.pkl"],
+  );
+  assert.match(r.problems[0].message, /not read: rollout_expert_indices \(stored with torch\.save/);
+  assert.equal(r.trajectories.length, 6);
+  assert.ok(
+    r.trajectories.every((t) => t.split === "train" && t.reward === null),
+    "SkyRL drops rewards before the dump: unscored, not 0",
+  );
+  const step1 = r.trajectories.filter((t) => t.step === 1);
+  assert.equal(new Set(step1.map((t) => t.group)).size, 2, "policy_prompt_boundaries: two prompts of two rows");
+  // the multi-turn row: call, tool response (not trained), answer
+  const weather = step1[2];
+  assert.deepEqual(
+    weather.conversation.map((m) => [m.role, m.source]),
+    [
+      ["user", "system"],
+      ["assistant", "policy"],
+      ["user", "environment"],
+      ["assistant", "policy"],
+    ],
+  );
+  assert.equal(weather.conversation[0].content, "<|im_start|>user\nFind the weather in Paris.<|im_end|>\n<|im_start|>assistant\n");
+  assert.match(weather.conversation[2].content, /<tool_response>sunny, 21 C<\/tool_response>/);
+  assert.equal(weather.conversation[3].content, "It is sunny and 21 C in Paris.<|im_end|>");
+  assert.ok(Math.abs((weather.advantage ?? NaN) - 0.7071) < 1e-6);
+  assert.equal(weather.conversation[3].advantage, weather.advantage);
+  assert.equal(weather.rewardComponents?.kl_mean, 0.125);
+  assert.equal(weather.rewardComponents?.logprob_mean, -0.5);
+  assert.equal(step1[0].conversation[1].content, "<think>add</think> 5<|im_end|>");
+  assert.deepEqual(
+    r.steps.map((s) => [s.step, s.metrics["reward/mean"], s.metrics["skyrl/avg_kl"]]),
+    [
+      [1, 0.5, 0.125],
+      [2, 1, 0.125],
+    ],
+  );
+  for (const t of r.trajectories) assert.ok(trajectoryInput.safeParse(t).success, "every sample is valid ingest input");
+
+  // Without the tokenizer the messages show token ids; a file that is not a pickle is named and the rest lands.
+  const noTokenizer = runImporter("skyrl", [files[0]], undefined, "skyrl run");
+  assert.match(noTokenizer.trajectories[0].conversation[1].content, /^\[token ids\] \d+ \d+/);
+  const bad = await readImportFile("dumped_data/global_step_3_training_input.pkl", {
+    text: async () => "",
+    arrayBuffer: async () => new TextEncoder().encode("not a pickle").buffer as ArrayBuffer,
+  });
+  const partial = runImporter("skyrl", [files[0], bad], undefined, "skyrl run");
+  assert.equal(partial.trajectories.length, 4);
+  assert.match(partial.problems[0].message, /not a readable SkyRL training batch/);
+});

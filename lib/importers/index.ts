@@ -17,12 +17,18 @@ export const IMPORT_FORMATS = {
     describe: "Hugging Face TRL (GRPOTrainer) output_dir: trainer_state.json's curves and completions/*.parquet's samples",
     multiFile: true,
   },
-  skyrl: { describe: "SkyRL's trainer.export_path: its dumped_evals/global_step_<N>_evals/*.jsonl (eval split)", multiFile: true },
+  skyrl: {
+    describe:
+      "SkyRL's trainer.export_path: dumped_evals/global_step_<N>_evals/*.jsonl (eval split) and dumped_data/global_step_<N>_training_input.pkl (train split; text with the policy's tokenizer.json)",
+    multiFile: true,
+  },
 } as const;
 
 /** The files of a folder a format reads (the rest — weights, tokenizers — are never opened). */
 export function importFilesWanted(format: ImportFormat): RegExp {
-  return format === "trl" ? /(^|\/)(trainer_state\.json|completions_\d+\.parquet)$/ : /\.jsonl?$/;
+  if (format === "trl") return /(^|\/)(trainer_state\.json|completions_\d+\.parquet)$/;
+  if (format === "skyrl") return /(^|\/)(global_step_\d+_training_input\.pkl|tokenizer\.json)$|\.jsonl$/;
+  return /\.jsonl?$/;
 }
 export type ImportFormat = keyof typeof IMPORT_FORMATS;
 

@@ -8,10 +8,31 @@
  * Each sample becomes an eval-split trajectory at step N (the prompt is already rendered by the tokenizer's chat
  * template, so it is one message); samples of one prompt form a group; a per-token score sums to the sequence
  * reward, as SkyRL's own metrics sum it; `stop_reason` is the end reason; `env_extras` is kept on the task.
+ *
+ * With `trainer.dump_data_batch=true` it also writes each step's training batch, pickled
+ * (`dumped_data/global_step_<N>_training_input.pkl`): those become train-split samples (skyrl-training.ts), as text
+ * when the policy's `tokenizer.json` is among the files.
  */
 import type { TrajectoryInput } from "../ingest";
+import { loadHfTokenizer } from "../tokenizer/hf-tokenizer";
 import { jsonLines, type ImportFile, type ImportedRun, type ImportProblem } from "./types";
 import { promptKey } from "./verl";
+import { TRAINING_BATCH_FILE, trainingBatchSamples } from "./skyrl-training";
+
+const TOKENIZER_FILE = /(?:^|\/)tokenizer\.json$/;
+
+/** The decoder of the tokenizer.json among the files, or null (a problem is reported when it cannot be read). */
+function tokenizerOf(files: ImportFile[], problems: ImportProblem[]): ((ids: number[]) => string) | null {
+  const file = files.find((f) => TOKENIZER_FILE.test(f.path));
+  if (!file) return null;
+  try {
+    const tok = loadHfTokenizer(file.text);
+    return (ids) => tok.decode(ids);
+  } catch (err) {
+    problems.push({ file: file.path, message: `not a usable tokenizer.json (${(err as Error).message}); token ids are shown instead` });
+    return null;
+  }
+}
 
 /** The evaluation's step from its folder: global_step_<N>_evals → N; eval_only → 0. */
 function stepOf(path: string): number | null {
@@ -35,10 +56,14 @@ export function importSkyrl(files: ImportFile[], opts: { name: string }): Import
   const dumps = files
     .filter((f) => stepOf(f.path) !== null)
     .sort((a, b) => stepOf(a.path)! - stepOf(b.path)! || a.path.localeCompare(b.path));
-  if (dumps.length === 0)
+  const batches = files
+    .filter((f) => TRAINING_BATCH_FILE.test(f.path))
+    .sort((a, b) => a.path.localeCompare(b.path, "en", { numeric: true }));
+  if (dumps.length === 0 && batches.length === 0)
     problems.push({
       file: files[0]?.path ?? "(none)",
-      message: "no dumped_evals/global_step_<N>_evals/*.jsonl: point at SkyRL's trainer.export_path (with trainer.dump_eval_results=true)",
+      message:
+        "no dumped_evals/global_step_<N>_evals/*.jsonl or dumped_data/global_step_<N>_training_input.pkl: point at SkyRL's trainer.export_path (with trainer.dump_eval_results=true or trainer.dump_data_batch=true)",
     });
   const envClasses = new Set<string>();
   for (const file of dumps) {
@@ -87,13 +112,26 @@ export function importSkyrl(files: ImportFile[], opts: { name: string }): Import
       });
     }
   }
+  const training = trainingBatchSamples(batches, batches.length ? tokenizerOf(files, problems) : null, problems);
+  trajectories.push(...training.trajectories);
+  for (const [step, metrics] of training.steps) steps.set(step, { ...(steps.get(step) ?? {}), ...metrics });
   const envs = [...envClasses];
+  const sources = [...(dumps.length ? ["dumped_evals"] : []), ...(batches.length ? ["dumped_data"] : [])];
   return {
     run: {
       name: opts.name,
       source: "skyrl",
       environment: envs.length === 1 ? envs[0] : "skyrl",
-      config: { importedFrom: "SkyRL dumped_evals", evaluations: new Set(dumps.map((d) => stepOf(d.path))).size },
+      config: {
+        importedFrom: `SkyRL ${sources.join(" + ")}`,
+        evaluations: new Set(dumps.map((d) => stepOf(d.path))).size,
+        trainingBatches: batches.length,
+        ...(batches.length
+          ? {
+              note: "SkyRL drops the rewards from a training batch before dumping it: its samples are unscored; each step's mean reward is on the reward/mean curve.",
+            }
+          : {}),
+      },
     },
     steps: [...steps.entries()].sort(([a], [b]) => a - b).map(([step, metrics]) => ({ step, metrics })),
     trajectories,

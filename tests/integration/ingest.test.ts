@@ -267,6 +267,50 @@ test("rollout-lab import trl <output_dir>: only trainer_state.json files are rea
   assert.equal(run.source, "trl");
 });
 
+test("rollout-lab import skyrl <export_path> --tokenizer: eval dumps and pickled training batches, decoded to text, land as one run", async () => {
+  const token = await server.token(["write", "read"], "skyrl-importer");
+  const folder = await mkdtemp(path.join(tmpdir(), "skyrl-export-"));
+  const fixture = path.join(import.meta.dirname, "../fixtures/import/skyrl-export");
+  await cp(path.join(fixture, "dumped_evals"), path.join(folder, "dumped_evals"), { recursive: true });
+  await cp(path.join(fixture, "dumped_data"), path.join(folder, "dumped_data"), { recursive: true });
+  const model = await mkdtemp(path.join(tmpdir(), "skyrl-model-"));
+  await cp(path.join(fixture, "tokenizer.json"), path.join(model, "tokenizer.json"));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(["import", "skyrl", folder, "--tokenizer", model, "--url", server.base, "--token", token], {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
+  assert.equal(code, 3, "exit 3: a broken eval record and a tensor stored with torch.save are named");
+  assert.ok(
+    err.some((l) => l.startsWith("dumped_data/global_step_2_training_input.pkl: not read: rollout_expert_indices")),
+    err.join("\n"),
+  );
+  const db = server.db.prisma;
+  const train = await db.trajectory.findMany({ where: { runId: out[0], split: "train" }, orderBy: { step: "asc" } });
+  assert.equal(train.length, 6);
+  assert.equal(await db.trajectory.count({ where: { runId: out[0], split: "eval" } }), 8);
+  assert.ok(
+    train.every((t) => t.reward === null),
+    "unscored: SkyRL's dump has no rewards",
+  );
+  const texts = train.flatMap((t) => (t.conversation as { content: string }[]).map((m) => m.content));
+  assert.ok(texts.includes("It is sunny and 21 C in Paris.<|im_end|>"), "decoded with the --tokenizer given");
+  const points = await db.metricPoint.findMany({ where: { runId: out[0], key: "reward/mean" }, orderBy: { step: "asc" } });
+  assert.deepEqual(
+    points.map((p) => [p.step, p.value]),
+    [
+      [1, 0.5],
+      [2, 1],
+    ],
+  );
+  const bad = await main(["import", "skyrl", folder, "--tokenizer", path.join(model, "nope"), "--url", server.base, "--token", token], {
+    out: () => {},
+    err: () => {},
+  });
+  assert.equal(bad, 3, "a --tokenizer that is not there is a configuration error");
+});
+
 test(
   "the Python client streams a run with the standard library only; a retried batch is skipped",
   { skip: spawnSync("python3", ["--version"]).status !== 0 ? "python3 is not installed" : false },

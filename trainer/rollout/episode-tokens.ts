@@ -7,7 +7,7 @@
  * never produced, with log-probs that do not match the sampler's.
  */
 import type { ConversationMessage } from "../../lib/conversation";
-import type { Tokenizer } from "../policy/tokenizer/types";
+import type { Tokenizer } from "../../lib/tokenizer/types";
 import { endOfTurnId, renderChat, renderContinuation, type ChatTurn } from "../policy/tokenizer/chat-template";
 
 const toTurn = (m: ConversationMessage): ChatTurn => ({ role: m.role, content: m.content, source: m.source });

@@ -12,8 +12,8 @@ import { BUILTIN_MODEL_DIMS, type BuiltinModelSize } from "../../../lib/model-si
 import type { ModelConfig } from "../../policy/config";
 import { DecoderLM } from "../../policy/model";
 import { ByteTokenizer } from "../../policy/tokenizer/byte";
-import { loadHfTokenizer } from "../../policy/tokenizer/hf-tokenizer";
-import type { Tokenizer } from "../../policy/tokenizer/types";
+import { loadHfTokenizer } from "../../../lib/tokenizer/hf-tokenizer";
+import type { Tokenizer } from "../../../lib/tokenizer/types";
 
 /** Built-in sizes (lib/model-sizes.ts, shared with the web app's memory estimate). */
 function builtInConfig(name: BuiltinModelSize, vocabSize: number, contextLength?: number): ModelConfig {

@@ -12,7 +12,7 @@ import type { DecoderLM } from "../../policy/model";
 import { Rng } from "../../policy/rng";
 import { BatchedSampler } from "../../policy/batched-sampler";
 import { endOfTurnId } from "../../policy/tokenizer/chat-template";
-import type { Tokenizer } from "../../policy/tokenizer/types";
+import type { Tokenizer } from "../../../lib/tokenizer/types";
 import { tokenPieces } from "../../policy/tokenizer/token-pieces";
 import { EpisodeTokens } from "../../rollout/episode-tokens";
 import { roundTokenValue, type PolicyTokens } from "../../../lib/policy-tokens";

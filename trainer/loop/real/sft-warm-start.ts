@@ -17,7 +17,7 @@ import type { DecoderLM } from "../../policy/model";
 import type { AdamW } from "../../policy/optimizer";
 import { Rng } from "../../policy/rng";
 import { renderChat } from "../../policy/tokenizer/chat-template";
-import type { Tokenizer } from "../../policy/tokenizer/types";
+import type { Tokenizer } from "../../../lib/tokenizer/types";
 import { runSftSteps, type Demonstration as TokenDemonstration } from "../../update/sft";
 import type { StopControl, WarmStartReport } from "../types";
 

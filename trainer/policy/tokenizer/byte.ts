@@ -2,7 +2,7 @@
  * Built-in byte tokenizer: ids 0-255 are UTF-8 bytes, followed by the ChatML special tokens. Needs no files, so tiny
  * policies and tests run offline; any text round-trips exactly.
  */
-import { splitOnSpecials, type Tokenizer } from "./types";
+import { splitOnSpecials, type Tokenizer } from "../../../lib/tokenizer/types";
 
 export const BYTE_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"] as const;
 

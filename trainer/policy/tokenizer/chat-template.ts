@@ -6,7 +6,7 @@
  * Templates are chosen by the special tokens the tokenizer has: ChatML (Qwen, the byte tokenizer) or Llama 3.
  * Each piece is encoded separately; special tokens delimit every piece, so this equals encoding the whole string.
  */
-import { TokenizerError, type Tokenizer } from "./types";
+import { TokenizerError, type Tokenizer } from "../../../lib/tokenizer/types";
 
 export interface ChatTurn {
   role: "system" | "user" | "assistant" | "tool";

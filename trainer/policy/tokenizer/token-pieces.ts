@@ -5,7 +5,7 @@
  * next token, and the whole character is shown on the token that completes it (the others show ""). Bytes that
  * never complete a character (an untrained policy samples them) show as U+FFFD on the last token of their run.
  */
-import type { Tokenizer } from "./types";
+import type { Tokenizer } from "../../../lib/tokenizer/types";
 
 const REPLACEMENT = "\uFFFD";
 /** A UTF-8 character has at most 4 bytes, so a run longer than this that still ends in U+FFFD never completes. */

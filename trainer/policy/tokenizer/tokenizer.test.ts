@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ByteTokenizer } from "./byte";
-import { loadHfTokenizer, type TokenizerJson } from "./hf-tokenizer";
+import { loadHfTokenizer, type TokenizerJson } from "../../../lib/tokenizer/hf-tokenizer";
 import { renderChat, renderContinuation, endOfTurnId } from "./chat-template";
-import { TokenizerError } from "./types";
+import { TokenizerError } from "../../../lib/tokenizer/types";
 
 /** A tiny byte-level BPE tokenizer.json in the Qwen2 layout (Split regex + ByteLevel, ChatML specials). */
 function tinyQwenJson(): TokenizerJson {
