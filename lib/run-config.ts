@@ -108,6 +108,12 @@ export const runConfigSchema = z
           .object({ rank: positiveInt(256), alpha: z.number().positive() })
           .strict()
           .optional(),
+        optimizerState: z
+          .enum(["fp32", "8bit"])
+          .default("fp32")
+          .describe(
+            "AdamW's two moments in fp32 (8 bytes per trained parameter) or 8-bit blockwise (2 bytes; needs the native kernels, else fp32).",
+          ),
       })
       .strict()
       .prefault({}),

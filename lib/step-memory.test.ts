@@ -36,6 +36,15 @@ test("LoRA trains a sliver of the parameters; the KL reference costs a copy of t
   assert.ok(full.bytes.total > 8 * 2 ** 30, "a full-parameter 0.5B step does not fit the 4 GiB wasm heap");
 });
 
+test("8-bit AdamW moments cost a quarter of fp32's (2 bytes per trained parameter and a scale per 256)", () => {
+  const base = { dims: qwen05, vocabSize: 151_936, reference: false, microBatch: 4, samplingBatch: 4 };
+  const fp32 = estimateStepMemory(base);
+  const q8 = estimateStepMemory({ ...base, optimizerState: "8bit" });
+  assert.equal(fp32.bytes.optimizer, 8 * fp32.trainableParameters);
+  assert.equal(q8.bytes.optimizer, 2 * q8.trainableParameters + 8 * Math.ceil(q8.trainableParameters / 256));
+  assert.ok(fp32.bytes.total - q8.bytes.total > 2.7 * 2 ** 30, "2.76 GiB less at 0.5B");
+});
+
 test("the budget comes from ROLLOUT_LAB_MAX_STEP_MEMORY_GB, three quarters of the RAM by default", () => {
   assert.equal(stepMemoryLimitBytes({}, 24 * 2 ** 30), 18 * 2 ** 30);
   assert.equal(stepMemoryLimitBytes({}, 16 * 2 ** 30), 12 * 2 ** 30);

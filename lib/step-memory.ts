@@ -7,7 +7,7 @@
  * fp32 everywhere. Terms:
  *   weights          4 B × parameters (a LoRA run: the frozen base plus its adapters)
  *   gradients        4 B × trainable parameters, accumulated over micro-batches
- *   optimizer        8 B × trainable parameters (AdamW's two moments)
+ *   optimizer        8 B × trainable parameters (AdamW's two moments; 2 B + a scale per 256 when 8-bit)
  *   reference        4 B × parameters when a KL reference is kept (grpo.klCoef > 0); with LoRA only the adapters'
  *                    snapshot (the reference shares the frozen base weights)
  *   activations      kept for backward per micro-batch: per layer and token ~(8·d + 2·kv + 4·i) floats, the
@@ -31,6 +31,8 @@ export interface StepMemoryInput {
   microBatch: number;
   /** Episodes whose turns may be decoded together (the batched sampler caps batches at 64). */
   samplingBatch: number;
+  /** AdamW's moments: fp32 (default) or 8-bit blockwise. */
+  optimizerState?: "fp32" | "8bit";
 }
 
 export interface StepMemoryEstimate {
@@ -53,7 +55,8 @@ export function estimateStepMemory(input: StepMemoryInput): StepMemoryEstimate {
   const bytes = {
     weights: 4 * (parameters + lora),
     gradients: 4 * trainableParameters,
-    optimizer: 8 * trainableParameters,
+    optimizer:
+      input.optimizerState === "8bit" ? 2 * trainableParameters + 2 * 4 * Math.ceil(trainableParameters / 256) : 8 * trainableParameters,
     reference: input.reference ? 4 * (input.loraRank ? lora : parameters) : 0,
     activations: 4 * input.microBatch * (T * perToken + d.numLayers * d.numHeads * T * T),
     kvCache: 4 * 2 * d.numLayers * kv * T * Math.min(64, input.samplingBatch),

@@ -85,6 +85,7 @@ function builtinStepMemoryProblem(config: RunConfig): string | null {
     reference: config.grpo.klCoef > 0,
     microBatch,
     samplingBatch: config.rollout.concurrency,
+    optimizerState: config.policy.optimizerState,
   });
   return stepMemoryProblem(estimate, stepMemoryLimitBytes(process.env, os.totalmem()), microBatch, dims.maxPositions);
 }

@@ -104,9 +104,9 @@ export async function saveCheckpoint(dir: string, input: SaveInput): Promise<str
   }
   if (optimizer) {
     const moments = new Map<string, SafeTensor>();
-    for (const [name, t] of optimizer.stateTensors(paramNamer(model))) {
+    optimizer.forEachStateTensor(paramNamer(model), (name, t) => {
       moments.set(name, { dtype: "F32", shape: [...t.shape], data: new Float32Array(t.dataSync() as Float32Array) });
-    }
+    });
     await writeSynced(path.join(tmp, "optimizer.safetensors"), encodeSafetensors(moments, { step: String(optimizer.step) }));
   }
   const trainerState = { ...state, optimizerStep: optimizer?.step ?? null, savedAt: new Date().toISOString() };

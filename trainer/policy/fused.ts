@@ -132,6 +132,38 @@ export function fusedAdamW(p: tf.Tensor, m: tf.Tensor, v: tf.Tensor, g: tf.Tenso
   return run(FUSED.adamW, { p, m, v, g }, hp) as [tf.Tensor, tf.Tensor, tf.Tensor];
 }
 
+/** AdamW's moments in 8 bits (codes packed four to an int32, one float scale per 256 values each). */
+export interface Moments8 {
+  mq: tf.Tensor;
+  ms: tf.Tensor;
+  vq: tf.Tensor;
+  vs: tf.Tensor;
+}
+
+/** Whether the 8-bit AdamW kernels are registered (an addon built before they existed has none). */
+export function fusedAdamW8Available(): boolean {
+  return tf.getKernel(FUSED.adamW8, tf.getBackend()) !== undefined && typeof loadBlasAddon().addon?.adamw8 === "function";
+}
+
+/** One AdamW step with 8-bit moments: [p', moments']. */
+export function fusedAdamW8(p: tf.Tensor, g: tf.Tensor, mom: Moments8, hp: AdamWStep): [tf.Tensor, Moments8] {
+  const [p2, mq, ms, vq, vs] = run(FUSED.adamW8, { p, g, ...mom }, hp) as tf.Tensor[];
+  return [p2, { mq, ms, vq, vs }];
+}
+
+/** 8-bit moments decoded to float32 [m, v] of `shape` (checkpoints store them so). */
+export function decodeMoments8(mom: Moments8, shape: number[]): [tf.Tensor, tf.Tensor] {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const [m, v] = run(FUSED.adamW8Decode, { ...mom }, { n }) as tf.Tensor[];
+  return [m.reshape(shape), v.reshape(shape)];
+}
+
+/** float32 moments encoded in 8 bits (a fresh optimizer's zeros, or a checkpoint's moments). */
+export function encodeMoments8(m: tf.Tensor, v: tf.Tensor): Moments8 {
+  const [mq, ms, vq, vs] = run(FUSED.adamW8Encode, { m, v }) as tf.Tensor[];
+  return { mq, ms, vq, vs };
+}
+
 /** Sum of squares over float32 tensors in one native pass each (global gradient norm); null without the kernels. */
 export function fusedSumOfSquares(tensors: tf.Tensor[]): number | null {
   return fusedOpsAvailable() ? nativeSumSquares(loadBlasAddon().addon, tensors) : null;

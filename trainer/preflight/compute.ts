@@ -54,6 +54,7 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
       reference: config.grpo.klCoef > 0,
       microBatch,
       samplingBatch: config.rollout.concurrency,
+      optimizerState: config.policy.optimizerState,
     });
     const limit = stepMemoryLimitBytes(process.env, os.totalmem());
 

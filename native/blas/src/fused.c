@@ -311,6 +311,70 @@ HOT void adamw_step(const float *restrict p, const float *restrict m, const floa
   }
 }
 
+static inline float m_decode(int8_t c, float scale) {
+  const float r = (float)c / 127.0f;
+  return (r < 0 ? -r * r : r * r) * scale;
+}
+static inline float v_decode(uint8_t c, float scale) {
+  const float r = (float)c / 255.0f, r2 = r * r;
+  return r2 * r2 * scale;
+}
+
+/* Encodes one block of moments (n <= ADAMW8_BLOCK values) with its own scales. */
+static void encode_block(const float *m, const float *v, int64_t n, int8_t *mq, float *ms, uint8_t *vq, float *vs) {
+  float mmax = 0.0f, vmax = 0.0f;
+  for (int64_t i = 0; i < n; i++) {
+    const float a = fabsf(m[i]);
+    if (a > mmax) mmax = a;
+    if (v[i] > vmax) vmax = v[i];
+  }
+  *ms = mmax;
+  *vs = vmax;
+  const float im = mmax > 0 ? 1.0f / mmax : 0.0f, iv = vmax > 0 ? 1.0f / vmax : 0.0f;
+  for (int64_t i = 0; i < n; i++) {
+    const float q = 127.0f * sqrtf(fabsf(m[i]) * im);
+    const int c = (int)(q + 0.5f);
+    mq[i] = (int8_t)(m[i] < 0 ? -c : c);
+    int cv = (int)(255.0f * sqrtf(sqrtf(v[i] * iv)) + 0.5f);
+    if (cv == 0 && v[i] > 0) cv = 1; /* an under-estimated v would enlarge the step: never round it to 0 */
+    vq[i] = (uint8_t)cv;
+  }
+}
+
+void adamw8_decode(const int8_t *mq, const float *ms, const uint8_t *vq, const float *vs, int64_t n, float *m, float *v) {
+  for (int64_t i = 0; i < n; i++) {
+    m[i] = m_decode(mq[i], ms[i / ADAMW8_BLOCK]);
+    v[i] = v_decode(vq[i], vs[i / ADAMW8_BLOCK]);
+  }
+}
+
+void adamw8_encode(const float *m, const float *v, int64_t n, int8_t *mq, float *ms, uint8_t *vq, float *vs) {
+  for (int64_t b = 0; b * ADAMW8_BLOCK < n; b++) {
+    const int64_t at = b * ADAMW8_BLOCK, len = n - at < ADAMW8_BLOCK ? n - at : ADAMW8_BLOCK;
+    encode_block(m + at, v + at, len, mq + at, ms + b, vq + at, vs + b);
+  }
+}
+
+HOT void adamw8_step(const float *p, const float *g, int64_t n, const adamw_params *hp, const int8_t *mq, const float *ms,
+                     const uint8_t *vq, const float *vs, float *p2, int8_t *mq2, float *ms2, uint8_t *vq2, float *vs2) {
+  const float b1 = hp->b1, b2 = hp->b2, clip = hp->clip, ibc1 = 1.0f / hp->bc1, ibc2 = 1.0f / hp->bc2;
+  const float lr = hp->lr, eps = hp->eps, wd = hp->wd;
+  float m[ADAMW8_BLOCK], v[ADAMW8_BLOCK];
+  for (int64_t b = 0; b * ADAMW8_BLOCK < n; b++) {
+    const int64_t at = b * ADAMW8_BLOCK, len = n - at < ADAMW8_BLOCK ? n - at : ADAMW8_BLOCK;
+    for (int64_t j = 0; j < len; j++) {
+      const int64_t i = at + j;
+      const float gi = g[i] * clip;
+      const float mi = b1 * m_decode(mq[i], ms[b]) + (1.0f - b1) * gi;
+      const float vi = b2 * v_decode(vq[i], vs[b]) + (1.0f - b2) * gi * gi;
+      m[j] = mi;
+      v[j] = vi;
+      p2[i] = p[i] - lr * (mi * ibc1 / (sqrtf(vi * ibc2) + eps) + wd * p[i]);
+    }
+    encode_block(m, v, len, mq2 + at, ms2 + b, vq2 + at, vs2 + b);
+  }
+}
+
 HOT double sum_squares(const float *x, int64_t n) {
   /* float lanes over short blocks, double across blocks: vectorised, and exact enough for a clipping norm */
   double total = 0.0;

@@ -54,6 +54,19 @@ typedef struct {
 void adamw_step(const float *p, const float *m, const float *v, const float *g, int64_t n, const adamw_params *hp,
                 float *p2, float *m2, float *v2);
 
+/*
+ * The same step with 8-bit moments, blockwise (Dettmers et al. 2022, 8-bit optimizers): each block of ADAMW8_BLOCK
+ * values keeps a float scale (its largest |m|, its largest v) and one byte per value. m is stored as
+ * sign * round(127 sqrt(|m| / scale)) and v as round(255 (v / scale)^(1/4)) — maps that give small values more
+ * codes than a linear one, so v (which divides the step) spans ten decades; a non-zero v never becomes code 0.
+ * The moments are decoded, stepped in fp32 and encoded again; outputs are separate buffers.
+ */
+#define ADAMW8_BLOCK 256
+void adamw8_step(const float *p, const float *g, int64_t n, const adamw_params *hp, const int8_t *mq, const float *ms,
+                 const uint8_t *vq, const float *vs, float *p2, int8_t *mq2, float *ms2, uint8_t *vq2, float *vs2);
+void adamw8_decode(const int8_t *mq, const float *ms, const uint8_t *vq, const float *vs, int64_t n, float *m, float *v);
+void adamw8_encode(const float *m, const float *v, int64_t n, int8_t *mq, float *ms, uint8_t *vq, float *vs);
+
 /* sum of x^2 in double precision (global gradient norm). */
 double sum_squares(const float *x, int64_t n);
 

@@ -13,6 +13,9 @@
  *   logprobFwd(N, V, logits, target, out) -> false on a target outside the vocabulary
  *   logprobBwd(N, V, logits, target, dout, dlogits)
  *   adamw(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, m, v, g, p2, m2, v2)
+ *   adamw8(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, g, mq, ms, vq, vs, p2, mq2, ms2, vq2, vs2)
+ *   adamw8Decode(n, mq, ms, vq, vs, m, v)          adamw8Encode(n, m, v, mq, ms, vq, vs)
+ *     8-bit moments: mq / vq are n bytes packed into Int32Arrays of ceil(n / 4), ms / vs ceil(n / 256) scales
  *   sumSquares(n, x) -> number
  *   decodeLayer(B, D, H, KV, hd, I, past, cap, maxPos, eps, scale, hasBias,
  *               h, ln1, wq, wk, wv, bq, bk, bv, wo, ln2, wg, wu, wd, cacheK, cacheV, keyMask | null, cos, sin,
@@ -268,6 +271,56 @@ static napi_value js_adamw(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+#define PACKED(n) (((n) + 3) / 4)
+#define BLOCKS(n) (((n) + ADAMW8_BLOCK - 1) / ADAMW8_BLOCK)
+
+static napi_value js_adamw8(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "adamw8", 31)) return NULL;
+  const int64_t n = next_int(&c);
+  adamw_params hp;
+  float *fields[] = {&hp.lr, &hp.b1, &hp.b2, &hp.eps, &hp.wd, &hp.bc1, &hp.bc2, &hp.clip};
+  for (int f = 0; f < 8; f++) *fields[f] = (float)next_num(&c);
+  const float *p = F32(&c, n), *g = F32(&c, n);
+  const int8_t *mq = (const int8_t *)next_buf(&c, PACKED(n), 0);
+  const float *ms = F32(&c, BLOCKS(n));
+  const uint8_t *vq = (const uint8_t *)next_buf(&c, PACKED(n), 0);
+  const float *vs = F32(&c, BLOCKS(n));
+  float *p2 = F32(&c, n);
+  int8_t *mq2 = (int8_t *)next_buf(&c, PACKED(n), 0);
+  float *ms2 = F32(&c, BLOCKS(n));
+  uint8_t *vq2 = (uint8_t *)next_buf(&c, PACKED(n), 0);
+  float *vs2 = F32(&c, BLOCKS(n));
+  if (c.ok) adamw8_step(p, g, n, &hp, mq, ms, vq, vs, p2, mq2, ms2, vq2, vs2);
+  return NULL;
+}
+
+static napi_value js_adamw8_decode(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "adamw8Decode", 13)) return NULL;
+  const int64_t n = next_int(&c);
+  const int8_t *mq = (const int8_t *)next_buf(&c, PACKED(n), 0);
+  const float *ms = F32(&c, BLOCKS(n));
+  const uint8_t *vq = (const uint8_t *)next_buf(&c, PACKED(n), 0);
+  const float *vs = F32(&c, BLOCKS(n));
+  float *m = F32(&c, n), *v = F32(&c, n);
+  if (c.ok) adamw8_decode(mq, ms, vq, vs, n, m, v);
+  return NULL;
+}
+
+static napi_value js_adamw8_encode(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "adamw8Encode", 13)) return NULL;
+  const int64_t n = next_int(&c);
+  const float *m = F32(&c, n), *v = F32(&c, n);
+  int8_t *mq = (int8_t *)next_buf(&c, PACKED(n), 0);
+  float *ms = F32(&c, BLOCKS(n));
+  uint8_t *vq = (uint8_t *)next_buf(&c, PACKED(n), 0);
+  float *vs = F32(&c, BLOCKS(n));
+  if (c.ok) adamw8_encode(m, v, n, mq, ms, vq, vs);
+  return NULL;
+}
+
 static napi_value js_sum_squares(napi_env env, napi_callback_info info) {
   cursor_t c;
   if (!open_cursor(&c, env, info, "sumSquares", 3)) return NULL;
@@ -322,6 +375,9 @@ napi_status fused_register(napi_env env, napi_value exports) {
       {"logprobBwd", NULL, js_logprob_bwd, NULL, NULL, NULL, napi_default, NULL},
       {"adamw", NULL, js_adamw, NULL, NULL, NULL, napi_default, NULL},
       {"sumSquares", NULL, js_sum_squares, NULL, NULL, NULL, napi_default, NULL},
+      {"adamw8", NULL, js_adamw8, NULL, NULL, NULL, napi_default, NULL},
+      {"adamw8Decode", NULL, js_adamw8_decode, NULL, NULL, NULL, napi_default, NULL},
+      {"adamw8Encode", NULL, js_adamw8_encode, NULL, NULL, NULL, napi_default, NULL},
       {"decodeLayer", NULL, js_decode_layer, NULL, NULL, NULL, napi_default, NULL},
   };
   return napi_define_properties(env, exports, sizeof props / sizeof props[0], props);

@@ -83,6 +83,21 @@ export interface BlasAddon {
     clip: number,
     ...bufs: Buf[]
   ): void;
+  /** 8-bit moments: mq / vq are n bytes packed in Int32Arrays of ceil(n/4); ms / vs one scale per 256 values. */
+  adamw8(
+    n: number,
+    lr: number,
+    b1: number,
+    b2: number,
+    eps: number,
+    wd: number,
+    bc1: number,
+    bc2: number,
+    clip: number,
+    ...bufs: Buf[]
+  ): void;
+  adamw8Decode(n: number, ...bufs: Buf[]): void;
+  adamw8Encode(n: number, ...bufs: Buf[]): void;
   sumSquares(n: number, x: Float32Array, xOff: number): number;
   /** false: position outside the cache or rotary table. Writes row `past` of the two cache buffers in place. */
   decodeLayer(

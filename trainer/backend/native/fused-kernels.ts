@@ -21,6 +21,9 @@ export const FUSED = {
   tokenLogProb: "RolloutLabTokenLogProb",
   tokenLogProbGrad: "RolloutLabTokenLogProbGrad",
   adamW: "RolloutLabAdamW",
+  adamW8: "RolloutLabAdamW8",
+  adamW8Decode: "RolloutLabAdamW8Decode",
+  adamW8Encode: "RolloutLabAdamW8Encode",
   decodeLayer: "RolloutLabDecodeLayer",
 } as const;
 
@@ -86,7 +89,8 @@ function withMemory(
   params: Params,
   kernel: string,
   specs: InputSpec[],
-  outShapes: number[][],
+  /** A shape (float32), or a shape and dtype. */
+  outShapes: (number[] | [number[], "int32"])[],
   body: (at: (t: tf.TensorInfo) => [Buffer4, number], ins: tf.TensorInfo[], outs: tf.TensorInfo[]) => boolean | void,
   failure?: string,
 ): tf.TensorInfo | tf.TensorInfo[] {
@@ -99,7 +103,7 @@ function withMemory(
     }
     return t;
   });
-  const outs = outShapes.map((s) => mem.output(s, "float32"));
+  const outs = outShapes.map((s) => (Array.isArray(s[0]) ? mem.output(s[0], "int32") : mem.output(s as number[], "float32")));
   let ok: boolean | void;
   try {
     ok = body((t) => mem.at(t), ins, outs);
@@ -340,6 +344,60 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
           ),
       );
     },
+    // AdamW with 8-bit moments (native/blas/src/fused.h): codes packed four to an int32, one scale per 256 values.
+    [FUSED.adamW8]: (p) => {
+      const shape = shapeOf(p, "p");
+      const n = sizeOf(shape);
+      const packed = Math.ceil(n / 4);
+      const blocks = Math.ceil(n / ADAMW8_BLOCK);
+      const a = attrsOf<{ lr: number; b1: number; b2: number; eps: number; wd: number; bc1: number; bc2: number; clip: number }>(p);
+      return withMemory(
+        p,
+        FUSED.adamW8,
+        [
+          ["p", n],
+          ["g", n],
+          ["mq", packed, "int32"],
+          ["ms", blocks],
+          ["vq", packed, "int32"],
+          ["vs", blocks],
+        ],
+        [shape, [[packed], "int32"], [blocks], [[packed], "int32"], [blocks]],
+        (at, ins, outs) => addon.adamw8(n, a.lr, a.b1, a.b2, a.eps, a.wd, a.bc1, a.bc2, a.clip, ...ins.flatMap(at), ...outs.flatMap(at)),
+      );
+    },
+    [FUSED.adamW8Decode]: (p) => {
+      const n = (p.attrs as unknown as { n: number }).n;
+      const packed = Math.ceil(n / 4);
+      const blocks = Math.ceil(n / ADAMW8_BLOCK);
+      return withMemory(
+        p,
+        FUSED.adamW8Decode,
+        [
+          ["mq", packed, "int32"],
+          ["ms", blocks],
+          ["vq", packed, "int32"],
+          ["vs", blocks],
+        ],
+        [[n], [n]],
+        (at, ins, outs) => addon.adamw8Decode(n, ...ins.flatMap(at), ...outs.flatMap(at)),
+      );
+    },
+    [FUSED.adamW8Encode]: (p) => {
+      const n = sizeOf(shapeOf(p, "m"));
+      const packed = Math.ceil(n / 4);
+      const blocks = Math.ceil(n / ADAMW8_BLOCK);
+      return withMemory(
+        p,
+        FUSED.adamW8Encode,
+        [
+          ["m", n],
+          ["v", n],
+        ],
+        [[[packed], "int32"], [blocks], [[packed], "int32"], [blocks]],
+        (at, ins, outs) => addon.adamw8Encode(n, ...ins.flatMap(at), ...outs.flatMap(at)),
+      );
+    },
     // One decoder layer for one new token per row; writes row `past` of the cacheK / cacheV inputs in place, which
     // only trainer/policy/native-decoder.ts passes (buffers it allocated and nothing else reads).
     [FUSED.decodeLayer]: (p) => {
@@ -408,6 +466,9 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
 }
 
 /** Whether this addon build has the fused kernels (an addon built before they existed does not). */
+/** Values per scale of the 8-bit AdamW moments (ADAMW8_BLOCK in fused.h). */
+export const ADAMW8_BLOCK = 256;
+
 export function hasFusedKernels(addon: BlasAddon): boolean {
   return typeof addon.attnFwd === "function" && typeof addon.decodeLayer === "function";
 }

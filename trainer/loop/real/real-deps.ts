@@ -75,6 +75,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       reference: config.grpo.klCoef > 0,
       microBatch,
       samplingBatch: config.rollout.concurrency,
+      optimizerState: config.policy.optimizerState,
     });
   const planned = await policyModelConfig(config).then(estimateFor, () => null);
   const backend = await placeRun(await backendOnce, planned?.bytes.total ?? 0);
@@ -104,7 +105,11 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
     model.dispose();
     throw new Error(memory);
   }
-  const optimizer = new AdamW(model.trainableVariables(), { lr: config.grpo.learningRate, maxGradNorm: 1 });
+  const optimizer = new AdamW(model.trainableVariables(), {
+    lr: config.grpo.learningRate,
+    maxGradNorm: 1,
+    stateBits: config.policy.optimizerState === "8bit" ? 8 : 32,
+  });
   const reference = config.grpo.klCoef > 0 ? model.frozenCopy() : undefined;
   const updater = new GrpoUpdater(
     model,
@@ -214,9 +219,13 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       rmSync(location, { recursive: true, force: true });
     },
   };
+  // The run page shows the backend's reason: say when 8-bit moments were asked for but could not be had.
+  const fp32Fallback = config.policy.optimizerState === "8bit" && optimizer.stateBits !== 8;
   return {
     deps,
-    backend,
+    backend: fp32Fallback
+      ? { ...backend, reason: `${backend.reason} AdamW's moments stay fp32: 8-bit needs the native kernels.` }
+      : backend,
     dispose() {
       optimizer.dispose();
       reference?.dispose();

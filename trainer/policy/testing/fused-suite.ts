@@ -161,6 +161,72 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
   });
 
   test(
+    `${backend}: 8-bit AdamW moments train as fp32 moments do, at a quarter of the memory; decoded moments round-trip`,
+    { skip: !built },
+    async () => {
+      await tryEnableNativeKernels(backend);
+      const run = (stateBits: 32 | 8) => {
+        const model = new DecoderLM(CONFIG, { seed: 2, initStd: 0.1 });
+        const before = tf.memory().numBytes;
+        const opt = new AdamW(model.trainableVariables(), { lr: 3e-3, weightDecay: 0.1, maxGradNorm: 1, stateBits });
+        const stateBytes = tf.memory().numBytes - before;
+        const losses: number[] = [];
+        for (let step = 0; step < 40; step++) {
+          const { grads, value } = tf.variableGrads(
+            () => tf.neg(tf.mean(tokenLogProbs(model, batch).logp)) as tf.Scalar,
+            model.trainableVariables(),
+          );
+          losses.push(value.dataSync()[0]);
+          opt.apply(grads, globalGradNorm(grads));
+          tf.dispose([value, ...Object.values(grads)]);
+        }
+        const state = new Map<string, Float32Array>();
+        opt.forEachStateTensor(
+          (v) => v.name,
+          (key, t) => state.set(key, t.dataSync() as Float32Array),
+        );
+        const weights = [...model.params.values()].map((v) => Array.from(v.dataSync()));
+        return { model, opt, losses, stateBytes, state, weights };
+      };
+      const fp32 = run(32);
+      const q8 = run(8);
+      assert.equal(q8.opt.stateBits, 8);
+      const params = fp32.model.trainableVariables().reduce((n, v) => n + v.size, 0);
+      assert.equal(fp32.stateBytes, 8 * params);
+      assert.ok(q8.stateBytes < 2.2 * params, `8-bit state ${q8.stateBytes} B for ${params} parameters`);
+      // the same descent: loss falls as far, and the weights stay close to the fp32 run's
+      const last = (xs: number[]) => xs.slice(-5).reduce((a, b) => a + b, 0) / 5;
+      assert.ok(last(q8.losses) < 0.5 * q8.losses[0], `8-bit loss ${q8.losses[0]} -> ${last(q8.losses)}`);
+      assert.ok(
+        Math.abs(last(q8.losses) - last(fp32.losses)) < 0.1 * last(fp32.losses),
+        `8-bit ${last(q8.losses)} vs fp32 ${last(fp32.losses)}`,
+      );
+      const drift = q8.weights.flat().reduce((s, w, i) => s + (w - fp32.weights.flat()[i]) ** 2, 0);
+      const moved = fp32.weights.flat().reduce((s, w) => s + w * w, 0);
+      assert.ok(Math.sqrt(drift / moved) < 0.05, `weights differ by ${Math.sqrt(drift / moved)} of their norm`);
+      // a checkpoint's fp32 moments load back into 8 bits and decode to what was saved (within the codes' precision)
+      const again = new AdamW(q8.model.trainableVariables(), { lr: 3e-3, stateBits: 8 });
+      again.loadStateTensors(40, new Map([...q8.state].map(([k, v]) => [k, tf.tensor(v)])), (v) => v.name);
+      again.forEachStateTensor(
+        (v) => v.name,
+        (key, t) => {
+          const saved = q8.state.get(key)!;
+          const got = t.dataSync();
+          const scale = Math.max(...saved.map(Math.abs));
+          saved.forEach((x, i) => assert.ok(Math.abs(got[i] - x) <= 0.02 * scale + 1e-12, `${key}[${i}]: ${got[i]} vs ${x}`));
+          if (key.endsWith("exp_avg_sq"))
+            saved.forEach((x, i) => assert.ok(x === 0 || got[i] > 0, `${key}[${i}]: a positive v decodes to 0`));
+        },
+      );
+      for (const r of [fp32, q8]) {
+        r.opt.dispose();
+        r.model.dispose();
+      }
+      again.dispose();
+    },
+  );
+
+  test(
     `${backend}: fused attention = stock attention at a training shape large enough to run on several threads`,
     { skip: !built },
     async () => {
