@@ -102,7 +102,7 @@ export const runConfigSchema = z
           .max(32_768)
           .optional()
           .describe(
-            "Context of a built-in policy size in tokens (default: the size's own, 512 for tiny and small, 1024 for base). Size it from the environment's prompts: an opening prompt that does not fit is cut, a later turn that does not fit ends the episode.",
+            "Context of the policy in tokens (default: a built-in size's own, 512 for tiny and small, 1024 for base; a Hugging Face folder's max_position_embeddings, at most 4096). Size it from the environment's prompts: an opening prompt that does not fit is cut, a later turn that does not fit ends the episode.",
           ),
         lora: z
           .object({ rank: positiveInt(256), alpha: z.number().positive() })
@@ -314,14 +314,6 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
       code: "custom",
       path: ["rollout", "maxNewTokens"],
       message: `Up to ${sampledTokens.toLocaleString("en-US")} sampled tokens per step (episodes × maxTurns × maxNewTokens); the limit is ${MAX_SAMPLED_TOKENS_PER_STEP.toLocaleString("en-US")}. Lower rollout.maxTurns, rollout.maxNewTokens or the episodes per step.`,
-    });
-  }
-  if (c.policy.contextLength !== undefined && !(BUILTIN_MODEL_SIZES as string[]).includes(c.policy.model)) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["policy", "contextLength"],
-      message:
-        "contextLength applies to the built-in sizes only; a checkpoint folder's context comes from its config.json (max_position_embeddings).",
     });
   }
   if (c.grpo.minibatchSize > batch) {

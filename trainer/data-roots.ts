@@ -10,12 +10,18 @@
  *   - only regular files are read (a FIFO hung the worker) and never more than MAX_FILE_BYTES;
  *   - errors never quote file contents, and a path outside the roots gets the same answer whether it exists or not.
  */
+import buffer from "node:buffer";
 import { constants } from "node:fs";
 import { open, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 
 /** Larger than any data set or tokenizer we read as text (the full τ² retail db is ~3 MB). */
 const MAX_FILE_BYTES = 512 * 1024 * 1024;
+/**
+ * Weight files (safetensors) are read whole into one buffer, so their cap is the largest buffer Node allows (4 GiB
+ * on Node 20): Qwen2.5-0.5B's single model.safetensors is 988 MB, and Hugging Face shards bigger models at ≤ 5 GB.
+ */
+export const MAX_WEIGHT_FILE_BYTES = buffer.constants.MAX_LENGTH;
 
 export class DataPathError extends Error {
   constructor(
@@ -86,7 +92,7 @@ export function configureDataRoots(roots: string[] | null): void {
  * Read a data file: a regular file, size-capped, inside the configured roots after resolving links. Every loader
  * uses it (or readDataFile, as text) for every file it opens, including files found inside a confined folder.
  */
-export async function readDataBytes(file: string): Promise<Buffer> {
+export async function readDataBytes(file: string, maxBytes = MAX_FILE_BYTES): Promise<Buffer> {
   const resolved = await realpath(file).catch(() => {
     throw fileError(file, "does not exist");
   });
@@ -98,7 +104,11 @@ export async function readDataBytes(file: string): Promise<Buffer> {
   }
   const info = await stat(resolved);
   if (!info.isFile()) throw fileError(file, "is not a regular file");
-  if (info.size > MAX_FILE_BYTES) throw fileError(file, `is larger than ${MAX_FILE_BYTES / 2 ** 20} MB`);
+  if (info.size > maxBytes)
+    throw fileError(
+      file,
+      `is larger than ${Math.floor(maxBytes / 2 ** 20)} MB${maxBytes > MAX_FILE_BYTES ? " (save the weights in smaller shards)" : ""}`,
+    );
   // O_NONBLOCK: if the file was swapped for a FIFO after the check, opening it does not hang.
   const handle = await open(resolved, constants.O_RDONLY | constants.O_NONBLOCK);
   try {

@@ -133,7 +133,9 @@ export class HfBpeTokenizer implements Tokenizer {
     }
     this.byteLevel = byteLevel;
     this.prefixSpace = prefixSpace;
-    const maxId = Math.max(...this.vocab.values(), ...this.added.values());
+    // a loop, not Math.max(...ids): spreading a real vocabulary (151,643 ids for Qwen2) overflows the call stack
+    let maxId = 0;
+    for (const id of [this.vocab.values(), this.added.values()].flatMap((ids) => [...ids])) if (id > maxId) maxId = id;
     this.vocabSize = maxId + 1;
     const find = (names: string[]) => names.map((n) => this.tokenId(n)).find((id) => id !== undefined);
     this.eosId = find(["<|im_end|>", "<|eot_id|>", "<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>"]) ?? 0;

@@ -50,10 +50,17 @@ export interface LoadedHfModel {
   tokenizerJson: string | null;
 }
 
-export async function loadHfCheckpoint(dir: string, opts: { trainable?: boolean } = {}): Promise<LoadedHfModel> {
+export async function loadHfCheckpoint(
+  dir: string,
+  opts: {
+    trainable?: boolean;
+    /** Adjusts the folder's config before the model is built (e.g. its context). */ configure?: (c: ModelConfig) => ModelConfig;
+  } = {},
+): Promise<LoadedHfModel> {
   const cfgFile = path.join(dir, "config.json");
   if (!(await exists(cfgFile))) throw new HfCheckpointError(`${dir} has no config.json; is it a Hugging Face model folder?`);
-  const config = modelConfigFromHf(await readDataJson(cfgFile));
+  const folderConfig = modelConfigFromHf(await readDataJson(cfgFile));
+  const config = opts.configure ? opts.configure(folderConfig) : folderConfig;
   const tensors = await readHfWeights(dir);
   const model = new DecoderLM(config, { trainable: opts.trainable ?? true, initStd: 0 });
   try {

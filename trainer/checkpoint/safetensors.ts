@@ -5,7 +5,7 @@
  * read our checkpoints with `safetensors.torch.load_file` and we read theirs. Floating types (F16, BF16, F64) are
  * converted to float32 on read, since the TF.js policy computes in float32.
  */
-import { readDataBytes } from "../data-roots";
+import { MAX_WEIGHT_FILE_BYTES, readDataBytes } from "../data-roots";
 
 export type SafeDtype = "F32" | "F16" | "BF16" | "F64" | "I32" | "I64" | "U8" | "BOOL";
 
@@ -143,5 +143,5 @@ export function decodeSafetensors(buf: Buffer, file = "<buffer>"): { metadata: R
 }
 
 export async function readSafetensors(file: string) {
-  return decodeSafetensors(await readDataBytes(file), file);
+  return decodeSafetensors(await readDataBytes(file, MAX_WEIGHT_FILE_BYTES), file);
 }

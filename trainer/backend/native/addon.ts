@@ -8,6 +8,20 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** An AdamW kernel: its size and hyper-parameters (lr, b1, b2, eps, wd, bc1, bc2, clip), then its buffers. */
+type AdamwCall = (
+  n: number,
+  lr: number,
+  b1: number,
+  b2: number,
+  eps: number,
+  wd: number,
+  bc1: number,
+  bc2: number,
+  clip: number,
+  ...bufs: Buf[]
+) => void;
+
 export interface BlasAddon {
   /**
    * out[i] = op(a[i]) x op(b[i]) for i < batch, row-major; a[i] is [M,K] ([K,M] if ta), b[i] is [K,N] ([N,K] if
@@ -71,31 +85,9 @@ export interface BlasAddon {
   /** false: a target outside the vocabulary. */
   logprobFwd(N: number, V: number, ...bufs: Buf[]): boolean;
   logprobBwd(N: number, V: number, ...bufs: Buf[]): void;
-  adamw(
-    n: number,
-    lr: number,
-    b1: number,
-    b2: number,
-    eps: number,
-    wd: number,
-    bc1: number,
-    bc2: number,
-    clip: number,
-    ...bufs: Buf[]
-  ): void;
+  adamw: AdamwCall;
   /** 8-bit moments: mq / vq are n bytes packed in Int32Arrays of ceil(n/4); ms / vs one scale per 256 values. */
-  adamw8(
-    n: number,
-    lr: number,
-    b1: number,
-    b2: number,
-    eps: number,
-    wd: number,
-    bc1: number,
-    bc2: number,
-    clip: number,
-    ...bufs: Buf[]
-  ): void;
+  adamw8: AdamwCall;
   adamw8Decode(n: number, ...bufs: Buf[]): void;
   adamw8Encode(n: number, ...bufs: Buf[]): void;
   sumSquares(n: number, x: Float32Array, xOff: number): number;

@@ -6,7 +6,7 @@ import path from "node:path";
 import * as tf from "@tensorflow/tfjs";
 import { parseRunConfig } from "../../../lib/run-config";
 import { saveCheckpoint } from "../../checkpoint/checkpoint";
-import { loadPolicy } from "./load-policy";
+import { HF_DEFAULT_CONTEXT, loadPolicy, policyModelConfig } from "./load-policy";
 
 test("a run can start from a checkpoint folder Rollout Lab saved (HF layout), with the same weights", async () => {
   await tf.setBackend("cpu");
@@ -23,6 +23,28 @@ test("a run can start from a checkpoint folder Rollout Lab saved (HF layout), wi
     }
     first.model.dispose();
     again.model.dispose();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a Hugging Face folder trains at policy.contextLength, else at most 4,096 of its declared positions", async () => {
+  await tf.setBackend("cpu");
+  const dir = mkdtempSync(path.join(tmpdir(), "rl-policy-"));
+  try {
+    // a folder declaring Qwen2.5's 32,768 positions (a built-in size saved with that context)
+    const long = await loadPolicy(parseRunConfig({ seed: 3, policy: { model: "tiny", contextLength: 32_768 } }));
+    await saveCheckpoint(path.join(dir, "ckpt"), { model: long.model, state: { step: 1, rngState: 1, dataCursor: 0 } });
+    long.model.dispose();
+    const folder = path.join(dir, "ckpt");
+    const byDefault = await loadPolicy(parseRunConfig({ policy: { model: folder } }));
+    assert.equal(byDefault.model.config.maxPositions, HF_DEFAULT_CONTEXT);
+    assert.equal((await policyModelConfig(parseRunConfig({ policy: { model: folder } }))).maxPositions, HF_DEFAULT_CONTEXT);
+    const chosen = await loadPolicy(parseRunConfig({ policy: { model: folder, contextLength: 512 } }));
+    assert.equal(chosen.model.config.maxPositions, 512, "the placement estimate and the model agree on the context");
+    assert.equal((await policyModelConfig(parseRunConfig({ policy: { model: folder, contextLength: 512 } }))).maxPositions, 512);
+    byDefault.model.dispose();
+    chosen.model.dispose();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

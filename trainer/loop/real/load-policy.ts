@@ -36,7 +36,18 @@ export async function policyModelConfig(config: RunConfig): Promise<ModelConfig>
     const tokenizer = await loadTokenizer(config.policy.tokenizer);
     return builtInConfig(name as BuiltinModelSize, tokenizer.vocabSize, config.policy.contextLength);
   }
-  return modelConfigFromHf(await readDataJson(path.join(name, "config.json")));
+  return withContext(modelConfigFromHf(await readDataJson(path.join(name, "config.json"))), config.policy.contextLength);
+}
+
+/**
+ * A Hugging Face folder's context for training: policy.contextLength, else its max_position_embeddings capped at
+ * HF_DEFAULT_CONTEXT. Qwen2.5 declares 32,768 positions: training at that length was refused by the step-memory
+ * check (its attention alone is terabytes), so a real checkpoint could not train at all. Rotary tables do not depend
+ * on the length, so a shorter context computes the same values for the positions it has.
+ */
+export const HF_DEFAULT_CONTEXT = 4096;
+function withContext(c: ModelConfig, contextLength: number | undefined): ModelConfig {
+  return { ...c, maxPositions: Math.min(c.maxPositions, contextLength ?? HF_DEFAULT_CONTEXT) };
 }
 
 export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM; tokenizer: Tokenizer }> {
@@ -47,7 +58,7 @@ export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM;
     tokenizer = await loadTokenizer(config.policy.tokenizer);
     model = new DecoderLM(builtInConfig(name as BuiltinModelSize, tokenizer.vocabSize, config.policy.contextLength), { seed: config.seed });
   } else {
-    const loaded = await loadHfCheckpoint(name, { trainable: true });
+    const loaded = await loadHfCheckpoint(name, { trainable: true, configure: (c) => withContext(c, config.policy.contextLength) });
     model = loaded.model;
     // The folder's own tokenizer.json wins; checkpoints Rollout Lab saved from a byte-tokenizer model have none.
     tokenizer = loaded.tokenizer ?? (await loadTokenizer(config.policy.tokenizer));

@@ -100,3 +100,16 @@ test("chat template masks everything but the policy's tokens, and continuation r
   assert.equal(endOfTurnId(tok), 102);
   assert.throws(() => renderChat(loadHfTokenizer({ ...tinyQwenJson(), added_tokens: [] }), convo), /no chat template/);
 });
+
+test("a real-sized vocabulary loads (Qwen2's 151,643 tokens and its added ids above them)", () => {
+  const json = tinyQwenJson();
+  const vocab: Record<string, number> = { ...json.model.vocab };
+  for (let i = 1000; i < 151_643; i++) vocab[`Ġfill${i}`] = i;
+  const tok = loadHfTokenizer({
+    ...json,
+    model: { ...json.model, vocab },
+    added_tokens: [{ id: 151_645, content: "<|im_end|>", special: true }],
+  });
+  assert.equal(tok.vocabSize, 151_646);
+  assert.equal(tok.eosId, 151_645);
+});
