@@ -9,8 +9,8 @@
  *   25M   vocab 8192, d 512, 6 layers, 16 × 128
  *   100M  vocab 32000, d 768, 12 layers, MLP 2048, tied embeddings, 16 × 128
  *   0.5B  Qwen2.5-0.5B's shape (vocab 151,936, d 896, 24 layers, GQA 14/2, q/k/v bias, tied), 4 × 128,
- *         full-parameter, full-parameter with 8-bit AdamW moments (policy.optimizerState "8bit"), and with LoRA
- *         r=16 on q/k/v/o
+ *         full-parameter, full-parameter with 8-bit AdamW moments (policy.optimizerState "8bit"), those and
+ *         activation recomputation (policy.recomputeActivations), and with LoRA r=16 on q/k/v/o
  *
  * After the TF.js rows of a size, PyTorch trains the same shape in the same run (bench/pytorch-sizes.py, one intra-op
  * thread: on 2 cores that split was the fastest, 2.65 s vs 3.5-3.7 s at 25M), so both share the machine's state.
@@ -37,6 +37,8 @@ interface SizeSpec {
   lora?: number;
   /** AdamW's moments in 8 bits (PyTorch's row stays fp32 AdamW: the comparison is against the usual setup). */
   stateBits?: 8;
+  /** Activation checkpointing (PyTorch's row keeps its activations, as by default). */
+  recompute?: boolean;
 }
 
 const base = { ropeTheta: 10000, rmsNormEps: 1e-5, attentionBias: false } as const;
@@ -75,6 +77,8 @@ export const SIZES: Record<string, SizeSpec> = {
   },
   "0.5B": { config: qwen05, batch: 4, context: 128 },
   "0.5B-adam8": { config: qwen05, batch: 4, context: 128, stateBits: 8 },
+  "0.5B-recompute": { config: qwen05, batch: 4, context: 128, recompute: true },
+  "0.5B-adam8-recompute": { config: qwen05, batch: 4, context: 128, stateBits: 8, recompute: true },
   "0.5B-lora16": { config: qwen05, batch: 4, context: 128, lora: 16 },
 };
 
@@ -87,6 +91,7 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
   const t0 = performance.now();
   const model = new DecoderLM(spec.config, { seed: 0 });
   if (spec.lora) model.enableLora({ rank: spec.lora, alpha: 2 * spec.lora, targets: ["q_proj", "k_proj", "v_proj", "o_proj"] });
+  model.recomputeActivations = spec.recompute === true;
   const initSeconds = (performance.now() - t0) / 1000;
   const opt = new AdamW(model.trainableVariables(), { lr: 1e-4, maxGradNorm: 1, stateBits: spec.stateBits ?? 32 });
   const stepper = new GuardedStepper(model, opt);
@@ -106,7 +111,7 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
   // KV-cache sampling at batch 1 (a full-parameter model only: LoRA decodes through the same base), after a short
   // warm-up: 16-token prompt, 32 new tokens.
   let sampledTokensPerSecond: number | null = null;
-  if (!spec.lora && !spec.stateBits) {
+  if (!spec.lora && !spec.stateBits && !spec.recompute) {
     const prompt = [Array.from({ length: 16 }, () => rng.int(spec.config.vocabSize))];
     generate(model, prompt, { maxNewTokens: 4, rng });
     const s0 = performance.now();
@@ -153,7 +158,7 @@ function pytorchRow(python: string, spec: SizeSpec, steps: number): Record<strin
     steps,
     "--threads",
     1,
-    ...(spec.lora || spec.stateBits ? [] : ["--sample", 32]),
+    ...(spec.lora || spec.stateBits || spec.recompute ? [] : ["--sample", 32]),
     ...(c.tieEmbeddings ? ["--tied"] : []),
     ...(c.attentionBias ? ["--bias"] : []),
     ...(spec.lora ? ["--lora", spec.lora] : []),

@@ -114,6 +114,12 @@ export const runConfigSchema = z
           .describe(
             "AdamW's two moments in fp32 (8 bytes per trained parameter) or 8-bit blockwise (2 bytes; needs the native kernels, else fp32).",
           ),
+        recomputeActivations: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Activation checkpointing: keep each layer's input only and recompute the layer in the backward pass (less memory, one more forward).",
+          ),
       })
       .strict()
       .prefault({}),

@@ -45,6 +45,14 @@ test("8-bit AdamW moments cost a quarter of fp32's (2 bytes per trained paramete
   assert.ok(fp32.bytes.total - q8.bytes.total > 2.7 * 2 ** 30, "2.76 GiB less at 0.5B");
 });
 
+test("recomputing activations keeps each layer's input and one layer's activations instead of every layer's", () => {
+  const base = { dims: { ...qwen05, maxPositions: 1024 }, vocabSize: 151_936, reference: false, microBatch: 4, samplingBatch: 4 };
+  const kept = estimateStepMemory(base);
+  const recomputed = estimateStepMemory({ ...base, recomputeActivations: true });
+  assert.ok(recomputed.bytes.activations < kept.bytes.activations / 2, `${recomputed.bytes.activations} vs ${kept.bytes.activations}`);
+  assert.equal(recomputed.bytes.weights, kept.bytes.weights);
+});
+
 test("the budget comes from ROLLOUT_LAB_MAX_STEP_MEMORY_GB, three quarters of the RAM by default", () => {
   assert.equal(stepMemoryLimitBytes({}, 24 * 2 ** 30), 18 * 2 ** 30);
   assert.equal(stepMemoryLimitBytes({}, 16 * 2 ** 30), 12 * 2 ** 30);

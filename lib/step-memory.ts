@@ -33,6 +33,8 @@ export interface StepMemoryInput {
   samplingBatch: number;
   /** AdamW's moments: fp32 (default) or 8-bit blockwise. */
   optimizerState?: "fp32" | "8bit";
+  /** Activation checkpointing: each layer's input is kept and one layer's activations live at a time. */
+  recomputeActivations?: boolean;
 }
 
 export interface StepMemoryEstimate {
@@ -51,14 +53,17 @@ export function estimateStepMemory(input: StepMemoryInput): StepMemoryEstimate {
     : 0;
   const trainableParameters = input.loraRank ? lora : parameters;
   const T = d.maxPositions;
-  const perToken = d.numLayers * (8 * d.hiddenSize + 2 * kv + 4 * d.intermediateSize) + 3 * input.vocabSize;
+  const perLayer = 8 * d.hiddenSize + 2 * kv + 4 * d.intermediateSize;
+  // with recomputation: every layer's input, plus one layer's activations and attention at a time
+  const layersHeld = input.recomputeActivations ? 1 : d.numLayers;
+  const perToken = (input.recomputeActivations ? d.numLayers * d.hiddenSize : 0) + layersHeld * perLayer + 3 * input.vocabSize;
   const bytes = {
     weights: 4 * (parameters + lora),
     gradients: 4 * trainableParameters,
     optimizer:
       input.optimizerState === "8bit" ? 2 * trainableParameters + 2 * 4 * Math.ceil(trainableParameters / 256) : 8 * trainableParameters,
     reference: input.reference ? 4 * (input.loraRank ? lora : parameters) : 0,
-    activations: 4 * input.microBatch * (T * perToken + d.numLayers * d.numHeads * T * T),
+    activations: 4 * input.microBatch * (T * perToken + layersHeld * d.numHeads * T * T),
     kvCache: 4 * 2 * d.numLayers * kv * T * Math.min(64, input.samplingBatch),
     total: 0,
   };

@@ -86,6 +86,7 @@ function builtinStepMemoryProblem(config: RunConfig): string | null {
     microBatch,
     samplingBatch: config.rollout.concurrency,
     optimizerState: config.policy.optimizerState,
+    recomputeActivations: config.policy.recomputeActivations,
   });
   return stepMemoryProblem(estimate, stepMemoryLimitBytes(process.env, os.totalmem()), microBatch, dims.maxPositions);
 }

@@ -60,9 +60,14 @@ export class LoraAdapters {
         continue;
       }
       const bound = 1 / Math.sqrt(inDim); // PEFT: kaiming_uniform(a=sqrt(5)) on A
-      const a = tf.variable(tf.randomUniform([inDim, config.rank], -bound, bound, "float32", rng.seed()), true, `${prefix}/${m[1]}.lora_A`);
-      const b = tf.variable(tf.zeros([config.rank, outDim]), true, `${prefix}/${m[1]}.lora_B`);
-      this.adapters.set(m[1], { a, b });
+      // tf.variable shares its initial tensor's data: the initial tensors are disposed here or they would leak
+      const a0 = tf.randomUniform([inDim, config.rank], -bound, bound, "float32", rng.seed());
+      const b0 = tf.zeros([config.rank, outDim]);
+      this.adapters.set(m[1], {
+        a: tf.variable(a0, true, `${prefix}/${m[1]}.lora_A`),
+        b: tf.variable(b0, true, `${prefix}/${m[1]}.lora_B`),
+      });
+      tf.dispose([a0, b0]);
     }
   }
 

@@ -57,6 +57,12 @@ export class DecoderLM {
   readonly params = new Map<string, tf.Variable>();
   lora: LoraAdapters | null = null;
   attentionMode: AttentionMode;
+  /**
+   * Activation checkpointing (Chen et al. 2016): a training forward keeps only each layer's input, and the backward
+   * pass runs the layer again to get what its gradient needs — one layer's activations alive at a time instead of
+   * all of them, for one more forward's compute.
+   */
+  recomputeActivations = false;
   private readonly id = nextModelId++;
   /** False for a LoRA reference that reads its (frozen) base weights from the policy: it must not dispose them. */
   private readonly ownsParams: boolean;
@@ -153,8 +159,16 @@ export class DecoderLM {
     let h = lookupRows(this.p("model.embed_tokens.weight") as tf.Tensor2D, ids);
     const newCache: KvCache | undefined = opts.returnCache || opts.cache ? { k: [], v: [], length: past + T, fused } : undefined;
     const posT = tf.tensor1d(pos, "int32");
-    const layer = fused ? this.fusedLayer(posT, B, T, opts, newCache) : this.stockLayer(posT, B, T, opts, newCache);
-    for (let i = 0; i < c.numLayers; i++) h = layer(h, i);
+    const build = (pos: tf.Tensor1D, keyMask: tf.Tensor2D | undefined) => {
+      const o = { ...opts, keyMask };
+      return fused ? this.fusedLayer(pos, B, T, o, newCache) : this.stockLayer(pos, B, T, o, newCache);
+    };
+    const layer = build(posT, opts.keyMask);
+    // decoding forwards (a cache, a caller's head) keep what they build; only training forwards recompute
+    const recompute = this.recomputeActivations && !opts.cache && !newCache && !opts.head;
+    for (let i = 0; i < c.numLayers; i++) {
+      h = recompute ? this.recomputed(i, h, [posT, ...(opts.keyMask ? [opts.keyMask] : [])], build) : layer(h, i);
+    }
     posT.dispose();
     const hf = this.norm(h, "model.norm.weight", fused);
     if (!opts.head && this.config.tieEmbeddings && isFrozen(this.p("model.embed_tokens.weight"))) {
@@ -240,6 +254,44 @@ export class DecoderLM {
       // SwiGLU (Shazeer 2020): down(silu(gate) * up)
       return tf.add(h2, this.proj(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), i, "mlp", "down_proj")) as tf.Tensor2D;
     };
+  }
+
+  /**
+   * Layer i as one tape node whose backward recomputes it: the forward's intermediates are freed at once (a custom
+   * op's forward runs in its own tidy), only the layer's input and what the layer reads besides its weights
+   * (positions, key mask) are saved, and the gradient of the input and of the layer's trainable weights (its own, or
+   * its LoRA adapters) comes from running the layer again under tf.grads. The weights are inputs of the node so the
+   * outer gradient reaches them; the layer is rebuilt from the saved tensors because the forward's are gone by then.
+   */
+  private recomputed(
+    i: number,
+    h: tf.Tensor2D,
+    context: tf.Tensor[],
+    build: (pos: tf.Tensor1D, keyMask: tf.Tensor2D | undefined) => (h: tf.Tensor2D, i: number) => tf.Tensor2D,
+  ): tf.Tensor2D {
+    const weights = this.trainableVariables().filter((v) => v.name.includes(`/model.layers.${i}.`));
+    const op = tf.customGrad((...args: (tf.Tensor | tf.GradSaveFunc)[]) => {
+      const save = args[args.length - 1] as tf.GradSaveFunc;
+      const x = args[0] as tf.Tensor2D;
+      save([x, ...context]);
+      return {
+        value: build(context[0] as tf.Tensor1D, context[1] as tf.Tensor2D | undefined)(x, i),
+        gradFunc: (dy: tf.Tensor | tf.Tensor[], [sx, pos, keyMask]: tf.Tensor[]) => {
+          const layer = build(pos as tf.Tensor1D, keyMask as tf.Tensor2D | undefined);
+          // A gradient inside a gradient: the engine starts a tape of its own for it and, finishing, frees that tape
+          // and drops the reference to the outer one, whose saved tensors would then never be freed (and whose
+          // clean-up would fail). Keep the outer tape across the inner pass.
+          const state = (tf.engine() as unknown as { state: { activeTape: unknown } }).state;
+          const outer = state.activeTape;
+          try {
+            return tf.grads((xi: tf.Tensor) => layer(xi as tf.Tensor2D, i))([sx, ...weights], dy as tf.Tensor);
+          } finally {
+            state.activeTape = outer;
+          }
+        },
+      };
+    });
+    return op(h, ...weights) as tf.Tensor2D;
   }
 
   /** Copies every base weight from `other` (same config), e.g. to refresh a frozen reference policy. */

@@ -55,6 +55,7 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
       microBatch,
       samplingBatch: config.rollout.concurrency,
       optimizerState: config.policy.optimizerState,
+      recomputeActivations: config.policy.recomputeActivations,
     });
     const limit = stepMemoryLimitBytes(process.env, os.totalmem());
 

@@ -69,6 +69,7 @@ export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM;
       );
     }
   }
+  model.recomputeActivations = config.policy.recomputeActivations;
   if (config.policy.lora) {
     model.enableLora(
       { rank: config.policy.lora.rank, alpha: config.policy.lora.alpha, targets: ["q_proj", "k_proj", "v_proj", "o_proj"] },

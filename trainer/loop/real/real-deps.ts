@@ -76,6 +76,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       microBatch,
       samplingBatch: config.rollout.concurrency,
       optimizerState: config.policy.optimizerState,
+      recomputeActivations: config.policy.recomputeActivations,
     });
   const planned = await policyModelConfig(config).then(estimateFor, () => null);
   const backend = await placeRun(await backendOnce, planned?.bytes.total ?? 0);

@@ -161,6 +161,44 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
   });
 
   test(
+    `${backend}: recomputing activations in the backward gives the same gradients, with and without LoRA, on both paths`,
+    { skip: !built },
+    async () => {
+      const gradsOf = (lora: boolean, recompute: boolean) => {
+        const before = tf.memory().numTensors;
+        const model = new DecoderLM(CONFIG, { seed: 4, initStd: 0.1 });
+        if (lora) model.enableLora({ rank: 4, alpha: 8, targets: ["q_proj", "v_proj", "down_proj"] }, 1);
+        model.recomputeActivations = recompute;
+        const { grads, value } = tf.variableGrads(
+          () => tf.neg(tf.mean(tokenLogProbs(model, batch).logp)) as tf.Scalar,
+          model.trainableVariables(),
+        );
+        const out = {
+          loss: value.dataSync()[0],
+          grads: Object.keys(grads)
+            .sort()
+            .map((k) => grads[k].dataSync()),
+        };
+        tf.dispose([value, ...Object.values(grads)]);
+        model.dispose();
+        assert.equal(tf.memory().numTensors, before, `lora=${lora} recompute=${recompute}: no tensor left behind`);
+        return out;
+      };
+      for (const lora of [false, true]) {
+        const { fused, stock } = await bothPaths(() => ({ kept: gradsOf(lora, false), recomputed: gradsOf(lora, true) }));
+        for (const [path, r] of [
+          ["fused", fused],
+          ["stock", stock],
+        ] as const) {
+          assert.ok(Math.abs(r.kept.loss - r.recomputed.loss) < 1e-6, `${path} lora=${lora}: loss`);
+          assert.equal(r.recomputed.grads.length, r.kept.grads.length);
+          r.kept.grads.forEach((g, i) => assertClose(r.recomputed.grads[i], g, `${path} lora=${lora}: gradient ${i}`, 1e-5));
+        }
+      }
+    },
+  );
+
+  test(
     `${backend}: 8-bit AdamW moments train as fp32 moments do, at a quarter of the memory; decoded moments round-trip`,
     { skip: !built },
     async () => {
