@@ -80,6 +80,7 @@ export const SIZES: Record<string, SizeSpec> = {
   "0.5B-recompute": { config: qwen05, batch: 4, context: 128, recompute: true },
   "0.5B-adam8-recompute": { config: qwen05, batch: 4, context: 128, stateBits: 8, recompute: true },
   "0.5B-lora16": { config: qwen05, batch: 4, context: 128, lora: 16 },
+  "0.5B-lora16-recompute": { config: qwen05, batch: 4, context: 128, lora: 16, recompute: true },
 };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
