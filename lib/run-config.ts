@@ -120,6 +120,12 @@ export const runConfigSchema = z
           .describe(
             "Activation checkpointing: keep each layer's input only and recompute the layer in the backward pass (less memory, one more forward).",
           ),
+        frozenWeights: z
+          .enum(["fp32", "bf16"])
+          .default("fp32")
+          .describe(
+            "Storage of the weights that get no gradient — a LoRA run's base, a KL reference (grpo.klCoef > 0) — in fp32 or bfloat16 (half the bytes; needs the native kernels, else fp32).",
+          ),
       })
       .strict()
       .prefault({}),

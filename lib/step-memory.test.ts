@@ -53,6 +53,18 @@ test("recomputing activations keeps each layer's input and one layer's activatio
   assert.equal(recomputed.bytes.weights, kept.bytes.weights);
 });
 
+test("bf16 frozen weights halve a LoRA run's base and a full-parameter run's KL reference, and nothing trained", () => {
+  const base = { dims: qwen05, vocabSize: 151_936, reference: true, microBatch: 4, samplingBatch: 4 };
+  const full32 = estimateStepMemory(base);
+  const full16 = estimateStepMemory({ ...base, frozenWeights: "bf16" });
+  assert.equal(full16.bytes.reference, 2 * full32.parameters, "the reference in 2 bytes a parameter");
+  assert.equal(full16.bytes.weights, full32.bytes.weights, "the trained policy stays fp32");
+  const lora32 = estimateStepMemory({ ...base, loraRank: 16 });
+  const lora16 = estimateStepMemory({ ...base, loraRank: 16, frozenWeights: "bf16" });
+  assert.equal(lora16.bytes.weights, 2 * lora32.parameters + 4 * lora32.trainableParameters, "the base in bf16, the adapters fp32");
+  assert.equal(lora16.bytes.reference, lora32.bytes.reference, "a LoRA reference shares the base either way");
+});
+
 test("the budget comes from ROLLOUT_LAB_MAX_STEP_MEMORY_GB, three quarters of the RAM by default", () => {
   assert.equal(stepMemoryLimitBytes({}, 24 * 2 ** 30), 18 * 2 ** 30);
   assert.equal(stepMemoryLimitBytes({}, 16 * 2 ** 30), 12 * 2 ** 30);

@@ -4,12 +4,12 @@
  * that cannot fit is refused with the figure, instead of growing until the worker dies (a 1024 × 256 × 100-turn
  * batch was accepted and ran; the wasm heap of the CPU path stops at 4 GiB).
  *
- * fp32 everywhere. Terms:
- *   weights          4 B × parameters (a LoRA run: the frozen base plus its adapters)
+ * fp32 unless set otherwise. Terms:
+ *   weights          4 B × parameters (a LoRA run: the frozen base plus its adapters; 2 B for the base in bf16)
  *   gradients        4 B × trainable parameters, accumulated over micro-batches
  *   optimizer        8 B × trainable parameters (AdamW's two moments; 2 B + a scale per 256 when 8-bit)
- *   reference        4 B × parameters when a KL reference is kept (grpo.klCoef > 0); with LoRA only the adapters'
- *                    snapshot (the reference shares the frozen base weights)
+ *   reference        4 B × parameters when a KL reference is kept (grpo.klCoef > 0), 2 B in bf16; with LoRA only
+ *                    the adapters' snapshot (the reference shares the frozen base weights)
  *   activations      kept for backward per micro-batch: per layer and token ~(8·d + 2·kv + 4·i) floats, the
  *                    attention probabilities (heads × T × T per sequence and layer: quadratic in the context, the
  *                    term that makes long contexts need small micro-batches), plus logits, log-softmax and their
@@ -18,6 +18,7 @@
  */
 import { countParameters, type ModelDims } from "./model-sizes";
 import { readEnvVar } from "./env";
+import type { RunConfig } from "./run-config";
 
 const GiB = 2 ** 30;
 
@@ -35,6 +36,23 @@ export interface StepMemoryInput {
   optimizerState?: "fp32" | "8bit";
   /** Activation checkpointing: each layer's input is kept and one layer's activations live at a time. */
   recomputeActivations?: boolean;
+  /** Storage of weights without a gradient (a LoRA base, a KL reference). */
+  frozenWeights?: "fp32" | "bf16";
+}
+
+/** The estimate's input for a run config and its policy's dimensions (the web app, the worker, preflight). */
+export function stepMemoryInputOf(config: RunConfig, dims: ModelDims, vocabSize: number): StepMemoryInput {
+  return {
+    dims,
+    vocabSize,
+    loraRank: config.policy.lora?.rank,
+    reference: config.grpo.klCoef > 0,
+    microBatch: Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize),
+    samplingBatch: config.rollout.concurrency,
+    optimizerState: config.policy.optimizerState,
+    recomputeActivations: config.policy.recomputeActivations,
+    frozenWeights: config.policy.frozenWeights,
+  };
 }
 
 export interface StepMemoryEstimate {
@@ -57,12 +75,13 @@ export function estimateStepMemory(input: StepMemoryInput): StepMemoryEstimate {
   // with recomputation: every layer's input, plus one layer's activations and attention at a time
   const layersHeld = input.recomputeActivations ? 1 : d.numLayers;
   const perToken = (input.recomputeActivations ? d.numLayers * d.hiddenSize : 0) + layersHeld * perLayer + 3 * input.vocabSize;
+  const frozenBytes = input.frozenWeights === "bf16" ? 2 : 4;
   const bytes = {
-    weights: 4 * (parameters + lora),
+    weights: (input.loraRank ? frozenBytes : 4) * parameters + 4 * lora,
     gradients: 4 * trainableParameters,
     optimizer:
       input.optimizerState === "8bit" ? 2 * trainableParameters + 2 * 4 * Math.ceil(trainableParameters / 256) : 8 * trainableParameters,
-    reference: input.reference ? 4 * (input.loraRank ? lora : parameters) : 0,
+    reference: input.reference ? (input.loraRank ? 4 * lora : frozenBytes * parameters) : 0,
     activations: 4 * input.microBatch * (T * perToken + layersHeld * d.numHeads * T * T),
     kvCache: 4 * 2 * d.numLayers * kv * T * Math.min(64, input.samplingBatch),
     total: 0,

@@ -10,7 +10,7 @@ import type { PrismaClient } from "../../db/client";
 import type { LaunchSource, Prisma, Run } from "../../generated/prisma/client";
 import { checkLlmEndpoints, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
 import { BUILTIN_MODEL_DIMS, BYTE_VOCAB_SIZE, type ModelDims } from "../../lib/model-sizes";
-import { estimateStepMemory, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
+import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
 import { findSecretLikeValues, parseRunConfig, type RunConfig } from "../../lib/run-config";
 import { AppError, notFound } from "../errors";
 import { getMetricSeries, listMetricKeys } from "./metrics";
@@ -77,18 +77,13 @@ function builtinStepMemoryProblem(config: RunConfig): string | null {
   const size = (BUILTIN_MODEL_DIMS as Record<string, ModelDims>)[config.policy.model];
   if (!size || config.policy.tokenizer !== "byte") return null;
   const dims = { ...size, maxPositions: config.policy.contextLength ?? size.maxPositions };
-  const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
-  const estimate = estimateStepMemory({
-    dims,
-    vocabSize: BYTE_VOCAB_SIZE,
-    loraRank: config.policy.lora?.rank,
-    reference: config.grpo.klCoef > 0,
-    microBatch,
-    samplingBatch: config.rollout.concurrency,
-    optimizerState: config.policy.optimizerState,
-    recomputeActivations: config.policy.recomputeActivations,
-  });
-  return stepMemoryProblem(estimate, stepMemoryLimitBytes(process.env, os.totalmem()), microBatch, dims.maxPositions);
+  const input = stepMemoryInputOf(config, dims, BYTE_VOCAB_SIZE);
+  return stepMemoryProblem(
+    estimateStepMemory(input),
+    stepMemoryLimitBytes(process.env, os.totalmem()),
+    input.microBatch,
+    dims.maxPositions,
+  );
 }
 
 export interface LaunchInfo {

@@ -23,22 +23,36 @@ export function toFileTensor(v: tf.Tensor, rank2Transposed: boolean): SafeTensor
   return { dtype: "F32", shape: [...v.shape], data: new Float32Array(data) };
 }
 
-/** File tensor (HF layout) -> assigns into `v`, checking the shape. */
-export function assignFromFile(v: tf.Variable, name: string, t: SafeTensor, rank2Transposed: boolean): void {
-  const expected = rank2Transposed && v.rank === 2 ? [v.shape[1], v.shape[0]] : [...v.shape];
+/** File tensor (HF layout) -> a tensor of `shape` (TF.js layout), checking the shape. The caller disposes it. */
+function tensorFromFile(shape: number[], name: string, t: SafeTensor, rank2Transposed: boolean): tf.Tensor {
+  const expected = rank2Transposed && shape.length === 2 ? [shape[1], shape[0]] : [...shape];
   if (t.shape.length !== expected.length || t.shape.some((d, i) => d !== expected[i])) {
     throw new HfCheckpointError(`tensor ${name} has shape [${t.shape}] in the checkpoint but the model expects [${expected}]`);
   }
   const data = t.data instanceof Float32Array ? t.data : Float32Array.from(t.data);
-  const value = rank2Transposed && v.rank === 2 ? transposed(data, expected[0] as number, expected[1] as number) : data;
-  const tensor = tf.tensor(value, v.shape);
+  const value = rank2Transposed && shape.length === 2 ? transposed(data, expected[0] as number, expected[1] as number) : data;
+  return tf.tensor(value, shape);
+}
+
+/** File tensor (HF layout) -> assigns into `v`, checking the shape. */
+export function assignFromFile(v: tf.Variable, name: string, t: SafeTensor, rank2Transposed: boolean): void {
+  const tensor = tensorFromFile(v.shape, name, t, rank2Transposed);
   v.assign(tensor);
   tensor.dispose();
 }
 
+/** Every weight as a float32 file tensor; bfloat16 ones widened one at a time. */
 export function modelTensors(model: DecoderLM): Map<string, SafeTensor> {
   const out = new Map<string, SafeTensor>();
-  for (const s of model.specs) out.set(s.name, toFileTensor(model.p(s.name), s.transposed));
+  for (const s of model.specs) {
+    if (!model.bf16Weight(s.name)) {
+      out.set(s.name, toFileTensor(model.p(s.name), s.transposed));
+      continue;
+    }
+    const value = model.weightCopy(s.name);
+    out.set(s.name, toFileTensor(value, s.transposed));
+    value.dispose();
+  }
   return out;
 }
 
@@ -53,7 +67,13 @@ export function loadModelTensors(model: DecoderLM, tensors: Map<string, SafeTens
   for (const s of model.specs) {
     const t = tensors.get(s.name);
     if (!t) throw new HfCheckpointError(`${source} has no tensor ${s.name} (needed by the ${model.config.numLayers}-layer config)`);
-    assignFromFile(model.p(s.name), s.name, t, s.transposed);
+    if (!model.bf16Weight(s.name)) {
+      assignFromFile(model.p(s.name), s.name, t, s.transposed);
+      continue;
+    }
+    const value = tensorFromFile(s.shape, s.name, t, s.transposed);
+    model.setWeight(s.name, value);
+    value.dispose();
   }
 }
 

@@ -11,6 +11,7 @@ import { Rng } from "./rng";
 import { LoraAdapters, type LoraConfig } from "./lora";
 import { attendBatched, attendLoop2d, pickAttentionMode, type AttentionMode } from "./attention";
 import { fusedAttention, fusedOpsAvailable, fusedRmsNorm, fusedRope, fusedSwiGlu } from "./fused";
+import { Bf16Matrix, bf16Available } from "./bf16";
 
 /**
  * Per-layer keys/values after rotary, for incremental decoding. Layout depends on the path that built it: the
@@ -53,8 +54,10 @@ let nextModelId = 0;
 export class DecoderLM {
   readonly config: ModelConfig;
   readonly specs: ParamSpec[];
-  /** transformers name -> variable (in TF.js layout, see params.ts). */
+  /** transformers name -> variable (in TF.js layout, see params.ts); weights stored in bfloat16 are in `bf16` instead. */
   readonly params = new Map<string, tf.Variable>();
+  /** Frozen matrices stored as bfloat16 (bf16.ts): a LoRA base after storeFrozenAsBf16, a bf16 KL reference. */
+  private readonly bf16 = new Map<string, Bf16Matrix>();
   lora: LoraAdapters | null = null;
   attentionMode: AttentionMode;
   /**
@@ -70,7 +73,17 @@ export class DecoderLM {
   private readonly sinTable: tf.Tensor2D;
   private readonly rot: tf.Tensor2D;
 
-  constructor(config: ModelConfig, opts: { seed?: number; trainable?: boolean; initStd?: number; shareWeightsOf?: DecoderLM } = {}) {
+  constructor(
+    config: ModelConfig,
+    opts: {
+      seed?: number;
+      trainable?: boolean;
+      initStd?: number;
+      shareWeightsOf?: DecoderLM;
+      /** Leave out the matrices (frozenCopy stores them in bfloat16 itself). */
+      withoutMatrices?: boolean;
+    } = {},
+  ) {
     this.config = validateModelConfig({ ...config });
     this.specs = paramSpecs(this.config);
     const rng = new Rng(opts.seed ?? 0);
@@ -78,9 +91,12 @@ export class DecoderLM {
     this.ownsParams = !opts.shareWeightsOf;
     for (const s of this.specs) {
       if (opts.shareWeightsOf) {
-        this.params.set(s.name, opts.shareWeightsOf.p(s.name));
+        const packed = opts.shareWeightsOf.bf16.get(s.name);
+        if (packed) this.bf16.set(s.name, packed);
+        else this.params.set(s.name, opts.shareWeightsOf.p(s.name));
         continue;
       }
+      if (opts.withoutMatrices && s.shape.length === 2) continue;
       // initStd 0 skips random init for weights about to be overwritten (checkpoint loads, frozen copies)
       const init =
         s.init === "ones"
@@ -106,8 +122,52 @@ export class DecoderLM {
 
   p(name: string): tf.Variable {
     const v = this.params.get(name);
-    if (!v) throw new Error(`model has no parameter ${name}`);
-    return v;
+    if (v) return v;
+    if (this.bf16.has(name)) throw new Error(`${name} is stored in bfloat16: read it with bf16Weight() or weightCopy()`);
+    throw new Error(`model has no parameter ${name}`);
+  }
+
+  /** The bfloat16 matrix stored under `name`, if that weight is stored so. */
+  bf16Weight(name: string): Bf16Matrix | undefined {
+    return this.bf16.get(name);
+  }
+
+  get hasBf16Weights(): boolean {
+    return this.bf16.size > 0;
+  }
+
+  /** A float32 copy of weight `name` whatever its storage (a new tensor the caller disposes). */
+  weightCopy(name: string): tf.Tensor {
+    return this.bf16.get(name)?.decode() ?? this.p(name).clone();
+  }
+
+  /** Sets weight `name` from a float32 tensor of its shape (rounded to bfloat16 when stored so); the caller keeps it. */
+  setWeight(name: string, value: tf.Tensor): void {
+    const packed = this.bf16.get(name);
+    if (!packed) {
+      this.p(name).assign(value);
+      return;
+    }
+    if (!this.ownsParams) throw new Error(`${name} belongs to the model this one shares its weights with`);
+    this.bf16.set(name, Bf16Matrix.encode(value as tf.Tensor2D));
+    packed.dispose();
+  }
+
+  /**
+   * Stores every frozen matrix (projections, embedding, output head; not norms or biases, which are small) in
+   * bfloat16 and frees its float32 variable: a LoRA base after enableLora, or a reference before it is filled.
+   * Returns false, changing nothing, where the bfloat16 kernels are not available.
+   */
+  storeFrozenAsBf16(): boolean {
+    if (!bf16Available()) return false;
+    for (const s of this.specs) {
+      const v = this.params.get(s.name);
+      if (!v || v.trainable || v.rank !== 2) continue;
+      this.bf16.set(s.name, Bf16Matrix.encode(v as tf.Tensor2D));
+      this.params.delete(s.name);
+      if (this.ownsParams) v.dispose();
+    }
+    return true;
   }
 
   /** Variables the optimizer updates: the LoRA adapters when present (base frozen), else every weight. */
@@ -125,8 +185,14 @@ export class DecoderLM {
 
   private proj(x: tf.Tensor2D, layer: number, module: string, name: string): tf.Tensor2D {
     const base = `model.layers.${layer}.${module}.${name}`;
-    const w = this.p(`${base}.weight`) as tf.Tensor2D;
-    let y = isFrozen(w) ? mmFrozen(x, { w }) : mm(x, w);
+    const packed = this.bf16.get(`${base}.weight`);
+    let y: tf.Tensor2D;
+    if (packed) {
+      y = packed.matMul(x);
+    } else {
+      const w = this.p(`${base}.weight`) as tf.Tensor2D;
+      y = isFrozen(w) ? mmFrozen(x, { w }) : mm(x, w);
+    }
     const bias = this.params.get(`${base}.bias`);
     if (bias) y = tf.add(y, bias);
     if (this.lora) y = this.lora.apply(x, y, base);
@@ -156,7 +222,8 @@ export class DecoderLM {
     const offsets = opts.positionOffsets;
     if (offsets && offsets.length !== B) throw new Error(`positionOffsets has ${offsets.length} rows for a batch of ${B}`);
     for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) pos[b * T + t] = Math.max(0, past + t - (offsets?.[b] ?? 0));
-    let h = lookupRows(this.p("model.embed_tokens.weight") as tf.Tensor2D, ids);
+    const packedEmbedding = this.bf16.get("model.embed_tokens.weight");
+    let h = packedEmbedding ? packedEmbedding.rows(ids) : lookupRows(this.p("model.embed_tokens.weight") as tf.Tensor2D, ids);
     const newCache: KvCache | undefined = opts.returnCache || opts.cache ? { k: [], v: [], length: past + T, fused } : undefined;
     const posT = tf.tensor1d(pos, "int32");
     const build = (pos: tf.Tensor1D, keyMask: tf.Tensor2D | undefined) => {
@@ -171,22 +238,32 @@ export class DecoderLM {
     }
     posT.dispose();
     const hf = this.norm(h, "model.norm.weight", fused);
-    if (!opts.head && this.config.tieEmbeddings && isFrozen(this.p("model.embed_tokens.weight"))) {
-      // A frozen tied head needs neither the embedding's transpose nor its gradient.
-      return { logits: mmFrozen(hf, { wT: this.p("model.embed_tokens.weight") as tf.Tensor2D }), cache: newCache };
-    }
-    const head = opts.head ?? this.outputHead();
-    return { logits: isFrozen(head) ? mmFrozen(hf, { w: head }) : mm(hf, head), cache: newCache };
+    const given = opts.head;
+    const logits = given ? (isFrozen(given) ? mmFrozen(hf, { w: given }) : mm(hf, given)) : this.headLogits(hf);
+    return { logits, cache: newCache };
+  }
+
+  /** hf [rows, hidden] times the output projection, read in whatever form it is stored. */
+  private headLogits(hf: tf.Tensor2D): tf.Tensor2D {
+    const name = this.config.tieEmbeddings ? "model.embed_tokens.weight" : "lm_head.weight";
+    const tied = this.config.tieEmbeddings;
+    const packed = this.bf16.get(name);
+    if (packed) return packed.matMul(hf, tied);
+    const w = this.p(name) as tf.Tensor2D;
+    // A frozen tied head needs neither the embedding's transpose nor its gradient.
+    if (isFrozen(w)) return mmFrozen(hf, tied ? { wT: w } : { w });
+    return mm(hf, tied ? (tf.transpose(w) as tf.Tensor2D) : w);
   }
 
   /**
-   * The output projection [hidden, vocab]: lm_head, or the embedding's transpose when tied (a new tensor then,
-   * which a caller that keeps it must dispose; `ownsOutputHead` says which).
+   * The output projection [hidden, vocab] for a decoding loop to pass as `ForwardOptions.head`: lm_head, or the
+   * trainable embedding's transpose when tied (a new tensor then, which the caller disposes; `ownsOutputHead` says
+   * which). Null where the forward reads the head without a copy: a frozen tied embedding or a bfloat16 head.
    */
-  outputHead(): tf.Tensor2D {
-    return this.config.tieEmbeddings
-      ? (tf.transpose(this.p("model.embed_tokens.weight")) as tf.Tensor2D)
-      : (this.p("lm_head.weight") as tf.Tensor2D);
+  outputHead(): tf.Tensor2D | null {
+    if (!this.config.tieEmbeddings) return this.bf16.has("lm_head.weight") ? null : (this.p("lm_head.weight") as tf.Tensor2D);
+    if (this.bf16.has("model.embed_tokens.weight") || isFrozen(this.p("model.embed_tokens.weight"))) return null;
+    return tf.transpose(this.p("model.embed_tokens.weight")) as tf.Tensor2D;
   }
 
   get ownsOutputHead(): boolean {
@@ -296,30 +373,47 @@ export class DecoderLM {
 
   /** Copies every base weight from `other` (same config), e.g. to refresh a frozen reference policy. */
   copyWeightsFrom(other: DecoderLM): void {
-    for (const [name, v] of this.params) if (v !== other.params.get(name)) v.assign(other.p(name));
+    for (const s of this.specs) {
+      const mine = this.params.get(s.name) ?? this.bf16.get(s.name);
+      if (mine === (other.params.get(s.name) ?? other.bf16.get(s.name))) continue; // shared: already the same
+      const value = other.params.get(s.name);
+      if (value) this.setWeight(s.name, value);
+      else tf.tidy(() => this.setWeight(s.name, other.weightCopy(s.name)));
+    }
     if (this.lora && other.lora) this.lora.copyFrom(other.lora);
   }
 
   /**
    * A frozen copy with the same weights, for the KL reference policy. With LoRA the base weights are frozen, so
    * the copy reads them from this model and keeps only a frozen snapshot of the adapters: a 0.5B LoRA run's
-   * reference costs the adapters' few MB instead of a second 2 GB of weights.
+   * reference costs the adapters' few MB instead of a second 2 GB of weights. Without LoRA, `bf16` stores the
+   * copy's matrices in bfloat16 (half of those 2 GB) where the kernels allow.
    */
-  frozenCopy(): DecoderLM {
+  frozenCopy(opts: { bf16?: boolean } = {}): DecoderLM {
     if (this.lora) {
       const ref = new DecoderLM(this.config, { shareWeightsOf: this });
       ref.attentionMode = this.attentionMode;
       ref.lora = this.lora.frozenSnapshot(ref, `m${ref.id}`);
       return ref;
     }
-    const ref = new DecoderLM(this.config, { trainable: false, initStd: 0 });
+    const packed = opts.bf16 === true && bf16Available();
+    const ref = new DecoderLM(this.config, { trainable: false, initStd: 0, withoutMatrices: packed });
     ref.attentionMode = this.attentionMode;
-    for (const [name, v] of ref.params) v.assign(this.p(name));
+    for (const s of this.specs) {
+      if (ref.params.has(s.name)) continue;
+      const bf16 = this.bf16.get(s.name);
+      ref.bf16.set(s.name, bf16 ? bf16.copy() : Bf16Matrix.encode(this.p(s.name) as tf.Tensor2D));
+    }
+    for (const [name, v] of ref.params) {
+      const source = this.params.get(name);
+      if (source) v.assign(source);
+      else tf.tidy(() => v.assign(this.weightCopy(name)));
+    }
     return ref;
   }
 
   dispose(): void {
-    if (this.ownsParams) for (const v of this.params.values()) v.dispose();
+    if (this.ownsParams) for (const t of [...this.params.values(), ...this.bf16.values()]) t.dispose();
     this.lora?.dispose();
     this.cosTable.dispose();
     this.sinTable.dispose();

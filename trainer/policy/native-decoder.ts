@@ -18,10 +18,16 @@ export class NativeDecoder {
   private readonly v: tf.Tensor[];
   /** The output head, transposed once for the whole decode when embeddings are tied (not per token). */
   private readonly head: tf.Tensor2D;
+  private readonly ownsHead: boolean;
 
-  /** Available for plain models on the fused path (LoRA adapters would need their own path through the kernel). */
+  /**
+   * Available for plain float32 models on the fused path (LoRA adapters and bfloat16 weights would need their own
+   * path through the kernel).
+   */
   static supports(model: DecoderLM): boolean {
-    return fusedOpsAvailable() && tf.getKernel(FUSED.decodeLayer, tf.getBackend()) !== undefined && model.lora === null;
+    return (
+      fusedOpsAvailable() && tf.getKernel(FUSED.decodeLayer, tf.getBackend()) !== undefined && model.lora === null && !model.hasBf16Weights
+    );
   }
 
   /**
@@ -39,7 +45,9 @@ export class NativeDecoder {
     const grow = (t: tf.Tensor) => tf.tidy(() => tf.concat([t, tf.zeros([B, capacity - prefill.length, width])], 1));
     this.k = prefill.k.map(grow);
     this.v = prefill.v.map(grow);
-    this.head = model.outputHead();
+    // null only for a frozen tied embedding (a reference, which never samples): transpose it here then
+    this.head = model.outputHead() ?? (tf.transpose(model.p("model.embed_tokens.weight")) as tf.Tensor2D);
+    this.ownsHead = model.ownsOutputHead;
   }
 
   /**
@@ -94,6 +102,6 @@ export class NativeDecoder {
 
   dispose(): void {
     tf.dispose([...this.k, ...this.v]);
-    if (this.model.ownsOutputHead) this.head.dispose();
+    if (this.ownsHead) this.head.dispose();
   }
 }

@@ -174,8 +174,8 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
   let past = L - S;
   let stepIds = ids;
   let stepLen = S;
-  // The output head once per generation (with tied embeddings a transpose of the whole embedding table).
-  const head = model.outputHead();
+  // The output head once per generation (with trainable tied embeddings a transpose of the whole embedding table).
+  const head = model.outputHead() ?? undefined;
   try {
     for (let step = 0; step < budget; step++) {
       let last: tf.Tensor2D;
@@ -245,7 +245,7 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
   } finally {
     disposeCache(cache);
     decoder?.dispose();
-    if (model.ownsOutputHead) head.dispose();
+    if (head && model.ownsOutputHead) head.dispose();
   }
   return out;
 }

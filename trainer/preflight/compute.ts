@@ -8,7 +8,7 @@ import os from "node:os";
 import * as tf from "@tensorflow/tfjs";
 import type { PreflightResult } from "../../lib/preflight";
 import type { RunConfig } from "../../lib/run-config";
-import { estimateStepMemory, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
+import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
 import { getEnvironment } from "../envs/registry";
 import type { LlmChat } from "../envs/types";
 import { loadPolicy } from "../loop/real/load-policy";
@@ -46,17 +46,9 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
     const tokensPerStep = episodesPerStep * Math.min(contextLength, ids.length + sampledPerEpisode);
     const sampledTokensPerStep = episodesPerStep * Math.min(sampledPerEpisode, Math.max(0, contextLength - ids.length));
 
-    const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
-    const estimate = estimateStepMemory({
-      dims: model.config,
-      vocabSize: model.config.vocabSize,
-      loraRank: config.policy.lora?.rank,
-      reference: config.grpo.klCoef > 0,
-      microBatch,
-      samplingBatch: config.rollout.concurrency,
-      optimizerState: config.policy.optimizerState,
-      recomputeActivations: config.policy.recomputeActivations,
-    });
+    const memoryInput = stepMemoryInputOf(config, model.config, model.config.vocabSize);
+    const microBatch = memoryInput.microBatch;
+    const estimate = estimateStepMemory(memoryInput);
     const limit = stepMemoryLimitBytes(process.env, os.totalmem());
 
     const measured = ids.slice(-Math.min(ids.length, contextLength));

@@ -21,12 +21,16 @@
  *               h, ln1, wq, wk, wv, bq, bk, bv, wo, ln2, wg, wu, wd, cacheK, cacheV, keyMask | null, cos, sin,
  *               positions | null, out)
  *     -> false on out-of-range input; writes row `past` of cacheK / cacheV in place (decode.h)
+ *   bf16Encode(n, x, w)    bf16Decode(n, w, x)    bf16MatMul(M, K, N, transW, x, w, y)
+ *   bf16Gather(rows, D, n, table, ids, out) -> false on an id outside the table
+ *     bfloat16 buffers (w, table) hold two values per 4-byte element: ceil(n / 2) of them (bf16.h)
  * where each buffer argument above stands for two: the typed array and the offset.
  */
 #include <node_api.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bf16.h"
 #include "decode.h"
 #include "fused.h"
 
@@ -362,6 +366,53 @@ static napi_value js_decode_layer(napi_env env, napi_callback_info info) {
   return boolean(env, decode_layer(&d, &w, h, cacheK, cacheV, mask, cs, sn, positions, out));
 }
 
+#define HALVES(n) (((n) + 1) / 2)
+
+static napi_value js_bf16_encode(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "bf16Encode", 5)) return NULL;
+  const int64_t n = next_int(&c);
+  const float *x = F32(&c, n);
+  uint16_t *w = (uint16_t *)next_buf(&c, HALVES(n), 0);
+  if (!c.ok) return NULL;
+  bf16_encode(x, n, w);
+  if (n % 2) w[n] = 0; /* the unused half of the last element: fresh output memory is not zeroed on wasm */
+  return NULL;
+}
+
+static napi_value js_bf16_decode(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "bf16Decode", 5)) return NULL;
+  const int64_t n = next_int(&c);
+  const uint16_t *w = (const uint16_t *)next_buf(&c, HALVES(n), 0);
+  float *x = F32(&c, n);
+  if (c.ok) bf16_decode(w, n, x);
+  return NULL;
+}
+
+static napi_value js_bf16_matmul(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "bf16MatMul", 10)) return NULL;
+  const int64_t M = next_int(&c), K = next_int(&c), N = next_int(&c);
+  const int transW = next_int(&c) != 0;
+  const float *x = F32(&c, SIZE(M, K));
+  const uint16_t *w = (const uint16_t *)next_buf(&c, HALVES(SIZE(K, N)), 0);
+  float *y = F32(&c, SIZE(M, N));
+  if (c.ok) bf16_matmul(x, w, M, K, N, transW, y);
+  return NULL;
+}
+
+static napi_value js_bf16_gather(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "bf16Gather", 9)) return NULL;
+  const int64_t rows = next_int(&c), D = next_int(&c), n = next_int(&c);
+  const uint16_t *table = (const uint16_t *)next_buf(&c, HALVES(SIZE(rows, D)), 0);
+  const int32_t *ids = I32(&c, n);
+  float *out = F32(&c, SIZE(n, D));
+  if (!c.ok) return NULL;
+  return boolean(env, bf16_gather_rows(table, rows, D, ids, n, out));
+}
+
 napi_status fused_register(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"rmsnormFwd", NULL, js_rmsnorm_fwd, NULL, NULL, NULL, napi_default, NULL},
@@ -379,6 +430,10 @@ napi_status fused_register(napi_env env, napi_value exports) {
       {"adamw8Decode", NULL, js_adamw8_decode, NULL, NULL, NULL, napi_default, NULL},
       {"adamw8Encode", NULL, js_adamw8_encode, NULL, NULL, NULL, napi_default, NULL},
       {"decodeLayer", NULL, js_decode_layer, NULL, NULL, NULL, napi_default, NULL},
+      {"bf16Encode", NULL, js_bf16_encode, NULL, NULL, NULL, napi_default, NULL},
+      {"bf16Decode", NULL, js_bf16_decode, NULL, NULL, NULL, napi_default, NULL},
+      {"bf16MatMul", NULL, js_bf16_matmul, NULL, NULL, NULL, napi_default, NULL},
+      {"bf16Gather", NULL, js_bf16_gather, NULL, NULL, NULL, napi_default, NULL},
   };
   return napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
 }

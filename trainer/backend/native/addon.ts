@@ -107,6 +107,13 @@ export interface BlasAddon {
     hasBias: number,
     ...bufs: (Buf | null)[]
   ): boolean;
+  // bfloat16 weight storage (native/blas/src/bf16.h): two values per 4-byte element of a packed Int32Array.
+  bf16Encode(n: number, ...bufs: Buf[]): void;
+  bf16Decode(n: number, ...bufs: Buf[]): void;
+  /** y [M, N] = x [M, K] @ W, W packed [K, N]; or x @ Wᵀ with W packed [N, K] (transW 1). */
+  bf16MatMul(M: number, K: number, N: number, transW: number, ...bufs: Buf[]): void;
+  /** false: an id outside the table's rows. */
+  bf16Gather(rows: number, D: number, n: number, ...bufs: Buf[]): boolean;
 }
 
 /** A buffer argument is two arguments: the typed array and an element offset into it. */

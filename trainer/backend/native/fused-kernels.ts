@@ -25,6 +25,10 @@ export const FUSED = {
   adamW8Decode: "RolloutLabAdamW8Decode",
   adamW8Encode: "RolloutLabAdamW8Encode",
   decodeLayer: "RolloutLabDecodeLayer",
+  bf16Encode: "RolloutLabBf16Encode",
+  bf16Decode: "RolloutLabBf16Decode",
+  bf16MatMul: "RolloutLabBf16MatMul",
+  bf16Gather: "RolloutLabBf16Gather",
 } as const;
 
 type Params = Parameters<tf.KernelFunc>[0];
@@ -61,6 +65,12 @@ const DECODE_INPUTS = [
   "sin",
   "positions",
 ];
+
+/** The logical shape of a packed bfloat16 matrix. */
+export interface Bf16Attrs {
+  rows: number;
+  cols: number;
+}
 
 export interface AttentionAttrs {
   B: number;
@@ -398,6 +408,52 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
         (at, ins, outs) => addon.adamw8Encode(n, ...ins.flatMap(at), ...outs.flatMap(at)),
       );
     },
+    // bfloat16 weights (native/blas/src/bf16.h), packed two to an int32: `rows` x `cols` is the matrix's shape.
+    [FUSED.bf16Encode]: (p) => {
+      const n = sizeOf(shapeOf(p, "x"));
+      const half = Math.ceil(n / 2);
+      return withMemory(p, FUSED.bf16Encode, [["x", n]], [[[half], "int32"]], (at, [x], [w]) => addon.bf16Encode(n, ...at(x), ...at(w)));
+    },
+    [FUSED.bf16Decode]: (p) => {
+      const { rows, cols } = attrsOf<Bf16Attrs>(p);
+      const n = rows * cols;
+      return withMemory(p, FUSED.bf16Decode, [["w", Math.ceil(n / 2), "int32"]], [[rows, cols]], (at, [w], [x]) =>
+        addon.bf16Decode(n, ...at(w), ...at(x)),
+      );
+    },
+    [FUSED.bf16MatMul]: (p) => {
+      const { rows, cols, transposeW } = attrsOf<Bf16Attrs & { transposeW: boolean }>(p);
+      const [M, K] = shapeOf(p, "x");
+      const N = transposeW ? rows : cols;
+      if (K !== (transposeW ? cols : rows)) {
+        throw new Error(`${FUSED.bf16MatMul}: x [${M}, ${K}] does not fit a [${rows}, ${cols}] weight${transposeW ? " transposed" : ""}`);
+      }
+      return withMemory(
+        p,
+        FUSED.bf16MatMul,
+        [
+          ["x", M * K],
+          ["w", Math.ceil((rows * cols) / 2), "int32"],
+        ],
+        [[M, N]],
+        (at, [x, w], [y]) => addon.bf16MatMul(M, K, N, transposeW ? 1 : 0, ...at(x), ...at(w), ...at(y)),
+      );
+    },
+    [FUSED.bf16Gather]: (p) => {
+      const { rows, cols } = attrsOf<Bf16Attrs>(p);
+      const [n] = shapeOf(p, "ids");
+      return withMemory(
+        p,
+        FUSED.bf16Gather,
+        [
+          ["w", Math.ceil((rows * cols) / 2), "int32"],
+          ["ids", n, "int32"],
+        ],
+        [[n, cols]],
+        (at, [w, ids], [out]) => addon.bf16Gather(rows, cols, n, ...at(w), ...at(ids), ...at(out)),
+        `a token id is outside the ${rows}-row table`,
+      );
+    },
     // One decoder layer for one new token per row; writes row `past` of the cacheK / cacheV inputs in place, which
     // only trainer/policy/native-decoder.ts passes (buffers it allocated and nothing else reads).
     [FUSED.decodeLayer]: (p) => {
@@ -465,10 +521,10 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
   };
 }
 
-/** Whether this addon build has the fused kernels (an addon built before they existed does not). */
 /** Values per scale of the 8-bit AdamW moments (ADAMW8_BLOCK in fused.h). */
 export const ADAMW8_BLOCK = 256;
 
+/** Whether this addon build has the fused kernels (an addon built before they existed does not). */
 export function hasFusedKernels(addon: BlasAddon): boolean {
   return typeof addon.attnFwd === "function" && typeof addon.decodeLayer === "function";
 }

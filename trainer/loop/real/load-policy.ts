@@ -75,6 +75,8 @@ export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM;
       { rank: config.policy.lora.rank, alpha: config.policy.lora.alpha, targets: ["q_proj", "k_proj", "v_proj", "o_proj"] },
       config.seed,
     );
+    // the base is frozen now: half its bytes in bfloat16 where the kernels allow (real-deps says when they do not)
+    if (config.policy.frozenWeights === "bf16") model.storeFrozenAsBf16();
   }
   return { model, tokenizer };
 }

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { readdirSync, rmSync, statSync } from "node:fs";
 import type { RunConfig } from "../../../lib/run-config";
-import { estimateStepMemory, stepMemoryLimitBytes, stepMemoryProblem } from "../../../lib/step-memory";
+import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../../lib/step-memory";
 import { selectBackend, type BackendReport } from "../../backend/select";
 import { placeRun } from "../../backend/placement";
 import { getEnvironment } from "../../envs/registry";
@@ -66,18 +66,9 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   backendOnce ??= selectBackend();
   // The step's memory decides the backend (the wasm heap stops at 4 GiB) before any weight is allocated; the worker
   // checks the same estimate against its budget. A checkpoint folder whose config.json cannot be read fails below.
-  const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
   const estimateFor = (dims: Awaited<ReturnType<typeof policyModelConfig>>) =>
-    estimateStepMemory({
-      dims,
-      vocabSize: dims.vocabSize,
-      loraRank: config.policy.lora?.rank,
-      reference: config.grpo.klCoef > 0,
-      microBatch,
-      samplingBatch: config.rollout.concurrency,
-      optimizerState: config.policy.optimizerState,
-      recomputeActivations: config.policy.recomputeActivations,
-    });
+    estimateStepMemory(stepMemoryInputOf(config, dims, dims.vocabSize));
+  const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
   const planned = await policyModelConfig(config).then(estimateFor, () => null);
   const backend = await placeRun(await backendOnce, planned?.bytes.total ?? 0);
 
@@ -111,7 +102,8 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
     maxGradNorm: 1,
     stateBits: config.policy.optimizerState === "8bit" ? 8 : 32,
   });
-  const reference = config.grpo.klCoef > 0 ? model.frozenCopy() : undefined;
+  const bf16 = config.policy.frozenWeights === "bf16";
+  const reference = config.grpo.klCoef > 0 ? model.frozenCopy({ bf16 }) : undefined;
   const updater = new GrpoUpdater(
     model,
     optimizer,
@@ -220,13 +212,18 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       rmSync(location, { recursive: true, force: true });
     },
   };
-  // The run page shows the backend's reason: say when 8-bit moments were asked for but could not be had.
-  const fp32Fallback = config.policy.optimizerState === "8bit" && optimizer.stateBits !== 8;
+  // The run page shows the backend's reason: say when 8-bit moments or bf16 weights were asked for but could not be had.
+  const fallbacks = [
+    config.policy.optimizerState === "8bit" && optimizer.stateBits !== 8
+      ? "AdamW's moments stay fp32: 8-bit needs the native kernels."
+      : "",
+    bf16 && (config.policy.lora || reference) && !(model.hasBf16Weights || reference?.hasBf16Weights)
+      ? "Frozen weights stay fp32: bf16 needs the native kernels."
+      : "",
+  ].filter(Boolean);
   return {
     deps,
-    backend: fp32Fallback
-      ? { ...backend, reason: `${backend.reason} AdamW's moments stay fp32: 8-bit needs the native kernels.` }
-      : backend,
+    backend: fallbacks.length ? { ...backend, reason: `${backend.reason} ${fallbacks.join(" ")}` } : backend,
     dispose() {
       optimizer.dispose();
       reference?.dispose();

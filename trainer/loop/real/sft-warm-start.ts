@@ -105,9 +105,8 @@ export function createSftWarmStart(input: SftWarmStartInput): (control: StopCont
     );
     if (reference) {
       // verl / TRL take the reference policy to be the model RL starts from: after a warm-start, the SFT model.
-      const merged = model.frozenCopy();
-      reference.copyWeightsFrom(merged);
-      merged.dispose();
+      // (the adapters' values with LoRA, whose reference shares the frozen base; every weight without)
+      reference.copyWeightsFrom(model);
       await saveCheckpoint(referenceDirOf(input.checkpointDir), {
         model: reference,
         state: { step: 0, rngState: 0, dataCursor: 0, role: "kl-reference" },
