@@ -7,8 +7,12 @@ optional LoRA on q/k/v/o with the base frozen). Prints one JSON object: median s
 python3 with torch (Debian: apt-get install python3-torch). Not part of the product: nothing imports it.
 
     python3 bench/pytorch-sizes.py --vocab 32000 --d 768 --layers 12 --heads 12 --kv-heads 12 --mlp 2048 \\
-        --batch 16 --context 128 [--tied] [--bias] [--lora 16] [--steps 2] [--threads 2]
+        --batch 16 --context 128 [--tied] [--bias] [--lora 16] [--reference] [--steps 2] [--threads 2]
+
+--reference keeps a frozen fp32 copy of the model (as TRL and verl keep a KL reference in the policy's dtype) and
+scores the batch with it, without gradients, before every step.
 """
+import copy
 import argparse
 import json
 import math
@@ -117,6 +121,7 @@ def main():
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--sample", type=int, default=0)
+    ap.add_argument("--reference", action="store_true")
     a = ap.parse_args()
     torch.manual_seed(0)
     if a.threads:
@@ -129,12 +134,16 @@ def main():
         for blk in model.blocks:
             for name in ("q", "k", "v", "o"):
                 setattr(blk, name, LoraLinear(getattr(blk, name), a.lora, 2 * a.lora))
+    reference = copy.deepcopy(model).requires_grad_(False).eval() if a.reference else None
     trainable = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(trainable, lr=1e-4)
     ids = torch.randint(0, a.vocab, (a.batch, a.context + 1))
     inputs, targets = ids[:, :-1], ids[:, 1:]
 
     def step():
+        if reference is not None:
+            with torch.no_grad():
+                F.log_softmax(reference(inputs), -1).gather(-1, targets.unsqueeze(-1))
         opt.zero_grad(set_to_none=True)
         loss = F.cross_entropy(model(inputs).reshape(-1, a.vocab), targets.reshape(-1))
         loss.backward()

@@ -10,7 +10,8 @@
  *   100M  vocab 32000, d 768, 12 layers, MLP 2048, tied embeddings, 16 × 128
  *   0.5B  Qwen2.5-0.5B's shape (vocab 151,936, d 896, 24 layers, GQA 14/2, q/k/v bias, tied), 4 × 128,
  *         full-parameter, full-parameter with 8-bit AdamW moments (policy.optimizerState "8bit"), those and
- *         activation recomputation (policy.recomputeActivations), and with LoRA r=16 on q/k/v/o
+ *         activation recomputation (policy.recomputeActivations), and with LoRA r=16 on q/k/v/o; with a KL
+ *         reference scored every step (fp32, or bf16 by policy.frozenWeights), and LoRA on a bf16 base
  *
  * After the TF.js rows of a size, PyTorch trains the same shape in the same run (bench/pytorch-sizes.py, one intra-op
  * thread: on 2 cores that split was the fastest, 2.65 s vs 3.5-3.7 s at 25M), so both share the machine's state.
@@ -28,6 +29,7 @@ import { Rng } from "../trainer/policy/rng";
 import { generate } from "../trainer/policy/sampling";
 import { GuardedStepper } from "../trainer/update/step";
 import { maskedNll } from "../trainer/update/sft";
+import { padBatch, tokenLogProbs } from "../trainer/policy/logprobs";
 import { findTorchPython } from "./pytorch";
 
 interface SizeSpec {
@@ -39,6 +41,10 @@ interface SizeSpec {
   stateBits?: 8;
   /** Activation checkpointing (PyTorch's row keeps its activations, as by default). */
   recompute?: boolean;
+  /** A KL reference whose log-probs of the batch are computed every step, as GRPO does (PyTorch's is fp32). */
+  reference?: "fp32" | "bf16";
+  /** A LoRA base stored in bfloat16 (PyTorch's row keeps it fp32). */
+  baseBf16?: boolean;
 }
 
 const base = { ropeTheta: 10000, rmsNormEps: 1e-5, attentionBias: false } as const;
@@ -81,6 +87,10 @@ export const SIZES: Record<string, SizeSpec> = {
   "0.5B-adam8-recompute": { config: qwen05, batch: 4, context: 128, stateBits: 8, recompute: true },
   "0.5B-lora16": { config: qwen05, batch: 4, context: 128, lora: 16 },
   "0.5B-lora16-recompute": { config: qwen05, batch: 4, context: 128, lora: 16, recompute: true },
+  "0.5B-kl": { config: qwen05, batch: 4, context: 128, reference: "fp32" },
+  "0.5B-kl-bf16": { config: qwen05, batch: 4, context: 128, reference: "bf16" },
+  "0.5B-lora16-bf16": { config: qwen05, batch: 4, context: 128, lora: 16, baseBf16: true },
+  "0.5B-lora16-bf16-recompute": { config: qwen05, batch: 4, context: 128, lora: 16, baseBf16: true, recompute: true },
 };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -92,7 +102,10 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
   const t0 = performance.now();
   const model = new DecoderLM(spec.config, { seed: 0 });
   if (spec.lora) model.enableLora({ rank: spec.lora, alpha: 2 * spec.lora, targets: ["q_proj", "k_proj", "v_proj", "o_proj"] });
+  if (spec.baseBf16 && !model.storeFrozenAsBf16()) throw new Error("bf16 weights need the native kernels");
   model.recomputeActivations = spec.recompute === true;
+  const reference = spec.reference ? model.frozenCopy({ bf16: spec.reference === "bf16" }) : null;
+  if (spec.reference === "bf16" && !reference?.hasBf16Weights) throw new Error("bf16 weights need the native kernels");
   const initSeconds = (performance.now() - t0) / 1000;
   const opt = new AdamW(model.trainableVariables(), { lr: 1e-4, maxGradNorm: 1, stateBits: spec.stateBits ?? 32 });
   const stepper = new GuardedStepper(model, opt);
@@ -101,7 +114,11 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
     tokens: Array.from({ length: spec.context }, () => rng.int(spec.config.vocabSize)),
     lossMask: new Array<number>(spec.context).fill(1),
   }));
-  const run = () => stepper.step([{ weight: 1, loss: () => ({ loss: maskedNll(model, demos), metrics: {} }) }]);
+  const referenceBatch = padBatch(demos.map((d) => d.tokens));
+  const run = () => {
+    if (reference) tf.tidy(() => tokenLogProbs(reference, referenceBatch).logp.dataSync());
+    return stepper.step([{ weight: 1, loss: () => ({ loss: maskedNll(model, demos), metrics: {} }) }]);
+  };
   const times: number[] = [];
   for (let i = 0; i <= steps; i++) {
     const s = performance.now();
@@ -112,7 +129,7 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
   // KV-cache sampling at batch 1 (a full-parameter model only: LoRA decodes through the same base), after a short
   // warm-up: 16-token prompt, 32 new tokens.
   let sampledTokensPerSecond: number | null = null;
-  if (!spec.lora && !spec.stateBits && !spec.recompute) {
+  if (!spec.lora && !spec.stateBits && !spec.recompute && !spec.reference) {
     const prompt = [Array.from({ length: 16 }, () => rng.int(spec.config.vocabSize))];
     generate(model, prompt, { maxNewTokens: 4, rng });
     const s0 = performance.now();
@@ -159,7 +176,8 @@ function pytorchRow(python: string, spec: SizeSpec, steps: number): Record<strin
     steps,
     "--threads",
     1,
-    ...(spec.lora || spec.stateBits || spec.recompute ? [] : ["--sample", 32]),
+    ...(spec.lora || spec.stateBits || spec.recompute || spec.reference ? [] : ["--sample", 32]),
+    ...(spec.reference ? ["--reference"] : []),
     ...(c.tieEmbeddings ? ["--tied"] : []),
     ...(c.attentionBias ? ["--bias"] : []),
     ...(spec.lora ? ["--lora", spec.lora] : []),

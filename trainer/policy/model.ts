@@ -6,7 +6,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { headDim, validateModelConfig, type ModelConfig } from "./config";
 import { paramSpecs, type ParamSpec } from "./params";
-import { applyRope, isFrozen, lookupRows, mm, mmFrozen, rmsNorm, ropeTables, rotateHalfMatrix } from "./ops";
+import { applyRope, isFrozen, lookupRows, mm, mmFrozen, mmTransposed, rmsNorm, ropeTables, rotateHalfMatrix } from "./ops";
 import { Rng } from "./rng";
 import { LoraAdapters, type LoraConfig } from "./lora";
 import { attendBatched, attendLoop2d, pickAttentionMode, type AttentionMode } from "./attention";
@@ -252,7 +252,7 @@ export class DecoderLM {
     const w = this.p(name) as tf.Tensor2D;
     // A frozen tied head needs neither the embedding's transpose nor its gradient.
     if (isFrozen(w)) return mmFrozen(hf, tied ? { wT: w } : { w });
-    return mm(hf, tied ? (tf.transpose(w) as tf.Tensor2D) : w);
+    return tied ? mmTransposed(hf, w) : mm(hf, w);
   }
 
   /**

@@ -5,12 +5,23 @@
  * lookups gather forward and scatter backward in plain JS (O(rows x width), far cheaper than a one-hot matMul).
  */
 import * as tf from "@tensorflow/tfjs";
+import { fusedOpsAvailable } from "./fused";
 
 /**
- * x[M,K] @ w[K,N] with a backward pass made of untransposed 2-D matMuls. Explicit transposes pay even with the
- * native OpenBLAS kernels: sgemm with a transposed [2032,128] operand and K = 2032 ran 4-5x slower than a copy
- * plus the untransposed product (bench/matmul.ts shapes, measured).
+ * Whether matMul may be given transposed operands: the native OpenBLAS kernels read them in place (sgemm's own
+ * transpose flags). Measured on the cpu backend at 0.5B shapes: dy[512,4864]·W[896,4864]ᵀ 25.5 ms in place vs
+ * 38.8 ms with the transpose copied first, xᵀ·dy no slower than copying; the same or better on wasm. The stock
+ * wasm kernel is ~0.5 GFLOP/s on a transposed operand, so without the native kernels the copy is made explicitly.
  */
+const transposesInPlace = (): boolean => fusedOpsAvailable();
+
+/** a @ bᵀ (transposeB) or aᵀ @ b (transposeA), in place where the kernels allow, else through an explicit copy. */
+const matMulT = (a: tf.Tensor2D, b: tf.Tensor2D, transposeA: boolean, transposeB: boolean): tf.Tensor2D =>
+  transposesInPlace()
+    ? tf.matMul(a, b, transposeA, transposeB)
+    : tf.matMul(transposeA ? tf.transpose(a) : a, transposeB ? tf.transpose(b) : b);
+
+/** x[M,K] @ w[K,N], with dx = dy·wᵀ and dw = xᵀ·dy. */
 export function mm(x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D {
   const f = tf.customGrad((a, b, save) => {
     const [xa, wb] = [a as tf.Tensor2D, b as tf.Tensor2D];
@@ -20,7 +31,27 @@ export function mm(x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D {
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [sx, sw] = saved as tf.Tensor2D[];
         const dy2 = dy as tf.Tensor2D;
-        return [tf.matMul(dy2, tf.transpose(sw)), tf.matMul(tf.transpose(sx), dy2)];
+        return [matMulT(dy2, sw, false, true), matMulT(sx, dy2, true, false)];
+      },
+    };
+  });
+  return f(x, w) as tf.Tensor2D;
+}
+
+/**
+ * x[M,K] @ w[N,K]ᵀ with gradients for both (a trainable tied head reading the embedding [vocab, hidden]): no
+ * [hidden, vocab] transpose of the embedding is built in the forward pass, nor its gradient transposed back.
+ */
+export function mmTransposed(x: tf.Tensor2D, w: tf.Tensor2D): tf.Tensor2D {
+  const f = tf.customGrad((a, b, save) => {
+    const [xa, wb] = [a as tf.Tensor2D, b as tf.Tensor2D];
+    (save as tf.GradSaveFunc)([xa, wb]);
+    return {
+      value: matMulT(xa, wb, false, true),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [sx, sw] = saved as tf.Tensor2D[];
+        const dy2 = dy as tf.Tensor2D;
+        return [tf.matMul(dy2, sw), matMulT(dy2, sx, true, false)];
       },
     };
   });
@@ -37,9 +68,9 @@ export function mmFrozen(x: tf.Tensor2D, weight: { w: tf.Tensor2D } | { wT: tf.T
   const f = tf.customGrad((a) => {
     const xa = a as tf.Tensor2D;
     return {
-      value: "w" in weight ? tf.matMul(xa, weight.w) : tf.matMul(xa, weight.wT, false, true),
+      value: "w" in weight ? tf.matMul(xa, weight.w) : matMulT(xa, weight.wT, false, true),
       gradFunc: (dy: tf.Tensor) =>
-        "w" in weight ? tf.matMul(dy as tf.Tensor2D, tf.transpose(weight.w)) : tf.matMul(dy as tf.Tensor2D, weight.wT),
+        "w" in weight ? matMulT(dy as tf.Tensor2D, weight.w, false, true) : tf.matMul(dy as tf.Tensor2D, weight.wT),
     };
   });
   return f(x) as tf.Tensor2D;

@@ -30,38 +30,99 @@ HOT void bf16_decode(const uint16_t *x, int64_t n, float *out) {
   for (int64_t i = 0; i < n; i++) o[i] = (uint32_t)x[i] << 16;
 }
 
-/* Floats of W widened per panel: 1M (4 MB) stays in L2/L3 next to the operand sgemm reads it with. */
-#define PANEL_FLOATS (1L << 20)
+/*
+ * Floats of W widened per panel (16 MB). Panels run one after another, each widened and then multiplied by one
+ * sgemm that OpenBLAS threads itself. Sharing panels out over our own threads, each with a one-thread sgemm, ran
+ * 1.5-1.8x slower than float32 (concurrent OpenBLAS calls from several threads serialise); this way the products of
+ * a 0.5B step ([512, 896] x [896, 4864] and the like) ran within 0-20% of float32's (measured while building it; the
+ * whole step: bench:trainer --sizes 0.5B-lora16-bf16).
+ */
+#define PANEL_FLOATS (1L << 22)
+/* Below this many values a panel is widened on the calling thread: starting threads (~50 us) would cost more. */
+#define SPLIT_WIDEN (1L << 18)
+
+/*
+ * Scratch kept from call to call: malloc'ing 16 MB per call came back as fresh pages that had to be faulted in. The
+ * kernels run on the JavaScript thread, one at a time.
+ */
+static float *pool;
+static size_t pool_floats;
+
+static float *scratch_pool(size_t floats) {
+  if (floats > pool_floats) {
+    free(pool);
+    pool = (float *)malloc(sizeof(float) * floats);
+    if (!pool) abort(); /* 16 MB; a machine that cannot give them cannot train either */
+    pool_floats = floats;
+  }
+  return pool;
+}
+
+typedef struct {
+  const uint16_t *w;
+  int64_t ld, n0, width;
+  int transW;
+  float *dst;
+} widen_t;
+
+/* Rows [first, last) of one panel: whole rows n0.. of W [N, K] (transW), or columns n0.. of rows of W [K, N]. */
+static void widen_rows(void *ctx, int64_t first, int64_t last) {
+  const widen_t *c = (const widen_t *)ctx;
+  if (c->transW) {
+    bf16_decode(c->w + (c->n0 + first) * c->ld, (last - first) * c->ld, c->dst + first * c->ld);
+    return;
+  }
+  for (int64_t k = first; k < last; k++) bf16_decode(c->w + k * c->ld + c->n0, c->width, c->dst + k * c->width);
+}
+
+/*
+ * A few rows of x (sampling: one token per sequence) read W once, widening each value in registers: a panel would
+ * widen all of W into memory for a handful of multiply-adds per value (a [1, 896] x [896, 4864] product took
+ * 4.7 ms that way against 0.7 ms for float32).
+ */
+#define FEW_ROWS 8
 
 typedef struct {
   const float *x;
   const uint16_t *w;
-  int64_t M, K, N, panel;
-  int transW;
+  int64_t M, K, N;
   float *y;
-} matmul_t;
+} few_t;
 
-/* Output columns [first*panel, last*panel): widen each panel of W, then one sgemm into y's columns. */
-static void matmul_range(void *ctx, int64_t first, int64_t last) {
-  const matmul_t *s = (const matmul_t *)ctx;
-  float *scratch = (float *)malloc(sizeof(float) * (size_t)(s->K * s->panel));
-  if (!scratch) abort(); /* 4 MB; a machine that cannot give it cannot train either */
-  for (int64_t p = first; p < last; p++) {
-    const int64_t n0 = p * s->panel;
-    const int64_t nb = s->N - n0 < s->panel ? s->N - n0 : s->panel;
-    if (s->transW) {
-      /* W [N, K]: rows n0.. are contiguous; y[:, n0:] = x @ panelᵀ */
-      bf16_decode(s->w + n0 * s->K, nb * s->K, scratch);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)s->M, (int)nb, (int)s->K, 1.0f, s->x, (int)s->K, scratch,
-                  (int)s->K, 0.0f, s->y + n0, (int)s->N);
-    } else {
-      /* W [K, N]: columns n0.. of every row, gathered into a [K, nb] panel */
-      for (int64_t k = 0; k < s->K; k++) bf16_decode(s->w + k * s->N + n0, nb, scratch + k * nb);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)s->M, (int)nb, (int)s->K, 1.0f, s->x, (int)s->K, scratch,
-                  (int)nb, 0.0f, s->y + n0, (int)s->N);
+static inline float widen(uint16_t v) {
+  const uint32_t u = (uint32_t)v << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* Output columns [first, last) of y = x @ W, W [K, N]: rows of W streamed once, a row of y accumulated per x row. */
+HOT static void few_rows_range(void *ctx, int64_t first, int64_t last) {
+  const few_t *c = (const few_t *)ctx;
+  for (int64_t m = 0; m < c->M; m++) {
+    float *yr = c->y + m * c->N;
+    for (int64_t n = first; n < last; n++) yr[n] = 0.0f;
+    for (int64_t k = 0; k < c->K; k++) {
+      const float xv = c->x[m * c->K + k];
+      const uint16_t *wr = c->w + k * c->N;
+      for (int64_t n = first; n < last; n++) yr[n] += xv * widen(wr[n]);
     }
   }
-  free(scratch);
+}
+
+/* Output columns [first, last) of y = x @ Wᵀ, W [N, K]: one dot product of length K per output. */
+HOT static void few_rows_t_range(void *ctx, int64_t first, int64_t last) {
+  const few_t *c = (const few_t *)ctx;
+  for (int64_t n = first; n < last; n++) {
+    const uint16_t *wr = c->w + n * c->K;
+    for (int64_t m = 0; m < c->M; m++) {
+      const float *xr = c->x + m * c->K;
+      float acc = 0.0f;
+#pragma omp simd reduction(+ : acc)
+      for (int64_t k = 0; k < c->K; k++) acc += xr[k] * widen(wr[k]);
+      c->y[m * c->N + n] = acc;
+    }
+  }
 }
 
 void bf16_matmul(const float *x, const uint16_t *w, int64_t M, int64_t K, int64_t N, int transW, float *y) {
@@ -70,16 +131,26 @@ void bf16_matmul(const float *x, const uint16_t *w, int64_t M, int64_t K, int64_
     memset(y, 0, sizeof(float) * (size_t)(M * N));
     return;
   }
-  /* Panels are shared out over our threads (each widens its own and runs a one-thread sgemm), so widening runs in
-     parallel too; at least one panel per thread, at most PANEL_FLOATS each, never narrower than 16 columns. */
-  const int threads = gemm_threads();
+  if (M <= FEW_ROWS) {
+    few_t c = {x, w, M, K, N, y};
+    parallel_for(N, K * N >= SPLIT_WIDEN ? gemm_threads() : 1, transW ? few_rows_t_range : few_rows_range, &c);
+    return;
+  }
   int64_t panel = PANEL_FLOATS / K;
-  const int64_t per_thread = (N + threads - 1) / threads;
-  if (panel > per_thread) panel = per_thread;
   if (panel < 16) panel = 16;
-  const int64_t panels = (N + panel - 1) / panel;
-  matmul_t s = {x, w, M, K, N, panel, transW, y};
-  parallel_for(panels, threads, matmul_range, &s);
+  if (panel > N) panel = N;
+  float *scratch = scratch_pool((size_t)(K * panel));
+  for (int64_t n0 = 0; n0 < N; n0 += panel) {
+    const int64_t nb = N - n0 < panel ? N - n0 : panel;
+    widen_t c = {w, transW ? K : N, n0, nb, transW, scratch};
+    parallel_for(transW ? nb : K, nb * K >= SPLIT_WIDEN ? gemm_threads() : 1, widen_rows, &c);
+    if (transW) /* W [N, K]: y[:, n0:] = x @ panelᵀ, the panel [nb, K] */
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)nb, (int)K, 1.0f, x, (int)K, scratch, (int)K, 0.0f,
+                  y + n0, (int)N);
+    else /* W [K, N]: y[:, n0:] = x @ panel, the panel [K, nb] */
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)nb, (int)K, 1.0f, x, (int)K, scratch, (int)nb, 0.0f,
+                  y + n0, (int)N);
+  }
 }
 
 int bf16_gather_rows(const uint16_t *table, int64_t rows, int64_t D, const int32_t *ids, int64_t n, float *out) {

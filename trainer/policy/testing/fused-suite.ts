@@ -75,33 +75,43 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
     [1, 61, 8, 33, 9, 8, 8, 7, 4, 9],
   ]);
 
-  test(`${backend}: fused decoder = stock ops: log-probs, entropies and the gradient of every weight`, { skip: !built }, async () => {
-    const model = new DecoderLM(CONFIG, { seed: 11, initStd: 0.2 });
-    const vars = model.trainableVariables();
-    const run = () =>
-      tf.tidy(() => {
-        const { value, grads } = tf.variableGrads(() => {
-          const { logp, entropy } = tokenLogProbs(model, batch, true);
-          // a weighted sum so each token's log-prob and entropy gets a different upstream gradient
-          const w = tf.linspace(0.5, 1.5, batch.T).reshape([1, batch.T]);
-          return tf.add(tf.sum(tf.mul(logp, w)), tf.mul(0.3, tf.sum(tf.mul(entropy as tf.Tensor, w)))) as tf.Scalar;
-        }, vars);
-        const lp = tokenLogProbs(model, batch, true);
-        return {
-          loss: value.dataSync()[0],
-          logp: lp.logp.dataSync(),
-          entropy: (lp.entropy as tf.Tensor).dataSync(),
-          grads: Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, g.dataSync()])),
-        };
-      });
-    const { fused, stock } = await bothPaths(run);
-    assertClose([fused.loss], [stock.loss], "loss");
-    assertClose(fused.logp, stock.logp, "log-probs");
-    assertClose(fused.entropy, stock.entropy, "entropies");
-    assert.equal(Object.keys(fused.grads).length, vars.length);
-    for (const name of Object.keys(stock.grads)) assertClose(fused.grads[name], stock.grads[name], `d loss / d ${name}`, 2e-4);
-    model.dispose();
-  });
+  // Tied embeddings: the head reads the embedding transposed in place on the fused path, through a copy on the stock one.
+  for (const [label, config] of [
+    ["", CONFIG],
+    [", tied embeddings", { ...CONFIG, tieEmbeddings: true }],
+  ] as const) {
+    test(
+      `${backend}: fused decoder = stock ops${label}: log-probs, entropies and the gradient of every weight`,
+      { skip: !built },
+      async () => {
+        const model = new DecoderLM(config, { seed: 11, initStd: 0.2 });
+        const vars = model.trainableVariables();
+        const run = () =>
+          tf.tidy(() => {
+            const { value, grads } = tf.variableGrads(() => {
+              const { logp, entropy } = tokenLogProbs(model, batch, true);
+              // a weighted sum so each token's log-prob and entropy gets a different upstream gradient
+              const w = tf.linspace(0.5, 1.5, batch.T).reshape([1, batch.T]);
+              return tf.add(tf.sum(tf.mul(logp, w)), tf.mul(0.3, tf.sum(tf.mul(entropy as tf.Tensor, w)))) as tf.Scalar;
+            }, vars);
+            const lp = tokenLogProbs(model, batch, true);
+            return {
+              loss: value.dataSync()[0],
+              logp: lp.logp.dataSync(),
+              entropy: (lp.entropy as tf.Tensor).dataSync(),
+              grads: Object.fromEntries(Object.entries(grads).map(([k, g]) => [k, g.dataSync()])),
+            };
+          });
+        const { fused, stock } = await bothPaths(run);
+        assertClose([fused.loss], [stock.loss], "loss");
+        assertClose(fused.logp, stock.logp, "log-probs");
+        assertClose(fused.entropy, stock.entropy, "entropies");
+        assert.equal(Object.keys(fused.grads).length, vars.length);
+        for (const name of Object.keys(stock.grads)) assertClose(fused.grads[name], stock.grads[name], `d loss / d ${name}`, 2e-4);
+        model.dispose();
+      },
+    );
+  }
 
   for (const [label, config] of [
     ["Llama layout", CONFIG],
