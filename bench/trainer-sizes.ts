@@ -15,6 +15,8 @@
  *
  * After the TF.js rows of a size, PyTorch trains the same shape in the same run (bench/pytorch-sizes.py, one intra-op
  * thread: on 2 cores that split was the fastest, 2.65 s vs 3.5-3.7 s at 25M), so both share the machine's state.
+ * Debian's torch does its matMuls in the same OpenBLAS as ours, on OpenBLAS's own threads (2 here, whatever the
+ * intra-op setting): both sides multiply on both cores.
  * Flags: --sizes 1M,25M (subset), --backends cpu (subset), --steps N (timed steps, default 2), --no-pytorch.
  */
 import { spawnSync } from "node:child_process";

@@ -88,9 +88,10 @@ for (const backend of ["wasm", "cpu"] as const) {
     async () => {
       await selectBackend({ ROLLOUT_LAB_BACKEND: backend });
       assert.ok(bf16Available());
-      // odd sizes, and wide enough for several panels per thread (native/blas/src/bf16.c)
-      const [M, K, N] = [5, 301, 7001];
-      const check = (transposed: boolean) => {
+      // native/blas/src/bf16.c's three paths: a few rows widened in registers; 16 MB blocks across the outputs;
+      // blocks across the shared dimension K, summed (K > N). Odd sizes, and more than one block.
+      const check = ([M, K, N]: number[], transposed: boolean) => {
+        const what = `[${M}, ${K}] x [${K}, ${N}]${transposed ? " (transposed)" : ""}`;
         const w = tf.randomNormal(transposed ? [N, K] : [K, N], 0, 0.05, "float32", 3) as tf.Tensor2D;
         const packed = Bf16Matrix.encode(w);
         const wide = packed.decode();
@@ -99,10 +100,10 @@ for (const backend of ["wasm", "cpu"] as const) {
         const want = tf.matMul(x, wide, false, transposed);
         const got = packed.matMul(x, transposed);
         assert.deepEqual(got.shape, [M, N]);
-        assert.ok(relativeError(got.dataSync() as Float32Array, want.dataSync() as Float32Array) < 1e-5, "product");
+        assert.ok(relativeError(got.dataSync() as Float32Array, want.dataSync() as Float32Array) < 1e-5, `${what}: product`);
         const gGot = tf.grad((xi: tf.Tensor) => tf.sum(tf.mul(packed.matMul(xi as tf.Tensor2D, transposed), probe)))(x);
         const gWant = tf.grad((xi: tf.Tensor) => tf.sum(tf.mul(tf.matMul(xi as tf.Tensor2D, wide, false, transposed), probe)))(x);
-        assert.ok(relativeError(gGot.dataSync() as Float32Array, gWant.dataSync() as Float32Array) < 1e-5, "input gradient");
+        assert.ok(relativeError(gGot.dataSync() as Float32Array, gWant.dataSync() as Float32Array) < 1e-5, `${what}: input gradient`);
         // bf16's 8 significant bits: every value within a relative 2^-8 (half a unit in the last place) of its float32
         const a = w.dataSync();
         const b = wide.dataSync();
@@ -110,8 +111,14 @@ for (const backend of ["wasm", "cpu"] as const) {
         tf.dispose([w, wide, x, probe, want, got, gGot, gWant]);
         packed.dispose();
       };
-      check(false);
-      check(true);
+      for (const shape of [
+        [5, 301, 7001],
+        [37, 301, 20011],
+        [37, 20011, 211],
+      ]) {
+        check(shape, false);
+        check(shape, true);
+      }
       const table = tf.randomNormal([11, 7], 0, 1, "float32", 6) as tf.Tensor2D;
       const packed = Bf16Matrix.encode(table);
       const ids = Int32Array.from([3, 0, 10, 3]);

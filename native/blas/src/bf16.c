@@ -58,21 +58,52 @@ static float *scratch_pool(size_t floats) {
   return pool;
 }
 
+/* A block of W [rows, cols] (its rows r0.., columns c0.., `width` of them) widened into dst [rows in block, width]. */
 typedef struct {
   const uint16_t *w;
-  int64_t ld, n0, width;
-  int transW;
+  int64_t cols, r0, c0, width;
   float *dst;
 } widen_t;
 
-/* Rows [first, last) of one panel: whole rows n0.. of W [N, K] (transW), or columns n0.. of rows of W [K, N]. */
 static void widen_rows(void *ctx, int64_t first, int64_t last) {
   const widen_t *c = (const widen_t *)ctx;
-  if (c->transW) {
-    bf16_decode(c->w + (c->n0 + first) * c->ld, (last - first) * c->ld, c->dst + first * c->ld);
-    return;
+  for (int64_t r = first; r < last; r++) bf16_decode(c->w + (c->r0 + r) * c->cols + c->c0, c->width, c->dst + r * c->width);
+}
+
+static void widen_block(const uint16_t *w, int64_t cols, int64_t r0, int64_t rows, int64_t c0, int64_t width, float *dst) {
+  widen_t c = {w, cols, r0, c0, width, dst};
+  parallel_for(rows, rows * width >= SPLIT_WIDEN ? gemm_threads() : 1, widen_rows, &c);
+}
+
+/*
+ * Many rows of x: W in blocks of at most PANEL_FLOATS, each widened and then multiplied by one sgemm. The blocks cut
+ * the longer of W's two dimensions: across the outputs (each block a slice of y's columns), or — when the shared
+ * dimension K is the longer, as in a tied head's input gradient dy[512, 151936] · E — across K, summing into y, so
+ * x is read once instead of once per narrow slice of outputs.
+ */
+static void panels(const float *x, const uint16_t *w, int64_t M, int64_t K, int64_t N, int transW, float *y) {
+  const int acrossK = K > N;
+  const int64_t other = acrossK ? N : K;
+  const int64_t length = acrossK ? K : N;
+  int64_t step = PANEL_FLOATS / other;
+  if (step < 16) step = 16;
+  if (step > length) step = length;
+  float *scratch = scratch_pool((size_t)(other * step));
+  for (int64_t s0 = 0; s0 < length; s0 += step) {
+    const int64_t sb = length - s0 < step ? length - s0 : step;
+    /* the block of outputs [n0, n0 + nb) and of the shared dimension [k0, k0 + kb) */
+    const int64_t n0 = acrossK ? 0 : s0, nb = acrossK ? N : sb, k0 = acrossK ? s0 : 0, kb = acrossK ? sb : K;
+    const float beta = acrossK && s0 > 0 ? 1.0f : 0.0f;
+    if (transW) { /* W [N, K]: y[:, n0:] (+)= x[:, k0:] · blockᵀ, the block [nb, kb] */
+      widen_block(w, K, n0, nb, k0, kb, scratch);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)nb, (int)kb, 1.0f, x + k0, (int)K, scratch, (int)kb,
+                  beta, y + n0, (int)N);
+    } else { /* W [K, N]: y[:, n0:] (+)= x[:, k0:] · block, the block [kb, nb] */
+      widen_block(w, N, k0, kb, n0, nb, scratch);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)nb, (int)kb, 1.0f, x + k0, (int)K, scratch, (int)nb,
+                  beta, y + n0, (int)N);
+    }
   }
-  for (int64_t k = first; k < last; k++) bf16_decode(c->w + k * c->ld + c->n0, c->width, c->dst + k * c->width);
 }
 
 /*
@@ -136,21 +167,7 @@ void bf16_matmul(const float *x, const uint16_t *w, int64_t M, int64_t K, int64_
     parallel_for(N, K * N >= SPLIT_WIDEN ? gemm_threads() : 1, transW ? few_rows_t_range : few_rows_range, &c);
     return;
   }
-  int64_t panel = PANEL_FLOATS / K;
-  if (panel < 16) panel = 16;
-  if (panel > N) panel = N;
-  float *scratch = scratch_pool((size_t)(K * panel));
-  for (int64_t n0 = 0; n0 < N; n0 += panel) {
-    const int64_t nb = N - n0 < panel ? N - n0 : panel;
-    widen_t c = {w, transW ? K : N, n0, nb, transW, scratch};
-    parallel_for(transW ? nb : K, nb * K >= SPLIT_WIDEN ? gemm_threads() : 1, widen_rows, &c);
-    if (transW) /* W [N, K]: y[:, n0:] = x @ panelᵀ, the panel [nb, K] */
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)nb, (int)K, 1.0f, x, (int)K, scratch, (int)K, 0.0f,
-                  y + n0, (int)N);
-    else /* W [K, N]: y[:, n0:] = x @ panel, the panel [K, nb] */
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)nb, (int)K, 1.0f, x, (int)K, scratch, (int)nb, 0.0f,
-                  y + n0, (int)N);
-  }
+  panels(x, w, M, K, N, transW, y);
 }
 
 int bf16_gather_rows(const uint16_t *table, int64_t rows, int64_t D, const int32_t *ids, int64_t n, float *out) {
