@@ -55,6 +55,17 @@ function lossAndGrads(m: DecoderLM, vars: tf.Variable[]): { loss: number; grads:
   return out;
 }
 
+/** `steps` AdamW steps raising BATCH's log-probs; returns the optimizer for the caller to dispose. */
+function train(m: DecoderLM, steps: number): AdamW {
+  const opt = new AdamW(m.trainableVariables(), { lr: 1e-2 });
+  for (let i = 0; i < steps; i++) {
+    const { grads, value } = tf.variableGrads(() => tf.neg(tf.sum(tokenLogProbs(m, BATCH).logp)) as tf.Scalar, m.trainableVariables());
+    opt.apply(grads, 1);
+    tf.dispose([value, ...Object.values(grads)]);
+  }
+  return opt;
+}
+
 const relativeError = (a: Float32Array, b: Float32Array) => {
   let num = 0;
   let den = 0;
@@ -161,15 +172,7 @@ for (const backend of ["wasm", "cpu"] as const) {
       const g16 = lossAndGrads(model, model.trainableVariables());
       g16.grads.forEach((g, i) => assert.ok(relativeError(g, g32.grads[i]) < 0.03, `adapter ${i}: ${relativeError(g, g32.grads[i])}`));
 
-      const opt = new AdamW(model.trainableVariables(), { lr: 1e-2 });
-      for (let i = 0; i < 3; i++) {
-        const { grads, value } = tf.variableGrads(
-          () => tf.neg(tf.sum(tokenLogProbs(model, BATCH).logp)) as tf.Scalar,
-          model.trainableVariables(),
-        );
-        opt.apply(grads, 1);
-        tf.dispose([value, ...Object.values(grads)]);
-      }
+      const opt = train(model, 3);
       const loss = -logProbs(model).reduce((a, b) => a + b, 0);
       assert.ok(loss < g16.loss, `the adapters learned: ${g16.loss} -> ${loss}`);
 
@@ -221,15 +224,7 @@ for (const backend of ["wasm", "cpu"] as const) {
       const atStart = logProbs(reference);
       assert.ok(maxDiff(atStart, start) < 0.02, `reference vs policy: ${maxDiff(atStart, start)}`);
 
-      const opt = new AdamW(policy.trainableVariables(), { lr: 1e-2 });
-      for (let i = 0; i < 2; i++) {
-        const { grads, value } = tf.variableGrads(
-          () => tf.neg(tf.sum(tokenLogProbs(policy, BATCH).logp)) as tf.Scalar,
-          policy.trainableVariables(),
-        );
-        opt.apply(grads, 1);
-        tf.dispose([value, ...Object.values(grads)]);
-      }
+      const opt = train(policy, 2);
       assert.ok(maxDiff(logProbs(policy), start) > 0.05, "the policy moved");
       assert.deepEqual(logProbs(reference), atStart, "the reference did not move with it");
       // refreshed (after an SFT warm-start): the policy's new weights, rounded again
