@@ -4,6 +4,20 @@
  * done; it ends with an evaluation. Environments never see the policy model, only its text.
  */
 import type { ConversationMessage, EpisodeEndReason, LlmCallRecord, LlmRole } from "../../lib/conversation";
+import type { StructuredToolCall, ToolSchema } from "./parse";
+
+export type { StructuredToolCall, ToolSchema };
+
+/**
+ * How an episode hands its tools to the policy.
+ * - "prompt": written into the system prompt in the environment's own text (the built-in byte-level policies, and
+ *   every environment whose research system defines its own text protocol).
+ * - "schemas": left out of the prompt and returned by `Episode.tools()` as function schemas, for a chat template
+ *   that renders tools itself (a Hugging Face checkpoint's) or an API's `tools` parameter (an endpoint policy, an
+ *   OpenEnv client). Environments whose protocol is their own text (EnvTuning's, UserRL's, gorilla's Python calls)
+ *   keep it either way and return no schemas.
+ */
+export type ToolPresentation = "prompt" | "schemas";
 
 /** One task of a dataset. `data` is family-specific and JSON-serialisable (it is stored with each group). */
 export interface Task<TData = unknown> {
@@ -49,6 +63,8 @@ export interface EpisodeContext {
   onLlmCall?: (call: LlmCallRecord) => void;
   signal?: AbortSignal;
   maxTurns: number;
+  /** Default "prompt". */
+  toolPresentation?: ToolPresentation;
 }
 
 export interface StepResult {
@@ -73,8 +89,17 @@ export interface Evaluation {
 export interface Episode {
   /** Opening messages: system prompt (with tool descriptions) and, usually, the first user message. */
   reset(): Promise<ConversationMessage[]>;
-  /** Apply one policy message (the raw generated text) at turn `turn`. */
-  step(policyText: string, turn: number): Promise<StepResult>;
+  /**
+   * The function schemas the policy may call, when the context asked for "schemas" and the environment's protocol
+   * is function calling; absent or [] otherwise. Valid after reset; may change between turns (BFCL's miss_func
+   * reveals a function at its turn).
+   */
+  tools?(): ToolSchema[];
+  /**
+   * Apply one policy message at turn `turn`: the raw generated text, and the calls it made when they arrive as data
+   * (read them with `readPolicyAction`, which falls back to parsing the text).
+   */
+  step(policyText: string, turn: number, toolCalls?: readonly StructuredToolCall[]): Promise<StepResult>;
   /** Score the finished episode. Called once, after done or after the trainer stopped stepping. */
   evaluate(endReason: EpisodeEndReason): Promise<Evaluation>;
 }

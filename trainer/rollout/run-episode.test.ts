@@ -116,3 +116,48 @@ test("the registry resolves names and lists valid ones on a typo", () => {
     (e: unknown) => e instanceof UnknownEnvironmentError && /Valid names: .*simulated/.test(e.message),
   );
 });
+
+test("tools offered as schemas reach the policy, and its structured calls reach the environment and the record", async () => {
+  const tools = [{ name: "lookup", description: "find a record", parameters: { type: "object", properties: {} } }];
+  const seenByEnv: unknown[] = [];
+  const env: Environment<{ n: number }> = {
+    name: "toy-tools",
+    description: "test double",
+    builtinTasks: () => [task],
+    createEpisode: () => ({
+      reset: async () => [{ role: "user", source: "user_simulator", content: "look it up", turn: 0 } as ConversationMessage],
+      tools: () => tools,
+      step: async (_text, turn, toolCalls) => {
+        seenByEnv.push(toolCalls);
+        const observations: ConversationMessage[] = (toolCalls ?? []).map((c) => ({
+          role: "tool",
+          source: "tool",
+          content: "found",
+          turn,
+          toolCallId: c.id,
+          name: c.name,
+        }));
+        return { observations, done: turn === 1, endReason: turn === 1 ? "agent_finished" : undefined };
+      },
+      evaluate: async () => ({ reward: 1, components: {}, reasoning: "" }),
+    }),
+  };
+  const toolsSeen: unknown[] = [];
+  const traj = await runEpisode({
+    env,
+    task,
+    policy: async (_m, info) => {
+      toolsSeen.push(info.tools);
+      return info.turn === 0
+        ? { text: "Checking.", toolCalls: [{ id: "call_9", name: "lookup", arguments: '{"q": 1}' }] }
+        : { text: "done" };
+    },
+    ctx,
+    maxTurns: 4,
+  });
+  assert.deepEqual(toolsSeen, [tools, tools]);
+  assert.deepEqual(seenByEnv, [[{ id: "call_9", name: "lookup", arguments: '{"q": 1}' }], undefined]);
+  const first = traj.messages.find((m) => m.source === "policy");
+  assert.equal(first?.content, "Checking.");
+  assert.deepEqual(first?.toolCalls, [{ id: "call_9", name: "lookup", arguments: { q: 1 } }]);
+});

@@ -5,11 +5,14 @@
  * recorded, so one bad task cannot kill a batch of 128.
  */
 import type { ConversationMessage, EpisodeEndReason, LlmCallRecord, ToolCall, TrajectoryStatus } from "../../lib/conversation";
-import type { Environment, EpisodeContext, Evaluation, LlmChat, Task } from "../envs/types";
-import { parsePolicyAction, toolCallIdPrefix } from "../envs/parse";
+import type { Environment, EpisodeContext, Evaluation, LlmChat, StructuredToolCall, Task, ToolSchema } from "../envs/types";
+import { readPolicyAction, toolCallIdPrefix } from "../envs/parse";
 
 export interface PolicyOutput {
+  /** The reply as the policy produced it (stored as the message's content). */
   text: string;
+  /** Calls the policy made as data (an API's tool_calls, or the text read by a model family's parser). */
+  toolCalls?: StructuredToolCall[];
   /** Generated tokens (for length metrics and the loss mask). */
   tokens?: number;
   /** Per-token log-probs under the sampling policy (GRPO's old-policy log-probs). */
@@ -18,7 +21,14 @@ export interface PolicyOutput {
   endEpisode?: EpisodeEndReason;
 }
 
-export type Policy = (messages: ConversationMessage[], info: { turn: number; taskId: string }) => Promise<PolicyOutput>;
+export interface PolicyTurnInfo {
+  turn: number;
+  taskId: string;
+  /** The episode's tools as function schemas (only when the context presents tools as "schemas"). */
+  tools?: ToolSchema[];
+}
+
+export type Policy = (messages: ConversationMessage[], info: PolicyTurnInfo) => Promise<PolicyOutput>;
 
 /** An LlmChat that can route its records to a per-episode sink (LlmClient implements this). */
 export interface RecordingLlmChat extends LlmChat {
@@ -70,10 +80,10 @@ export interface EpisodeTrajectory {
  * (its tool observations reference the ids parsed with the shared `toolCallIdPrefix` convention), so an
  * environment with its own action format is never misattributed.
  */
-function callsAnswered(text: string, turn: number, observations: ConversationMessage[]): ToolCall[] | undefined {
+function callsAnswered(out: PolicyOutput, turn: number, observations: ConversationMessage[]): ToolCall[] | undefined {
   const answeredIds = observations.filter((o) => o.role === "tool" && o.toolCallId).map((o) => o.toolCallId as string);
   if (answeredIds.length === 0) return undefined;
-  const parsed = parsePolicyAction(text, { idPrefix: toolCallIdPrefix(turn) });
+  const parsed = readPolicyAction(out.text, out.toolCalls, { idPrefix: toolCallIdPrefix(turn) });
   if (!parsed.ok) return undefined;
   const a = parsed.action;
   const calls = a.kind === "tool_calls" ? a.calls : a.kind === "action" && a.call ? [a.call] : [];
@@ -128,8 +138,9 @@ export async function runEpisode<TData>(opts: RunEpisodeOptions<TData>): Promise
       push(m);
     for (let turn = 0; turn < opts.maxTurns; turn++) {
       if (opts.ctx.signal?.aborted) throw new Error("episode aborted");
+      const tools = episode.tools?.();
       const out = await timed(
-        () => opts.policy(messages, { turn, taskId: opts.task.id }),
+        () => opts.policy(messages, { turn, taskId: opts.task.id, ...(tools?.length ? { tools } : {}) }),
         (ms) => (policyMs += ms),
       );
       if (out.endEpisode) {
@@ -147,14 +158,14 @@ export async function runEpisode<TData>(opts: RunEpisodeOptions<TData>): Promise
       };
       push(policyMessage);
       const res = await timed(
-        () => episode.step(out.text, turn),
+        () => episode.step(out.text, turn, out.toolCalls),
         (ms) => (envMs += ms),
       );
       if (res.turnReward !== undefined) policyMessage.turnReward = res.turnReward;
       // Environments flag a format error on the observation they return for it (see envs/parse/error-observation).
       const formatError = res.observations.find((o) => o.source === "environment" && o.formatError)?.formatError;
       if (formatError) policyMessage.formatError = formatError;
-      const calls = callsAnswered(out.text, turn, res.observations);
+      const calls = callsAnswered(out, turn, res.observations);
       if (calls) policyMessage.toolCalls = calls;
       for (const o of res.observations) push(o);
       if (res.done) {

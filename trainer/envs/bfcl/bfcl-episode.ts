@@ -9,7 +9,15 @@
  */
 import type { ConversationMessage } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, StepResult } from "../types";
-import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, type ToolPromptStyle } from "../parse";
+import {
+  formatErrorObservation,
+  formatToolsPrompt,
+  readPolicyAction,
+  textWithToolCalls,
+  type StructuredToolCall,
+  type ToolPromptStyle,
+  type ToolSchema,
+} from "../parse";
 import { runtimeForEntry, type RuntimeOptions } from "./runtime";
 import { CallSyntaxError, parsePythonCalls, type PyCall } from "./call-syntax";
 import type { BfclTaskData } from "./bfcl-format";
@@ -72,8 +80,8 @@ const LOOKS_LIKE_CALL = /^\s*(?:```(?:python|py)?\s*)?\[?\s*[A-Za-z_][\w.]*\s*\(
 type Parsed =
   { kind: "calls"; calls: (PyCall & { id: string })[] } | { kind: "reply"; text: string } | { kind: "error"; obs: ConversationMessage };
 
-function parseTurn(text: string, turn: number): Parsed {
-  const parsed = parsePolicyAction(text, { idPrefix: `t${turn}_call_` });
+function parseTurn(text: string, turn: number, toolCalls?: readonly StructuredToolCall[]): Parsed {
+  const parsed = readPolicyAction(text, toolCalls, { idPrefix: `t${turn}_call_` });
   if (parsed.ok && parsed.action.kind === "tool_calls") {
     return { kind: "calls", calls: parsed.action.calls.map((c) => ({ id: c.id, name: c.name, positional: [], keywords: c.arguments })) };
   }
@@ -113,10 +121,13 @@ function parseTurn(text: string, turn: number): Parsed {
   return { kind: "reply", text: reply };
 }
 
-export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle, protocol: BfclProtocol = "bfcl"): string {
+/** The policy's system prompt; `style` null (gorilla's protocol only) leaves the tools to the schemas. */
+export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle | null, protocol: BfclProtocol = "bfcl"): string {
   const intro =
     "You are an expert in composing functions. You are given a question and a set of possible functions; make one or more function calls to achieve the purpose.";
   if (protocol === "envtuning") return [intro, ENVTUNING_FORMAT_INSTRUCTIONS, formatToolsPrompt(task.tools, "json")].join("\n\n");
+  if (style === null)
+    return [intro, "After the calls of a request are done, reply to the user in plain text (no call) to finish that request."].join("\n\n");
   return [
     intro,
     "Call functions with the format below, or write them in Python syntax, e.g. [func_name1(param=value), func_name2(param=value)].",
@@ -132,6 +143,8 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
     modelState: null,
   }));
   const envTuning = deps.protocol === "envtuning";
+  // EnvTuning's protocol is its own text; gorilla's function-calling mode takes the tools as schemas.
+  const toolsAsSchemas = ctx.toolPresentation === "schemas" && !envTuning;
   const maxStepsPerTurn = envTuning ? ENVTUNING_MAX_STEPS_PER_TURN : MAX_STEPS_PER_TURN;
   let userTurn = 0;
   let stepsInTurn = 0;
@@ -219,9 +232,9 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
   }
 
   /** gorilla's inference loop: calls in JSON or Python syntax, a plain reply closes the turn. */
-  function stepBfcl(policyText: string, turn: number): StepResult {
+  function stepBfcl(policyText: string, turn: number, toolCalls?: readonly StructuredToolCall[]): StepResult {
     stepsInTurn += 1;
-    const parsed = parseTurn(policyText, turn);
+    const parsed = parseTurn(policyText, turn, toolCalls);
     if (parsed.kind === "error") {
       codes.push(ROUND_FORMAT_ERROR);
       return finish({ observations: [parsed.obs], done: false }, turn);
@@ -247,13 +260,25 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
   return {
     async reset() {
       return [
-        { role: "system", source: "system", content: bfclSystemPrompt(task, deps.toolStyle, deps.protocol), turn: 0 },
+        {
+          role: "system",
+          source: "system",
+          content: bfclSystemPrompt(task, toolsAsSchemas ? null : deps.toolStyle, deps.protocol),
+          turn: 0,
+        },
         ...userMessages(0, 0),
       ];
     },
 
-    async step(policyText, turn) {
-      return envTuning ? stepEnvTuning(policyText, turn) : stepBfcl(policyText, turn);
+    tools(): ToolSchema[] {
+      if (!toolsAsSchemas) return [];
+      // miss_func: a held-back function joins the list from the turn that reveals it.
+      const revealed = Object.entries(task.revealedTools ?? {}).flatMap(([t, tools]) => (Number(t) <= userTurn ? tools : []));
+      return [...task.tools, ...revealed];
+    },
+
+    async step(policyText, turn, toolCalls) {
+      return envTuning ? stepEnvTuning(textWithToolCalls(policyText, toolCalls), turn) : stepBfcl(policyText, turn, toolCalls);
     },
 
     async evaluate() {

@@ -124,3 +124,29 @@ test("a call written in each prompt style by formatToolCallText parses back to t
     );
   }
 });
+
+test("calls sent as data are the action (ids kept, OpenAI's string arguments read), prose is the text beside them", async () => {
+  const { readPolicyAction } = await import("./index");
+  const r = readPolicyAction(
+    "<think>hmm</think>One moment.",
+    [
+      { id: "call_7", name: "get_order", arguments: '{"order_id": "W1"}' },
+      { name: "ping", arguments: {} },
+    ],
+    {
+      idPrefix: "t3_call_",
+    },
+  );
+  assert.ok(r.ok);
+  assert.deepEqual(r.ok && r.action, {
+    kind: "tool_calls",
+    calls: [
+      { id: "call_7", name: "get_order", arguments: { order_id: "W1" } },
+      { id: "t3_call_1", name: "ping", arguments: {} },
+    ],
+    text: "One moment.",
+  });
+  const bad = readPolicyAction("", [{ name: "get_order", arguments: "{order_id: W1" }]);
+  assert.equal(!bad.ok && bad.error.code, "bad_arguments");
+  assert.deepEqual(readPolicyAction("[answer] 4", undefined), parsePolicyAction("[answer] 4"), "no calls: the text is parsed as before");
+});

@@ -218,6 +218,40 @@ export function parsePolicyAction(rawText: string, options: ParseOptions = {}): 
   return { ok: true, action: { kind: "message", text } };
 }
 
+/**
+ * A function call handed over as data rather than written in the reply's text: an OpenAI `tool_calls` entry (its
+ * `arguments` a JSON string, possibly malformed), an OpenEnv action's `tool_calls`, or a checkpoint's reply already
+ * read by its model family's parser. `id` is kept when given, since the caller may have to answer it by that id.
+ */
+export interface StructuredToolCall {
+  id?: string;
+  name: string;
+  /** An object, or the JSON text of one (OpenAI's wire format). */
+  arguments: unknown;
+}
+
+/**
+ * The action of a policy reply whose calls may arrive structured. With `toolCalls`, they are the action (validated
+ * like calls parsed from text, so a malformed one is the same ParseError an environment already shows) and the
+ * text, minus reasoning and call markup, is the prose beside them; without, the text is parsed as before.
+ */
+export function readPolicyAction(
+  rawText: string,
+  toolCalls: readonly StructuredToolCall[] | undefined,
+  options: ParseOptions = {},
+): ParseResult {
+  if (!toolCalls || toolCalls.length === 0) return parsePolicyAction(rawText, options);
+  const prefix = options.idPrefix ?? "call_";
+  const calls: ToolCall[] = [];
+  for (const [i, structured] of toolCalls.entries()) {
+    const r = toToolCall(structured, `${prefix}${i}`, JSON.stringify(structured) ?? "");
+    if ("error" in r) return { ok: false, error: r.error };
+    calls.push(r.call);
+  }
+  const prose = rawText.replace(THINK_BLOCK, "").replace(TOOL_CALL_TAG, "").trim();
+  return { ok: true, action: { kind: "tool_calls", calls, text: prose } };
+}
+
 function stripFence(body: string): string {
   const m = /^```(?:json)?\s*\n?([\s\S]*?)```$/.exec(body);
   return m ? m[1].trim() : body;

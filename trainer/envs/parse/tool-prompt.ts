@@ -58,3 +58,28 @@ export function formatToolCallText(name: string, args: Record<string, unknown>, 
       return `[action] ${name}(${JSON.stringify(args)})`;
   }
 }
+
+/**
+ * A reply whose calls arrived as data, written as the text an environment with its own text protocol reads: the
+ * prose followed by one Hermes `<tool_call>` block per call (the form `parsePolicyAction` reads first, and the one
+ * EnvTuning's and Simia's protocols use). Arguments that are a JSON string are embedded as sent, so a malformed one
+ * still reaches the environment's format-error path.
+ */
+export function textWithToolCalls(
+  text: string,
+  toolCalls: readonly { id?: string; name: string; arguments: unknown }[] | undefined,
+): string {
+  if (!toolCalls || toolCalls.length === 0) return text;
+  const blocks = toolCalls.map((c) => {
+    let args = c.arguments;
+    if (typeof args === "string") {
+      try {
+        args = JSON.parse(args);
+      } catch {
+        // kept as the string: the parser reports it as arguments that are not valid JSON
+      }
+    }
+    return `<tool_call>\n${JSON.stringify({ name: c.name, arguments: args ?? {} })}\n</tool_call>`;
+  });
+  return [text.trim(), ...blocks].filter(Boolean).join("\n");
+}

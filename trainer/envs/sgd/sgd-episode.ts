@@ -8,7 +8,7 @@
  */
 import type { ConversationMessage } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, StepResult } from "../types";
-import { formatErrorObservation, parsePolicyAction, toolCallIdPrefix, type ToolPromptStyle } from "../parse";
+import { formatErrorObservation, readPolicyAction, toolCallIdPrefix, type ToolPromptStyle } from "../parse";
 import type { EpisodeEndReason, ToolCall } from "../../../lib/conversation";
 import type { SgdDialogue } from "./sgd-format";
 import type { RecordedCall, SgdTaskData } from "./sgd-task";
@@ -91,6 +91,7 @@ function transcriptOf(messages: ConversationMessage[]): string {
 }
 
 export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: SgdEpisodeOptions): Episode {
+  const toolsAsSchemas = ctx.toolPresentation === "schemas";
   const mocker = createToolMocker(task.services, task.recordedCalls, opts.extraRecordings, { fuzzy: opts.mocker.fuzzy });
   const history: ConversationMessage[] = [];
   const calls: MadeCall[] = [];
@@ -210,14 +211,21 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
 
   return {
     async reset() {
-      history.push({ role: "system", source: "system", turn: 0, content: sgdSystemPrompt(task.services, opts.toolStyle) });
+      history.push({
+        role: "system",
+        source: "system",
+        turn: 0,
+        content: sgdSystemPrompt(task.services, toolsAsSchemas ? null : opts.toolStyle),
+      });
       history.push(await askUser(0, null));
       return [...history];
     },
 
-    async step(policyText, turn): Promise<StepResult> {
+    tools: () => (toolsAsSchemas ? sgdToolSchemas(task.services) : []),
+
+    async step(policyText, turn, toolCalls): Promise<StepResult> {
       policyTurns++;
-      const parsed = parsePolicyAction(policyText, { idPrefix: toolCallIdPrefix(turn) });
+      const parsed = readPolicyAction(policyText, toolCalls, { idPrefix: toolCallIdPrefix(turn) });
       const own: ConversationMessage = { role: "assistant", source: "policy", content: policyText, turn };
       history.push(own); // before asking the user, who must see this message
       const observations: ConversationMessage[] = [];

@@ -12,14 +12,13 @@ export function sgdToolName(services: SgdService[], service: string, intent: str
   return sharing > 1 ? `${service}.${intent}` : intent;
 }
 
-/** The policy's system prompt for a task: the assistant's brief and its tools. */
-export function sgdSystemPrompt(services: SgdService[], toolStyle: ToolPromptStyle): string {
-  return (
+/** The policy's system prompt for a task: the assistant's brief and, unless `toolStyle` is null (tools as schemas), its tools. */
+export function sgdSystemPrompt(services: SgdService[], toolStyle: ToolPromptStyle | null): string {
+  const brief =
     "You are a virtual assistant that helps users through online services. Today is Friday, March 1st, 2019. " +
     "Ask for details the user has not given, call a service to search or book (confirm bookings with the user " +
-    "first), and tell the user what you found. When the user has everything they need, say goodbye.\n\n" +
-    formatToolsPrompt(sgdToolSchemas(services), toolStyle)
-  );
+    "first), and tell the user what you found. When the user has everything they need, say goodbye.";
+  return toolStyle ? `${brief}\n\n${formatToolsPrompt(sgdToolSchemas(services), toolStyle)}` : brief;
 }
 
 /** What the policy sees after a successful service call (at most 5 rows, plus how many there were). */

@@ -6,7 +6,15 @@
  */
 import type { ConversationMessage, EpisodeEndReason } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, StepResult, Task } from "../types";
-import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, toolCallIdPrefix, type ToolPromptStyle } from "../parse";
+import {
+  formatErrorObservation,
+  formatToolsPrompt,
+  readPolicyAction,
+  toolCallIdPrefix,
+  type StructuredToolCall,
+  type ToolPromptStyle,
+  type ToolSchema,
+} from "../parse";
 import type { SimulatedTaskData } from "./task-schema";
 import { judgePromptFor, renderTemplate, TERMINATE_MARKER, type SimulatedPrompts } from "./prompts";
 import { judgeSimulatedEpisode } from "./judge-episode";
@@ -26,13 +34,16 @@ export interface SimulatedEpisodeOptions {
   judge: OfflineJudgeOptions & { samples: number; maxAttempts: number; aggregate: "mean" | "majority"; unparsable: "unscored" | "zero" };
 }
 
-/** The agent's system prompt: the task's own (Simia's sample `system`, verbatim) or one composed from its parts. */
-export function agentSystemPrompt(d: SimulatedTaskData, style: ToolPromptStyle): string {
+/**
+ * The agent's system prompt: the task's own (Simia's sample `system`, verbatim, tools included) or one composed from
+ * its parts, with the tools unless `style` is null (they go to the policy as schemas).
+ */
+export function agentSystemPrompt(d: SimulatedTaskData, style: ToolPromptStyle | null): string {
   if (d.systemPrompt) return d.systemPrompt;
   return [
     `You are a ${d.domain} customer-support agent. Help the user by calling tools and replying to them.`,
     d.policy ? `Policy:\n${d.policy}` : "",
-    formatToolsPrompt(d.tools, style),
+    style ? formatToolsPrompt(d.tools, style) : "",
     "When the user's request is fully handled, tell them the outcome. Reply [finish] only to end the conversation.",
   ]
     .filter(Boolean)
@@ -62,7 +73,7 @@ export class SimulatedEpisode implements Episode {
       role: "system",
       source: "system",
       turn: 0,
-      content: agentSystemPrompt(d, this.options.toolPromptStyle),
+      content: agentSystemPrompt(d, this.toolsAsSchemas ? null : this.options.toolPromptStyle),
     };
     this.transcript.push(system);
     const opening = await this.askUser(0, () => d.opening, true);
@@ -70,11 +81,20 @@ export class SimulatedEpisode implements Episode {
     return [system, opening.message];
   }
 
-  async step(policyText: string, turn: number): Promise<StepResult> {
+  /** A task with its own system prompt describes its tools in it; only a composed prompt can leave them out. */
+  private get toolsAsSchemas(): boolean {
+    return this.ctx.toolPresentation === "schemas" && !this.data.systemPrompt;
+  }
+
+  tools(): ToolSchema[] {
+    return this.toolsAsSchemas ? [...this.data.tools] : [];
+  }
+
+  async step(policyText: string, turn: number, toolCalls?: readonly StructuredToolCall[]): Promise<StepResult> {
     this.state.policyTurns++;
     this.turn = turn;
     this.transcript.push({ role: "assistant", source: "policy", content: policyText, turn });
-    const parsed = parsePolicyAction(policyText, { idPrefix: toolCallIdPrefix(turn) });
+    const parsed = readPolicyAction(policyText, toolCalls, { idPrefix: toolCallIdPrefix(turn) });
     if (!parsed.ok) {
       this.state.formatErrors++;
       return this.observe(

@@ -11,7 +11,7 @@
  */
 import type { ConversationMessage, EpisodeEndReason } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, StepResult, Task } from "../types";
-import { parsePolicyAction, toolCallIdPrefix } from "../parse";
+import { parsePolicyAction, textWithToolCalls, toolCallIdPrefix, type StructuredToolCall } from "../parse";
 import { judgeSimulatedEpisode } from "./judge-episode";
 import type { SimulatedTaskData } from "./task-schema";
 import { judgePromptFor, renderTemplate, simiaReference, simiaTranscript, TERMINATE_MARKER } from "./prompts";
@@ -58,8 +58,9 @@ export class SimiaEpisode implements Episode {
     ];
   }
 
-  async step(policyText: string, turn: number): Promise<StepResult> {
-    const text = policyText.trim();
+  async step(policyText: string, turn: number, toolCalls?: readonly StructuredToolCall[]): Promise<StepResult> {
+    // Simia's simulator reads the agent's message as text, calls included.
+    const text = textWithToolCalls(policyText, toolCalls).trim();
     this.state.policyTurns++;
     this.history.push({ from: "agent", text });
     // Simia counts agent messages; at the limit the episode is judged without asking the simulator again.

@@ -7,7 +7,7 @@
  */
 import type { ConversationMessage, EpisodeEndReason, ToolCall } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, StepResult } from "../types";
-import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, type ToolPromptStyle } from "../parse";
+import { formatErrorObservation, formatToolsPrompt, readPolicyAction, type ToolPromptStyle } from "../parse";
 import type { Tau2DomainTools } from "./domain";
 import type { Tau2TaskData } from "./tau2-format";
 import { applyTau2StopRule, communicateChecks, evaluateTau2, type Tau2Trace } from "./tau2-reward";
@@ -62,12 +62,13 @@ export interface Tau2EpisodeDeps {
   expected: () => unknown;
 }
 
-function systemPrompt(domain: Tau2DomainTools, policy: string, style: ToolPromptStyle): string {
+/** The agent's system prompt; `style` null leaves the tools out (the policy gets them as schemas). */
+function systemPrompt(domain: Tau2DomainTools, policy: string, style: ToolPromptStyle | null): string {
   return [
     domain.agentRole,
     "Each turn, either call exactly one tool or send one message to the user — never both.",
     `# Policy\n${policy.trim()}`,
-    `# Tools\n${formatToolsPrompt(domain.toolSchemas, style)}`,
+    ...(style ? [`# Tools\n${formatToolsPrompt(domain.toolSchemas, style)}`] : []),
   ].join("\n\n");
 }
 
@@ -89,6 +90,7 @@ export function createTau2Episode(task: Tau2TaskData, ctx: EpisodeContext, deps:
   const trace: Tau2Trace = { toolCalls: [], agentMessages: [] };
   const maxTurns = Math.min(deps.maxTurns, ctx.maxTurns);
   const goldWrites = task.actions.some((a) => domain.isWriteTool(a.name));
+  const toolsAsSchemas = ctx.toolPresentation === "schemas";
   const dbMatchesExpected = (): boolean => domain.compare(db, deps.expected()).same;
 
   /** What the offline customer may know: the goal is reached only when nothing is left for the agent to do. */
@@ -129,14 +131,16 @@ export function createTau2Episode(task: Tau2TaskData, ctx: EpisodeContext, deps:
     async reset() {
       const opening = await user.opening(0);
       return [
-        { role: "system", source: "system", content: systemPrompt(domain, deps.policy, deps.toolStyle), turn: 0 },
+        { role: "system", source: "system", content: systemPrompt(domain, deps.policy, toolsAsSchemas ? null : deps.toolStyle), turn: 0 },
         ...historyMessages(task),
         { role: "user", source: "user_simulator", content: opening.text, turn: 0, llmCallIds: opening.callIds },
       ];
     },
 
-    async step(policyText, turn) {
-      const parsed = parsePolicyAction(policyText, { idPrefix: `t${turn}_call_` });
+    tools: () => (toolsAsSchemas ? [...domain.toolSchemas] : []),
+
+    async step(policyText, turn, toolCalls) {
+      const parsed = readPolicyAction(policyText, toolCalls, { idPrefix: `t${turn}_call_` });
       if (!parsed.ok) return finish([formatErrorObservation(parsed.error, turn)], turn, false);
       const action = parsed.action;
       switch (action.kind) {

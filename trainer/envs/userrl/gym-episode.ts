@@ -7,7 +7,7 @@
  */
 import type { ConversationMessage, EpisodeEndReason, MessageSource } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, LlmChat, StepResult, Task } from "../types";
-import { formatErrorObservation, parsePolicyAction } from "../parse";
+import { formatErrorObservation, parsePolicyAction, textWithToolCalls, type StructuredToolCall } from "../parse";
 
 export type GymActionKind = "action" | "answer" | "search";
 
@@ -138,7 +138,9 @@ export function createGymEpisode<TData, TState>(
       ];
     },
 
-    async step(policyText: string, turn: number): Promise<StepResult> {
+    async step(rawText: string, turn: number, toolCalls?: readonly StructuredToolCall[]): Promise<StepResult> {
+      // UserRL's protocol is text; an interact_with_env call sent as data means what it means written out.
+      const policyText = textWithToolCalls(rawText, toolCalls);
       const parsed = interactWithEnv(policyText) ?? parsePolicyAction(policyText);
       if (!parsed.ok) {
         const obs = formatErrorObservation(parsed.error, turn, formatHint(rules.kinds));
