@@ -172,9 +172,3 @@ export function digestRecords(w: WorkingDb, ids: RecordIds): string {
     .update(canonicalJson(pickRecords(w, ids)))
     .digest("hex");
 }
-
-/** τ²'s DB check: the two copies hold the same database (compared on every record either of them touched). */
-export function sameDatabase(a: WorkingDb, b: WorkingDb): boolean {
-  const ids = touchedIds(a, b);
-  return digestRecords(a, ids) === digestRecords(b, ids);
-}
