@@ -2,8 +2,10 @@
 The PyTorch side of `npm run bench:trainer -- --sizes`: one training step (forward + backward + AdamW, next-token
 cross-entropy) of a Llama/Qwen2-style decoder of the given shape, as trainer/policy/model.ts builds it (RMSNorm
 pre-norm, rotary "rotate_half", grouped-query attention, optional q/k/v bias, SwiGLU, optional tied embeddings,
-optional LoRA on q/k/v/o with the base frozen). Prints one JSON object: median step seconds and peak RSS, and with
---sample N the tokens/s of KV-cache decoding N new tokens after a 16-token prompt at batch 1. Needs
+optional LoRA on q/k/v/o with the base frozen). Prints one JSON object: each timed step's wall and CPU seconds (CPU:
+user + sys of every thread of the process), peak RSS, and with --sample N the tokens/s of KV-cache decoding N new
+tokens after a 16-token prompt at each batch of --sample-batches (default 1). AdamW with weight decay 0.01 (its
+default, stated) and grad-norm clip 1, as bench/trainer-sizes.ts configures ours. Needs
 python3 with torch (Debian: apt-get install python3-torch). Not part of the product: nothing imports it.
 
     python3 bench/pytorch-sizes.py --vocab 32000 --d 768 --layers 12 --heads 12 --kv-heads 12 --mlp 2048 \\
@@ -17,7 +19,6 @@ import argparse
 import json
 import math
 import resource
-import statistics
 import time
 
 import torch
@@ -121,6 +122,7 @@ def main():
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--sample", type=int, default=0)
+    ap.add_argument("--sample-batches", default="1")
     ap.add_argument("--reference", action="store_true")
     a = ap.parse_args()
     torch.manual_seed(0)
@@ -136,7 +138,7 @@ def main():
                 setattr(blk, name, LoraLinear(getattr(blk, name), a.lora, 2 * a.lora))
     reference = copy.deepcopy(model).requires_grad_(False).eval() if a.reference else None
     trainable = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(trainable, lr=1e-4)
+    opt = torch.optim.AdamW(trainable, lr=1e-4, weight_decay=0.01)
     ids = torch.randint(0, a.vocab, (a.batch, a.context + 1))
     inputs, targets = ids[:, :-1], ids[:, 1:]
 
@@ -151,32 +153,36 @@ def main():
         opt.step()
 
     step()  # warm-up: AdamW state allocated
-    times = []
+    times, cpu_times = [], []
     for _ in range(a.steps):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         step()
-        times.append(time.perf_counter() - t0)
+        times.append(round(time.perf_counter() - t0, 4))
+        cpu_times.append(round(time.process_time() - c0, 4))
     sampled = None
     if a.sample:
+        sampled = {}
         with torch.no_grad():
-            def decode(n):
-                ids = torch.randint(0, a.vocab, (1, 16))
+            def decode(batch, n):
+                ids = torch.randint(0, a.vocab, (batch, 16))
                 cache = []
                 logits = model(ids, cache)[:, -1]
                 for _ in range(n):
                     nxt = torch.multinomial(torch.softmax(logits, -1), 1)
                     logits = model(nxt, cache)[:, -1]
 
-            decode(4)  # warm-up
-            t0 = time.perf_counter()
-            decode(a.sample)
-            sampled = round(a.sample / (time.perf_counter() - t0), 1)
+            for batch in (int(b) for b in a.sample_batches.split(",")):
+                decode(batch, 4)  # warm-up
+                t0 = time.perf_counter()
+                decode(batch, a.sample)
+                sampled[f"batch{batch}"] = round(batch * a.sample / (time.perf_counter() - t0), 1)
     print(json.dumps({
         "torch": torch.__version__,
         "threads": torch.get_num_threads(),
         "parameters": params,
         "trainable": sum(p.numel() for p in trainable),
-        "stepSeconds": round(statistics.median(times), 3),
+        "stepSeconds": times,
+        "stepCpuSeconds": cpu_times,
         "peakRssMiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "sampledTokensPerSecond": sampled,
     }))

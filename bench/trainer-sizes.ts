@@ -13,13 +13,21 @@
  *         activation recomputation (policy.recomputeActivations), and with LoRA r=16 on q/k/v/o; with a KL
  *         reference scored every step (fp32, or bf16 by policy.frozenWeights), and LoRA on a bf16 base
  *
- * After the TF.js rows of a size, PyTorch trains the same shape in the same run (bench/pytorch-sizes.py, one intra-op
- * thread: on 2 cores that split was the fastest, 2.65 s vs 3.5-3.7 s at 25M), so both share the machine's state.
- * Debian's torch does its matMuls in the same OpenBLAS as ours, on OpenBLAS's own threads (2 here, whatever the
- * intra-op setting): both sides multiply on both cores.
- * Flags: --sizes 1M,25M (subset), --backends cpu (subset), --steps N (timed steps, default 2), --no-pytorch.
+ * Measured as the reference-shape bench is (bench/trainer.ts): for each size, rounds alternate our side and PyTorch's
+ * (bench/pytorch-sizes.py, the same shape and work), the order reversed each round so drift favours neither; each
+ * side of a round is a fresh process (its peak RSS is its own; a crash — the wasm heap's 4 GiB — is a row, not the
+ * end of the benchmark) that warms up with one step and times `--steps` more. Both sides run AdamW with weight decay
+ * 0.01 and grad-norm clip 1; PyTorch runs one intra-op thread (on 2 cores that split was the fastest: 2.65 s vs
+ * 3.5-3.7 s at 25M) under the tuned allocator of bench/pytorch.ts for every figure, speed and RSS alike; Debian's
+ * torch multiplies in the same OpenBLAS as ours, on OpenBLAS's own threads (OPENBLAS_NUM_THREADS, the core count by
+ * default, on both sides). Reported per side: min and median of wall and CPU (user + sys, every thread) time per
+ * step over all rounds, peak RSS, KV-cache sampling tokens/s at batch 1 and 8; ratios of medians and of minima, the
+ * per-round ratios, and the load average before and after every process.
+ * Flags: --sizes 1M,25M (subset), --backends cpu (subset), --rounds N (default 3), --steps N (timed steps per side
+ * per round, default 3), --no-pytorch.
  */
 import { spawnSync } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as tf from "@tensorflow/tfjs";
@@ -32,7 +40,7 @@ import { generate } from "../trainer/policy/sampling";
 import { GuardedStepper } from "../trainer/update/step";
 import { maskedNll } from "../trainer/update/sft";
 import { padBatch, tokenLogProbs } from "../trainer/policy/logprobs";
-import { findTorchPython } from "./pytorch";
+import { findTorchPython, PYTORCH_ALLOCATOR_ENV } from "./pytorch";
 
 interface SizeSpec {
   config: ModelConfig;
@@ -96,8 +104,24 @@ export const SIZES: Record<string, SizeSpec> = {
 };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const r4 = (x: number) => Number(x.toFixed(4));
+const loadAverage = () => os.loadavg().map((x) => Number(x.toFixed(2)));
+const SAMPLE_BATCHES = [1, 8];
+const SAMPLE_TOKENS = 32;
 
-/** One (size, backend) measurement, in this process. */
+/** What one side prints for one round. */
+interface SideRound {
+  stepSeconds: number[];
+  stepCpuSeconds: number[];
+  peakRssMiB: number;
+  /** tokens/s by "batch<N>"; absent for rows that do not sample (LoRA, 8-bit moments, recomputation, KL). */
+  sampledTokensPerSecond?: Record<string, number> | null;
+  [key: string]: unknown;
+}
+
+const samples = (spec: SizeSpec) => !spec.lora && !spec.stateBits && !spec.recompute && !spec.reference && !spec.baseBf16;
+
+/** One (size, backend) round, in this process: a warm-up step, `steps` timed steps, then sampling. */
 async function child(sizeName: string, backendName: string, steps: number): Promise<void> {
   const spec = SIZES[sizeName];
   const backend = await selectBackend({ ROLLOUT_LAB_BACKEND: backendName });
@@ -109,7 +133,8 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
   const reference = spec.reference ? model.frozenCopy({ bf16: spec.reference === "bf16" }) : null;
   if (spec.reference === "bf16" && !reference?.hasBf16Weights) throw new Error("bf16 weights need the native kernels");
   const initSeconds = (performance.now() - t0) / 1000;
-  const opt = new AdamW(model.trainableVariables(), { lr: 1e-4, maxGradNorm: 1, stateBits: spec.stateBits ?? 32 });
+  // PyTorch's AdamW defaults: weight decay 0.01 (bench/pytorch-sizes.py passes the same explicitly).
+  const opt = new AdamW(model.trainableVariables(), { lr: 1e-4, weightDecay: 0.01, maxGradNorm: 1, stateBits: spec.stateBits ?? 32 });
   const stepper = new GuardedStepper(model, opt);
   const rng = new Rng(0);
   const demos = Array.from({ length: spec.batch }, () => ({
@@ -121,42 +146,46 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
     if (reference) tf.tidy(() => tokenLogProbs(reference, referenceBatch).logp.dataSync());
     return stepper.step([{ weight: 1, loss: () => ({ loss: maskedNll(model, demos), metrics: {} }) }]);
   };
-  const times: number[] = [];
-  for (let i = 0; i <= steps; i++) {
-    const s = performance.now();
-    await run(); // the first is the warm-up: optimizer moments allocated
-    if (i > 0) times.push((performance.now() - s) / 1000);
+  await run(); // warm-up: optimizer moments allocated
+  const stepSeconds: number[] = [];
+  const stepCpuSeconds: number[] = [];
+  for (let i = 0; i < steps; i++) {
+    const w0 = performance.now();
+    const c0 = process.cpuUsage();
+    await run();
+    const c = process.cpuUsage(c0);
+    stepSeconds.push(r4((performance.now() - w0) / 1000));
+    stepCpuSeconds.push(r4((c.user + c.system) / 1e6));
   }
-  const step = median(times);
-  // KV-cache sampling at batch 1 (a full-parameter model only: LoRA decodes through the same base), after a short
-  // warm-up: 16-token prompt, 32 new tokens.
-  let sampledTokensPerSecond: number | null = null;
-  if (!spec.lora && !spec.stateBits && !spec.recompute && !spec.reference) {
-    const prompt = [Array.from({ length: 16 }, () => rng.int(spec.config.vocabSize))];
-    generate(model, prompt, { maxNewTokens: 4, rng });
-    const s0 = performance.now();
-    generate(model, prompt, { maxNewTokens: 32, rng });
-    sampledTokensPerSecond = Number((32 / ((performance.now() - s0) / 1000)).toFixed(1));
+  let sampledTokensPerSecond: Record<string, number> | null = null;
+  if (samples(spec)) {
+    sampledTokensPerSecond = {};
+    for (const b of SAMPLE_BATCHES) {
+      const prompts = Array.from({ length: b }, () => Array.from({ length: 16 }, () => rng.int(spec.config.vocabSize)));
+      generate(model, prompts, { maxNewTokens: 4, rng }); // warm-up
+      const s0 = performance.now();
+      generate(model, prompts, { maxNewTokens: SAMPLE_TOKENS, rng });
+      sampledTokensPerSecond[`batch${b}`] = Number(((b * SAMPLE_TOKENS) / ((performance.now() - s0) / 1000)).toFixed(1));
+    }
   }
-  console.log(
-    JSON.stringify({
-      backend: backend.backend,
-      nativeKernels: backend.nativeKernels.enabled,
-      parameters: countParameters(spec.config),
-      trainable: model.trainableVariables().reduce((n, v) => n + v.size, 0),
-      initSeconds: Number(initSeconds.toFixed(1)),
-      stepSeconds: Number(step.toFixed(3)),
-      tokensPerSecond: Math.round((spec.batch * spec.context) / step),
-      sampledTokensPerSecond,
-      optimizerStateBits: opt.stateBits,
-      peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
-    }),
-  );
+  const round: SideRound = {
+    backend: backend.backend,
+    nativeKernels: backend.nativeKernels.enabled,
+    parameters: countParameters(spec.config),
+    trainable: model.trainableVariables().reduce((n, v) => n + v.size, 0),
+    initSeconds: Number(initSeconds.toFixed(1)),
+    stepSeconds,
+    stepCpuSeconds,
+    optimizerStateBits: opt.stateBits,
+    peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    sampledTokensPerSecond,
+  };
+  console.log(JSON.stringify(round));
 }
 
-function pytorchRow(python: string, spec: SizeSpec, steps: number): Record<string, unknown> {
+function pytorchArgs(spec: SizeSpec, steps: number): string[] {
   const c = spec.config;
-  const args = [
+  return [
     path.join(path.dirname(fileURLToPath(import.meta.url)), "pytorch-sizes.py"),
     "--vocab",
     c.vocabSize,
@@ -178,18 +207,71 @@ function pytorchRow(python: string, spec: SizeSpec, steps: number): Record<strin
     steps,
     "--threads",
     1,
-    ...(spec.lora || spec.stateBits || spec.recompute || spec.reference ? [] : ["--sample", 32]),
+    ...(samples(spec) ? ["--sample", SAMPLE_TOKENS, "--sample-batches", SAMPLE_BATCHES.join(",")] : []),
     ...(spec.reference ? ["--reference"] : []),
     ...(c.tieEmbeddings ? ["--tied"] : []),
     ...(c.attentionBias ? ["--bias"] : []),
     ...(spec.lora ? ["--lora", spec.lora] : []),
   ].map(String);
-  const r = spawnSync(python, args, { encoding: "utf8" });
+}
+
+/** A side's process for one round: its JSON line, or why it failed (the error line, not minified source). */
+function runSide(command: string, args: string[], env: NodeJS.ProcessEnv): SideRound | { failed: string } {
+  const r = spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 24, env });
   try {
-    return JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "") as Record<string, unknown>;
+    return JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "") as SideRound;
   } catch {
-    return { failed: (r.stderr || `exit ${r.status}`).trim().split("\n").at(-1)?.slice(0, 160) };
+    const lines = `${r.stderr}\n${r.stdout}`.split("\n").filter((l) => l.length < 300);
+    const why =
+      lines.find((l) => /out of bounds|RuntimeError|allocat|heap/i.test(l)) ??
+      lines.find((l) => /Error/.test(l)) ??
+      `exit ${r.status ?? r.signal}`;
+    return { failed: why.trim().slice(0, 160) };
   }
+}
+
+interface SideFigures {
+  stepWallSeconds: { min: number; median: number };
+  stepCpuSeconds: { min: number; median: number };
+  peakRssMiB: { median: number; max: number };
+  sampledTokensPerSecond: Record<string, number> | null;
+}
+
+function figures(rounds: SideRound[]): SideFigures {
+  const wall = rounds.flatMap((r) => r.stepSeconds);
+  const cpu = rounds.flatMap((r) => r.stepCpuSeconds);
+  const rss = rounds.map((r) => r.peakRssMiB);
+  const sampled = rounds[0].sampledTokensPerSecond;
+  return {
+    stepWallSeconds: { min: r4(Math.min(...wall)), median: r4(median(wall)) },
+    stepCpuSeconds: { min: r4(Math.min(...cpu)), median: r4(median(cpu)) },
+    peakRssMiB: { median: median(rss), max: Math.max(...rss) },
+    sampledTokensPerSecond: sampled
+      ? Object.fromEntries(Object.keys(sampled).map((k) => [k, median(rounds.map((r) => r.sampledTokensPerSecond?.[k] ?? 0))]))
+      : null,
+  };
+}
+
+const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
+
+/** Ours against PyTorch: < 1 is faster or smaller for time and RSS; sampling > 1 is faster. */
+function versus(ours: SideRound[], theirs: SideRound[]) {
+  const a = figures(ours);
+  const b = figures(theirs);
+  return {
+    wallMedian: ratio(a.stepWallSeconds.median, b.stepWallSeconds.median),
+    wallMin: ratio(a.stepWallSeconds.min, b.stepWallSeconds.min),
+    cpuMedian: ratio(a.stepCpuSeconds.median, b.stepCpuSeconds.median),
+    cpuMin: ratio(a.stepCpuSeconds.min, b.stepCpuSeconds.min),
+    perRoundWall: ours.map((r, i) => (theirs[i] ? ratio(median(r.stepSeconds), median(theirs[i].stepSeconds)) : null)),
+    peakRss: ratio(a.peakRssMiB.median, b.peakRssMiB.median),
+    sampling:
+      a.sampledTokensPerSecond && b.sampledTokensPerSecond
+        ? Object.fromEntries(
+            Object.keys(a.sampledTokensPerSecond).map((k) => [k, ratio(a.sampledTokensPerSecond![k], b.sampledTokensPerSecond![k])]),
+          )
+        : null,
+  };
 }
 
 function parent(): void {
@@ -201,63 +283,69 @@ function parent(): void {
     (s) => s in SIZES,
   );
   const backends = arg("--backends")?.split(",") ?? ["wasm", "cpu"];
-  const steps = Number(arg("--steps") ?? 2);
+  const steps = Number(arg("--steps") ?? 3);
+  const roundCount = Number(arg("--rounds") ?? 3);
   const self = fileURLToPath(import.meta.url);
   const python = process.argv.includes("--no-pytorch") ? null : findTorchPython();
+  const blasThreads = process.env.OPENBLAS_NUM_THREADS ?? String(os.availableParallelism());
+  const torchEnv = { ...process.env, ...PYTORCH_ALLOCATOR_ENV, OPENBLAS_NUM_THREADS: blasThreads, OMP_NUM_THREADS: "1" };
+  const loadBefore = loadAverage();
   const rows: Record<string, unknown>[] = [];
   for (const size of sizes) {
-    for (const backend of backends) {
-      const started = Date.now();
-      const r = spawnSync(process.execPath, ["--import", "tsx", self, "--child", size, backend, String(steps)], {
-        encoding: "utf8",
-        maxBuffer: 1 << 24,
-      });
-      const line = r.stdout.trim().split("\n").at(-1) ?? "";
-      const spec = SIZES[size];
-      let row: Record<string, unknown>;
-      try {
-        row = { size, batch: `${spec.batch}x${spec.context}`, ...JSON.parse(line) };
-      } catch {
-        // The error line, not a line of minified backend source that happens to contain "Error".
-        const lines = `${r.stderr}\n${r.stdout}`.split("\n").filter((l) => l.length < 300);
-        const why =
-          lines.find((l) => /out of bounds|RuntimeError|allocat|heap/i.test(l)) ??
-          lines.find((l) => /Error/.test(l)) ??
-          `exit ${r.status ?? r.signal}`;
-        row = {
-          size,
-          batch: `${spec.batch}x${spec.context}`,
-          backend,
-          parameters: countParameters(spec.config),
-          failed: why.trim().slice(0, 160),
-        };
+    const spec = SIZES[size];
+    const sides = [...backends.map((b) => `ours:${b}`), ...(python ? ["pytorch"] : [])];
+    const rounds: Record<string, (SideRound | { failed: string })[]> = Object.fromEntries(sides.map((s) => [s, []]));
+    const loads: number[][] = [];
+    for (let i = 0; i < roundCount; i++) {
+      // Even rounds: ours first; odd rounds: PyTorch first.
+      for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+        if (rounds[side].some((r) => "failed" in r)) continue; // a side that crashed once (e.g. out of heap) is not retried
+        loads.push(loadAverage());
+        rounds[side].push(
+          side === "pytorch"
+            ? runSide(python!, pytorchArgs(spec, steps), torchEnv)
+            : runSide(process.execPath, ["--import", "tsx", self, "--child", size, side.slice(5), String(steps)], process.env),
+        );
       }
-      row.wallSeconds = Math.round((Date.now() - started) / 1000);
+    }
+    loads.push(loadAverage());
+    const ok = (side: string) => rounds[side].filter((r): r is SideRound => !("failed" in r));
+    const torchRounds = python ? ok("pytorch") : [];
+    for (const side of sides) {
+      const good = ok(side);
+      const failed = rounds[side].find((r) => "failed" in r) as { failed: string } | undefined;
+      const row: Record<string, unknown> = {
+        size,
+        batch: `${spec.batch}x${spec.context}`,
+        side: side === "pytorch" ? "pytorch" : side.slice(5),
+        parameters: countParameters(spec.config),
+        rounds: good.length,
+        ...(failed ? { failed: failed.failed } : {}),
+      };
+      if (good.length) {
+        Object.assign(row, figures(good), { trainable: good[0].trainable ?? null, nativeKernels: good[0].nativeKernels ?? null });
+        if (side !== "pytorch" && torchRounds.length) row.vsPytorch = versus(good, torchRounds);
+      }
+      row.loadAverageDuring = { min: Math.min(...loads.map((l) => l[0])), max: Math.max(...loads.map((l) => l[0])) };
       rows.push(row);
       console.error(JSON.stringify(row));
-    }
-    if (python) {
-      const torch = pytorchRow(python, SIZES[size], steps);
-      // Ratios against PyTorch on this machine: step time < 1 is faster, RSS < 1 is smaller.
-      for (const row of rows.filter((r) => r.size === size && typeof r.stepSeconds === "number")) {
-        if (typeof torch.stepSeconds === "number") row.stepVsPytorch = Number(((row.stepSeconds as number) / torch.stepSeconds).toFixed(2));
-        if (typeof torch.peakRssMiB === "number") row.rssVsPytorch = Number(((row.peakRssMiB as number) / torch.peakRssMiB).toFixed(2));
-        // > 1: faster than PyTorch
-        if (typeof torch.sampledTokensPerSecond === "number" && typeof row.sampledTokensPerSecond === "number") {
-          row.samplingVsPytorch = Number(((row.sampledTokensPerSecond as number) / torch.sampledTokensPerSecond).toFixed(2));
-        }
-      }
-      const torchRow = { size, batch: `${SIZES[size].batch}x${SIZES[size].context}`, backend: "pytorch", ...torch };
-      rows.push(torchRow);
-      console.error(JSON.stringify(torchRow));
     }
   }
   console.log(
     JSON.stringify(
       {
-        pytorch: python
-          ? `${python} with torch, 1 intra-op thread`
-          : "no python3 with torch on this machine (apt-get install python3-torch)",
+        conditions: {
+          cores: os.availableParallelism(),
+          loadAverageBefore: loadBefore,
+          loadAverageAfter: loadAverage(),
+          rounds: roundCount,
+          stepsPerSidePerRound: steps,
+          ours: { node: process.version, openblasThreads: blasThreads },
+          pytorch: python
+            ? { python, torchThreads: 1, openblasThreads: blasThreads, allocator: PYTORCH_ALLOCATOR_ENV }
+            : "no python3 with torch on this machine (apt-get install python3-torch), or --no-pytorch",
+          optimizer: "AdamW lr 1e-4, weight decay 0.01, grad-norm clip 1, both sides",
+        },
         rows,
       },
       null,
