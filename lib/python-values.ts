@@ -101,3 +101,26 @@ export function pythonJsonLoads(text: string): { value: unknown } | null {
     return null;
   }
 }
+
+/** `str(v)` of a value json.loads produced (a string as itself, anything else as Python prints it). */
+export function pythonStr(v: unknown): string {
+  return typeof v === "string" ? v : pythonRepr(v);
+}
+
+/**
+ * `a == b` for values json.loads produced: numbers and booleans compare by value (True == 1), strings exactly, lists
+ * and dicts element by element (dicts whatever their key order).
+ */
+export function pythonEquals(a: unknown, b: unknown): boolean {
+  const numeric = (v: unknown) => typeof v === "number" || typeof v === "boolean";
+  if (numeric(a) && numeric(b)) return Number(a) === Number(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => pythonEquals(x, b[i]));
+  }
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    const ka = Object.keys(a);
+    const rb = b as Record<string, unknown>;
+    return ka.length === Object.keys(rb).length && ka.every((k) => k in rb && pythonEquals((a as Record<string, unknown>)[k], rb[k]));
+  }
+  return a === b;
+}
