@@ -273,6 +273,10 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
           formatError: own.formatError !== undefined,
           goal: task.goal,
           resultValues: resultValuesOf(calls),
+          userSaid: before
+            .filter((m) => m.source === "user_simulator")
+            .map((m) => m.content.toLowerCase())
+            .join("\n"),
         });
         turnVerdicts.push(judged?.verdict ?? null);
         if (judged) {
