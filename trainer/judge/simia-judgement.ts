@@ -20,6 +20,8 @@ export interface SimiaVerdict {
   reasoning: string;
   /** The reply could not be read (Simia scores it 0). */
   unparsable: boolean;
+  /** Numeric `components` the reply carried (Simia ignores them; the offline judge's show in the inspector). */
+  components: Record<string, number>;
 }
 
 function candidates(response: string): string[] {
@@ -48,7 +50,13 @@ export function simiaVerdict(rawReply: string): SimiaVerdict {
       break;
     }
   }
-  if (!parsed) return { reward: 0, reasoning: `Failed to parse evaluation: ${pythonPrefix(response, 100)}...`, unparsable: true };
+  if (!parsed)
+    return { reward: 0, reasoning: `Failed to parse evaluation: ${pythonPrefix(response, 100)}...`, unparsable: true, components: {} };
+  const given = parsed.components;
+  const components =
+    given && typeof given === "object" && !Array.isArray(given)
+      ? Object.fromEntries(Object.entries(given).filter((e): e is [string, number] => typeof e[1] === "number" && Number.isFinite(e[1])))
+      : {};
   const rawReasoning = "reasoning" in parsed ? parsed.reasoning : "No evaluation reasoning provided";
   const reasoning = typeof rawReasoning === "string" ? rawReasoning : pythonRepr(rawReasoning);
   const reward = pythonFloat("reward" in parsed ? parsed.reward : 0);
@@ -57,6 +65,7 @@ export function simiaVerdict(rawReply: string): SimiaVerdict {
       reward: null,
       reasoning: `Unscored: Simia-RL's float(reward) raises here (${reward.error}), stopping its run`,
       unparsable: false,
+      components,
     };
   }
   if (!Number.isFinite(reward.value)) {
@@ -64,9 +73,10 @@ export function simiaVerdict(rawReply: string): SimiaVerdict {
       reward: null,
       reasoning: `Unscored: Simia-RL would score ${reward.value} here, which no advantage can use`,
       unparsable: false,
+      components,
     };
   }
-  return { reward: reward.value, reasoning, unparsable: false };
+  return { reward: reward.value, reasoning, unparsable: false, components };
 }
 
 /**
@@ -95,6 +105,7 @@ export async function runSimiaJudge(opts: {
       reward: null,
       reasoning: `Unscored: judge call failed: ${e instanceof Error ? e.message : String(e)}`,
       unparsable: false,
+      components: {},
       callIds: [],
     };
   }

@@ -33,7 +33,7 @@ export async function judgeSimulatedEpisode(opts: {
     });
     return {
       reward: verdict.reward,
-      components: verdict.unparsable ? { judge_unparsable: 1 } : {},
+      components: verdict.unparsable ? { judge_unparsable: 1 } : verdict.components,
       reasoning: verdict.reasoning,
       finalState: opts.finalState,
       expectedState: task.expected,
