@@ -286,7 +286,10 @@ test("sampling parameters a request asks for replace the endpoint's, a token cap
       },
     },
     async (url) => {
-      const client = new LlmClient({ ...judgeConfig(url), retry: { maxAttempts: 1, baseDelayMs: 1 } });
+      const client = new LlmClient(
+        { ...judgeConfig(url), retry: { maxAttempts: 1, baseDelayMs: 1 } },
+        { env: { TEST_LLM_API_KEY: SECRET } },
+      );
       await client.chat({ role: "judge", messages: [{ role: "user", content: "a" }] });
       const asked = await client.chat({
         role: "judge",
