@@ -67,6 +67,7 @@ test("sgd optimize-user finds the prompt whose simulated users read most like re
 
     const artifact = JSON.parse(readFileSync(path.join(out, "sgd-user-v1.json"), "utf8"));
     assert.equal(artifact.instructionId, "mirror");
+    assert.equal(artifact.improved, true);
     assert.ok(artifact.userPrompt.fewShot >= 1);
     assert.equal(artifact.before.realism.realism, before);
     assert.equal(artifact.after.realism.realism, after);
@@ -101,4 +102,25 @@ test("sgd optimize-user names what is missing", async () => {
   });
   assert.equal(code, 2);
   assert.match(lines.join("\n"), /needs --base-url/);
+});
+
+test("when no candidate beats the default prompt, optimize-user says so and keeps the default", async () => {
+  // A user LLM that writes the same stiff sentence whatever its prompt: every candidate ties with the default.
+  const server = await startFakeLlmServer({ reply: () => STIFF });
+  try {
+    const out = mkdtempSync(path.join(tmpdir(), "user-prompts-"));
+    const lines: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
+    const args = ["sgd", "optimize-user", "--data", SGD, "--base-url", server.url, "--model", "user-sim"];
+    assert.equal(await main([...args, "--dev-dialogues", "2", "--dev-turns", "4", "--out", out], io), 0, lines.join("\n"));
+    assert.match(lines.join("\n"), /No candidate beat the default prompt: keeping it\./);
+    assert.ok(!lines.some((l) => l.startsWith('{"userPrompt"')), "no snippet to paste: the run config needs no change");
+    const artifact = JSON.parse(readFileSync(path.join(out, "sgd-user-v1.json"), "utf8"));
+    assert.equal(artifact.improved, false);
+    assert.deepEqual(artifact.after, artifact.before, "the kept prompt is the default one");
+    assert.equal(artifact.userPrompt.instruction, USER_INSTRUCTIONS.default);
+    assert.equal(artifact.userPrompt.fewShot, 2);
+  } finally {
+    await server.close();
+  }
 });

@@ -2,7 +2,8 @@
  * `rollout-lab sgd optimize-user`: searches the Agent Gym user simulator's prompt against real SGD dialogues
  * (trainer/envs/sgd/user-prompt-search.ts) with an OpenAI-compatible endpoint playing the user, prints every
  * candidate's score and the score before and after, and saves the best prompt as a versioned artifact whose
- * `userPrompt` goes into a run config's `environmentOptions` for `sgd`.
+ * `userPrompt` goes into a run config's `environmentOptions` for `sgd` — or, when no candidate beat the default
+ * prompt, says so and keeps the default (the artifact records the search with `improved: false`).
  */
 import path from "node:path";
 import { LlmClient } from "../trainer/llm";
@@ -43,9 +44,14 @@ export async function optimizeUserPrompt(opts: OptimizeUserOptions, out: (l: str
   );
   const result = await searchUserPrompt({ dev, pool, llm, devTurns: opts.devTurns, onScore: (s) => out(`  ${line(s)}`) });
   const { file, artifact } = await saveUserPromptArtifact(opts.out, result, opts.model);
+  const saved = path.relative(process.cwd(), file) || file;
   out(`before (default prompt): ${line(result.baseline)}`);
+  if (!result.improved) {
+    out(`No candidate beat the default prompt: keeping it. ${saved} records the search; the run config needs no change.`);
+    return file;
+  }
   out(`after  (${artifact.name}):  ${line(result.best)}`);
-  out(`Saved ${path.relative(process.cwd(), file) || file}. To use it, put this in the run config's environmentOptions:`);
+  out(`Saved ${saved}. To use it, put this in the run config's environmentOptions:`);
   out(JSON.stringify({ userPrompt: artifact.userPrompt }));
   return file;
 }

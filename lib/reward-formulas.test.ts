@@ -23,6 +23,11 @@ test("options that change the formula change what is shown", () => {
   const blend = rewardFormula({ environment: "sgd", environmentOptions: { rewardMode: "goal_blend", judgeWeight: 0.7 } })!;
   assert.equal(blend.formula, "reward = 0.3 × goal_completion + 0.7 × judge_quality");
   assert.deepEqual(rewardFormula({ environment: "sgd" })!.terms, ["turn_judge_mean"], "by default goal completion is a diagnostic");
+  assert.match(
+    rewardFormula({ environment: "simulated", llmJudge: true, environmentOptions: { judge: { mode: "simia" } } })!.formula,
+    /read as Simia-RL reads it/,
+    "Simia's mode says its judge scores as Simia does",
+  );
   assert.deepEqual(rewardFormula({ environment: "bfcl", environmentOptions: { rewardMode: "binary" } })!.terms, ["bfcl_valid"]);
 });
 

@@ -79,6 +79,8 @@ function baseFormula(ctx: RewardContext): Omit<RewardFormula, "notes"> | null {
       return { formula: `reward = solved ? max(0, 1 − ${penalty} × (turns − 1)) : 0`, terms: ["solved", "turns"] };
     }
     case "simulated":
+      if (ctx.llmJudge && (ctx.environmentOptions?.judge as { mode?: string } | undefined)?.mode === "simia")
+        return { formula: 'reward = float(the judge\'s "reward"), read as Simia-RL reads it (0 when absent or unreadable)', terms: [] };
       return ctx.llmJudge
         ? { formula: "reward = the LLM judge's score in [0, 1] (its other keys are its own diagnostics)", terms: [] }
         : {

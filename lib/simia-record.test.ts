@@ -70,12 +70,16 @@ test("a trajectory exports in Simia-RL's record shape", () => {
     timestamp: "2025-01-01T00:00:00.000Z",
     prompt: "simulate the user",
     response: "Hi",
-    metadata: { step: 0, type: "environment_response", role: "user_simulator", attempt: 1, cached: false, error: null, latency_ms: 12 },
+    metadata: {
+      step: 1,
+      type: "environment_response",
+      agent_message: '<tool_call>{"name":"find_reservation","arguments":{}}</tool_call>',
+    },
     deployment: "gpt-5",
     temperature: 0.7,
     max_tokens: 256,
   });
-  assert.equal(rec.gpt_call_history[1].metadata.type, "final_evaluation");
+  assert.deepEqual(rec.gpt_call_history[1].metadata, { step: 2, type: "final_evaluation" }, "the judge's step: every agent message");
   assert.equal(rec.gpt_call_history[1].prompt, "system: judge\n\nuser: score");
   assert.equal(rec.gpt_call_history[1].temperature, null);
   assert.equal(rec.timestamp, "2025-01-01T00:00:05.000Z");
@@ -94,7 +98,6 @@ test("the record is filled field by field as Simia's _save_trajectory_record fil
     temperature: 0.7,
     max_tokens: 1024,
     azure_endpoint: "https://llm.example/v1",
-    simulator_mode: "base",
   };
   const rec = toSimiaRecord({
     messages,
@@ -140,14 +143,18 @@ test("unscored and failed episodes keep null reward and map limits to max_steps"
     messages,
     evaluation: { reward: null, reasoning: "Unscored: judge failed" },
     endReason: "max_turns",
-    llmCalls: [call({ response: null, error: "500" }), call({ id: "ok" })],
+    llmCalls: [
+      call({ response: null, error: "500" }),
+      call({ id: "ok" }),
+      call({ id: "j", role: "judge", response: { text: "<think>hm</think>\n\n It went fine. " }, error: "unparseable judge reply" }),
+    ],
   });
   assert.equal(unscored.reward, null, "never coerced to 0");
   assert.equal(unscored.termination_reason, "max_steps");
   assert.deepEqual(
     unscored.gpt_call_history.map((c) => c.response),
-    ["Hi"],
-    "only calls that produced a reply, as Simia records them",
+    ["Hi", "It went fine."],
+    "every call that produced a reply, a judge reply that did not parse included, after </think> and stripped as Simia keeps it",
   );
   const failed = toSimiaRecord({ messages: [], evaluation: null, endReason: "error", llmCalls: [] });
   assert.equal(failed.reward, null);

@@ -1,12 +1,26 @@
 /**
  * Export of a stored trajectory in Simia-RL's training-record shape, so runs can be compared with (or fed to)
  * Simia-RL tooling. Field names and shapes match what Simia-RL's GeneralSimulated env writes per episode
- * (`_save_trajectory_record` / `_save_gpt_call_info` in ragen/env/simulated_General/env.py): conversation turns
- * are `{role: "human" | "assistant", content}` (tool results and simulated-user turns are both "human" there),
- * each GPT call is `{timestamp, prompt, response, metadata: {step, type}, deployment, temperature, max_tokens}`
- * with type "environment_response" or "final_evaluation". Pure: no I/O.
+ * (`_save_trajectory_record` / `_save_gpt_call_info` in ragen/env/simulated_General/env.py), checked against
+ * records its own code wrote (trainer/envs/simulated/simia-parity.test.ts): conversation turns are
+ * `{role: "human" | "assistant", content}` with every text stripped (tool results and simulated-user turns are both
+ * "human" there, an empty agent message stays), each GPT call that returned a reply is
+ * `{timestamp, prompt, response, metadata: {step, type, agent_message?}, deployment, temperature, max_tokens}` with
+ * type "environment_response" or "final_evaluation", step counting agent messages from 1, and the response as Simia
+ * keeps it (after `</think>`, stripped) — a judge reply that did not parse included. Pure: no I/O.
+ *
+ * Kept on purpose: `termination_reason` is the reason Simia puts in its step info ("gpt_decision", "max_steps");
+ * Simia's own file always says "unknown", because it saves the record before setting the reason.
  */
 import type { ConversationMessage, LlmCallRecord } from "./conversation";
+import { pythonLstrip, pythonStrip } from "./python-values";
+
+/** A GPT reply as Simia's `_call_gpt` returns it: only what follows the first `</think>` (leading newlines dropped), stripped. */
+export function simiaReplyText(content: string): string {
+  const end = content.indexOf("</think>");
+  const after = end === -1 ? content : pythonLstrip(content.slice(end + "</think>".length), "\n");
+  return pythonStrip(after);
+}
 
 export interface SimiaExportInput {
   messages: ConversationMessage[];
@@ -37,7 +51,6 @@ export interface SimiaConfig {
   max_tokens: number | null;
   /** Simia's field name for the endpoint; here the base URL, or "offline" for the built-in simulator. */
   azure_endpoint: string;
-  simulator_mode: string;
 }
 
 export interface SimiaConversationTurn {
@@ -49,7 +62,8 @@ export interface SimiaGptCall {
   timestamp: string;
   prompt: string;
   response: string | null;
-  metadata: { step: number | null; type: "environment_response" | "final_evaluation" } & Record<string, unknown>;
+  /** Simia's: the agent messages so far (from 1), the call's kind, and for a simulator call the agent message it answers. */
+  metadata: { step: number | null; type: "environment_response" | "final_evaluation"; agent_message?: string };
   deployment: string;
   temperature: number | null;
   max_tokens: number | null;
@@ -104,28 +118,31 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
     .join("\n\n");
   const conversation = input.messages
     .filter((m) => m.role !== "system")
-    .map((m): SimiaConversationTurn => ({ role: m.source === "policy" ? "assistant" : "human", content: m.content }));
-  // Simia records one entry per call that produced a reply (its retries happen inside the call); failed attempts
-  // stay in Rollout Lab's own call history and API.
+    .map((m): SimiaConversationTurn => ({ role: m.source === "policy" ? "assistant" : "human", content: pythonStrip(m.content) }));
+  const agentMessages = input.messages.filter((m) => m.source === "policy");
+  // Simia records one entry per call that returned a reply (its retries on errors happen inside the call), a judge
+  // reply it could not parse included; calls that failed outright stay in Rollout Lab's own call history and API.
   const calls = input.llmCalls
-    .filter((c) => c.error === null && c.response !== null)
-    .map((c): SimiaGptCall => ({
-      timestamp: c.startedAt,
-      prompt: promptText(c.request.messages),
-      response: c.response?.text ?? null,
-      metadata: {
-        step: c.turn,
-        type: c.role === "judge" ? "final_evaluation" : "environment_response",
-        role: c.role,
-        attempt: c.attempt,
-        cached: c.cached,
-        error: c.error,
-        latency_ms: c.latencyMs,
-      },
-      deployment: c.model,
-      temperature: numberOrNull(c.request.params.temperature),
-      max_tokens: numberOrNull(c.request.params.max_tokens ?? c.request.params.max_completion_tokens),
-    }));
+    .filter((c) => c.response !== null)
+    .map((c): SimiaGptCall => {
+      const judge = c.role === "judge";
+      // Simia's step is its count of agent messages: the judge comes after all of them, a simulator call answers turn + 1.
+      const step = judge ? agentMessages.length : c.turn === null ? null : c.turn + 1;
+      const answered = judge ? undefined : agentMessages.find((m) => m.turn === c.turn);
+      return {
+        timestamp: c.startedAt,
+        prompt: promptText(c.request.messages),
+        response: simiaReplyText(c.response?.text ?? ""),
+        metadata: {
+          step,
+          type: judge ? "final_evaluation" : "environment_response",
+          ...(answered && { agent_message: pythonStrip(answered.content) }),
+        },
+        deployment: c.model,
+        temperature: numberOrNull(c.request.params.temperature),
+        max_tokens: numberOrNull(c.request.params.max_completion_tokens ?? c.request.params.max_tokens),
+      };
+    });
   const latest = input.llmCalls.reduce<string | null>((a, c) => (a === null || c.startedAt > a ? c.startedAt : a), null);
   return {
     env_id: input.envId ?? null,
@@ -134,7 +151,7 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
     timestamp: input.timestamp ?? latest ?? new Date(0).toISOString(),
     reward: input.evaluation?.reward ?? null,
     reasoning: input.evaluation?.reasoning ?? "",
-    num_steps: input.messages.filter((m) => m.source === "policy").length,
+    num_steps: agentMessages.length,
     max_steps: input.maxSteps ?? null,
     termination_reason: simiaTerminationReason(input.endReason),
     system_prompt: input.systemPrompt ?? system,

@@ -5,7 +5,7 @@
  *   {env_id, sample_index, episode_count, timestamp, reward, reasoning, num_steps, max_steps, termination_reason,
  *    system_prompt, reference_conversations: [{from, value}], conversation_history: [{role: "human"|"assistant",
  *    content}], gpt_call_history: [{timestamp, prompt, response, metadata: {step, type}, deployment, temperature,
- *    max_tokens}], config: {deployment, temperature, max_tokens, azure_endpoint, simulator_mode}}
+ *    max_tokens}], config: {deployment, temperature, max_tokens, azure_endpoint}}
  *
  * Simia's GRPO plays one sample in `group_size` environments per episode round, so the episodes of one sample and
  * episode_count form a group; episode_count is the step. Simia's one simulator plays both the user and the tools,

@@ -4,7 +4,7 @@
  * group), sample_index the dataset sample (the task), episode_count the slot's episodes so far (the step),
  * max_steps the step limit, system_prompt and reference_conversations the sample's own `system` and
  * `conversations` when the task was imported from one, and `config` the simulator's model and sampling settings
- * (its endpoint, never a key).
+ * (its endpoint, never a key) under Simia's four keys.
  */
 import type { SimiaConfig, SimiaExportInput } from "../../lib/simia-record";
 
@@ -14,30 +14,43 @@ export interface RunFacts {
   config: SimiaConfig;
 }
 
-/** What Simia's record takes from the run's config: group size (env slots), step limit and simulator settings. */
+/** Simia's SimulatedEnvConfig defaults, which the simulated environment's Simia mode sends (its `simiaSampling`). */
+const SIMIA_DEFAULT_SAMPLING = { temperature: 1, max_completion_tokens: 60000 };
+
+/**
+ * What Simia's record takes from the run's config: group size (env slots), step limit, and the simulator's model and
+ * sampling settings — in Simia's mode (simulated environment, `judge.mode: "simia"`) the ones it sends in place of
+ * the endpoint's, otherwise the endpoint's own.
+ */
 export function runFacts(config: unknown): RunFacts {
   const c = (config && typeof config === "object" ? config : {}) as {
     grpo?: { groupSize?: number };
-    rollout?: { maxTurns?: number; temperature?: number };
-    llm?: Record<string, { baseUrl?: string; model?: string; maxTokens?: number } | undefined>;
+    rollout?: { maxTurns?: number };
+    environment?: string;
+    environmentOptions?: { judge?: { mode?: string }; simiaSampling?: { temperature?: number; max_completion_tokens?: number } };
+    llm?: Record<string, { baseUrl?: string; model?: string; temperature?: number; maxTokens?: number } | undefined>;
   };
   const sim = c.llm?.userSimulator ?? c.llm?.judge;
+  const simiaMode = (c.environment ?? "simulated") === "simulated" && c.environmentOptions?.judge?.mode === "simia";
+  const sampling = simiaMode
+    ? { ...SIMIA_DEFAULT_SAMPLING, ...c.environmentOptions?.simiaSampling }
+    : { temperature: sim?.temperature, max_completion_tokens: sim?.maxTokens };
+  const num = (v: unknown) => (typeof v === "number" ? v : null);
   return {
     groupSize: c.grpo?.groupSize ?? 1,
     maxTurns: c.rollout?.maxTurns ?? null,
     config: {
       deployment: sim?.model ?? "offline",
-      temperature: typeof c.rollout?.temperature === "number" ? c.rollout.temperature : null,
-      max_tokens: typeof sim?.maxTokens === "number" ? sim.maxTokens : null,
+      temperature: sim || simiaMode ? num(sampling.temperature) : null,
+      max_tokens: sim || simiaMode ? num(sampling.max_completion_tokens) : null,
       azure_endpoint: sim?.baseUrl ?? "offline",
-      simulator_mode: "base",
     },
   };
 }
 
-function taskData(task: unknown): { system?: string; reference?: { from: string; value: string }[] } {
+function taskData(task: unknown): { systemPrompt?: string; reference?: { from: string; value: string }[] } {
   const data = task && typeof task === "object" ? (task as { data?: unknown }).data : undefined;
-  return data && typeof data === "object" ? (data as { system?: string; reference?: { from: string; value: string }[] }) : {};
+  return data && typeof data === "object" ? (data as { systemPrompt?: string; reference?: { from: string; value: string }[] }) : {};
 }
 
 export interface PlacedTrajectory {
@@ -50,11 +63,12 @@ export interface PlacedTrajectory {
 export function simiaPlacement(t: PlacedTrajectory, run: RunFacts): Partial<SimiaExportInput> {
   const data = taskData(t.group?.task);
   return {
-    envId: (t.group?.indexInStep ?? 0) * run.groupSize + t.indexInGroup,
+    // Simia's env_id is the slot number as a string (its env manager passes str(env_id) into the env config).
+    envId: String((t.group?.indexInStep ?? 0) * run.groupSize + t.indexInGroup),
     sampleIndex: /^\d+$/.test(t.taskId) ? Number(t.taskId) : t.taskId,
     episodeCount: t.step,
     maxSteps: run.maxTurns ?? undefined,
-    systemPrompt: data.system,
+    systemPrompt: data.systemPrompt,
     referenceConversations: data.reference,
     config: run.config,
   };

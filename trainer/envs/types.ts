@@ -46,6 +46,11 @@ export interface LlmChatRequest {
    * not the JSON asked for) is recorded as a failed call with this reason, and the caller decides what to do.
    */
   validate?: (text: string) => string | null;
+  /**
+   * Sampling parameters the environment's reference system sends with this request (Simia's temperature and
+   * max_completion_tokens): they replace the endpoint's own. Ignored by the offline provider.
+   */
+  params?: { temperature?: number; max_completion_tokens?: number };
 }
 export interface LlmChatResponse {
   text: string;

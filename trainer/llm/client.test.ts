@@ -275,3 +275,34 @@ test("an HTTP 200 that the caller cannot use, or that was cut at max_tokens, is 
     assert.equal(records[2].error, null, "a normal reply stays clean");
   });
 });
+
+test("sampling parameters a request asks for replace the endpoint's, a token cap under either name", async () => {
+  const sent: Record<string, unknown>[] = [];
+  await withServer(
+    {
+      reply: (req) => {
+        sent.push(req.params);
+        return "ok";
+      },
+    },
+    async (url) => {
+      const client = new LlmClient(
+        { ...judgeConfig(url), retry: { maxAttempts: 1, baseDelayMs: 1 } },
+        { env: { TEST_LLM_API_KEY: SECRET } },
+      );
+      await client.chat({ role: "judge", messages: [{ role: "user", content: "a" }] });
+      const asked = await client.chat({
+        role: "judge",
+        messages: [{ role: "user", content: "b" }],
+        params: { temperature: 1, max_completion_tokens: 60000 },
+      });
+      assert.equal(asked.text, "ok");
+    },
+  );
+  assert.equal(sent[0].temperature, 0);
+  assert.equal(sent[0].max_tokens, 64);
+  assert.equal(sent[1].temperature, 1);
+  assert.equal(sent[1].max_completion_tokens, 60000);
+  assert.equal(sent[1].max_tokens, undefined, "never both caps: APIs refuse them together");
+  assert.equal(sent[1].seed, 7, "the endpoint's other params stay");
+});

@@ -141,7 +141,7 @@ export class LlmClient implements LlmChat {
   }
 
   private async chatRemote(req: LlmChatRequest, ep: Endpoint, emit: LlmCallSink, signal?: AbortSignal): Promise<LlmChatResponse> {
-    const params: Record<string, unknown> = { ...ep.config.params };
+    const params = withRequestedParams(ep.config.params, req.params);
     if (req.responseFormat === "json" && ep.config.jsonMode) params.response_format = { type: "json_object" };
     const messages = req.messages.map((m) => ({ role: m.role, content: m.content }));
     const key = this.cache ? cacheKey({ model: ep.config.model, messages, params, endpoint: ep.url }) : "";
@@ -289,6 +289,14 @@ export class LlmClient implements LlmChat {
     // A body cut mid-way surfaces as a JSON SyntaxError from the SDK: transient, so retry it like a network error.
     return { response: null, error, status: null, retryAfterMs: null, retryable: true };
   }
+}
+
+/** The endpoint's params with the request's over them; a requested token cap replaces the endpoint's under either name. */
+function withRequestedParams(own: Record<string, unknown>, asked: LlmChatRequest["params"]): Record<string, unknown> {
+  if (!asked) return { ...own };
+  const { max_tokens, max_completion_tokens, ...rest } = own;
+  const cap = asked.max_completion_tokens === undefined ? { max_tokens, max_completion_tokens } : {};
+  return Object.fromEntries(Object.entries({ ...rest, ...cap, ...asked }).filter(([, v]) => v !== undefined));
 }
 
 function toToolCalls(raw: OpenAI.ChatCompletionMessageToolCall[] | undefined): ToolCall[] | undefined {

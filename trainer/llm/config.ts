@@ -8,6 +8,8 @@ export const LlmParamsSchema = z
   .object({
     temperature: z.number().min(0).max(2).optional(),
     max_tokens: z.number().int().positive().optional(),
+    /** The newer name of the cap (OpenAI's reasoning models take only this one); send one of the two. */
+    max_completion_tokens: z.number().int().positive().optional(),
     top_p: z.number().min(0).max(1).optional(),
     seed: z.number().int().optional(),
     stop: z.array(z.string()).max(4).optional(),

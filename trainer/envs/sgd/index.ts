@@ -37,11 +37,20 @@ export const SgdConfigSchema = z
       .optional(),
     /** How tools are described to the policy. */
     toolStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
-    /** agent_gym's mocker fallbacks: fuzzy match on ≥ 50% parameter overlap, then an LLM mocker for the rest. */
+    /**
+     * The tool mocker (tool-mocker.ts). `matching`: "agent_gym" (its exact → fuzzy ≥ 0.8 → LLM → fuzzy ≥ 0.5 → first
+     * recording) or "tolerant" (parameter names checked, values compared in canonical form, searches answered by
+     * filtering recorded rows, then the same fallbacks). `fuzzy`, `llmFallback`, `anyRecording` switch the fallbacks.
+     */
     mocker: z
-      .object({ fuzzy: z.boolean().default(true), llmFallback: z.boolean().default(true) })
+      .object({
+        matching: z.enum(["agent_gym", "tolerant"]).default("agent_gym"),
+        fuzzy: z.boolean().default(true),
+        llmFallback: z.boolean().default(true),
+        anyRecording: z.boolean().default(true),
+      })
       .strict()
-      .default({ fuzzy: true, llmFallback: true }),
+      .default({ matching: "agent_gym", fuzzy: true, llmFallback: true, anyRecording: true }),
   })
   .strict();
 export type SgdEnvironmentOptions = z.input<typeof SgdConfigSchema>;

@@ -85,7 +85,7 @@ test("a scripted agent calling the right services with the goal's slots complete
   assert.match(evaluation.reasoning, /FindRestaurants=1\.00/);
 });
 
-test("a call that matches no recording is answered by the LLM mocker (recorded as such), and scores below the right call", async () => {
+test("a call that matches no recording goes to the LLM mocker: its rows answer; offline it invents nothing and the first recording answers", async () => {
   const env = createSgdEnvironment();
   const tasks = await env.loadTasks!(SGD_TRAIN);
   const task = tasks.find((x) => x.id === "sgd-1_00001")!;
@@ -94,15 +94,30 @@ test("a call that matches no recording is answered by the LLM mocker (recorded a
     turn % 2 === 0
       ? '{"name": "ReserveRestaurant", "arguments": {"restaurant_name": "Nowhere Diner", "city": "Atlantis", "time": "18:00"}}'
       : "Sorry, something went wrong. Can you repeat?";
+  // With a tool-simulator endpoint, the LLM's rows answer, with the call's own values written in (as agent_gym does).
+  const offline = offlineChat();
+  const inventing = {
+    chat: async (req: Parameters<typeof offline.chat>[0]) =>
+      req.role === "tool_simulator"
+        ? { text: '[{"restaurant_name": "Invented", "city": "X", "time": "19:00"}]', callId: "mocker-1" }
+        : offline.chat(req),
+  };
+  const invented = await rollout(env.createEpisode(task, { seed: 7, llm: inventing, maxTurns: 4 }), wrongCall, 4);
+  const inventedMsg = invented.seen.find((m) => m.role === "tool")!;
+  assert.equal(inventedMsg.source, "tool_simulator", "an invented answer is the mocker's, not a recording");
+  assert.deepEqual(inventedMsg.llmCallIds, ["mocker-1"]);
+  assert.match(inventedMsg.content, /"restaurant_name":"Nowhere Diner","city":"Atlantis","time":"18:00"/);
+  assert.ok(invented.evaluation.components.mocked_llm >= 1);
+  // Offline the LLM mocker invents nothing (agent_gym's without a key): the method's first recording answers.
   const wrong = await rollout(env.createEpisode(task, ctx(4)), wrongCall, 4);
   const toolMsg = wrong.seen.find((m) => m.role === "tool")!;
-  assert.equal(toolMsg.source, "tool_simulator", "an invented answer is the mocker's, not a recording");
-  assert.ok(toolMsg.llmCallIds?.length, "linked to its LLM call");
-  assert.ok(wrong.evaluation.components.mocked_llm >= 1);
+  assert.equal(toolMsg.source, "tool", "a recording answered");
+  assert.ok(toolMsg.llmCallIds?.length, "the LLM mocker's call is linked all the same");
+  assert.ok(wrong.evaluation.components.mocked_first >= 1);
   assert.ok(wrong.evaluation.components.goal_completion < 1);
   assert.ok(wrong.evaluation.reward! < good.evaluation.reward! - 0.2, `${wrong.evaluation.reward} vs ${good.evaluation.reward}`);
   // Without agent_gym's fallbacks the same call is a tool error.
-  const strict = createSgdEnvironment({ mocker: { fuzzy: false, llmFallback: false } });
+  const strict = createSgdEnvironment({ mocker: { fuzzy: false, llmFallback: false, anyRecording: false } });
   const strictRun = await rollout(strict.createEpisode(task, ctx(4)), wrongCall, 4);
   assert.match(strictRun.seen.find((m) => m.role === "tool")!.content, /"error":"no recorded transaction for ReserveRestaurant/);
   assert.ok(strictRun.evaluation.components.tool_errors >= 1);

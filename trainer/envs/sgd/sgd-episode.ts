@@ -13,7 +13,7 @@ import type { EpisodeEndReason, ToolCall } from "../../../lib/conversation";
 import type { SgdDialogue } from "./sgd-format";
 import type { RecordedCall, SgdTaskData } from "./sgd-task";
 import type { UserTemplates } from "./user-templates";
-import { createToolMocker, type MockResponse } from "./tool-mocker";
+import { createToolMocker, type LlmMockStage, type MockResponse } from "./tool-mocker";
 import { llmMock } from "./llm-mocker";
 import { canonicalParameters, normalizeSlotValue } from "./normalize-slot-value";
 import { createOfflineUserState, offlineUserReply, openingUtterance, STOP_TOKEN } from "./offline-user";
@@ -36,8 +36,8 @@ export interface SgdEpisodeOptions {
   /** The user LLM's style instruction (an optimised user prompt's); the default one when absent. */
   userInstruction?: string;
   toolStyle: ToolPromptStyle;
-  /** agent_gym's fallbacks for calls without an exact recording: fuzzy parameter overlap, then an LLM mocker. */
-  mocker: { fuzzy: boolean; llmFallback: boolean };
+  /** How calls are matched to recordings, and agent_gym's fallbacks (tool-mocker.ts). */
+  mocker: { matching: "agent_gym" | "tolerant"; fuzzy: boolean; llmFallback: boolean; anyRecording: boolean };
   rewardMode: "turn_judge" | "goal_blend";
 }
 
@@ -92,7 +92,7 @@ function transcriptOf(messages: ConversationMessage[]): string {
 
 export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: SgdEpisodeOptions): Episode {
   const toolsAsSchemas = ctx.toolPresentation === "schemas";
-  const mocker = createToolMocker(task.services, task.recordedCalls, opts.extraRecordings, { fuzzy: opts.mocker.fuzzy });
+  const mocker = createToolMocker(task.services, task.recordedCalls, opts.extraRecordings, opts.mocker);
   const history: ConversationMessage[] = [];
   const calls: MadeCall[] = [];
   const userState = createOfflineUserState();
@@ -134,35 +134,25 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
   }
 
   async function runCall(call: ToolCall, turn: number): Promise<ConversationMessage> {
-    let response = mocker.call(call.name, call.arguments);
-    let llmCallIds: string[] | undefined;
-    if (!response.ok && response.unmatched && opts.mocker.llmFallback && response.service && response.method) {
-      const intent = task.services.find((s) => s.name === response.service)?.intents.find((i) => i.name === response.method);
-      if (intent) {
-        const mock = await llmMock(ctx.llm, turn, {
-          service: response.service,
-          intent,
-          args: call.arguments,
-          examples: response.unmatched.examples,
-        });
-        llmCallIds = [mock.callId];
-        response = mock.ok
-          ? { ok: true, service: response.service, method: response.method, results: mock.results, match: "llm" }
-          : { ok: false, service: response.service, method: response.method, error: mock.error };
-      }
-    }
+    const llmStage: LlmMockStage = async (c) => {
+      const mock = await llmMock(ctx.llm, turn, c);
+      return { rows: mock.ok ? mock.results : null, callId: mock.callId };
+    };
+    const response = await mocker.call(call.name, call.arguments, opts.mocker.llmFallback ? llmStage : undefined);
     calls.push({ call, response });
     const content = response.ok ? formatToolResults(response.results) : JSON.stringify({ error: response.error });
     // Recorded answers come from the tools' recordings; invented ones from the LLM mocker, attributed as such.
-    const source = llmCallIds ? "tool_simulator" : "tool";
+    const source = response.ok && response.match === "llm" ? "tool_simulator" : "tool";
+    const llmCallIds = response.llmCallIds;
     return { role: "tool", source, content, turn, toolCallId: call.id, name: call.name, ...(llmCallIds && { llmCallIds }) };
   }
 
-  /** How many calls agent_gym's fallbacks answered (fuzzy recording, LLM mocker); absent when none did. */
+  /** How many calls agent_gym's fallbacks answered (fuzzy recording, LLM mocker, first recording); absent when none did. */
   function mockComponents(): Record<string, number> {
     const answered = calls.flatMap((c) => (c.response.ok ? [c.response.match] : []));
-    if (!answered.some((m) => m === "fuzzy" || m === "llm")) return {};
-    return { mocked_fuzzy: answered.filter((m) => m === "fuzzy").length, mocked_llm: answered.filter((m) => m === "llm").length };
+    if (!answered.some((m) => m === "fuzzy" || m === "llm" || m === "first")) return {};
+    const count = (m: string) => answered.filter((x) => x === m).length;
+    return { mocked_fuzzy: count("fuzzy"), mocked_llm: count("llm"), mocked_first: count("first") };
   }
 
   /** The episode under agent_gym's reward: the mean of its turn scores; unscored if any turn's judgement was unreadable. */
@@ -283,6 +273,10 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
           formatError: own.formatError !== undefined,
           goal: task.goal,
           resultValues: resultValuesOf(calls),
+          userSaid: before
+            .filter((m) => m.source === "user_simulator")
+            .map((m) => m.content.toLowerCase())
+            .join("\n"),
         });
         turnVerdicts.push(judged?.verdict ?? null);
         if (judged) {

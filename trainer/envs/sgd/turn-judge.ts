@@ -8,6 +8,7 @@
  */
 import type { LlmChat } from "../types";
 import { normalizeSlotValue } from "./normalize-slot-value";
+import { pythonFloat, pythonStrip } from "../../../lib/python-values";
 import type { SgdGoalIntent } from "./sgd-task";
 
 export const QUALITY_SCORES = { excellent: 1, good: 0.75, acceptable: 0.5, poor: 0.25, inappropriate: 0 } as const;
@@ -40,6 +41,8 @@ export interface TurnToJudge {
   goal: SgdGoalIntent[];
   /** Values from successful service results so far (normalized). */
   resultValues: Set<string>;
+  /** What the user has said so far, lower-cased: where a call's values can come from besides the goal and results. */
+  userSaid: string;
 }
 
 const LETTERS = /[a-z]/i;
@@ -64,6 +67,26 @@ export function offlineTurnVerdict(t: TurnToJudge): TurnVerdict {
     const wanted = Object.entries(intent.parameters);
     const right = wanted.filter(([k, v]) => args[k.toLowerCase()] === normalizeSlotValue(String(v))).length;
     const share = wanted.length ? right / wanted.length : 1;
+    // A call none of whose values the user gave, a service returned or the goal holds is invented, whatever the
+    // mocker answered (agent_gym's mocker answers every call of a known method): it must not outscore real work.
+    const grounded = Object.entries(t.call.arguments).some(([k, raw]) => {
+      const v = normalizeSlotValue(String(raw));
+      const said = String(raw).toLowerCase().trim();
+      return (
+        normalizeSlotValue(String(intent.parameters[k] ?? "")) === v ||
+        t.resultValues.has(v) ||
+        (said.length > 0 && t.userSaid.includes(said)) ||
+        (v.length > 0 && t.userSaid.includes(v))
+      );
+    });
+    if (!grounded && wanted.length > 0) {
+      return {
+        quality: "inappropriate",
+        toolCorrect: false,
+        toolArgs: 0,
+        reasoning: `Called ${intent.intent} with values the user never gave and no service returned.`,
+      };
+    }
     return {
       quality: t.call.ok ? "acceptable" : "poor",
       toolCorrect: true,
@@ -96,32 +119,48 @@ function judgePrompt(t: TurnToJudge): string {
   ].join("\n\n");
 }
 
+/** A reply field as agent_gym's DSPy predictor hands it over: a string as written, any other JSON value as its JSON text. */
+const fieldText = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
+
+/** agent_gym's `_parse_quality`: the first rating (best first) the lower-cased text contains, else "acceptable". */
+function qualityOf(v: unknown): Quality {
+  const text = pythonStrip(fieldText(v).toLowerCase());
+  return (Object.keys(QUALITY_SCORES) as Quality[]).find((q) => text.includes(q)) ?? "acceptable";
+}
+
+/**
+ * A judge reply read as agent_gym reads its judge's fields (llm_judge.py, checked on 9,018 forms in
+ * agent-gym-judge-parity.test.ts): the quality by `qualityOf`; for a turn with a service call, the tool right when the
+ * text is "yes", "true" or "1", and the argument score `float(text) / 100` clamped to [0, 1] (0.5 when not a number).
+ * A missing field is a failed prediction in agent_gym: quality "acceptable", no tool verdict. A reply holding no JSON
+ * object is unreadable (null): the caller retries, then leaves the episode unscored, never scores it in silence.
+ */
 export function parseTurnVerdict(text: string, withCall: boolean): TurnVerdict | null {
   const m = /\{[\s\S]*\}/.exec(text);
   if (!m) return null;
+  let v: Record<string, unknown>;
   try {
-    const v = JSON.parse(m[0]) as { quality?: unknown; reasoning?: unknown; correct_tool?: unknown; correct_args?: unknown };
-    const quality = typeof v.quality === "string" ? (v.quality.trim().toLowerCase() as Quality) : null;
-    if (!quality || !(quality in QUALITY_SCORES)) return null;
-    const verdict: TurnVerdict = { quality, reasoning: typeof v.reasoning === "string" ? v.reasoning : "" };
-    if (withCall) {
-      const tool =
-        typeof v.correct_tool === "string"
-          ? v.correct_tool.trim().toLowerCase()
-          : typeof v.correct_tool === "boolean"
-            ? v.correct_tool
-              ? "yes"
-              : "no"
-            : null;
-      const args = typeof v.correct_args === "string" ? Number(v.correct_args) : v.correct_args;
-      if ((tool !== "yes" && tool !== "no") || typeof args !== "number" || !Number.isFinite(args) || args < 0 || args > 100) return null;
-      verdict.toolCorrect = tool === "yes";
-      verdict.toolArgs = args / 100;
-    }
-    return verdict;
+    const parsed: unknown = JSON.parse(m[0]);
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
+    v = parsed as Record<string, unknown>;
   } catch {
     return null;
   }
+  const notes: string[] = [];
+  if (!("quality" in v)) notes.push("no quality given: acceptable, as agent_gym scores a failed rating");
+  const verdict: TurnVerdict = {
+    quality: "quality" in v ? qualityOf(v.quality) : "acceptable",
+    reasoning: [typeof v.reasoning === "string" ? v.reasoning : "", ...notes].filter(Boolean).join(" "),
+  };
+  if (withCall && "correct_tool" in v && "correct_args" in v) {
+    verdict.toolCorrect = ["yes", "true", "1"].includes(pythonStrip(fieldText(v.correct_tool).toLowerCase()));
+    const args = pythonFloat(fieldText(v.correct_args));
+    const share = args.ok ? args.value / 100 : 0.5;
+    // Python's min(1.0, max(0.0, x)): NaN falls to 0.
+    const atLeast0 = share > 0 ? share : 0;
+    verdict.toolArgs = atLeast0 < 1 ? atLeast0 : 1;
+  }
+  return verdict;
 }
 
 /**

@@ -8,7 +8,8 @@
  * real users wrote. agent_gym's word-overlap similarity with the real message is reported beside it.
  *
  * The best candidate is saved as a versioned artifact (`sgd-user-v<N>.json`) holding the prompt itself, the scores
- * before (the default prompt) and after, and every candidate's score; `sgd.userPrompt` in a run config uses it.
+ * before (the default prompt) and after, and every candidate's score; `sgd.userPrompt` in a run config uses it. When
+ * no candidate beats the default prompt, the default is kept: the artifact says so (`improved: false`) and holds it.
  */
 import { readdir, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -126,12 +127,21 @@ export async function scoreCandidate(
 
 export interface SearchResult {
   baseline: CandidateScore;
+  /** The prompt to use: the best candidate if it beat the baseline, else the baseline. */
   best: CandidateScore;
+  /** Whether a candidate scored better than the default prompt (higher realism, or as high with more word overlap). */
+  improved: boolean;
   candidates: CandidateScore[];
   devTurns: number;
 }
 
-/** Scores the default prompt and every candidate; the best has the highest realism (ties: similarity, fewer examples). */
+/** Positive when `b` is better than `a`: higher realism, then higher word overlap; a tie is no improvement. */
+const better = (a: CandidateScore, b: CandidateScore) => b.realism.realism - a.realism.realism || b.similarity - a.similarity;
+
+/**
+ * Scores the default prompt and every candidate; the best has the highest realism (ties: similarity, fewer examples).
+ * A best that only ties the default prompt does not replace it.
+ */
 export async function searchUserPrompt(opts: {
   dev: { dialogue: SgdDialogue; task: SgdTaskData }[];
   pool: SgdDialogue[];
@@ -151,8 +161,9 @@ export async function searchUserPrompt(opts: {
   const same = (a: Candidate, b: Candidate) => a.instruction === b.instruction && a.fewShot === b.fewShot;
   const baseline =
     scored.find((s) => same(s, DEFAULT_CANDIDATE)) ?? (await scoreCandidate(DEFAULT_CANDIDATE, examples, opts.pool, opts.llm));
-  const best = [...scored].sort((a, b) => b.realism.realism - a.realism.realism || b.similarity - a.similarity || a.fewShot - b.fewShot)[0];
-  return { baseline, best, candidates: scored, devTurns: examples.length };
+  const top = [...scored].sort((a, b) => better(a, b) || a.fewShot - b.fewShot)[0];
+  const improved = better(baseline, top) > 0;
+  return { baseline, best: improved ? top : baseline, improved, candidates: scored, devTurns: examples.length };
 }
 
 export interface UserPromptArtifact {
@@ -164,6 +175,8 @@ export interface UserPromptArtifact {
   /** What a run config's `sgd.userPrompt` takes. */
   userPrompt: { artifact: string; instruction: string; fewShot: number };
   instructionId: UserInstructionId;
+  /** false when no candidate beat the default prompt: `after` is then the default prompt, kept. */
+  improved: boolean;
   before: CandidateScore;
   after: CandidateScore;
   devTurns: number;
@@ -188,6 +201,7 @@ export async function saveUserPromptArtifact(
     model,
     userPrompt: { artifact: name, instruction: USER_INSTRUCTIONS[result.best.instruction], fewShot: result.best.fewShot },
     instructionId: result.best.instruction,
+    improved: result.improved,
     before: result.baseline,
     after: result.best,
     devTurns: result.devTurns,

@@ -37,11 +37,35 @@ export const SimulatedEnvConfigSchema = z.object({
       aggregate: z.enum(["mean", "majority"]).default("mean"),
       /**
        * A judgement that never parsed: "unscored" (reward null, left out of advantages — a broken judge must not
-       * read as a bad policy) or "zero" (Simia-RL scores it 0).
+       * read as a bad policy) or "zero" (Simia-RL scores it 0). Strict mode only.
        */
       unparsable: z.enum(["unscored", "zero"]).default("unscored"),
+      /**
+       * "strict": our judge — a {"reasoning", "reward" 0..1} object, an unreadable reply retried with the problem
+       * fed back, then unscored (or 0 with `unparsable: "zero"`). "simia": Simia-RL's — one call, its parse and its
+       * score (trainer/judge/simia-judgement.ts), an unreadable reply 0, and Simia's sampling parameters
+       * (`simiaSampling`) on the simulator's and the judge's requests; `samples`, `maxAttempts` and `unparsable` do
+       * not apply.
+       */
+      mode: z.enum(["strict", "simia"]).default("strict"),
     })
-    .default({ threshold: 1, argumentMatch: "lenient", samples: 1, maxAttempts: 2, aggregate: "mean", unparsable: "unscored" }),
+    .default({
+      threshold: 1,
+      argumentMatch: "lenient",
+      samples: 1,
+      maxAttempts: 2,
+      aggregate: "mean",
+      unparsable: "unscored",
+      mode: "strict",
+    }),
+  /**
+   * What Simia's mode sends with every simulator and judge request, in place of the endpoint's temperature and
+   * max_tokens: Simia's SimulatedEnvConfig defaults. Lower max_completion_tokens for a server with a shorter context.
+   */
+  simiaSampling: z
+    .object({ temperature: z.number().min(0).max(2).default(1), max_completion_tokens: z.number().int().positive().default(60000) })
+    .strict()
+    .default({ temperature: 1, max_completion_tokens: 60000 }),
 });
 export type SimulatedEnvConfig = z.infer<typeof SimulatedEnvConfigSchema>;
 export type SimulatedEnvConfigInput = z.input<typeof SimulatedEnvConfigSchema>;
@@ -68,7 +92,13 @@ export function createSimulatedEnvironment(config: SimulatedEnvConfigInput = {})
     builtinTasks: () => readBuiltinTasks(),
     loadTasks: (p) => loadSimulatedTasks(p),
     createEpisode: (task, ctx) => {
-      const options = { prompts: cfg.prompts, toolPromptStyle: cfg.toolPromptStyle, maxSimSteps: cfg.maxSimSteps, judge: cfg.judge };
+      const options = {
+        prompts: cfg.prompts,
+        toolPromptStyle: cfg.toolPromptStyle,
+        maxSimSteps: cfg.maxSimSteps,
+        judge: cfg.judge,
+        simiaSampling: cfg.simiaSampling,
+      };
       return cfg.simulator === "simia" ? new SimiaEpisode(task, ctx, options) : new SimulatedEpisode(task, ctx, options);
     },
     // Gold play for the SFT warm-start: the expected calls in order, then a reply stating the expected facts.

@@ -31,7 +31,15 @@ export interface SimulatedEpisodeOptions {
   toolPromptStyle: ToolPromptStyle;
   /** Simulator calls allowed per episode (Simia-RL's max_simulation_steps). */
   maxSimSteps: number;
-  judge: OfflineJudgeOptions & { samples: number; maxAttempts: number; aggregate: "mean" | "majority"; unparsable: "unscored" | "zero" };
+  judge: OfflineJudgeOptions & {
+    samples: number;
+    maxAttempts: number;
+    aggregate: "mean" | "majority";
+    unparsable: "unscored" | "zero";
+    mode: "strict" | "simia";
+  };
+  /** Sent with the simulator's and the judge's requests in Simia's mode (judge.mode "simia"). */
+  simiaSampling: { temperature: number; max_completion_tokens: number };
 }
 
 /**
@@ -140,6 +148,7 @@ export class SimulatedEpisode implements Episode {
       task: d,
       state: this.state,
       judge: this.options.judge,
+      simiaSampling: this.options.simiaSampling,
       endReason,
       finalState: {
         calls: this.state.calls,

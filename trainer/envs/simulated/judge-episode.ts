@@ -1,10 +1,12 @@
 /**
  * The judgement that ends a simulated episode, in either simulator mode: the rendered judge prompt through
  * runJudge (the offline judge when no endpoint is configured), its agreement as a component, and the reasoning
- * with how the episode ended. The modes differ only in the prompt and in what they show as final state.
+ * with how the episode ended. The modes differ only in the prompt and in what they show as final state. With
+ * `judge.mode: "simia"` the judgement is Simia-RL's instead (one call, its parse, its score, its reasoning verbatim).
  */
 import type { EpisodeEndReason } from "../../../lib/conversation";
 import { runJudge } from "../../judge/run-judge";
+import { runSimiaJudge } from "../../judge/simia-judgement";
 import type { EpisodeContext, Evaluation } from "../types";
 import type { SimulatedEpisodeOptions } from "./episode";
 import { offlineJudgeReply, type SimulatedState } from "./offline-simulators";
@@ -16,10 +18,27 @@ export async function judgeSimulatedEpisode(opts: {
   task: SimulatedTaskData;
   state: SimulatedState;
   judge: SimulatedEpisodeOptions["judge"];
+  simiaSampling: SimulatedEpisodeOptions["simiaSampling"];
   endReason: EpisodeEndReason;
   finalState: unknown;
 }): Promise<Evaluation> {
   const { judge, task, state } = opts;
+  if (judge.mode === "simia") {
+    const verdict = await runSimiaJudge({
+      llm: opts.ctx.llm,
+      messages: [{ role: "user", content: opts.prompt }],
+      turn: state.policyTurns,
+      offline: () => offlineJudgeReply(task, state, judge),
+      params: opts.simiaSampling,
+    });
+    return {
+      reward: verdict.reward,
+      components: verdict.unparsable ? { judge_unparsable: 1 } : verdict.components,
+      reasoning: verdict.reasoning,
+      finalState: opts.finalState,
+      expectedState: task.expected,
+    };
+  }
   const result = await runJudge({
     llm: opts.ctx.llm,
     messages: [{ role: "user", content: opts.prompt }],

@@ -13,6 +13,7 @@
  * judge that also sees the expected outcome.
  */
 import { z } from "zod";
+import { pythonStrip } from "../../../lib/python-values";
 
 export const TERMINATE_MARKER = "[TERMINATE]";
 
@@ -129,12 +130,11 @@ export function simiaReference(conv: readonly { from: string; value: string }[] 
 
 /**
  * A transcript as Simia-RL lays it out for its simulator and judge: the agent's messages as "Assistant: …", the
- * user's and the tools' (one "human" side in Simia) as "User/Tool response: …", separated by blank lines.
+ * user's and the tools' (one "human" side in Simia) as "User/Tool response: …", each stripped and separated by
+ * blank lines. An empty message stays ("Assistant: "), as in Simia's `_format_history_for_prompt`.
  */
 export function simiaTranscript(messages: readonly { from: "agent" | "environment"; text: string }[], empty: string): string {
-  const lines = messages
-    .filter((m) => m.text.trim())
-    .map((m) => `${m.from === "agent" ? "Assistant" : "User/Tool response"}: ${m.text.trim()}`);
+  const lines = messages.map((m) => `${m.from === "agent" ? "Assistant" : "User/Tool response"}: ${pythonStrip(m.text)}`);
   return lines.length ? lines.join("\n\n") : empty;
 }
 

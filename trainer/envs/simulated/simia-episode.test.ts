@@ -122,3 +122,15 @@ test("an unparsable judgement is unscored by default, and 0 with Simia's rule (u
   assert.equal(zero.traj.evaluation?.reward, 0);
   assert.match(zero.traj.evaluation?.reasoning ?? "", /could not be parsed \(Simia-RL's rule\)/);
 });
+
+test("offline in Simia's mode: the offline judge's reply is read as Simia reads it, its components kept for the inspector", async () => {
+  const traj = await runEpisode({
+    env: createSimulatedEnvironment({ judge: { mode: "simia" } }),
+    task,
+    policy,
+    ctx: { seed: 0, llm: new LlmClient({}) },
+    maxTurns: 4,
+  });
+  assert.equal(traj.evaluation?.reward, 1, traj.evaluation?.reasoning);
+  assert.ok("calls" in (traj.evaluation?.components ?? {}), JSON.stringify(traj.evaluation?.components));
+});

@@ -17,6 +17,8 @@ import type { SimulatedTaskData } from "./task-schema";
 import { judgePromptFor, renderTemplate, simiaReference, simiaTranscript, TERMINATE_MARKER } from "./prompts";
 import { agentSystemPrompt, type SimulatedEpisodeOptions } from "./episode";
 import { createSimulatedState, offlineToolAnswer, offlineUserReply, type SimulatedState } from "./offline-simulators";
+import { simiaReplyText } from "../../../lib/simia-record";
+import { pythonStrip } from "../../../lib/python-values";
 
 /** What the offline simulator says to a tool call that is not well-formed (the LLM simulator is asked the same). */
 export const OFFLINE_FORMAT_ERROR = "Error: a tool call must be JSON inside <tool_call></tool_call> tags.";
@@ -50,7 +52,7 @@ export class SimiaEpisode implements Episode {
 
   async reset(): Promise<ConversationMessage[]> {
     this.systemPrompt = agentSystemPrompt(this.data, this.options.toolPromptStyle);
-    const opening = this.data.opening;
+    const opening = pythonStrip(this.data.opening);
     this.history.push({ from: "environment", text: opening });
     return [
       { role: "system", source: "system", turn: 0, content: this.systemPrompt },
@@ -59,8 +61,8 @@ export class SimiaEpisode implements Episode {
   }
 
   async step(policyText: string, turn: number, toolCalls?: readonly StructuredToolCall[]): Promise<StepResult> {
-    // Simia's simulator reads the agent's message as text, calls included.
-    const text = textWithToolCalls(policyText, toolCalls).trim();
+    // Simia's simulator reads the agent's message as text, calls included, stripped (an empty one stays).
+    const text = pythonStrip(textWithToolCalls(policyText, toolCalls));
     this.state.policyTurns++;
     this.history.push({ from: "agent", text });
     // Simia counts agent messages; at the limit the episode is judged without asking the simulator again.
@@ -77,24 +79,28 @@ export class SimiaEpisode implements Episode {
           role: "user",
           content: renderTemplate(this.options.prompts.simulator, {
             ...this.templateValues(),
-            history: simiaTranscript(this.history.slice(0, -1), "No conversation history"),
+            // Simia appends the agent's message to the history before formatting it: the simulator sees it twice.
+            history: simiaTranscript(this.history, "No conversation history"),
             agent_message: text,
           }),
         },
       ],
       offline: () => this.offlineReply(text, parsed),
+      ...(this.options.judge.mode === "simia" && { params: this.options.simiaSampling }),
     });
+    // What Simia keeps of the simulator's reply (and shows the agent): the text after `</think>`, stripped.
+    const reply = simiaReplyText(res.text);
     // The offline state follows the conversation too, so the offline judge can score it.
-    if (calls.length) for (const c of calls) this.state.calls.push({ name: c.name, arguments: c.arguments, turn, result: res.text });
+    if (calls.length) for (const c of calls) this.state.calls.push({ name: c.name, arguments: c.arguments, turn, result: reply });
     else this.state.agentTexts.push({ turn, text });
-    this.history.push({ from: "environment", text: res.text });
-    const done = res.text.includes(TERMINATE_MARKER);
+    this.history.push({ from: "environment", text: reply });
+    const done = reply.includes(TERMINATE_MARKER);
     const observation: ConversationMessage = {
       role: "user",
       // Simia's one simulator speaks for both; attributed by what the agent sent, for the inspector.
       source: calls.length ? "tool_simulator" : "user_simulator",
       turn: turn + 1,
-      content: res.text,
+      content: reply,
       llmCallIds: [res.callId],
     };
     return done ? { observations: [observation], done: true, endReason: "user_done" } : { observations: [observation], done: false };
@@ -110,6 +116,7 @@ export class SimiaEpisode implements Episode {
       task: this.data,
       state: this.state,
       judge: this.options.judge,
+      simiaSampling: this.options.simiaSampling,
       endReason,
       finalState: { calls: this.state.calls, formatErrors: this.state.formatErrors },
     });

@@ -5,9 +5,9 @@
  * - COMMUNICATE: every `communicate_info` string appears (case-insensitive, commas removed) in an agent message.
  * - ACTION: every gold action is matched by some agent tool call (same name, same compared arguments).
  * - ENV_ASSERTION: the domain's assertion functions (e.g. mock's assert_task_status) hold on the final database.
- * - NL_ASSERTION: an LLM judge checks each natural-language assertion against the agent's messages; offline, the
- *   assertion's numbers must appear in the agent's messages. A judge that cannot be parsed makes the episode
- *   unscorable (null), never 0.
+ * - NL_ASSERTION: an LLM judge checks each natural-language assertion against the agent's messages. With no judge
+ *   endpoint (offline) nothing can read them, as τ²'s own evaluator cannot without an LLM: the episode is unscorable
+ *   (null), never passed. A judge reply that cannot be parsed makes it unscorable too, never 0.
  * Every computed component is reported, whether or not it is in the basis.
  */
 import type { EpisodeEndReason, ToolCall } from "../../../lib/conversation";
@@ -54,26 +54,11 @@ export function communicateChecks(info: string[], agentMessages: string[]): { in
   return info.map((i) => ({ info: i, met: texts.some((t) => t.includes(i.toLowerCase())) }));
 }
 
-/** Offline stand-in for the NL judge: the figures an assertion names must have been said. */
-function offlineAssertionVerdict(assertions: string[], agentMessages: string[]): string {
-  const said = agentMessages.join("\n").replace(/,/g, "");
-  const results = assertions.map((a) => {
-    const figures = a.replace(/,/g, "").match(/\d+(?:\.\d+)?/g) ?? [];
-    const met = figures.every((f) => said.includes(f));
-    return {
-      met,
-      justification: figures.length ? `figures ${figures.join(", ")} ${met ? "found" : "missing"}` : "no figures to check offline",
-    };
-  });
-  return JSON.stringify({ results });
-}
+type AssertionVerdict = { met: boolean[]; reasoning: string } | { unscorable: string };
 
-async function judgeAssertions(
-  llm: LlmChat,
-  assertions: string[],
-  agentMessages: string[],
-): Promise<{ met: boolean[]; reasoning: string } | null> {
+async function judgeAssertions(llm: LlmChat, assertions: string[], agentMessages: string[]): Promise<AssertionVerdict> {
   const transcript = agentMessages.map((m, i) => `[agent ${i}] ${m}`).join("\n");
+  let offline = false;
   const res = await llm.chat({
     role: "judge",
     responseFormat: "json",
@@ -86,20 +71,26 @@ async function judgeAssertions(
           'Return {"results": [{"met": true|false, "justification": "..."}]} with one entry per assertion, in order.',
       },
     ],
-    offline: () => offlineAssertionVerdict(assertions, agentMessages),
+    // No rule can tell whether a sentence like "the agent should refuse politely" holds: offline there is no verdict.
+    offline: () => {
+      offline = true;
+      return "{}";
+    },
   });
+  if (offline) return { unscorable: "no judge endpoint, and natural-language assertions need one (τ² asks an LLM too)" };
   try {
     const parsed = JSON.parse(res.text.replace(/^```(?:json)?|```$/g, "").trim()) as {
       results?: { met?: unknown; justification?: unknown }[];
     };
     const results = parsed.results;
-    if (!Array.isArray(results) || results.length !== assertions.length || results.some((r) => typeof r.met !== "boolean")) return null;
+    if (!Array.isArray(results) || results.length !== assertions.length || results.some((r) => typeof r.met !== "boolean"))
+      return { unscorable: "the judge's reply could not be parsed" };
     return {
       met: results.map((r) => r.met === true),
       reasoning: results.map((r, i) => `${r.met ? "met" : "NOT met"}: ${assertions[i]} (${String(r.justification ?? "")})`).join("; "),
     };
   } catch {
-    return null;
+    return { unscorable: "the judge's reply could not be parsed" };
   }
 }
 
@@ -129,9 +120,9 @@ export async function evaluateTau2(
   if (task.nlAssertions.length === 0) components.nl_assertion = 1;
   else if (task.rewardBasis.includes("NL_ASSERTION")) {
     const verdict = await judgeAssertions(llm, task.nlAssertions, trace.agentMessages);
-    if (verdict === null) {
+    if ("unscorable" in verdict) {
       unscorable = true;
-      notes.push("NL_ASSERTION: the judge's reply could not be parsed; episode unscored.");
+      notes.push(`NL_ASSERTION: ${verdict.unscorable}; episode unscored.`);
     } else {
       components.nl_assertion = verdict.met.every(Boolean) ? 1 : 0;
       notes.push(`NL_ASSERTION: ${verdict.reasoning}`);
