@@ -1,8 +1,9 @@
 /**
  * τ² NL assertions with no judge endpoint, against τ²'s own evaluator (tests/fixtures/parity/tau2-nl-offline.json,
  * made by scripts/parity/tau2_nl_offline_parity.py): τ²'s NLAssertionsEvaluator cannot score a task's assertions
- * without an LLM, so offline every such episode is unscored here — never passed, whatever the agent said — while
- * tasks without assertions score as before; with a judge endpoint the assertions are judged.
+ * without an LLM, so offline every such episode is unscored here — never passed, whatever the agent said (0 only
+ * when another check of its basis failed, since the product is then 0 whatever the assertions say) — while tasks
+ * without assertions score as before; with a judge endpoint the assertions are judged.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -39,7 +40,10 @@ test("offline, a task τ² cannot score without an LLM is unscored, never passed
     if (t.nl_assertion_evaluator.raises !== undefined) {
       needJudge++;
       if (ev.components.nl_assertion === 1) passed++;
-      if (ev.reward === null && /NL_ASSERTION: no judge endpoint/.test(ev.reasoning)) unscored++;
+      // Unscored, or 0 because another check of the basis failed (then the product is 0 whatever the assertions say).
+      const undecided = ev.reward === null && /NL_ASSERTION: no judge endpoint/.test(ev.reasoning);
+      const failedElsewhere = ev.reward === 0 && /another check of the basis failed/.test(ev.reasoning);
+      if (undecided || failedElsewhere) unscored++;
     } else {
       assert.equal(t.nl_assertion_evaluator.reward, 1);
       if (ev.reward !== null && ev.components.nl_assertion === 1) scored++;
@@ -49,7 +53,7 @@ test("offline, a task τ² cannot score without an LLM is unscored, never passed
   assert.deepEqual(
     { passed, unscored },
     { passed: 0, unscored: needJudge },
-    `of ${needJudge} tasks τ² cannot score offline, ${passed} passed "${fx.agent_said}" and ${unscored} were unscored`,
+    `of ${needJudge} tasks τ² cannot score offline, ${passed} passed "${fx.agent_said}" and ${unscored} were unscored (or 0 by another check)`,
   );
   assert.equal(
     scored,

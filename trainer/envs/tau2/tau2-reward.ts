@@ -143,7 +143,10 @@ export async function evaluateTau2(
     ENV_ASSERTION: "env_assertion",
   };
   const basis = task.rewardBasis.map((b) => keyOf[b]).filter((k): k is string => k !== undefined);
-  const reward = unscorable ? null : basis.reduce((p, k) => p * (components[k] ?? 1), 1);
+  const known = basis.reduce((p, k) => p * (components[k] ?? 1), 1);
+  // An unjudged NL assertion leaves the product unknown only while every judged factor is 1: a 0 makes it 0.
+  const reward = unscorable && known !== 0 ? null : known;
+  if (unscorable && known === 0) notes.push("Reward 0 whatever the NL assertions say: another check of the basis failed.");
   return {
     reward,
     components,
@@ -161,7 +164,7 @@ export async function evaluateTau2(
  */
 export function applyTau2StopRule(evaluation: Evaluation, endReason: EpisodeEndReason): Evaluation {
   const stopped = endReason === "user_done" || endReason === "agent_finished" || endReason === "env_terminal";
-  if (stopped || evaluation.reward === null) return { ...evaluation, components: { ...evaluation.components, stopped: stopped ? 1 : 0 } };
+  if (stopped) return { ...evaluation, components: { ...evaluation.components, stopped: 1 } };
   return {
     ...evaluation,
     reward: 0,
