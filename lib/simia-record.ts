@@ -49,7 +49,7 @@ export interface SimiaGptCall {
   timestamp: string;
   prompt: string;
   response: string | null;
-  metadata: { step: number | null; type: "environment_response" | "final_evaluation" } & Record<string, unknown>;
+  metadata: { step: number | null; type: "environment_response" | "final_evaluation" | "agent_response" } & Record<string, unknown>;
   deployment: string;
   temperature: number | null;
   max_tokens: number | null;
@@ -97,6 +97,18 @@ function numberOrNull(v: unknown): number | null {
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
+/**
+ * A message's text with its calls. A policy that writes its calls in its text already shows them; one whose calls
+ * came as data (an API model's tool_calls) gets them written out as Hermes `<tool_call>` blocks, so the record keeps
+ * what the agent did.
+ */
+function withCalls(m: ConversationMessage): string {
+  const calls = (m.toolCalls ?? []).filter((c) => !m.content.includes(c.name));
+  if (!calls.length) return m.content;
+  const blocks = calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n</tool_call>`);
+  return [m.content.trim(), ...blocks].filter(Boolean).join("\n");
+}
+
 export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
   const system = input.messages
     .filter((m) => m.role === "system")
@@ -104,7 +116,7 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
     .join("\n\n");
   const conversation = input.messages
     .filter((m) => m.role !== "system")
-    .map((m): SimiaConversationTurn => ({ role: m.source === "policy" ? "assistant" : "human", content: m.content }));
+    .map((m): SimiaConversationTurn => ({ role: m.source === "policy" ? "assistant" : "human", content: withCalls(m) }));
   // Simia records one entry per call that produced a reply (its retries happen inside the call); failed attempts
   // stay in Rollout Lab's own call history and API.
   const calls = input.llmCalls
@@ -115,7 +127,7 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
       response: c.response?.text ?? null,
       metadata: {
         step: c.turn,
-        type: c.role === "judge" ? "final_evaluation" : "environment_response",
+        type: c.role === "judge" ? "final_evaluation" : c.role === "policy" ? "agent_response" : "environment_response",
         role: c.role,
         attempt: c.attempt,
         cached: c.cached,
