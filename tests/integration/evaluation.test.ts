@@ -25,6 +25,7 @@ import { startFakeLlmServer, type FakeLlmServer } from "../../trainer/llm/fake-s
 import { createRealExecutor } from "../../trainer/loop/real/execute-run";
 import { goldReplier, recordGoldTranscripts } from "../../trainer/eval/testing/gold-replier";
 import { TrainerWorker } from "../../trainer/worker/worker";
+import { runOneRescoring } from "../../trainer/rescore/loop";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
 
 let db: TestDatabase;
@@ -125,6 +126,13 @@ test("an endpoint evaluation is created, played by the worker and scored per tas
   );
   const signals = await caller.signals.warnings({ runId: created.id });
   assert.ok(signals.trajectoriesAnalysed >= 6);
+
+  // Re-judging an evaluation's trajectories with another judge works as on a training run's.
+  const rescoring = await caller.rescoring.create({ runId: created.id, selection: {}, scorer: { kind: "judge" } });
+  assert.equal(await runOneRescoring(db.prisma, "test-worker"), true);
+  const rejudged = await caller.rescoring.get({ runId: created.id, rescoringId: rescoring.id });
+  assert.equal(rejudged.job.status, "succeeded", rejudged.job.error ?? "");
+  assert.equal(rejudged.job.total, 6);
 });
 
 test("config mistakes are refused at creation with the field named", async () => {
