@@ -60,6 +60,16 @@ export function EvaluationPanel({
           <span className="text-slate-400">(τ²-bench: the chance that k trials of a task all succeed, averaged over tasks)</span>
         </p>
       )}
+      {Object.keys(s.components).length > 0 && (
+        <p className="text-xs text-slate-600" data-testid="evaluation-components">
+          reward components (mean over scored trials):{" "}
+          {Object.entries(s.components).map(([name, value]) => (
+            <span key={name} className="mr-3 font-mono">
+              {name} <Score value={value} />
+            </span>
+          ))}
+        </p>
+      )}
       {s.unscored > 0 && (
         <p className="text-xs text-amber-800">
           {s.unscored} trial(s) could not be scored (an endpoint or judge failed after its retries): left out of every score, never counted

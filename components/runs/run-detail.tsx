@@ -92,7 +92,7 @@ export function RunDetail({ runId }: { runId: string }) {
       {isEvaluationConfig(r.config) && (
         <EvaluationPanel runId={r.id} environment={r.environment} live={live} progress={`${r.status}:${r.step}`} />
       )}
-      <RunHealthBanner runId={r.id} live={live} />
+      {!isEvaluationConfig(r.config) && <RunHealthBanner runId={r.id} live={live} />}
       <MetricPanel runId={r.id} live={live} progress={`${r.status}:${r.step}`} />
       <RewardHealthPanel runId={r.id} />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">

@@ -126,6 +126,8 @@ test("an endpoint evaluation is created, played by the worker and scored per tas
   );
   const signals = await caller.signals.warnings({ runId: created.id });
   assert.ok(signals.trajectoriesAnalysed >= 6);
+  // Its groups never vary (every trial succeeds), and that is no "cannot learn" problem: it trains nothing.
+  assert.deepEqual((await caller.signals.health({ runId: created.id })).problems, []);
 
   // Re-judging an evaluation's trajectories with another judge works as on a training run's.
   const rescoring = await caller.rescoring.create({ runId: created.id, selection: {}, scorer: { kind: "judge" } });
