@@ -31,6 +31,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
               ["/runs/new", "Launch"],
               ["/runs/import", "Import"],
               ["/compare", "Compare"],
+              ["/environments", "Environments"],
               ["/settings", "Settings"],
             ].map(([href, label]) => (
               <Link key={href} href={href} className="text-slate-600 hover:text-slate-900">

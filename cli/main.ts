@@ -24,6 +24,10 @@ Usage:
   rollout-lab runs cancel ID
   rollout-lab runs resume ID
   rollout-lab runs export ID [--out FILE] [--split train|eval] [--layout simia --out DIR]
+  rollout-lab eval --env ENV (--base-url URL --model M [--api-key-env NAME] | --gold | --checkpoint RUN[:STEP])
+      [--k 4] [--tasks ID,ID] [--max-tasks N] [--max-cost USD] [--concurrency N] [--temperature T] [--dataset PATH]
+      [--no-wait] [--timeout S] [--min-pass X] [--metric eval/pass^4]
+      (evaluation run: every task k times, nothing trained; prints pass@1, pass^k, mean reward per task; docs/evaluation.md)
   rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]... [--tokenizer FILE|DIR]   (a run trained elsewhere; formats below;
       --tokenizer: the policy's Hugging Face tokenizer.json, to show token ids as text — SkyRL's training batches)
   rollout-lab tokens create --name NAME [--scope read|write] [--database-url URL]
@@ -37,8 +41,8 @@ ${importFormatsHelp}
 
 Server and token: --url / ROLLOUT_LAB_URL (default http://127.0.0.1:3000), --token / ROLLOUT_LAB_TOKEN.
 Token commands use the database directly (DATABASE_URL, or the embedded database of a running npm start).
-Exit codes: 0 ok, 1 error, 2 usage, 3 bad config, 4 auth, 5 run failed, 6 run cancelled, 7 reward below
---min-reward, 8 timeout, 9 unknown run / conflict.`;
+Exit codes: 0 ok, 1 error, 2 usage, 3 bad config, 4 auth, 5 run failed, 6 run cancelled (or stopped at eval's
+--max-cost), 7 reward below --min-reward (eval: below --min-pass), 8 timeout, 9 unknown run / conflict.`;
 
 const OPTIONS = {
   url: { type: "string" },
@@ -68,6 +72,19 @@ const OPTIONS = {
   "api-key-env": { type: "string" },
   "dev-dialogues": { type: "string" },
   "dev-turns": { type: "string" },
+  env: { type: "string" },
+  gold: { type: "boolean" },
+  checkpoint: { type: "string" },
+  k: { type: "string" },
+  tasks: { type: "string" },
+  "max-tasks": { type: "string" },
+  "max-cost": { type: "string" },
+  concurrency: { type: "string" },
+  temperature: { type: "string" },
+  "max-turns": { type: "string" },
+  dataset: { type: "string" },
+  "no-wait": { type: "boolean" },
+  "min-pass": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -140,7 +157,8 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       );
       return EXIT.OK;
     }
-    if (group !== "runs" && group !== "import") throw new CliError(EXIT.USAGE, `Unknown command "${group}".\n\n${HELP}`);
+    if (group !== "runs" && group !== "import" && group !== "eval")
+      throw new CliError(EXIT.USAGE, `Unknown command "${group}".\n\n${HELP}`);
 
     const client = new ApiClient({
       url: v.url ?? process.env.ROLLOUT_LAB_URL ?? "http://127.0.0.1:3000",
@@ -156,6 +174,34 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       cancelOnTimeout: Boolean(v["cancel-on-timeout"]),
       log: io.err,
     };
+    if (group === "eval") {
+      if (command) throw new CliError(EXIT.USAGE, `eval takes flags only, got "${command}".\n\n${HELP}`);
+      const { evalCommand } = await import("./eval");
+      const minPass = numberFlag("min-pass", v["min-pass"]);
+      return await evalCommand(
+        client,
+        {
+          env: v.env,
+          "base-url": v["base-url"],
+          model: v.model,
+          "api-key-env": v["api-key-env"],
+          gold: v.gold,
+          checkpoint: v.checkpoint,
+          k: numberFlag("k", v.k, 1),
+          tasks: v.tasks,
+          "max-tasks": numberFlag("max-tasks", v["max-tasks"], 1),
+          "max-cost": numberFlag("max-cost", v["max-cost"], 0),
+          concurrency: numberFlag("concurrency", v.concurrency, 1),
+          temperature: numberFlag("temperature", v.temperature, 0),
+          "max-turns": numberFlag("max-turns", v["max-turns"], 1),
+          dataset: v.dataset,
+          name: v.name,
+          wait: !v["no-wait"],
+        },
+        { ...waitOpts, ...(minPass !== undefined ? { minReward: minPass } : {}) },
+        io,
+      );
+    }
     const runPath = (id: string) => `/runs/${encodeURIComponent(id)}`;
     switch (command) {
       case "create": {

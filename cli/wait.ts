@@ -24,6 +24,8 @@ export interface WaitOptions {
   minReward?: number;
   /** Metric compared with --min-reward; default the run's latest mean training reward. */
   metric?: string;
+  /** The flag the bar came from, for messages (default --min-reward; `eval` has --min-pass). */
+  thresholdFlag?: string;
   intervalSeconds: number;
   cancelOnTimeout?: boolean;
   log: (line: string) => void;
@@ -38,19 +40,25 @@ function rewardOf(run: RunStatus, metric: string | undefined): number | null {
   return run.latestMetrics[metric]?.value ?? null;
 }
 
-export function outcome(run: RunStatus, opts: Pick<WaitOptions, "minReward" | "metric">): { code: ExitCode; message: string } {
+export function outcome(
+  run: RunStatus,
+  opts: Pick<WaitOptions, "minReward" | "metric" | "thresholdFlag">,
+): { code: ExitCode; message: string } {
   switch (run.status) {
     case "failed":
       return { code: EXIT.RUN_FAILED, message: `Run ${run.id} failed: ${run.error ?? "no error recorded"}` };
     case "cancelled":
-      return { code: EXIT.RUN_CANCELLED, message: `Run ${run.id} was cancelled at step ${run.step}/${run.totalSteps}.` };
+      return {
+        code: EXIT.RUN_CANCELLED,
+        message: `Run ${run.id} was cancelled at step ${run.step}/${run.totalSteps}${run.error ? `: ${run.error}` : "."}`,
+      };
     case "succeeded": {
       const reward = rewardOf(run, opts.metric);
       const label = opts.metric ?? "reward";
       if (opts.minReward !== undefined && (reward === null || reward < opts.minReward)) {
         return {
           code: EXIT.THRESHOLD_MISSED,
-          message: `Run ${run.id} succeeded but ${label} ${fmt(reward)} is below --min-reward ${opts.minReward}.`,
+          message: `Run ${run.id} succeeded but ${label} ${fmt(reward)} is below ${opts.thresholdFlag ?? "--min-reward"} ${opts.minReward}.`,
         };
       }
       return { code: EXIT.OK, message: `Run ${run.id} succeeded; ${label} ${fmt(reward)}.` };

@@ -48,8 +48,26 @@ export interface ConversationMessage {
   tokens?: number;
 }
 
-export type LlmRole = "user_simulator" | "tool_simulator" | "judge";
-export const LLM_ROLES: readonly LlmRole[] = ["user_simulator", "tool_simulator", "judge"] as const;
+/** "policy": the model being evaluated, when an OpenAI-compatible endpoint plays (evaluation runs). */
+export type LlmRole = "user_simulator" | "tool_simulator" | "judge" | "policy";
+export const LLM_ROLES: readonly LlmRole[] = ["user_simulator", "tool_simulator", "judge", "policy"] as const;
+
+/** One message of a recorded request. Policy calls carry the tool calls and results of the conversation so far. */
+export interface LlmRequestMessage {
+  role: string;
+  content: string;
+  /** An assistant message's calls (their arguments as the model sent them, parsed when they were JSON). */
+  toolCalls?: ToolCall[];
+  /** A tool result: the call it answers. */
+  toolCallId?: string;
+}
+
+/** A function offered to the policy as the chat API's `tools` (recorded with each policy call). */
+export interface LlmRequestTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
 
 /** One request to an LLM endpoint, exactly as recorded. Never contains an API key or authorisation header. */
 export interface LlmCallRecord {
@@ -59,8 +77,10 @@ export interface LlmCallRecord {
   /** Endpoint base URL without credentials ("offline" for the built-in provider). */
   endpoint: string;
   request: {
-    messages: { role: string; content: string }[];
+    messages: LlmRequestMessage[];
     params: Record<string, unknown>;
+    /** Policy calls: the tools sent with the request. */
+    tools?: LlmRequestTool[];
   };
   response: { text: string; toolCalls?: ToolCall[]; finishReason?: string } | null;
   latencyMs: number;

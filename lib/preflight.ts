@@ -30,6 +30,24 @@ export interface PreflightResult {
   stepSecondsEstimate: number;
   /** Plain sentences: what does not fit and what to change. */
   problems: string[];
+  /** Evaluations played by an endpoint or the gold replay: their size and the first request the policy gets. */
+  evaluation?: EvaluationPreflight;
 }
+
+export interface EvaluationPreflight {
+  tasks: number;
+  trials: number;
+  /** The request the endpoint receives first (the first task's opening), as it will be sent — never with a key. */
+  firstRequest: {
+    /** The endpoint's base URL without credentials, or "built-in script" for the gold replay. */
+    endpoint: string;
+    model: string;
+    messages: LlmRequestMessage[];
+    tools: LlmRequestTool[];
+    params: Record<string, unknown>;
+  };
+}
+
+import type { LlmRequestMessage, LlmRequestTool } from "./conversation";
 
 export type PreflightStatus = "queued" | "running" | "done" | "failed";

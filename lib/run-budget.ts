@@ -36,6 +36,20 @@ const count = (n: number) => n.toLocaleString("en-US");
 
 /** One line: "20 steps × 16 episodes (4 groups × 4) = 320 episodes; at most 983,040 generated tokens; …". */
 export function describeBudget(c: RunConfig): string {
+  if (c.eval) {
+    const tasks = c.eval.tasks
+      ? `${count(c.eval.tasks.length)} tasks`
+      : c.eval.maxTasks
+        ? `up to ${count(c.eval.maxTasks)} tasks`
+        : "every selected task";
+    return (
+      [
+        `Evaluation: ${tasks} × ${c.eval.k} trials, ${c.eval.concurrency} at once; nothing is trained`,
+        `at most ${c.rollout.maxTurns} turns per episode`,
+        c.eval.maxCostUsd !== undefined ? `stops at $${c.eval.maxCostUsd} of LLM cost` : "no cost ceiling",
+      ].join("; ") + "."
+    );
+  }
   const b = runBudget(c);
   const parts = [
     `${count(b.steps)} steps × ${count(b.episodesPerStep)} episodes (${c.grpo.groupsPerStep} groups × ${c.grpo.groupSize}) = ${count(b.episodes)} training episodes`,

@@ -7,6 +7,15 @@
 import { z } from "zod";
 import { ENVIRONMENT_NAMES } from "./environments";
 import { BUILTIN_MODEL_DIMS, type BuiltinModelSize } from "./model-sizes";
+import {
+  checkpointRefSchema,
+  evalSchema,
+  llmPriceSchema,
+  policyEndpointSchema,
+  policySamplingSchema,
+  refineEvalConfig,
+  SCRIPTED_POLICIES,
+} from "./eval-config";
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
@@ -47,6 +56,7 @@ export const llmEndpointSchema = z
     temperature: z.number().min(0).max(2).default(0.7),
     maxTokens: positiveInt(32768).default(1024),
     timeoutMs: positiveInt(600_000).default(60_000),
+    price: llmPriceSchema.optional().describe("What the endpoint charges (USD per 1M tokens), to count cost; omit: recorded at cost 0."),
   })
   .strict();
 
@@ -125,6 +135,23 @@ export const runConfigSchema = z
           .default("fp32")
           .describe(
             "Storage of the weights that get no gradient — a LoRA run's base, a KL reference (grpo.klCoef > 0) — in fp32 or bfloat16 (half the bytes; needs the native kernels, else fp32).",
+          ),
+        endpoint: policyEndpointSchema
+          .optional()
+          .describe(
+            "Evaluation runs: an OpenAI-compatible model plays instead of the trained policy (tools as function schemas, tool_calls read back). Needs an eval section.",
+          ),
+        sampling: policySamplingSchema.prefault({}).describe("Sampling of policy.endpoint's calls."),
+        scripted: z
+          .enum(SCRIPTED_POLICIES)
+          .optional()
+          .describe(
+            'Evaluation runs: "gold" replays each task\'s gold actions (a built-in script, not a model; offline). Needs an eval section.',
+          ),
+        checkpoint: checkpointRefSchema
+          .optional()
+          .describe(
+            "Evaluation runs: a training run's checkpoint plays (the trainer's policy, sampled with rollout.*). Needs an eval section.",
           ),
       })
       .strict()
@@ -277,6 +304,12 @@ export const runConfigSchema = z
       )
       .default([])
       .describe("Stages trained in order; each selects tasks by tag (EnvTuning: format → base → all)."),
+
+    eval: evalSchema
+      .optional()
+      .describe(
+        "Makes this an evaluation run: every selected task is played k times by the policy (policy.endpoint, policy.scripted, policy.checkpoint, or policy.model as it is) and nothing is trained; reports pass@1, pass^k and the mean reward per task and overall.",
+      ),
   })
   .strict()
   .superRefine(refineRunConfig);
@@ -296,6 +329,7 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
       message: `Unknown environment "${c.environment}"; choose one of: ${ENVIRONMENT_NAMES.join(", ")}.`,
     });
   }
+  refineEvalConfig(c, ctx);
   if (c.grpo.groupSize < 2 && c.grpo.advantageEstimator !== "drgrpo") {
     ctx.addIssue({
       code: "custom",

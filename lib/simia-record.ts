@@ -63,7 +63,7 @@ export interface SimiaGptCall {
   prompt: string;
   response: string | null;
   /** Simia's: the agent messages so far (from 1), the call's kind, and for a simulator call the agent message it answers. */
-  metadata: { step: number | null; type: "environment_response" | "final_evaluation"; agent_message?: string };
+  metadata: { step: number | null; type: "environment_response" | "final_evaluation" | "agent_response"; agent_message?: string };
   deployment: string;
   temperature: number | null;
   max_tokens: number | null;
@@ -111,6 +111,18 @@ function numberOrNull(v: unknown): number | null {
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
+/**
+ * A message's text with its calls. A policy that writes its calls in its text already shows them; one whose calls
+ * came as data (an API model's tool_calls) gets them written out as Hermes `<tool_call>` blocks, so the record keeps
+ * what the agent did.
+ */
+function withCalls(m: ConversationMessage): string {
+  const calls = (m.toolCalls ?? []).filter((c) => !m.content.includes(c.name));
+  if (!calls.length) return m.content;
+  const blocks = calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n</tool_call>`);
+  return [m.content.trim(), ...blocks].filter(Boolean).join("\n");
+}
+
 export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
   const system = input.messages
     .filter((m) => m.role === "system")
@@ -118,7 +130,7 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
     .join("\n\n");
   const conversation = input.messages
     .filter((m) => m.role !== "system")
-    .map((m): SimiaConversationTurn => ({ role: m.source === "policy" ? "assistant" : "human", content: pythonStrip(m.content) }));
+    .map((m): SimiaConversationTurn => ({ role: m.source === "policy" ? "assistant" : "human", content: pythonStrip(withCalls(m)) }));
   const agentMessages = input.messages.filter((m) => m.source === "policy");
   // Simia records one entry per call that returned a reply (its retries on errors happen inside the call), a judge
   // reply it could not parse included; calls that failed outright stay in Rollout Lab's own call history and API.
@@ -135,7 +147,7 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
         response: simiaReplyText(c.response?.text ?? ""),
         metadata: {
           step,
-          type: judge ? "final_evaluation" : "environment_response",
+          type: judge ? "final_evaluation" : c.role === "policy" ? "agent_response" : "environment_response",
           ...(answered && { agent_message: pythonStrip(answered.content) }),
         },
         deployment: c.model,

@@ -71,7 +71,12 @@ async function main() {
     const prisma = createPrismaClient(database.url, 1);
     const seeded = await seedIfEmpty(prisma);
     await prisma.$disconnect();
-    if (seeded) log(`Empty database: queued the demo run (${seeded}); the worker trains it live. Use --no-seed to skip.`);
+    if (seeded) {
+      log(`Empty database: queued the demo run (${seeded}); the worker trains it live. Use --no-seed to skip.`);
+      log(
+        'Next to it, "Try an evaluation" on the Runs page plays τ² retail with the tasks\' gold actions replayed (a script, not a model).',
+      );
+    }
   }
 
   if (!dev && !buildIsCurrent() && otherBuildRunning()) {

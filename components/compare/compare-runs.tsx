@@ -13,6 +13,7 @@ import { MAX_RUNS, chooseKeys, parseCompareQuery, toCompareQuery } from "./compa
 import { OverlayChart, RUN_COLORS } from "./overlay-chart";
 import { smoothSeries } from "@/lib/smoothing";
 import { SmoothingSlider } from "@/components/charts/smoothing-slider";
+import { EvaluationOverlay } from "@/components/evaluations/evaluation-overlay";
 
 export function CompareRuns() {
   const trpc = useTRPC();
@@ -91,6 +92,7 @@ export function CompareRuns() {
               />
             ))}
           </div>
+          <EvaluationOverlay runIds={runIds} label={label} />
           <ConfigDiff runs={compare.data.runs} rows={compare.data.configDiff} same={compare.data.sameConfigCount} />
         </>
       )}

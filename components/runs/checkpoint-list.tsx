@@ -2,6 +2,7 @@
 import { useEffect } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
+import { EvaluateCheckpoint } from "@/components/evaluations/evaluate-checkpoint";
 
 function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -10,7 +11,18 @@ function formatBytes(n: number): string {
   return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
 
-export function CheckpointList({ runId, live, progress }: { runId: string; live: boolean; progress: string }) {
+/** `evaluable`: each checkpoint offers an evaluation of itself (runs trained here). */
+export function CheckpointList({
+  runId,
+  live,
+  progress,
+  evaluable,
+}: {
+  runId: string;
+  live: boolean;
+  progress: string;
+  evaluable?: boolean;
+}) {
   const trpc = useTRPC();
   const checkpoints = useQuery({ ...trpc.runActions.checkpoints.queryOptions({ id: runId }), refetchInterval: live ? 10_000 : false });
   const { refetch } = checkpoints;
@@ -29,6 +41,7 @@ export function CheckpointList({ runId, live, progress }: { runId: string; live:
             <span className="w-16 font-medium">step {c.step}</span>
             <span className="w-20 tabular-nums text-slate-600">{formatBytes(c.sizeBytes)}</span>
             <code className="truncate text-slate-500">{c.location}</code>
+            {evaluable && <EvaluateCheckpoint runId={runId} step={c.step} />}
           </li>
         ))}
       </ul>

@@ -12,6 +12,7 @@ import type { RunConfigInput } from "@/lib/run-config";
 import { ConfigField } from "./config-field";
 import { ConfigLoader } from "./config-loader";
 import { describeBudget } from "@/lib/run-budget";
+import { PolicySourcePicker } from "@/components/evaluations/policy-source-picker";
 
 const SECTION_TITLES: Record<string, string> = {
   "": "Run",
@@ -23,6 +24,7 @@ const SECTION_TITLES: Record<string, string> = {
   judge: "Judge",
   checkpoint: "Checkpoints",
   evaluation: "Evaluation",
+  eval: "Eval (evaluation runs)",
 };
 
 export function LaunchForm({
@@ -125,6 +127,13 @@ export function LaunchForm({
         <span className="text-[11px] text-slate-500">choosing one loads its learning preset</span>
         <p className="max-w-xl text-xs text-slate-500">{ENVIRONMENT_CATALOG.find((e) => e.name === value.environment)?.description}</p>
       </div>
+      <PolicySourcePicker
+        value={value}
+        onChange={(next) => {
+          setValue(next);
+          setLoads((n) => n + 1);
+        }}
+      />
       {[...sections.entries()].map(([section, sectionFields]) => (
         // Keyed by environment too: a preset switch rebuilds the fields, so a JSON box shows the preset's value
         // instead of text typed for the previous environment.
@@ -172,7 +181,7 @@ export function LaunchForm({
           disabled={launching || blocked}
           className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white hover:bg-blue-800 disabled:opacity-50"
         >
-          {launching ? "Launching…" : "Launch run"}
+          {launching ? "Launching…" : value.eval ? "Launch evaluation" : "Launch run"}
         </button>
         {submitted && (!validation.ok || badJson.size > 0) && (
           <span className="text-sm text-red-700" role="alert">

@@ -80,8 +80,49 @@ export function PreflightPanel({
           You can still launch; the worker checks again when it starts the run.
         </p>
       )}
-      {data?.result && (verdict === "ok" || verdict === "problems") && <Figures r={data.result} />}
+      {data?.result &&
+        (verdict === "ok" || verdict === "problems") &&
+        (data.result.evaluation ? <EvaluationFirstRequest r={data.result} /> : <Figures r={data.result} />)}
     </section>
+  );
+}
+
+/** An evaluation by an endpoint or the gold replay: its size and the first request the model receives. */
+function EvaluationFirstRequest({ r }: { r: PreflightResult }) {
+  const e = r.evaluation!;
+  const req = e.firstRequest;
+  return (
+    <div className="space-y-2" data-testid="preflight-first-request">
+      <p className="text-slate-700">
+        {e.tasks.toLocaleString("en-US")} task(s) × {r.episodesPerStep} trial(s) = {e.trials.toLocaleString("en-US")} episodes. The first
+        request, for task {r.taskId} (~{r.promptTokens.toLocaleString("en-US")} tokens with its {req.tools.length} tool schema(s)):
+      </p>
+      <p className="font-mono text-xs text-slate-600">
+        POST {req.endpoint}/chat/completions · model {req.model}
+        {Object.keys(req.params).length > 0 && <> · {JSON.stringify(req.params)}</>}
+      </p>
+      <ol className="max-h-64 space-y-1 overflow-auto rounded border border-slate-100 p-2 text-xs">
+        {req.messages.map((m, i) => (
+          <li key={i}>
+            <span className="font-mono text-slate-500">{m.role}: </span>
+            <span className="whitespace-pre-wrap break-words">{m.content.length > 1200 ? `${m.content.slice(0, 1200)}…` : m.content}</span>
+          </li>
+        ))}
+      </ol>
+      {req.tools.length > 0 && (
+        <details className="text-xs text-slate-600">
+          <summary className="cursor-pointer">tools: {req.tools.map((t) => t.name).join(", ")}</summary>
+          <pre className="mt-1 max-h-48 overflow-auto">{JSON.stringify(req.tools, null, 2)}</pre>
+        </details>
+      )}
+      {r.problems.length > 0 && (
+        <ul className="space-y-1 rounded border border-red-200 bg-red-50 p-2 text-red-800" role="alert">
+          {r.problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
 

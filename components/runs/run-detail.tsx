@@ -12,6 +12,12 @@ import { StatusBadge } from "./status-badge";
 import { RewardHealthPanel } from "@/components/signals/reward-health-panel";
 import { RunHealthBanner } from "@/components/signals/run-health-banner";
 import { slowPathNotice } from "@/lib/backend-notice";
+import { EvaluationPanel } from "@/components/evaluations/evaluation-panel";
+
+/** An evaluation run (its config has an eval section): its scores come first on the page. */
+function isEvaluationConfig(config: unknown): boolean {
+  return typeof config === "object" && config !== null && "eval" in config && Boolean((config as { eval?: unknown }).eval);
+}
 
 function isLive(status: string | undefined) {
   return status === "running" || status === "queued";
@@ -65,7 +71,7 @@ export function RunDetail({ runId }: { runId: string }) {
       </nav>
       <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-4">
         <Fact label="Environment" value={r.environment} />
-        <Fact label="Policy model" value={r.policyModel} />
+        <Fact label={isEvaluationConfig(r.config) ? "Evaluated policy" : "Policy model"} value={r.policyModel} />
         <Fact label="Latest reward" value={formatNumber(r.latestReward)} />
         <Fact label="Duration" value={duration === null ? "—" : formatDuration(duration)} />
         <Fact label="Seed" value={String(r.seed)} />
@@ -83,12 +89,15 @@ export function RunDetail({ runId }: { runId: string }) {
           {slowPathNotice(r.backend)}
         </p>
       )}
-      <RunHealthBanner runId={r.id} live={live} />
+      {isEvaluationConfig(r.config) && (
+        <EvaluationPanel runId={r.id} environment={r.environment} live={live} progress={`${r.status}:${r.step}`} />
+      )}
+      {!isEvaluationConfig(r.config) && <RunHealthBanner runId={r.id} live={live} />}
       <MetricPanel runId={r.id} live={live} progress={`${r.status}:${r.step}`} />
       <RewardHealthPanel runId={r.id} />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <EventLog runId={r.id} live={live} progress={`${r.status}:${r.step}`} />
-        <CheckpointList runId={r.id} live={live} progress={`${r.status}:${r.step}`} />
+        <CheckpointList runId={r.id} live={live} progress={`${r.status}:${r.step}`} evaluable={r.source === "rollout-lab"} />
       </div>
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-700">Config</h2>

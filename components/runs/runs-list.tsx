@@ -13,6 +13,7 @@ import { sortRows, type SortDirection } from "@/lib/sort-rows";
 import { SortHeader } from "./sort-header";
 import { ConfigColumnPicker } from "./config-column-picker";
 import { formatConfigValue, parseColumns } from "@/lib/config-columns";
+import { DemoEvaluationButton } from "@/components/evaluations/demo-evaluation-button";
 
 const STATUSES = RUN_STATUSES;
 type Status = (typeof STATUSES)[number];
@@ -135,6 +136,7 @@ export function RunsList() {
             Compare {selected.length} runs
           </Link>
         )}
+        <DemoEvaluationButton />
         <Link href="/runs/new" className="rounded bg-blue-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-800">
           New run
         </Link>

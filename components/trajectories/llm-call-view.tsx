@@ -1,5 +1,8 @@
 "use client";
-/** One recorded simulator/judge LLM call, collapsed to a one-line summary; expands to prompt and response. */
+/**
+ * One recorded LLM call — a simulator's, the judge's, or an evaluated model's (role "policy") — collapsed to a
+ * one-line summary; expands to the request (messages with their tool calls, the tools sent) and the response.
+ */
 import type { LlmCallRecord } from "@/lib/conversation";
 import { formatNumber } from "@/lib/format";
 import { SourceBadge } from "./badges";
@@ -31,11 +34,21 @@ export function LlmCallView({ call }: { call: LlmCallRecord }) {
           <div className="mb-1 font-semibold text-slate-600">Prompt</div>
           {call.request.messages.map((m, i) => (
             <div key={i} className="mb-1">
-              <span className="font-mono text-slate-500">{m.role}: </span>
+              <span className="font-mono text-slate-500">
+                {m.role}
+                {m.toolCallId ? ` (answers ${m.toolCallId})` : ""}:{" "}
+              </span>
               <span className="whitespace-pre-wrap break-words">{m.content}</span>
+              {m.toolCalls?.length ? <pre className="overflow-x-auto font-mono text-slate-600">{JSON.stringify(m.toolCalls)}</pre> : null}
             </div>
           ))}
         </div>
+        {call.request.tools?.length ? (
+          <details>
+            <summary className="cursor-pointer font-semibold text-slate-600">Tools sent ({call.request.tools.length})</summary>
+            <pre className="max-h-60 overflow-auto font-mono">{JSON.stringify(call.request.tools, null, 2)}</pre>
+          </details>
+        ) : null}
         <div>
           <div className="mb-1 font-semibold text-slate-600">Response</div>
           {call.response ? (

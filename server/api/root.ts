@@ -7,6 +7,7 @@ import { tokensRouter } from "./routers/tokens";
 import { rescoringRouter } from "./routers/rescoring";
 import { signalsRouter } from "./routers/signals";
 import { ingestRouter } from "./routers/ingest";
+import { evaluationsRouter } from "./routers/evaluations";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -17,6 +18,7 @@ export const appRouter = router({
   rescoring: rescoringRouter,
   signals: signalsRouter,
   ingest: ingestRouter,
+  evaluations: evaluationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

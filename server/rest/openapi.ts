@@ -136,6 +136,11 @@ export function buildOpenApiDocument(serverUrl: string) {
       { name: "export" },
       { name: "rewards", description: "Re-judging stored trajectories, judge reliability, reward-hacking signals" },
       { name: "ingest", description: "Runs trained by other systems, streamed or imported (docs/import.md)" },
+      {
+        name: "evaluations",
+        description:
+          "Evaluation runs (an eval section in the RunConfig): scores per task, leaderboards, checkpoints evaluated (docs/evaluation.md)",
+      },
     ],
     paths,
     components: {

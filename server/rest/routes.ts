@@ -16,7 +16,7 @@ interface RouteBase {
   scope: TokenScope;
   summary: string;
   description?: string;
-  tag: "runs" | "trajectories" | "export" | "rewards" | "ingest";
+  tag: "runs" | "trajectories" | "export" | "rewards" | "ingest" | "evaluations";
   /** Path parameter → input field it fills. */
   params?: Record<string, string>;
 }
@@ -211,6 +211,42 @@ export const REST_ROUTES: RestRoute[] = [
     summary: "Whether the run can learn: problems such as groups without reward variance, zero gradients, full contexts or failing judges",
     description:
       "Each problem is reported once with the steps it was seen on (firstStep, lastStep, steps of stepsChecked), a severity and a detail with figures.",
+  },
+  {
+    kind: "procedure",
+    method: "GET",
+    path: "/runs/{id}/evaluation",
+    procedure: "evaluations.get",
+    params: runIdParam,
+    scope: "read",
+    tag: "evaluations",
+    summary: "An evaluation run's scores as τ²-bench reports them: pass@1, pass^1..k, mean reward, cost, per task and overall",
+    description:
+      "pass^k of a task with c successes in n trials is C(c,k)/C(n,k), averaged over tasks; trials that could not be scored are left out and counted (`unscored`).",
+  },
+  {
+    kind: "procedure",
+    method: "POST",
+    path: "/runs/{id}/evaluations",
+    procedure: "evaluations.evaluateCheckpoint",
+    params: runIdParam,
+    scope: "write",
+    tag: "evaluations",
+    successStatus: 201,
+    launchInfo: true,
+    idempotent: true,
+    summary: "Evaluate a training run's checkpoint (or its latest, the final policy) on a task set with k trials per task",
+  },
+  {
+    kind: "procedure",
+    method: "GET",
+    path: "/environments/{name}/evaluations",
+    procedure: "evaluations.environment",
+    params: { name: "name" },
+    scope: "read",
+    tag: "evaluations",
+    summary:
+      "Every evaluation of an environment side by side (API models, checkpoints, the gold replay), one leaderboard per task set and k",
   },
   {
     kind: "procedure",

@@ -10,6 +10,9 @@ import type { PrismaClient } from "../../db/client";
 import { notFound } from "../errors";
 
 const MAX_TRAJECTORIES = 4000;
+
+/** The split the signals read: a training run's train trajectories, an evaluation run's (which has only eval ones). */
+const mainSplit = (rows: { split: string }[]) => (rows.some((r) => r.split === "train") ? "train" : "eval");
 const SERIES_KEYS = ["reward/mean", "eval/reward_mean", "response/length_mean", "env/turns_mean"] as const;
 
 async function loadRows(db: PrismaClient, runId: string) {
@@ -57,8 +60,9 @@ export async function getRunSignals(db: PrismaClient, input: { runId: string }) 
   });
   const series = (key: string): SeriesPoint[] => points.filter((p) => p.key === key).map((p) => ({ step: p.step, value: p.value }));
 
+  const split = mainSplit(rows);
   const trajectories: SignalTrajectory[] = rows
-    .filter((r) => r.split === "train")
+    .filter((r) => r.split === split)
     .map((r) => {
       const conv = (Array.isArray(r.conversation) ? r.conversation : []) as unknown as ConversationMessage[];
       const policy = conv.filter((m) => m.source === "policy");
@@ -96,9 +100,10 @@ export async function getComponentAnalysis(db: PrismaClient, input: { runId: str
     take: MAX_TRAJECTORIES,
     select: { id: true, step: true, split: true, reward: true, rewardComponents: true },
   });
+  const split = mainSplit(rows);
   return analyseComponents(
     rows
-      .filter((r) => r.split === "train")
+      .filter((r) => r.split === split)
       .map((r) => ({
         id: r.id,
         step: r.step,

@@ -5,13 +5,16 @@
 import { assessRunHealth, type HealthTrajectory } from "../../lib/run-health";
 import type { PrismaClient } from "../../db/client";
 import { notFound } from "../errors";
+import { isEvaluation } from "../../lib/eval-config";
 
 const MAX_TRAJECTORIES = 4000;
 const KEYS = ["reward/mean", "reward/zero_variance_group_frac", "adv/min", "adv/max", "grad/norm"];
 
 export async function getRunHealth(db: PrismaClient, input: { runId: string }) {
-  const run = await db.run.findUnique({ where: { id: input.runId }, select: { id: true } });
+  const run = await db.run.findUnique({ where: { id: input.runId }, select: { id: true, config: true } });
   if (!run) throw notFound("Run", input.runId);
+  // An evaluation trains nothing: "cannot learn" does not apply (a gold replay's groups never vary, by design).
+  if (isEvaluation((run.config ?? {}) as { eval?: unknown })) return { problems: [], trajectoriesChecked: 0, truncated: false };
   const points = await db.metricPoint.findMany({
     where: { runId: input.runId, key: { in: KEYS } },
     select: { key: true, step: true, value: true },

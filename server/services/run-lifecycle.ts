@@ -12,6 +12,7 @@ import { checkLlmEndpoints, llmEndpointPolicyFromEnv } from "../../lib/llm-endpo
 import { BUILTIN_MODEL_DIMS, BYTE_VOCAB_SIZE, type ModelDims } from "../../lib/model-sizes";
 import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
 import { findSecretLikeValues, parseRunConfig, type RunConfig } from "../../lib/run-config";
+import { isEvaluation, policyEndpointProblems, policyLabel } from "../../lib/eval-config";
 import { AppError, notFound } from "../errors";
 import { getMetricSeries, listMetricKeys } from "./metrics";
 
@@ -62,7 +63,11 @@ export function validateRunConfig(input: unknown): RunConfig {
     throw error;
   }
   // Only operator-approved key variables, sent only to approved endpoints (the worker checks again before reading).
-  const endpointProblems = checkLlmEndpoints(config.llm, llmEndpointPolicyFromEnv());
+  const endpointPolicy = llmEndpointPolicyFromEnv();
+  const endpointProblems = [
+    ...checkLlmEndpoints(config.llm, endpointPolicy),
+    ...policyEndpointProblems(config.policy.endpoint, endpointPolicy),
+  ];
   if (endpointProblems.length > 0) {
     const issues = endpointProblems.map((p) => ({ path: ["config", ...p.path].join("."), message: p.message }));
     throw new InvalidInputError(`Invalid run config: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
@@ -115,15 +120,66 @@ function rowFromConfig(config: RunConfig) {
     name: config.name,
     config: config as unknown as Prisma.InputJsonValue,
     environment: config.environment,
-    policyModel: config.policy.model,
+    policyModel: isEvaluation(config) ? policyLabel(config) : config.policy.model,
     seed: config.seed,
-    totalSteps: config.grpo.steps,
+    // An evaluation records one step per task; the worker sets the count once it has selected them.
+    totalSteps: config.eval ? (config.eval.tasks?.length ?? config.eval.maxTasks ?? 1) : config.grpo.steps,
     tags: config.tags,
   };
 }
 
+/**
+ * An evaluation of a training run's checkpoint plays that run's policy: its model, tokenizer, context and LoRA are
+ * taken from the run (whatever the submitted config says), and the checkpoint must exist now.
+ */
+async function withCheckpointPolicy(db: PrismaClient, config: RunConfig): Promise<RunConfig> {
+  const ref = config.policy.checkpoint;
+  if (!ref) return config;
+  const field = (name: string) => `config.policy.checkpoint.${name}`;
+  const source = await db.run.findUnique({ where: { id: ref.runId }, select: { config: true, source: true } });
+  if (!source)
+    throw new InvalidInputError(`No run "${ref.runId}" to take a checkpoint from.`, [{ path: field("runId"), message: "no such run" }]);
+  if (source.source !== INTERNAL_SOURCE) {
+    const message = `Run "${ref.runId}" was trained by ${source.source}; only checkpoints of runs trained here can be evaluated here.`;
+    throw new InvalidInputError(message, [{ path: field("runId"), message }]);
+  }
+  const checkpoint = await db.checkpoint.findFirst({
+    where: { runId: ref.runId, ...(ref.step !== undefined ? { step: ref.step } : {}) },
+    orderBy: { step: "desc" },
+    select: { step: true },
+  });
+  if (!checkpoint) {
+    const steps = (await db.checkpoint.findMany({ where: { runId: ref.runId }, select: { step: true }, orderBy: { step: "asc" } })).map(
+      (c) => c.step,
+    );
+    const message = steps.length
+      ? `Run "${ref.runId}" has no checkpoint at step ${ref.step}; its checkpoints are at steps ${steps.join(", ")}.`
+      : `Run "${ref.runId}" has no checkpoint yet.`;
+    throw new InvalidInputError(message, [{ path: field(ref.step !== undefined ? "step" : "runId"), message }]);
+  }
+  let trained: RunConfig["policy"];
+  try {
+    trained = parseRunConfig(source.config).policy;
+  } catch {
+    const message = `Run "${ref.runId}"'s stored config no longer parses, so its policy cannot be rebuilt; clone it first.`;
+    throw new InvalidInputError(message, [{ path: field("runId"), message }]);
+  }
+  return validateRunConfig({
+    ...config,
+    policy: {
+      ...config.policy,
+      model: trained.model,
+      tokenizer: trained.tokenizer,
+      contextLength: trained.contextLength,
+      lora: trained.lora,
+      // Pinned: "latest" means the latest when the evaluation was launched, so it stays reproducible.
+      checkpoint: { runId: ref.runId, step: checkpoint.step },
+    },
+  });
+}
+
 export async function createRun(db: PrismaClient, input: { config: unknown } & LaunchInfo): Promise<CreatedRun> {
-  const config = validateRunConfig(input.config);
+  const config = await withCheckpointPolicy(db, validateRunConfig(input.config));
   const run = await db.run.create({
     data: { ...rowFromConfig(config), launchedBy: input.launchedBy, launchedByName: input.launchedByName ?? null },
     select: { id: true, status: true },
@@ -149,7 +205,7 @@ export async function cloneRun(
     const bothObjects = isPlainObject(prev) && isPlainObject(value);
     merged[key] = bothObjects ? { ...prev, ...value } : value;
   }
-  const config = validateRunConfig(merged);
+  const config = await withCheckpointPolicy(db, validateRunConfig(merged));
   const run = await db.run.create({
     data: { ...rowFromConfig(config), launchedBy: input.launchedBy, launchedByName: input.launchedByName ?? null, clonedFromId: source.id },
     select: { id: true, status: true },

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import OpenAI, { APIError, APIUserAbortError } from "openai";
-import type { LlmCallRecord, LlmRole, ToolCall } from "../../lib/conversation";
+import type { LlmCallRecord, LlmRequestMessage, LlmRole, ToolCall } from "../../lib/conversation";
 import { apiKeyEnvProblem, baseUrlProblem, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
-import type { LlmChat, LlmChatRequest, LlmChatResponse } from "../envs/types";
+import type { LlmChat, LlmChatRequest, LlmChatResponse, ToolSchema } from "../envs/types";
 import { runOfflineCall } from "./offline-provider";
 import { LlmConfigSchema, type LlmConfig, type LlmConfigInput, type LlmEndpointConfig } from "./config";
 import { Semaphore } from "./semaphore";
@@ -34,6 +34,57 @@ export interface LlmClientDeps {
   random?: () => number;
   /** Retry/backoff log lines, already redacted. Silent by default. */
   log?: (line: string) => void;
+}
+
+/** A chat message as the OpenAI API takes it (the policy role sends tool calls and tool results). */
+export interface WireMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string | null;
+  tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+export interface ToolChatRequest {
+  role: LlmRole;
+  messages: WireMessage[];
+  tools?: ToolSchema[];
+  /** Policy turn the call belongs to. */
+  turn?: number;
+  /** Sampling parameters of this call over the endpoint's (e.g. a trial's own seed). */
+  params?: Record<string, unknown>;
+}
+
+export interface ToolChatResponse {
+  text: string;
+  /** As the server sent them: `arguments` is JSON text (possibly malformed, for the environment to refuse). */
+  toolCalls: { id: string; name: string; arguments: string }[];
+  finishReason?: string;
+  callId: string;
+}
+
+interface RemoteRequest {
+  role: LlmRole;
+  /** What is sent. */
+  wire: WireMessage[];
+  /** What is recorded (readable: tool-call arguments parsed). */
+  recorded: LlmRequestMessage[];
+  tools?: readonly ToolSchema[];
+  turn?: number;
+  responseFormat?: "text" | "json";
+  validate?: (text: string) => string | null;
+  params?: Record<string, unknown>;
+}
+
+/** The recorded form of a sent message: readable in the inspector, arguments parsed when they are JSON. */
+function toRecordedMessage(m: WireMessage): LlmRequestMessage {
+  return {
+    role: m.role,
+    content: m.content ?? "",
+    ...(m.tool_calls?.length
+      ? { toolCalls: toToolCalls(m.tool_calls.map((c) => ({ ...c, type: "function" as const })) as OpenAI.ChatCompletionMessageToolCall[]) }
+      : {}),
+    ...(m.tool_call_id ? { toolCallId: m.tool_call_id } : {}),
+  };
 }
 
 export class LlmCallError extends Error {
@@ -137,14 +188,62 @@ export class LlmClient implements LlmChat {
       if (error || text === null) throw new LlmCallError(record.error ?? "offline simulator failed", req.role, 1, null, [record.id]);
       return { text, callId: record.id };
     }
-    return this.chatRemote(req, endpoint, emit, opts.signal);
+    const messages = req.messages.map((m) => ({ role: m.role, content: m.content }));
+    const { response, callId } = await this.chatRemote(
+      {
+        role: req.role,
+        wire: messages,
+        recorded: messages,
+        turn: req.turn,
+        params: req.params,
+        responseFormat: req.responseFormat,
+        validate: req.validate,
+      },
+      endpoint,
+      emit,
+      opts.signal,
+    );
+    return { text: response.text, callId };
   }
 
-  private async chatRemote(req: LlmChatRequest, ep: Endpoint, emit: LlmCallSink, signal?: AbortSignal): Promise<LlmChatResponse> {
+  /**
+   * One call of a role served with the chat API's tools (the evaluated policy): the conversation in OpenAI's message
+   * form (assistant tool_calls, tool results by id), the tools as function schemas. The calls come back as the
+   * server sent them — arguments as JSON text, malformed or not — for the environment to validate. Recorded,
+   * retried and limited exactly as simulator and judge calls are. Throws LlmCallError when every attempt failed.
+   */
+  async chatWithTools(req: ToolChatRequest, opts: ChatOptions = {}): Promise<ToolChatResponse> {
+    const endpoint = this.endpoints.get(req.role);
+    if (!endpoint) throw new LlmCallError(`No endpoint is configured for role "${req.role}".`, req.role, 0, null, []);
+    const emit = (r: LlmCallRecord): void => {
+      this.deps.onCall?.(r);
+      opts.onCall?.(r);
+    };
+    const recorded = req.messages.map(toRecordedMessage);
+    const { response, callId } = await this.chatRemote(
+      { role: req.role, wire: req.messages, recorded, tools: req.tools, turn: req.turn, params: req.params },
+      endpoint,
+      emit,
+      opts.signal,
+    );
+    return {
+      text: response.text,
+      toolCalls: response.rawToolCalls ?? [],
+      finishReason: response.finishReason,
+      callId,
+    };
+  }
+
+  private async chatRemote(
+    req: RemoteRequest,
+    ep: Endpoint,
+    emit: LlmCallSink,
+    signal?: AbortSignal,
+  ): Promise<{ response: CachedResponse; callId: string }> {
     const params = withRequestedParams(ep.config.params, req.params);
     if (req.responseFormat === "json" && ep.config.jsonMode) params.response_format = { type: "json_object" };
-    const messages = req.messages.map((m) => ({ role: m.role, content: m.content }));
-    const key = this.cache ? cacheKey({ model: ep.config.model, messages, params, endpoint: ep.url }) : "";
+    const tools = req.tools?.length ? req.tools : undefined;
+    const key = this.cache ? cacheKey({ model: ep.config.model, messages: req.wire, params: { ...params, tools }, endpoint: ep.url }) : "";
     const callIds: string[] = [];
     const base = (
       attempt: number,
@@ -154,7 +253,7 @@ export class LlmClient implements LlmChat {
       role: req.role,
       model: ep.config.model,
       endpoint: ep.url,
-      request: { messages, params },
+      request: { messages: req.recorded, params, ...(tools ? { tools: tools.map((t) => ({ ...t })) } : {}) },
       attempt,
       turn: req.turn ?? null,
       startedAt: startedAt.toISOString(),
@@ -174,7 +273,7 @@ export class LlmClient implements LlmChat {
           cached: true,
         };
         emit(record);
-        return { text: hit.text, callId: record.id };
+        return { response: hit, callId: record.id };
       }
     }
 
@@ -183,7 +282,7 @@ export class LlmClient implements LlmChat {
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const startedAt = new Date();
       const t0 = performance.now();
-      const outcome = await this.withSlots(ep, () => this.attempt(ep, messages, params, signal));
+      const outcome = await this.withSlots(ep, () => this.attempt(ep, req.wire, params, tools, signal));
       const latencyMs = performance.now() - t0;
       const promptTokens = outcome.response?.promptTokens ?? 0;
       const completionTokens = outcome.response?.completionTokens ?? 0;
@@ -210,7 +309,7 @@ export class LlmClient implements LlmChat {
       emit(record);
       if (outcome.response) {
         if (this.cache && !unusable) await this.cache.set(key, outcome.response);
-        return { text: outcome.response.text, callId: record.id };
+        return { response: outcome.response, callId: record.id };
       }
       last = outcome;
       if (!outcome.retryable || attempt === maxAttempts || signal?.aborted) break;
@@ -234,8 +333,9 @@ export class LlmClient implements LlmChat {
 
   private async attempt(
     ep: Endpoint,
-    messages: { role: string; content: string }[],
+    messages: readonly WireMessage[],
     params: Record<string, unknown>,
+    tools: readonly ToolSchema[] | undefined,
     signal?: AbortSignal,
   ): Promise<AttemptOutcome> {
     try {
@@ -244,6 +344,7 @@ export class LlmClient implements LlmChat {
           model: ep.config.model,
           messages: messages as OpenAI.ChatCompletionMessageParam[],
           ...params,
+          ...(tools ? { tools: tools.map((t) => ({ type: "function", function: t })) } : {}),
           stream: false,
         } as OpenAI.ChatCompletionCreateParamsNonStreaming,
         { signal, timeout: ep.config.timeoutMs ?? this.config.timeoutMs },
@@ -252,12 +353,18 @@ export class LlmClient implements LlmChat {
       if (!choice) return { response: null, error: "malformed response: no choices", status: null, retryAfterMs: null, retryable: true };
       const text = choice.message?.content ?? "";
       const toolCalls = toToolCalls(choice.message?.tool_calls);
+      const rawToolCalls = choice.message?.tool_calls
+        ?.filter((c) => c.type === "function")
+        .map((c) => ({ id: c.id, name: c.function?.name ?? "", arguments: c.function?.arguments ?? "" }));
       return {
         response: {
           text,
           toolCalls,
+          ...(rawToolCalls?.length ? { rawToolCalls } : {}),
           finishReason: choice.finish_reason ?? undefined,
-          promptTokens: completion.usage?.prompt_tokens ?? estimateMessagesTokens(messages),
+          promptTokens:
+            completion.usage?.prompt_tokens ??
+            estimateMessagesTokens(messages.map((m) => ({ content: m.content ?? JSON.stringify(m.tool_calls ?? "") }))),
           completionTokens: completion.usage?.completion_tokens ?? estimateTokens(text),
         },
         error: null,
@@ -292,7 +399,7 @@ export class LlmClient implements LlmChat {
 }
 
 /** The endpoint's params with the request's over them; a requested token cap replaces the endpoint's under either name. */
-function withRequestedParams(own: Record<string, unknown>, asked: LlmChatRequest["params"]): Record<string, unknown> {
+function withRequestedParams(own: Record<string, unknown>, asked: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!asked) return { ...own };
   const { max_tokens, max_completion_tokens, ...rest } = own;
   const cap = asked.max_completion_tokens === undefined ? { max_tokens, max_completion_tokens } : {};

@@ -1,5 +1,5 @@
 /**
- * Configuration of the LLM roles (user simulator, tool simulator, judge). Embedded in the run config, so it is a
+ * Configuration of the LLM roles (user simulator, tool simulator, judge, and the evaluated policy). Embedded in the run config, so it is a
  * zod schema. The API key is never part of it: `apiKeyEnv` names the environment variable that holds the key.
  */
 import { z } from "zod";
@@ -54,6 +54,8 @@ export const LlmConfigSchema = z
         user_simulator: LlmEndpointSchema.optional(),
         tool_simulator: LlmEndpointSchema.optional(),
         judge: LlmEndpointSchema.optional(),
+        /** The model being evaluated (evaluation runs with policy.endpoint); never served offline. */
+        policy: LlmEndpointSchema.optional(),
       })
       .strict()
       .default({}),

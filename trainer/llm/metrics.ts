@@ -2,7 +2,7 @@
  * Per-step LLM metrics from the call records, under the stable `llm/*` keys the dashboard charts. Latency
  * percentiles count only real requests: cached hits (0 ms) and offline calls would otherwise hide a slow endpoint.
  */
-import type { LlmCallRecord } from "../../lib/conversation";
+import { LLM_ROLES, type LlmCallRecord } from "../../lib/conversation";
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -26,7 +26,7 @@ export function summariseLlmCalls(records: readonly LlmCallRecord[]): Record<str
     out["llm/latency_p50_ms"] = percentile(latencies, 50);
     out["llm/latency_p95_ms"] = percentile(latencies, 95);
   }
-  for (const role of ["user_simulator", "tool_simulator", "judge"] as const) {
+  for (const role of LLM_ROLES) {
     const n = records.filter((r) => r.role === role).length;
     if (n > 0) out[`llm/calls_${role}`] = n;
   }

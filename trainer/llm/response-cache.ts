@@ -11,6 +11,8 @@ import type { ToolCall } from "../../lib/conversation";
 export interface CachedResponse {
   text: string;
   toolCalls?: ToolCall[];
+  /** The calls as the server sent them (arguments still a JSON string, possibly malformed): what a policy acts on. */
+  rawToolCalls?: { id: string; name: string; arguments: string }[];
   finishReason?: string;
   promptTokens: number;
   completionTokens: number;

@@ -8,6 +8,8 @@ export interface MemorySink extends RunSink {
   checkpoints: CheckpointRow[];
   events: { level: string; message: string; step?: number }[];
   phases: (string | null)[];
+  /** An evaluation's task count, once set. */
+  totalSteps?: number;
   /** Metric values by step for one key, in step order. */
   series(key: string): [number, number][];
 }
@@ -46,6 +48,24 @@ export function createMemorySink(): MemorySink {
     async resetTo(step) {
       for (const s of [...sink.steps.keys()]) if (s >= step) sink.steps.delete(s);
       sink.checkpoints = sink.checkpoints.filter((c) => c.step <= step);
+    },
+    async recordedEvalTrials() {
+      return [...sink.steps.values()].flatMap((r) =>
+        r.groups
+          .filter((g) => g.split === "eval")
+          .flatMap((g) =>
+            g.trajectories.map((t) => ({
+              step: r.step,
+              taskId: g.taskId,
+              reward: t.reward,
+              components: t.components,
+              costUsd: t.llmCalls.reduce((s, c) => s + c.costUsd, 0),
+            })),
+          ),
+      );
+    },
+    async setTotalSteps(steps) {
+      sink.totalSteps = steps;
     },
     series(key) {
       return [...sink.steps.values()]

@@ -4,7 +4,25 @@ import { forgetCheckpointsAfter, listCheckpoints, pruneCheckpoints, recordCheckp
 import { discardStepsFrom, recordStep } from "../record/record-step";
 import { recordEvent } from "../record/run-events";
 import { refreshMetricRollups } from "../../db/metric-rollups";
-import type { RunSink } from "./types";
+import type { RecordedEvalTrial, RunSink } from "./types";
+
+/** An evaluation's recorded trials, each with what its LLM calls cost (a resume continues after them). */
+async function recordedEvalTrials(db: PrismaClient, runId: string): Promise<RecordedEvalTrial[]> {
+  const rows = await db.trajectory.findMany({
+    where: { runId, split: "eval" },
+    select: { id: true, step: true, taskId: true, reward: true, rewardComponents: true },
+    orderBy: [{ step: "asc" }, { indexInGroup: "asc" }],
+  });
+  const costs = await db.llmCall.groupBy({ by: ["trajectoryId"], where: { runId }, _sum: { costUsd: true } });
+  const costOf = new Map(costs.map((c) => [c.trajectoryId, c._sum.costUsd ?? 0]));
+  return rows.map((r) => ({
+    step: r.step,
+    taskId: r.taskId,
+    reward: r.reward,
+    components: (r.rewardComponents ?? {}) as Record<string, number>,
+    costUsd: costOf.get(r.id) ?? 0,
+  }));
+}
 
 export function createPrismaSink(db: PrismaClient, runId: string, workerId: string): RunSink {
   return {
@@ -29,6 +47,10 @@ export function createPrismaSink(db: PrismaClient, runId: string, workerId: stri
     async resetTo(step) {
       await forgetCheckpointsAfter(db, runId, step);
       await discardStepsFrom(db, runId, step);
+    },
+    recordedEvalTrials: () => recordedEvalTrials(db, runId),
+    async setTotalSteps(steps) {
+      await db.run.updateMany({ where: { id: runId, workerId }, data: { totalSteps: steps } });
     },
   };
 }

@@ -395,7 +395,7 @@ function shapedScores<S>(rewards: (number | null)[], rollouts: GroupRollout<S>[]
   return shaped.scores.flat().map((s, i) => (rewards[i] === null ? null : s));
 }
 
-function toGroupRecord<S>(
+export function toGroupRecord<S>(
   split: string,
   index: number,
   task: Task,

@@ -6,6 +6,7 @@ import type { Task } from "../envs/types";
 import type { CheckpointRow } from "../record/checkpoint-rows";
 import type { EventLevel, EventRecord, StepRecord, TrajectoryRecord } from "../record/step-record";
 import type { PolicyTokenUpdate } from "../../lib/policy-tokens";
+import type { EvalTrial } from "../../lib/pass-k";
 
 /** One sampled episode: what gets recorded, plus the opaque policy-side data the update needs (tokens, masks…). */
 export interface RolloutSample<S> {
@@ -131,6 +132,15 @@ export interface RunSink {
   pruneCheckpoints(keepLast: number): Promise<CheckpointRow[]>;
   /** Drop recorded steps ≥ step and checkpoints after it: the run resumes from there. */
   resetTo(step: number): Promise<void>;
+  /** Evaluation runs: the trials recorded so far (a resumed evaluation continues after them). */
+  recordedEvalTrials?(): Promise<RecordedEvalTrial[]>;
+  /** Evaluation runs: the run's step count becomes the number of tasks once the worker has selected them. */
+  setTotalSteps?(steps: number): Promise<void>;
+}
+
+/** One recorded trial of an evaluation run (its step is the task's position). */
+export interface RecordedEvalTrial extends EvalTrial {
+  step: number;
 }
 
 export type StopReason = "shutdown" | "cancel" | "lease_lost";
@@ -144,4 +154,8 @@ export interface StopControl {
   signal: AbortSignal;
 }
 
-export type TrainOutcome = { kind: "completed"; steps: number } | { kind: "stopped"; reason: StopReason; steps: number };
+export type TrainOutcome =
+  | { kind: "completed"; steps: number }
+  | { kind: "stopped"; reason: StopReason; steps: number }
+  /** A limit the config set stopped the run (an evaluation's cost ceiling): it ends cancelled with `message`. */
+  | { kind: "limit"; steps: number; message: string };

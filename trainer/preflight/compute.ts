@@ -10,23 +10,18 @@ import type { PreflightResult } from "../../lib/preflight";
 import type { RunConfig } from "../../lib/run-config";
 import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
 import { getEnvironment } from "../envs/registry";
-import type { LlmChat } from "../envs/types";
+import { offlineOnly } from "./offline-only";
 import { loadPolicy } from "../loop/real/load-policy";
 import { confineRunPaths } from "../loop/real/run-paths";
 import { padBatch, tokenLogProbs } from "../policy/logprobs";
 import { EpisodeTokens } from "../rollout/episode-tokens";
-
-/** The opening needs no LLM: environments open from the task; a simulated user's first line uses its offline reply. */
-const offlineOnly: LlmChat = {
-  async chat(req) {
-    if (!req.offline) throw new Error("the opening of this environment needs an LLM call; pre-flight only renders offline openings");
-    return { text: await req.offline(), callId: "preflight" };
-  },
-};
+import { computeEvalPreflight } from "./eval-preflight";
 
 /** `roots`: the folders a run config may read (dataReadRoots in trainer/data-roots.ts). */
 export async function computePreflight(raw: RunConfig, roots: string[]): Promise<PreflightResult> {
   const config = await confineRunPaths(raw, roots);
+  // Played by an endpoint or a script, there is no model here to fit: show the first request instead.
+  if (config.eval && (config.policy.endpoint || config.policy.scripted)) return computeEvalPreflight(config);
   const env = getEnvironment(config.environment, config.environmentOptions);
   const tasks = config.dataset.path && env.loadTasks ? await env.loadTasks(config.dataset.path) : env.builtinTasks();
   const train = tasks.filter((t) => t.split === config.dataset.trainSplit);

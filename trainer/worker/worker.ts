@@ -3,6 +3,7 @@
  * runs them, and settles each run's final status.
  *
  *   completed                → succeeded
+ *   a limit of its config    → cancelled, with the reason (an evaluation's cost ceiling)
  *   cancel requested         → the loop checkpoints at the next step boundary → cancelled
  *   stop() (SIGTERM)         → the loop checkpoints at the next step boundary → queued again (another worker resumes)
  *   lease lost               → stop at once and write nothing more: the run belongs to whoever reclaimed it
@@ -205,6 +206,9 @@ export class TrainerWorker {
       if (outcome.kind === "completed") {
         if (await finishRun(db, run.id, this.workerId, "succeeded"))
           await event("info", `Finished all ${outcome.steps} steps.`, outcome.steps);
+      } else if (outcome.kind === "limit") {
+        // A limit of the run's own config (an evaluation's cost ceiling): stopped cleanly, the reason on the run.
+        if (await finishRun(db, run.id, this.workerId, "cancelled", outcome.message)) await event("warn", outcome.message, outcome.steps);
       } else if (outcome.reason === "cancel") {
         if (await finishRun(db, run.id, this.workerId, "cancelled"))
           await event("info", `Cancelled after ${outcome.steps} steps.`, outcome.steps);
@@ -212,7 +216,9 @@ export class TrainerWorker {
         if (await releaseRun(db, run.id, this.workerId))
           await event("info", `Worker shutting down: back in the queue after ${outcome.steps} steps.`, outcome.steps);
       }
-      this.log(`run ${run.id}: ${outcome.kind === "completed" ? "succeeded" : outcome.reason} at step ${outcome.steps}`);
+      this.log(
+        `run ${run.id}: ${outcome.kind === "completed" ? "succeeded" : outcome.kind === "limit" ? outcome.message : outcome.reason} at step ${outcome.steps}`,
+      );
     } catch (err) {
       await keeper.stop();
       this.abortCurrent = null;

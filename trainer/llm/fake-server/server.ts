@@ -21,7 +21,9 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FakeChatRequest {
   model: string;
-  messages: { role: string; content: string }[];
+  /** Each message's role and text (an assistant message that only calls tools has content ""). */
+  messages: { role: string; content: string; tool_calls?: unknown[]; tool_call_id?: string }[];
+  /** Everything else of the body: sampling parameters, `tools`, `seed`. */
   params: Record<string, unknown>;
   authorization: string | null;
 }
@@ -144,7 +146,11 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
   });
 
   const handleChat = async (body: string, authorization: string | null, res: http.ServerResponse, closed: () => boolean): Promise<void> => {
-    let parsed: { model?: string; messages?: { role: string; content: unknown }[]; [k: string]: unknown };
+    let parsed: {
+      model?: string;
+      messages?: { role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string }[];
+      [k: string]: unknown;
+    };
     try {
       parsed = JSON.parse(body) as typeof parsed;
     } catch {
@@ -156,7 +162,12 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
     const { model = models[0], messages, ...params } = parsed;
     const req: FakeChatRequest = {
       model,
-      messages: messages.map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content : JSON.stringify(m.content) })),
+      messages: messages.map((m) => ({
+        role: m.role,
+        content: typeof m.content === "string" ? m.content : m.content == null ? "" : JSON.stringify(m.content),
+        ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
+        ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
+      })),
       params,
       authorization,
     };

@@ -10,6 +10,7 @@ import { configureDataRoots, dataRoots } from "../../data-roots";
 import { removePartialCheckpoints } from "../../checkpoint/checkpoint";
 import { createRealDeps } from "./real-deps";
 import { confineRunPaths } from "./run-paths";
+import { executeEvaluation } from "../../eval/execute-eval";
 
 export function createRealExecutor(dataDir: string): RunExecutor {
   // Every file a run reads lies under these folders (the data folder's datasets/models/checkpoints and
@@ -18,6 +19,8 @@ export function createRealExecutor(dataDir: string): RunExecutor {
   configureDataRoots(roots);
   return async (ctx) => {
     const config = await confineRunPaths(ctx.config, roots);
+    // An evaluation trains nothing: no checkpoints of its own, the policy as its config names it.
+    if (config.eval) return executeEvaluation(ctx, config, roots);
     const checkpointDir = path.resolve(dataDir, "checkpoints", ctx.run.id);
     const removed = await removePartialCheckpoints(checkpointDir);
     if (removed.length) await ctx.sink.event("info", `Removed ${removed.length} partial checkpoint folder(s) left by a crashed worker.`);

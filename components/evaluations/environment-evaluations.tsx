@@ -1,0 +1,111 @@
+"use client";
+/**
+ * An environment's page: every evaluation of it side by side — API models, training checkpoints, the gold replay —
+ * one leaderboard per task set and k (only those are comparable), best pass@1 first; tick rows to overlay them in
+ * Compare.
+ */
+import Link from "next/link";
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "@/components/providers/trpc-provider";
+import { QueryState } from "@/components/trajectories/badges";
+import { StatusBadge } from "@/components/runs/status-badge";
+import { findEnvironment } from "@/lib/environments";
+import { PolicyLabel, Score, usd } from "./scores";
+import { DemoEvaluationButton } from "./demo-evaluation-button";
+
+export function EnvironmentEvaluations({ name }: { name: string }) {
+  const trpc = useTRPC();
+  const page = useQuery(trpc.evaluations.environment.queryOptions({ name }));
+  const [selected, setSelected] = useState<string[]>([]);
+  const info = findEnvironment(name);
+  const toggle = (id: string) => setSelected((prev) => (prev.includes(id) ? prev.filter((x) => x !== id) : [...prev, id].slice(-8)));
+  return (
+    <section className="space-y-4">
+      <header className="flex flex-wrap items-end gap-3">
+        <div className="mr-auto">
+          <h1 className="text-xl font-semibold">{name}</h1>
+          {info && (
+            <p className="max-w-3xl text-sm text-slate-600">
+              {info.seedSystem} · {info.description}
+            </p>
+          )}
+        </div>
+        {selected.length >= 1 && (
+          <Link
+            href={`/compare?runs=${selected.join(",")}`}
+            className="rounded border border-blue-700 px-3 py-1.5 text-sm text-blue-700 hover:bg-blue-50"
+          >
+            Compare {selected.length}
+          </Link>
+        )}
+        {name === "tau2-retail" && <DemoEvaluationButton />}
+      </header>
+      <QueryState loading={page.isLoading} error={page.error} empty={page.data?.leaderboards.length === 0} what="evaluations" />
+      {page.data?.leaderboards.length === 0 && (
+        <p className="text-sm text-slate-600">
+          No evaluation of {name} yet. Launch one with a Policy: endpoint in the launch form, or{" "}
+          <code className="text-xs">rollout-lab eval --env {name} --base-url URL --model M --k 4</code>.
+        </p>
+      )}
+      {page.data?.leaderboards.map((board) => (
+        <div key={board.key} className="overflow-x-auto rounded border border-slate-200 bg-white" data-testid="leaderboard">
+          <h2 className="border-b border-slate-100 px-3 py-2 text-sm font-semibold text-slate-700">
+            {board.label} · k = {board.k}
+          </h2>
+          <table className="w-full text-left text-xs">
+            <thead className="bg-slate-50 text-slate-500">
+              <tr>
+                <th className="px-2 py-1" aria-label="select" />
+                <th className="px-2 py-1">policy</th>
+                <th className="px-2 py-1">pass@1</th>
+                <th className="px-2 py-1">pass^{board.k}</th>
+                <th className="px-2 py-1">mean reward</th>
+                <th className="px-2 py-1">tasks · trials</th>
+                <th className="px-2 py-1">cost</th>
+                <th className="px-2 py-1">run</th>
+              </tr>
+            </thead>
+            <tbody>
+              {board.entries.map((e) => (
+                <tr key={e.runId} className="border-t border-slate-100">
+                  <td className="px-2 py-1">
+                    <input
+                      type="checkbox"
+                      aria-label={`select ${e.name}`}
+                      checked={selected.includes(e.runId)}
+                      onChange={() => toggle(e.runId)}
+                    />
+                  </td>
+                  <td className="px-2 py-1">
+                    <PolicyLabel label={e.policy} kind={e.policyKind} />
+                  </td>
+                  <td className="px-2 py-1">
+                    <Score value={e.passAt1} />
+                  </td>
+                  <td className="px-2 py-1">
+                    <Score value={e.passHatK} />
+                  </td>
+                  <td className="px-2 py-1">
+                    <Score value={e.rewardMean} />
+                  </td>
+                  <td className="px-2 py-1 tabular-nums">
+                    {e.tasks} · {e.trials}
+                    {e.unscored ? <span className="text-amber-700"> +{e.unscored}</span> : null}
+                  </td>
+                  <td className="px-2 py-1 tabular-nums">{usd(e.costUsd)}</td>
+                  <td className="px-2 py-1">
+                    <Link href={`/runs/${e.runId}`} className="mr-2 text-blue-700 hover:underline">
+                      {e.name}
+                    </Link>
+                    <StatusBadge status={e.status} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ))}
+    </section>
+  );
+}
