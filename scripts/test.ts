@@ -4,7 +4,8 @@
  * Debian's Chromium. Ends with one line "N passed, N failed" summing every suite (CI reads it).
  *
  * Environment: TEST_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres) — tests create and drop
- * their own databases there. `--only unit,integration` runs a subset.
+ * their own databases there; ROLLOUT_LAB_LLM_BASE_URLS (default http://127.0.0.1: for the fake LLM servers).
+ * `--only unit,integration` runs a subset.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -33,6 +34,10 @@ function readOnlyFlag(argv: string[]): Set<string> | null {
   return i >= 0 && argv[i + 1] ? new Set(argv[i + 1].split(",")) : null;
 }
 const only = readOnlyFlag(process.argv.slice(2));
+// The suites' fake LLM servers listen on loopback, which the endpoint policy refuses by default: allow it for every
+// suite and every process they start (web servers, workers, Playwright's server inherit process.env). Tests of the
+// default policy build it from an explicit env object.
+process.env.ROLLOUT_LAB_LLM_BASE_URLS ??= "http://127.0.0.1:";
 const want = (suite: string) => !only || only.has(suite);
 
 function run(command: string, args: string[], env: Record<string, string> = {}): number {

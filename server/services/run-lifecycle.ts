@@ -8,7 +8,7 @@ import os from "node:os";
 import { ZodError } from "zod";
 import type { PrismaClient } from "../../db/client";
 import type { LaunchSource, Prisma, Run } from "../../generated/prisma/client";
-import { checkLlmEndpoints, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
+import { checkLlmEndpoints, llmEndpointPolicyFromEnv, type LlmEndpointPolicy } from "../../lib/llm-endpoint-policy";
 import { BUILTIN_MODEL_DIMS, BYTE_VOCAB_SIZE, type ModelDims } from "../../lib/model-sizes";
 import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
 import { findSecretLikeValues, parseRunConfig, type RunConfig } from "../../lib/run-config";
@@ -39,7 +39,7 @@ export function issuesFromZod(error: ZodError, prefix: string[] = []): InputIssu
  * Validate a submitted config with the shared schema. Secret-looking values are rejected before schema parsing so
  * that `llm.judge.apiKey: "sk-…"` is explained as "use apiKeyEnv" rather than as an unknown key.
  */
-export function validateRunConfig(input: unknown): RunConfig {
+export function validateRunConfig(input: unknown, endpointPolicy: LlmEndpointPolicy = llmEndpointPolicyFromEnv()): RunConfig {
   const secrets = findSecretLikeValues(input);
   if (secrets.length > 0) {
     throw new InvalidInputError(
@@ -62,7 +62,7 @@ export function validateRunConfig(input: unknown): RunConfig {
     throw error;
   }
   // Only operator-approved key variables, sent only to approved endpoints (the worker checks again before reading).
-  const endpointProblems = checkLlmEndpoints(config.llm, llmEndpointPolicyFromEnv());
+  const endpointProblems = checkLlmEndpoints(config.llm, endpointPolicy);
   if (endpointProblems.length > 0) {
     const issues = endpointProblems.map((p) => ({ path: ["config", ...p.path].join("."), message: p.message }));
     throw new InvalidInputError(`Invalid run config: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
