@@ -76,3 +76,21 @@ test("configs a worker cannot run are refused at creation with the figure and wh
     "micro-batching makes it fit",
   );
 });
+
+test("environment options are checked at creation by the environment's own schema: unknown keys named, stages too", () => {
+  const unknown = issuesOf({ environment: "guess-number", environmentOptions: { max: 4, colour: "red" } });
+  assert.deepEqual(
+    unknown.map((i) => [i.path, i.message]),
+    [["config.environmentOptions", 'unknown option "colour" for environment "guess-number"']],
+  );
+  const stage = issuesOf({
+    environment: "bfcl",
+    grpo: { steps: 2 },
+    curriculum: [{ name: "format", steps: 2, environmentOptions: { rewardMode: "vibes" } }],
+  });
+  assert.deepEqual(
+    stage.map((i) => i.path),
+    ["config.curriculum.0.environmentOptions.rewardMode"],
+  );
+  assert.deepEqual(issuesOf({ environment: "guess-number", environmentOptions: { max: 4 } }), []);
+});

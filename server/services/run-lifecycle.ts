@@ -10,6 +10,7 @@ import type { PrismaClient } from "../../db/client";
 import type { LaunchSource, Prisma, Run } from "../../generated/prisma/client";
 import { checkLlmEndpoints, llmEndpointPolicyFromEnv, type LlmEndpointPolicy } from "../../lib/llm-endpoint-policy";
 import { BUILTIN_MODEL_DIMS, BYTE_VOCAB_SIZE, type ModelDims } from "../../lib/model-sizes";
+import { environmentOptionsIssues } from "../../lib/environment-options";
 import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
 import { findSecretLikeValues, parseRunConfig, type RunConfig } from "../../lib/run-config";
 import { AppError, notFound } from "../errors";
@@ -67,9 +68,29 @@ export function validateRunConfig(input: unknown, endpointPolicy: LlmEndpointPol
     const issues = endpointProblems.map((p) => ({ path: ["config", ...p.path].join("."), message: p.message }));
     throw new InvalidInputError(`Invalid run config: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
   }
+  const optionIssues = optionsIssues(config);
+  if (optionIssues.length > 0) {
+    throw new InvalidInputError(`Invalid run config: ${optionIssues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, optionIssues);
+  }
   const memory = builtinStepMemoryProblem(config);
   if (memory) throw new InvalidInputError(`Invalid run config: ${memory}`, [{ path: "config.grpo.microBatchSize", message: memory }]);
   return config;
+}
+
+/** The environment's own options, and each curriculum stage's over them, as the worker will parse them. */
+function optionsIssues(config: RunConfig): InputIssue[] {
+  const base = environmentOptionsIssues(config.environment, config.environmentOptions, ["config", "environmentOptions"]);
+  if (base.length > 0) return base;
+  return config.curriculum.flatMap((stage, i) =>
+    stage.environmentOptions
+      ? environmentOptionsIssues(config.environment, { ...config.environmentOptions, ...stage.environmentOptions }, [
+          "config",
+          "curriculum",
+          String(i),
+          "environmentOptions",
+        ])
+      : [],
+  );
 }
 
 /** For built-in policy sizes the web knows the dimensions; checkpoint folders are checked by the worker. */

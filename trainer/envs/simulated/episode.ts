@@ -8,7 +8,7 @@ import type { ConversationMessage, EpisodeEndReason } from "../../../lib/convers
 import type { Episode, EpisodeContext, Evaluation, StepResult, Task } from "../types";
 import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, toolCallIdPrefix, type ToolPromptStyle } from "../parse";
 import type { SimulatedTaskData } from "./task-schema";
-import { judgePromptFor, renderTemplate, TERMINATE_MARKER, type SimulatedPrompts } from "./prompts";
+import { judgePromptFor, renderTemplate, TERMINATE_MARKER, type SimulatedPrompts } from "../../../lib/simulated-prompts";
 import { judgeSimulatedEpisode } from "./judge-episode";
 import {
   createSimulatedState,
