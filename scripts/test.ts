@@ -11,7 +11,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildIsCurrent, recordBuild } from "./build-fingerprint";
+import { buildIsCurrent } from "./build-fingerprint";
+import { runWebBuild } from "./web-build";
 import { createEmptyDatabase, dropDatabase } from "../tests/integration/helpers/db";
 import { trainE2eFixtures } from "./e2e-fixtures";
 import { createPrismaClient } from "../db/client";
@@ -124,9 +125,7 @@ if (want("unit")) nodeTests("unit", findTests(["lib", "db", "server", "trainer",
 if (want("build") || want("e2e")) {
   timed("build", () => {
     if (buildIsCurrent()) return { passed: 1, failed: 0 };
-    const ok = run(process.execPath, ["node_modules/next/dist/bin/next", "build"]) === 0;
-    if (ok) recordBuild();
-    return ok ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
+    return runWebBuild() ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
   });
 }
 if (want("integration")) nodeTests("integration", findTests(["tests/integration"], ".test.ts"), 2);
