@@ -88,6 +88,7 @@ export function llmEndpointPolicyFromEnv(
   return {
     extraKeyEnvs: list(env.ROLLOUT_LAB_API_KEY_ENVS),
     baseUrlPrefixes: prefixes.length ? prefixes : null,
+    // The same spellings lib/env.ts accepts (and checks at start-up, so a typo is an error there, not a silent "no").
     allowPrivate: /^(1|true|yes|on)$/i.test(env[ALLOW_PRIVATE] ?? ""),
     ownPorts: [...new Set(ports.filter((p): p is number => p !== null))],
     ownEndpoints: db ? [db.hostPort] : [],
