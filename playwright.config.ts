@@ -40,6 +40,8 @@ export default defineConfig({
       PORT: String(port),
       START_WORKER: process.env.E2E_START_WORKER ?? "false",
       NEXT_TELEMETRY_DISABLED: "1",
+      // The launch tests point runs at the fake LLM server on loopback, which the endpoint policy refuses by default.
+      ROLLOUT_LAB_LLM_BASE_URLS: process.env.ROLLOUT_LAB_LLM_BASE_URLS ?? "http://127.0.0.1:",
     },
   },
 });

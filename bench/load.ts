@@ -10,6 +10,8 @@
  *
  * Prints JSON: p50 / p95 / p99 per request kind and overall, errors, and the training slowdown (mean seconds per
  * step with the tabs open vs. without). Env: BENCH_PG_ADMIN_URL, BENCH_LOAD_SECONDS (default 45), BENCH_TABS.
+ * Latencies mean little on a machine others are using: the 1-minute load average before the run and during the
+ * measured window is printed beside p95 (and warned about when it already exceeded the core count before the run).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -180,7 +182,29 @@ function summary(xs: Sample[]) {
   };
 }
 
+/** 1-minute load average, sampled every 5 s while `during()` is true. */
+function sampleLoad(during: () => boolean): Promise<number[]> {
+  return new Promise((resolve) => {
+    const seen: number[] = [];
+    const timer = setInterval(() => {
+      if (during()) seen.push(os.loadavg()[0]);
+      else {
+        clearInterval(timer);
+        resolve(seen);
+      }
+    }, 5000);
+  });
+}
+
+const round2 = (x: number) => Number(x.toFixed(2));
+
 async function main() {
+  const loadBefore = os.loadavg()[0];
+  if (loadBefore > os.cpus().length) {
+    console.error(
+      `warning: load average ${loadBefore.toFixed(2)} on ${os.cpus().length} cores before the run: other work will show in the latencies.`,
+    );
+  }
   const admin = new pg.Client({ connectionString: ADMIN });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${DB}"`);
@@ -240,6 +264,7 @@ async function main() {
     }
     await new Promise((r) => setTimeout(r, 5000)); // tabs opening
     measuring = true;
+    const loadDuring = sampleLoad(() => measuring);
     const loadFrom = new Date();
     await new Promise((r) => setTimeout(r, SECONDS * 1000));
     const loadTo = new Date();
@@ -247,9 +272,15 @@ async function main() {
     stopped = true;
     await Promise.all(loops);
 
+    const during = await loadDuring;
+    const machineLoad = { before: round2(loadBefore), during: during.length ? round2(Math.max(...during)) : null };
     const kinds = [...new Set(samples.map((s) => s.kind))].sort();
     const quiet = await stepSeconds(db, live, quietFrom, quietTo);
     const loaded = await stepSeconds(db, live, loadFrom, loadTo);
+    const overall = summary(samples);
+    console.error(
+      `p95 ${overall.p95_ms} ms at load average ${machineLoad.before} before / ${machineLoad.during ?? "?"} during, on ${os.cpus().length} cores`,
+    );
     console.log(
       JSON.stringify(
         {
@@ -260,7 +291,9 @@ async function main() {
             loadavg: os.loadavg().map((x) => Number(x.toFixed(2))),
             database: "PostgreSQL, 127.0.0.1:5432",
           },
-          overall: summary(samples),
+          // p95 beside the 1-minute load average (before the run; the highest seen while measuring): compare p95s
+          // only between runs whose load was alike.
+          overall: { ...overall, loadavg_1m: machineLoad },
           byKind: Object.fromEntries(kinds.map((k) => [k, summary(samples.filter((s) => s.kind === k))])),
           training: {
             secondsPerStepQuiet: quiet,

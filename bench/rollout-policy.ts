@@ -88,7 +88,10 @@ export async function policyScenario(
 
   try {
     await playStep(new LlmClient({})); // warm-up: kernels compiled, heap grown; neither measured arm pays for it
-    const both = await playStep(new LlmClient(llmConfig ?? {}));
+    // The fake LLM server is on loopback, which the endpoint policy refuses unless the operator allows it: allowed here.
+    const both = await playStep(
+      new LlmClient(llmConfig ?? {}, { env: { ...process.env, ROLLOUT_LAB_LLM_BASE_URLS: "http://127.0.0.1:" } }),
+    );
     const alone = await playStep(new LlmClient({}));
     const aloneNoCache = await playStep(new LlmClient({}), 0);
     const llmIdeal = Math.max(...both.callsPerEpisode) * latencyMs;

@@ -69,7 +69,9 @@ async function scenario(
   const env = createSimulatedEnvironment();
   const tasks = env.builtinTasks();
   const records: LlmCallRecord[] = [];
-  const client = new LlmClient(config, { onCall: (r) => records.push(r) });
+  // The fake server is on loopback, which the endpoint policy refuses unless the operator allows it: allowed here.
+  const allowFake = { ...process.env, ROLLOUT_LAB_LLM_BASE_URLS: `${new URL(url).origin}/` };
+  const client = new LlmClient(config, { onCall: (r) => records.push(r), env: allowFake });
   const jobs = Array.from({ length: EPISODES }, (_, i) => ({
     env,
     task: tasks[i % tasks.length],

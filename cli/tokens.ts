@@ -20,6 +20,18 @@ export function databaseUrlFromEnv(flag: string | undefined): string {
   return url;
 }
 
+/**
+ * Why a database call failed, never empty: Prisma's message is "\nInvalid `db.x()` invocation in\n<source lines>\n
+ * <reason>", so its reason is the last line with text (its first line was empty, and printed as ": .").
+ */
+function reasonOf(error: unknown): string {
+  const lines = (error instanceof Error ? error.message : String(error))
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return (lines.at(-1) ?? (error instanceof Error ? error.name : "unknown error")).replace(/\.$/, "");
+}
+
 async function withDb<T>(url: string, fn: (db: PrismaClient) => Promise<T>): Promise<T> {
   const db = createPrismaClient(url, 1);
   try {
@@ -30,7 +42,7 @@ async function withDb<T>(url: string, fn: (db: PrismaClient) => Promise<T>): Pro
     const safeUrl = redactDatabaseUrl(url);
     throw new CliError(
       EXIT.ERROR,
-      `Cannot use the database at ${safeUrl}: ${(error as Error).message.split("\n")[0]}. Set DATABASE_URL (or --database-url) to Rollout Lab's database.`,
+      `Cannot use the database at ${safeUrl}: ${reasonOf(error)}. Start Rollout Lab (\`npm start\`) if it uses the embedded database, or set DATABASE_URL (or --database-url) to Rollout Lab's database.`,
     );
   } finally {
     await db.$disconnect();

@@ -4,7 +4,8 @@
  * embedded database without pulling in the server-management code.
  *
  * The password is generated once per data folder and stored in a file only its owner can read (0600): the
- * database listens on loopback only, but any local user could otherwise connect to a passwordless port.
+ * database listens on loopback only, but any local user could otherwise connect to a passwordless port. The port
+ * the server was last started on is stored beside it, so that tools given only the data folder find it.
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -16,6 +17,19 @@ export const EMBEDDED_DB_NAME = "rollout_lab";
 
 export const embeddedClusterDir = (dataDir: string) => path.resolve(dataDir, "postgres");
 export const embeddedPasswordFile = (dataDir: string) => path.resolve(dataDir, "postgres.password");
+export const embeddedPortFile = (dataDir: string) => path.resolve(dataDir, "postgres.port");
+
+/** Records the port the embedded server listens on (written by the process that starts it). */
+export function writeEmbeddedPort(dataDir: string, port: number): void {
+  writeFileSync(embeddedPortFile(dataDir), `${port}\n`);
+}
+
+function readEmbeddedPort(dataDir: string): number | null {
+  const file = embeddedPortFile(dataDir);
+  if (!existsSync(file)) return null;
+  const port = Number(readFileSync(file, "utf8").trim());
+  return Number.isInteger(port) && port > 0 && port < 65536 ? port : null;
+}
 
 /** The stored password, created (0600) on first use. */
 export function ensureEmbeddedPassword(dataDir: string): string {
@@ -41,14 +55,15 @@ export function embeddedDatabaseUrl(password: string, port: number, host = "127.
 
 /**
  * The URL of the embedded database a running `npm start` serves from `dataDir`, for processes started without
- * DATABASE_URL on the same machine (`npm run worker`, `rollout-lab tokens`). Null when the folder has no embedded
- * database yet.
+ * DATABASE_URL on the same machine (`npm run worker`, `rollout-lab tokens`): its password and port are read from
+ * the folder (EMBEDDED_DB_PORT, when set, names the port instead). Null when the folder has no embedded database yet.
  */
 export function localEmbeddedDatabaseUrl(env: Record<string, string | undefined> = process.env): string | null {
   const dataDir = env.ROLLOUT_LAB_DATA_DIR || ".data";
   const password = readEmbeddedPassword(dataDir);
   if (!password) return null;
-  return embeddedDatabaseUrl(password, Number(env.EMBEDDED_DB_PORT || 54329));
+  const port = env.EMBEDDED_DB_PORT ? Number(env.EMBEDDED_DB_PORT) : (readEmbeddedPort(dataDir) ?? 54329);
+  return embeddedDatabaseUrl(password, port);
 }
 
 /** A database URL with its password masked, for messages and logs. */

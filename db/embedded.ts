@@ -15,7 +15,13 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { embeddedClusterDir, embeddedDatabaseUrl, ensureEmbeddedPassword, EMBEDDED_DB_USER } from "./embedded-credentials";
+import {
+  embeddedClusterDir,
+  embeddedDatabaseUrl,
+  ensureEmbeddedPassword,
+  writeEmbeddedPort,
+  EMBEDDED_DB_USER,
+} from "./embedded-credentials";
 import { claimDataDir, stopStalePostmaster } from "./embedded-process";
 
 export interface EmbeddedDatabase {
@@ -202,6 +208,7 @@ export async function startEmbeddedDatabase(opts: { dataDir: string; port: numbe
     closeSync(logFd);
     const url = embeddedDatabaseUrl(password, opts.port, host);
     await waitUntilReady(url, child, logFile);
+    writeEmbeddedPort(dataDir, opts.port);
 
     const running = child;
     let stopped = false;

@@ -5,20 +5,7 @@
  * is what the group view highlights. Pure: no I/O.
  */
 import type { ConversationMessage } from "./conversation";
-
-/** Stable JSON with sorted object keys, so `{a,b}` and `{b,a}` tool arguments compare equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object") {
-    const obj = value as Record<string, unknown>;
-    return `{${Object.keys(obj)
-      .sort()
-      .filter((k) => obj[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
+import { canonicalJson } from "./canonical-json";
 
 type Comparable = Pick<ConversationMessage, "role" | "source" | "content" | "toolCalls" | "name">;
 
@@ -29,7 +16,7 @@ type Comparable = Pick<ConversationMessage, "role" | "source" | "content" | "too
  */
 export function messagesEqual(a: Comparable, b: Comparable): boolean {
   if (a.role !== b.role || a.source !== b.source || a.content !== b.content || (a.name ?? null) !== (b.name ?? null)) return false;
-  const calls = (m: Comparable) => canonical((m.toolCalls ?? []).map((c) => ({ name: c.name, arguments: c.arguments })));
+  const calls = (m: Comparable) => canonicalJson((m.toolCalls ?? []).map((c) => ({ name: c.name, arguments: c.arguments })));
   return calls(a) === calls(b);
 }
 

@@ -54,4 +54,8 @@ test("every variable read later is validated the same way: a bad value is one se
       e instanceof EnvError && e.problems.length === 3 && /ROLLOUT_LAB_BACKEND must be tensorflow, wasm or cpu/.test(e.message),
   );
   assert.doesNotThrow(() => checkWorkerEnv({ WORKER_LEASE_MS: "60000", ROLLOUT_LAB_NATIVE: "0" }));
+  assert.throws(
+    () => checkWorkerEnv({ ROLLOUT_LAB_ALLOW_PRIVATE_LLM: "ture" }),
+    /ROLLOUT_LAB_ALLOW_PRIVATE_LLM must be true or false, got "ture"/,
+  );
 });

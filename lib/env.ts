@@ -96,6 +96,7 @@ export const envSchema = z.object({
   ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD: bool("ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD", false),
   ROLLOUT_LAB_ALLOWED_HOSTS: z.string().optional(),
   ROLLOUT_LAB_COOKIE_SECURE: bool("ROLLOUT_LAB_COOKIE_SECURE", false),
+  ROLLOUT_LAB_ALLOW_PRIVATE_LLM: bool("ROLLOUT_LAB_ALLOW_PRIVATE_LLM", false),
   ROLLOUT_LAB_PUBLIC_URL: z
     .string()
     .optional()
@@ -175,6 +176,7 @@ export function checkWorkerEnv(source: Record<string, string | undefined> = proc
     "ROLLOUT_LAB_MAX_STEP_MEMORY_GB",
     "ROLLOUT_LAB_BACKEND",
     "ROLLOUT_LAB_NATIVE",
+    "ROLLOUT_LAB_ALLOW_PRIVATE_LLM",
   ] as const;
   const problems = keys.flatMap((k) => {
     try {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { firstLine, parseOptions } from "./error-text";
+import { firstLine, parseOptions, untrustedExcerpt } from "./error-text";
 
 test("the first line is the first one with text, so a run error is never empty or a lone '['", () => {
   assert.equal(firstLine(new Error("\nInvalid `prisma.run.update()` invocation:\n\ndetails")), "Invalid `prisma.run.update()` invocation:");
@@ -20,4 +20,13 @@ test("invalid options become one line naming every field", () => {
       return true;
     },
   );
+});
+
+test("an untrusted body becomes a short excerpt without markup or control characters", () => {
+  const html = `<!DOCTYPE html><html><head><style>body{color:red}</style><script>alert(1)</script></head><body><h1>404</h1>\u0007This page could not be found.${"x".repeat(9000)}</body></html>`;
+  const out = untrustedExcerpt(html);
+  assert.ok(out.length <= 200, String(out.length));
+  assert.match(out, /^404 This page could not be found\.x+…$/);
+  assert.doesNotMatch(out, /[<>\u0000-\u001f]|alert|color/);
+  assert.equal(untrustedExcerpt("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1", 20), "root:x:0:0:root:/ro…");
 });

@@ -32,3 +32,18 @@ export function parseOptions<T>(
   if (!parsed.success) throw new Error(`Invalid ${what}: ${describeZodIssues(parsed.error, "options")}`);
   return parsed.data;
 }
+
+/**
+ * Text that came from somewhere we do not trust (an endpoint's error body, a parser's quote of it), cut to a short
+ * excerpt that is safe to store and show: no markup, no control characters, at most `max` characters. A run
+ * config could point the trainer at any listener; what that listener says must not come back through the API.
+ */
+export function untrustedExcerpt(text: string, max = 200): string {
+  const plain = text
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, " ")
+    .replace(/<[^>]*>?/g, " ")
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
+}

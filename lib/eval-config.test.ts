@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { ZodError } from "zod";
 import { parseRunConfig } from "./run-config";
 import { evalTaskSet, policyEndpointProblems, policyLabel } from "./eval-config";
+import { llmEndpointPolicyFromEnv } from "./llm-endpoint-policy";
 
 const endpoint = { baseUrl: "http://127.0.0.1:8000/v1", model: "m" };
 
@@ -42,7 +43,7 @@ test("defaults: k 4, four episodes at once, temperature 0 as τ²'s agent", () =
 });
 
 test("the endpoint meets the same rules as every LLM endpoint", () => {
-  const policy = { extraKeyEnvs: [], baseUrlPrefixes: ["https://api.openai.com/"] };
+  const policy = llmEndpointPolicyFromEnv({ ROLLOUT_LAB_LLM_BASE_URLS: "https://api.openai.com/" });
   const problems = policyEndpointProblems({ baseUrl: "http://10.0.0.1/v1", apiKeyEnv: "DATABASE_URL" }, policy);
   assert.deepEqual(
     problems.map((p) => p.path.join(".")),

@@ -5,7 +5,7 @@
  * run-config.ts; the helpers below are what the web app shows about an evaluation without the trainer.
  */
 import { z } from "zod";
-import { apiKeyEnvProblem, baseUrlProblem, type EndpointProblem, type LlmEndpointPolicy } from "./llm-endpoint-policy";
+import { endpointProblems, type EndpointProblem, type LlmEndpointPolicy } from "./llm-endpoint-policy";
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
@@ -198,11 +198,5 @@ export function policyEndpointProblems(
   endpoint: { baseUrl: string; apiKeyEnv?: string } | undefined,
   policy: LlmEndpointPolicy,
 ): EndpointProblem[] {
-  if (!endpoint) return [];
-  const problems: EndpointProblem[] = [];
-  const key = endpoint.apiKeyEnv && apiKeyEnvProblem(endpoint.apiKeyEnv, policy);
-  if (key) problems.push({ path: ["policy", "endpoint", "apiKeyEnv"], message: key });
-  const url = baseUrlProblem(endpoint.baseUrl, policy);
-  if (url) problems.push({ path: ["policy", "endpoint", "baseUrl"], message: url });
-  return problems;
+  return endpoint ? endpointProblems(endpoint, ["policy", "endpoint"], policy) : [];
 }

@@ -10,6 +10,7 @@
  * not the policy, is being measured.
  */
 import { VERDICT_THRESHOLD } from "./reward-analysis";
+import { canonicalJson } from "./canonical-json";
 
 export type SignalKind =
   | "judge_high_check_fails"
@@ -59,16 +60,6 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  if (isPlainObject(v))
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
-      .join(",")}}`;
-  return JSON.stringify(v);
-}
-
 /**
  * The programmatic check: does the final state equal the expected one? Only when both describe the same thing
  * (same top-level keys) — some environments store a *spec* as expected state (calls to make), not a state, and
@@ -80,8 +71,8 @@ export function programmaticCheck(t: Pick<SignalTrajectory, "finalState" | "expe
   const f = t.finalState;
   const e = t.expectedState;
   if (!isPlainObject(f) || !isPlainObject(e)) return null;
-  if (canonical(Object.keys(f).sort()) !== canonical(Object.keys(e).sort())) return null;
-  return canonical(f) === canonical(e);
+  if (canonicalJson(Object.keys(f).sort()) !== canonicalJson(Object.keys(e).sort())) return null;
+  return canonicalJson(f) === canonicalJson(e);
 }
 
 function byStep<T extends { step: number }>(rows: T[]): Map<number, T[]> {

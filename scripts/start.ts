@@ -1,25 +1,36 @@
 /**
  * npm start — the one command that runs Rollout Lab: database (the embedded PostgreSQL server, or DATABASE_URL),
  * migrations, the demo seed on an empty database, a Next.js build when sources changed, the web server and one
- * trainer worker; prints the URL. Ctrl-C / SIGTERM stop the children, then the embedded database. A crashed worker
- * is restarted; if this process is killed outright, its children and the database stop themselves
- * (supervisor.ts, exit-with-parent.mjs, the database watchdog in db/embedded.ts).
+ * trainer worker; prints the URL. Ctrl-C / SIGTERM / SIGHUP stop the children (the worker checkpoints and puts its
+ * run back in the queue: a stop, never a crash), then the embedded database; a second Ctrl-C a few seconds later
+ * stops them at once. A crashed worker is restarted. If this process is killed outright its children and the
+ * database stop themselves (supervisor.ts, exit-with-parent.mjs, the database watchdog in db/embedded.ts); if npm
+ * or the shell that launched it is killed, it stops everything itself (launcher-watch.ts).
  *
  * Flags: --no-seed (or SEED_DEMO=false), --no-worker (or START_WORKER=false), --dev (next dev, no build).
  */
 import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { dashboardOpenToNetwork, loadEnv } from "../lib/env";
 import { isUserFacingStartupError, prepareDatabase, type PreparedDatabase } from "../db/bootstrap";
 import { createPrismaClient } from "../db/client";
 import { assertPortFree } from "../db/embedded";
 import { seedIfEmpty } from "../server/seed/demo";
-import { buildIsCurrent, recordBuild } from "./build-fingerprint";
+import { buildIsCurrent } from "./build-fingerprint";
+import { watchLaunchers } from "./launcher-watch";
 import { Supervisor } from "./supervisor";
+import { runWebBuild } from "./web-build";
 
 const args = new Set(process.argv.slice(2));
+const HTTP_GUARD = fileURLToPath(new URL("./http-guard.mjs", import.meta.url));
 const supervisor = new Supervisor(log, () => void shutdown(1));
 let database: PreparedDatabase | null = null;
 let shuttingDown = false;
+/** A worker finishing its step and writing a checkpoint of a large model takes a while. */
+const WORKER_STOP_GRACE_MS = 120_000;
+/** Signals this close together are one request: a terminal's Ctrl-C and npm's forwarding of it. */
+const REPEAT_WINDOW_MS = 2_000;
+let firstStopSignalAt = 0;
 
 function log(message: string) {
   console.log(`[rollout-lab] ${message}`);
@@ -62,7 +73,7 @@ async function main() {
   database = await prepareDatabase(env);
   log(
     database.embedded
-      ? `Embedded PostgreSQL in ${database.embedded.clusterDir} (port ${env.EMBEDDED_DB_PORT}, password in the data folder)`
+      ? `Embedded PostgreSQL in ${database.embedded.clusterDir} (port ${env.EMBEDDED_DB_PORT}; port and password in the data folder)`
       : "Using PostgreSQL from DATABASE_URL",
   );
   if (database.migrationsApplied.length) log(`Applied migrations: ${database.migrationsApplied.join(", ")}`);
@@ -86,12 +97,10 @@ async function main() {
   }
   if (!dev && !buildIsCurrent()) {
     log("Building the web app (first start or sources changed; 1–3 minutes on a 2-core machine)…");
-    const build = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit" });
-    if (build.status !== 0) {
+    if (!runWebBuild()) {
       log("The web build failed; see the output above.");
       await shutdown(1);
     }
-    recordBuild();
   }
 
   const childEnv: NodeJS.ProcessEnv = {
@@ -102,14 +111,22 @@ async function main() {
   };
   supervisor.start({
     name: "web server",
-    args: ["node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST],
+    // http-guard.mjs answers what Next mishandles (TRACE, oversized or chunked API bodies) before Next reads a byte.
+    args: ["--import", HTTP_GUARD, "node_modules/next/dist/bin/next", dev ? "dev" : "start", "-p", String(env.PORT), "-H", env.HOST],
     env: childEnv,
     restart: false,
   });
   if (env.START_WORKER && !args.has("--no-worker")) {
     // A TF.js step keeps a core busy for seconds at a time; at a lower priority it still gets every idle cycle, but
     // a dashboard request no longer waits behind it (bench:load: p95 and the training slowdown, README).
-    supervisor.start({ name: "trainer worker", args: ["--import", "tsx", "trainer/main.ts"], env: childEnv, restart: true, nice: 5 });
+    supervisor.start({
+      name: "trainer worker",
+      args: ["--import", "tsx", "trainer/main.ts"],
+      env: childEnv,
+      restart: true,
+      nice: 5,
+      stopGraceMs: WORKER_STOP_GRACE_MS,
+    });
   }
 
   const url = `http://${env.HOST}:${env.PORT}`;
@@ -122,8 +139,30 @@ function otherBuildRunning(): boolean {
   return spawnSync("pgrep", ["-f", "next build"], { encoding: "utf8" }).status === 0;
 }
 
-process.on("SIGINT", () => void shutdown(0));
-process.on("SIGTERM", () => void shutdown(0));
+/** The first stop signal stops gracefully; one that comes later than REPEAT_WINDOW_MS after it stops at once. */
+function onStopSignal(signal: string): void {
+  const now = Date.now();
+  if (!shuttingDown) {
+    firstStopSignalAt = now;
+    log(
+      `${signal}: stopping (the worker checkpoints its run first; ${signal === "SIGINT" ? "Ctrl-C again" : "a second signal"} stops at once).`,
+    );
+    void shutdown(0);
+  } else if (now - firstStopSignalAt > REPEAT_WINDOW_MS) {
+    log(`${signal} again: stopping at once; a run in training resumes from its last checkpoint.`);
+    supervisor.killAll();
+    void database
+      ?.stop()
+      .catch(() => {})
+      .finally(() => process.exit(1));
+    if (!database) process.exit(1);
+  }
+}
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => onStopSignal(signal));
+watchLaunchers((pid) => {
+  log(`The process that launched Rollout Lab (pid ${pid}) is gone; stopping.`);
+  void shutdown(0);
+});
 
 main().catch(async (err) => {
   console.error(isUserFacingStartupError(err) ? `[rollout-lab] ${err.message}` : err);

@@ -4,7 +4,10 @@
  *     MAX_FAST_CRASHES crashes that each came within FAST_CRASH_MS of starting, it is given up with a clear line
  *     (the dashboard keeps serving; runs wait in the queue);
  *   - any other child (the web server) dying stops everything.
- * Every child is a Node process preloaded with exit-with-parent.mjs, so none outlives the start process.
+ * Every child is a Node process preloaded with exit-with-parent.mjs, so none outlives the start process. Each runs
+ * in a process group of its own: a Ctrl-C in the terminal reaches only the start process, which then asks each
+ * child once (SIGTERM) to stop. (Before, the worker got the terminal's SIGINT and then the supervisor's SIGTERM,
+ * took the second as "exit now", and left its run to be reclaimed as a crash.)
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
@@ -14,7 +17,7 @@ const EXIT_WITH_PARENT = fileURLToPath(new URL("./exit-with-parent.mjs", import.
 const FAST_CRASH_MS = 30_000;
 const MAX_FAST_CRASHES = 5;
 const MAX_BACKOFF_MS = 30_000;
-const STOP_GRACE_MS = 15_000;
+const DEFAULT_STOP_GRACE_MS = 15_000;
 
 export interface ChildSpec {
   name: string;
@@ -24,6 +27,8 @@ export interface ChildSpec {
   restart: boolean;
   /** Scheduling priority (nice, 0–19): higher yields the CPU to the others when they need it. */
   nice?: number;
+  /** How long a stop waits for the child before SIGKILL (default 15 s); a worker needs time to checkpoint. */
+  stopGraceMs?: number;
 }
 
 interface Supervised {
@@ -53,7 +58,11 @@ export class Supervisor {
   private launch(entry: Supervised): void {
     entry.retry = null;
     entry.startedAt = Date.now();
-    const child = spawn(process.execPath, ["--import", EXIT_WITH_PARENT, ...entry.spec.args], { stdio: "inherit", env: entry.spec.env });
+    const child = spawn(process.execPath, ["--import", EXIT_WITH_PARENT, ...entry.spec.args], {
+      stdio: "inherit",
+      env: entry.spec.env,
+      detached: true,
+    });
     entry.child = child;
     if (entry.spec.nice && child.pid) {
       try {
@@ -86,7 +95,7 @@ export class Supervisor {
     });
   }
 
-  /** SIGTERM every child (graceful: the worker checkpoints), SIGKILL after a grace period. */
+  /** SIGTERM every child (graceful: the worker checkpoints), SIGKILL after its grace period. */
   async stopAll(): Promise<void> {
     this.stopping = true;
     await Promise.all(
@@ -95,7 +104,7 @@ export class Supervisor {
         const child = entry.child;
         if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
         return new Promise<void>((resolve) => {
-          const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+          const timer = setTimeout(() => killGroup(child), entry.spec.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
           child.once("exit", () => {
             clearTimeout(timer);
             resolve();
@@ -104,5 +113,19 @@ export class Supervisor {
         });
       }),
     );
+  }
+
+  /** SIGKILL every child's process group at once (a second Ctrl-C: the user does not want to wait). */
+  killAll(): void {
+    this.stopping = true;
+    for (const entry of this.children) if (entry.child) killGroup(entry.child);
+  }
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL"); // the group is gone, or was never made
   }
 }

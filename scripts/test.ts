@@ -4,13 +4,15 @@
  * Debian's Chromium. Ends with one line "N passed, N failed" summing every suite (CI reads it).
  *
  * Environment: TEST_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres) — tests create and drop
- * their own databases there. `--only unit,integration` runs a subset.
+ * their own databases there; ROLLOUT_LAB_LLM_BASE_URLS (default http://127.0.0.1: for the fake LLM servers).
+ * `--only unit,integration` runs a subset.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildIsCurrent, recordBuild } from "./build-fingerprint";
+import { buildIsCurrent } from "./build-fingerprint";
+import { runWebBuild } from "./web-build";
 import { createEmptyDatabase, dropDatabase } from "../tests/integration/helpers/db";
 import { trainE2eFixtures } from "./e2e-fixtures";
 import { createPrismaClient } from "../db/client";
@@ -33,6 +35,10 @@ function readOnlyFlag(argv: string[]): Set<string> | null {
   return i >= 0 && argv[i + 1] ? new Set(argv[i + 1].split(",")) : null;
 }
 const only = readOnlyFlag(process.argv.slice(2));
+// The suites' fake LLM servers listen on loopback, which the endpoint policy refuses by default: allow it for every
+// suite and every process they start (web servers, workers, Playwright's server inherit process.env). Tests of the
+// default policy build it from an explicit env object.
+process.env.ROLLOUT_LAB_LLM_BASE_URLS ??= "http://127.0.0.1:";
 const want = (suite: string) => !only || only.has(suite);
 
 function run(command: string, args: string[], env: Record<string, string> = {}): number {
@@ -119,9 +125,7 @@ if (want("unit")) nodeTests("unit", findTests(["lib", "db", "server", "trainer",
 if (want("build") || want("e2e")) {
   timed("build", () => {
     if (buildIsCurrent()) return { passed: 1, failed: 0 };
-    const ok = run(process.execPath, ["node_modules/next/dist/bin/next", "build"]) === 0;
-    if (ok) recordBuild();
-    return ok ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
+    return runWebBuild() ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
   });
 }
 if (want("integration")) nodeTests("integration", findTests(["tests/integration"], ".test.ts"), 2);

@@ -19,6 +19,18 @@ test("passwords compare exactly; REST, health and login stay public; next= never
   assert.ok(isPublicPath("/api/v1/runs") && isPublicPath("/api/health") && isPublicPath("/settings/login"));
   assert.ok(!isPublicPath("/api/trpc/runs.list") && !isPublicPath("/runs") && !isPublicPath("/settings"));
   assert.equal(safeNextPath("/runs/abc"), "/runs/abc");
-  assert.equal(safeNextPath("//evil.example"), "/runs");
-  assert.equal(safeNextPath("https://evil.example"), "/runs");
+  assert.equal(safeNextPath("/runs?tag=a%20b#chart"), "/runs?tag=a%20b#chart");
+  for (const evil of [
+    "//evil.example",
+    "https://evil.example",
+    "/\t/127.0.0.1:3932/pwned",
+    "/\\/evil.example",
+    "/\n/evil.example",
+    "javascript:alert(1)",
+  ]) {
+    assert.equal(safeNextPath(evil), "/", JSON.stringify(evil));
+  }
+  assert.equal(safeNextPath("/\\runs"), "/runs", "a backslash is removed, not read as a slash");
+  assert.equal(safeNextPath("/runs/\u00e9"), "/runs/%C3%A9", "encoded for the Location header");
+  assert.equal(safeNextPath(undefined), "/");
 });

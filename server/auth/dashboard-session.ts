@@ -56,7 +56,20 @@ export function isPublicPath(pathname: string): boolean {
   return pathname.startsWith("/api/v1/") || pathname === "/api/health" || pathname === "/settings/login" || pathname === "/api/login";
 }
 
-/** Only same-site paths after login (never "//evil.example" or an absolute URL). */
+const SITE = "http://rollout-lab.invalid";
+
+/**
+ * Where to go after signing in: a path on this site, or "/". Browsers drop tabs and newlines from URLs and read "\"
+ * as "/", so "/\t/evil.example" is "//evil.example", another origin: those characters are removed first, and the
+ * result must still resolve to this site. Returned percent-encoded, as it goes into a Location header.
+ */
 export function safeNextPath(next: string | null | undefined): string {
-  return next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "/runs";
+  const cleaned = (next ?? "").replace(/[\u0000-\u001f\u007f\\]/g, "");
+  if (!cleaned.startsWith("/") || cleaned.startsWith("//")) return "/";
+  try {
+    const url = new URL(cleaned, SITE);
+    return url.origin === SITE ? `${url.pathname}${url.search}${url.hash}` : "/";
+  } catch {
+    return "/";
+  }
 }

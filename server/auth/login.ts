@@ -1,11 +1,13 @@
 /**
  * Signing in to the dashboard (POST /api/login from the login form, which works without JavaScript). Guessing is
- * rate-limited per client and in total (about 12 guesses per second were possible with a fixed delay alone):
- * the per-client key comes from X-Forwarded-For, which a client can forge, so the global bucket is what actually
- * bounds an attacker; a fixed delay on every wrong password remains. The cookie's Secure flag comes from
- * configuration (ROLLOUT_LAB_COOKIE_SECURE, else the scheme of ROLLOUT_LAB_PUBLIC_URL), never from a request header.
+ * throttled per client and in total (login-throttle.ts): an attempt over the limit waits for its turn instead of
+ * being refused, so a slow stream of wrong guesses never keeps the owner out, and only failures count. A fixed
+ * delay on every wrong password remains. The cookie's Secure flag comes from configuration
+ * (ROLLOUT_LAB_COOKIE_SECURE, else the scheme of ROLLOUT_LAB_PUBLIC_URL), never from a request header.
  */
-import { TokenBucketLimiter } from "./rate-limit";
+import { readBodyText } from "../http/input-safety";
+import { AppError } from "../errors";
+import { LoginThrottle } from "./login-throttle";
 import {
   SESSION_COOKIE,
   SESSION_MAX_AGE_SECONDS,
@@ -16,9 +18,21 @@ import {
 } from "./dashboard-session";
 
 export const LOGIN_PATH = "/api/login";
-const perClient = new TokenBucketLimiter({ perMinute: 6, burst: 5 });
-const overall = new TokenBucketLimiter({ perMinute: 60, burst: 20 });
+const throttle = new LoginThrottle({ perClient: { perMinute: 6, burst: 5 }, overall: { perMinute: 60, burst: 20 }, maxWaitMs: 30_000 });
 const WRONG_PASSWORD_DELAY_MS = 750;
+/** A password and a path: a sign-in form is a few hundred bytes. */
+const MAX_LOGIN_BODY_BYTES = 16 * 1024;
+/** Throttling is logged once per client and minute, so a guesser cannot flood the log either. */
+const LOG_EVERY_MS = 60_000;
+const lastLogged = new Map<string, number>();
+
+function logThrottling(client: string, message: string): void {
+  const t = Date.now();
+  if (t - (lastLogged.get(client) ?? 0) < LOG_EVERY_MS) return;
+  if (lastLogged.size > 10_000) lastLogged.clear();
+  lastLogged.set(client, t);
+  console.warn(`[login] ${message}`);
+}
 
 export function cookieSecure(env: Record<string, string | undefined> = process.env): boolean {
   const explicit = env.ROLLOUT_LAB_COOKIE_SECURE;
@@ -29,22 +43,48 @@ export function cookieSecure(env: Record<string, string | undefined> = process.e
 const redirect = (location: string, extra: Record<string, string> = {}) =>
   new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...extra } });
 
+async function readForm(req: Request): Promise<URLSearchParams | FormData | null> {
+  try {
+    const text = await readBodyText(req, MAX_LOGIN_BODY_BYTES);
+    const type = req.headers.get("content-type") ?? "";
+    if (type.startsWith("multipart/form-data")) return await new Response(text, { headers: { "content-type": type } }).formData();
+    return new URLSearchParams(text);
+  } catch (error) {
+    if (error instanceof AppError) return null;
+    throw error;
+  }
+}
+
+const tooMany = (seconds: number) =>
+  new Response(`Too many sign-in attempts; wait ${seconds} s and try again.`, {
+    status: 429,
+    headers: { "retry-after": String(seconds), "content-type": "text/plain; charset=utf-8" },
+  });
+
 export async function handleLogin(req: Request): Promise<Response> {
-  const form = await req.formData().catch(() => null);
-  const next = safeNextPath(String(form?.get("next") ?? ""));
+  const form = await readForm(req);
+  if (!form) return new Response("The sign-in form is larger than a sign-in form can be.", { status: 413 });
+  const next = safeNextPath(String(form.get("next") ?? ""));
   const password = dashboardPassword();
   if (!password) return redirect(next);
 
-  const client = (req.headers.get("x-forwarded-for") ?? "").split(",")[0].trim() || "unknown";
-  for (const decision of [perClient.take(client), overall.take("all")]) {
-    if (!decision.ok) {
-      return new Response(`Too many sign-in attempts; wait ${decision.retryAfterSeconds} s and try again.`, {
-        status: 429,
-        headers: { "retry-after": String(decision.retryAfterSeconds), "content-type": "text/plain; charset=utf-8" },
-      });
-    }
+  // X-Forwarded-For's first entry is the client as the outermost proxy saw it (Next sets it to the socket's address).
+  const client = (req.headers.get("x-forwarded-for") ?? "").split(",")[0].trim().slice(0, 100) || "unknown";
+  const admission = throttle.admit(client);
+  if (!admission.ok) {
+    logThrottling(client, `refusing sign-in attempts from ${client} for ${admission.retryAfterSeconds} s: too many failed attempts.`);
+    return tooMany(admission.retryAfterSeconds);
   }
-  if (!(await checkPassword(String(form?.get("password") ?? ""), password))) {
+  if (admission.waitMs > 0) {
+    logThrottling(
+      client,
+      `throttling sign-in attempts from ${client}: after repeated failures each attempt waits (now ${Math.ceil(admission.waitMs / 1000)} s).`,
+    );
+    await new Promise((r) => setTimeout(r, admission.waitMs));
+  }
+  const correct = await checkPassword(String(form.get("password") ?? ""), password);
+  admission.settle(correct);
+  if (!correct) {
     await new Promise((r) => setTimeout(r, WRONG_PASSWORD_DELAY_MS));
     return redirect(`/settings/login?error=1&next=${encodeURIComponent(next)}`);
   }

@@ -40,6 +40,12 @@ export function assertSafeInput(value: unknown, at: string[] = []): void {
   }
 }
 
+/**
+ * Every API body (REST, tRPC) fits in 1 MiB: a RunConfig is a few KiB. The same figure is in next.config.js (how much
+ * of a body Next buffers) and scripts/http-guard.mjs (Content-Length refused before the body is read).
+ */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+
 /** Reads at most `maxBytes` of a request body as text: 413 beyond, whatever Content-Length claims. */
 export async function readBodyText(req: Request, maxBytes: number): Promise<string> {
   const tooLarge = () =>

@@ -9,7 +9,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "../api/root";
 import { createTrpcContext } from "../api/trpc";
 import { AppError, HTTP_STATUS } from "../errors";
-import { assertSafeInput, readBodyText } from "./input-safety";
+import { assertSafeInput, MAX_REQUEST_BODY_BYTES, readBodyText } from "./input-safety";
 import { ResponseCache } from "./response-cache";
 
 /**
@@ -24,7 +24,7 @@ export const TRPC_ENDPOINT = "/api/trpc";
 /** The dashboard batches at most this many calls (components/providers/trpc-provider.tsx uses the same). */
 export const MAX_BATCH = 50;
 /** A launch config is a few KiB; tRPC inputs are small. */
-export const MAX_TRPC_BODY_BYTES = 1024 * 1024;
+export const MAX_TRPC_BODY_BYTES = MAX_REQUEST_BODY_BYTES;
 
 const TRPC_CODES: Record<string, number> = { BAD_REQUEST: -32600, PAYLOAD_TOO_LARGE: -32600 };
 

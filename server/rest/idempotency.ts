@@ -10,6 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";
+import { canonicalJson } from "../../lib/canonical-json";
 import { AppError } from "../errors";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
@@ -44,15 +45,17 @@ export function idempotencyKeyOf(req: Request): string | null {
   return key;
 }
 
-const hashOf = (r: IdempotentRequest) =>
+/** The same JSON body with its keys in another order is the same request (a client's serialiser may reorder). */
+const hashOf = (r: IdempotentRequest, serialise: (v: unknown) => string = canonicalJson) =>
   createHash("sha256")
-    .update(`${r.method} ${r.path}\n${JSON.stringify(r.body ?? null)}`)
+    .update(`${r.method} ${r.path}\n${serialise(r.body ?? null)}`)
     .digest("hex");
 
 async function replay(db: PrismaClient, r: IdempotentRequest, requestHash: string): Promise<StoredResponse | null> {
   const found = await db.idempotencyKey.findUnique({ where: { tokenId_key: { tokenId: r.tokenId, key: r.key } } });
   if (!found) return null;
-  if (found.requestHash !== requestHash) {
+  // Keys stored before bodies were hashed canonically (at most KEY_TTL_DAYS old) hashed JSON.stringify's text.
+  if (found.requestHash !== requestHash && found.requestHash !== hashOf(r, JSON.stringify)) {
     throw new AppError(
       "UNPROCESSABLE_CONTENT",
       `This Idempotency-Key was already used for a different request (${found.method} ${found.path}); use a new key for a new request.`,

@@ -6,10 +6,10 @@
  */
 import { z } from "zod";
 import { AppError } from "../errors";
-import { readBodyText } from "../http/input-safety";
+import { MAX_REQUEST_BODY_BYTES, readBodyText } from "../http/input-safety";
 
 /** 1 MiB: a RunConfig is a few KiB; anything near this is a mistake or an attack. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES = MAX_REQUEST_BODY_BYTES;
 
 type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[] };
 

@@ -14,7 +14,7 @@ import {
   type ScoreSample,
   type ScorerInput,
 } from "../../lib/rescoring-config";
-import { checkLlmEndpoints, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
+import { endpointProblems } from "../../lib/llm-endpoint-policy";
 import { parseRunConfig } from "../../lib/run-config";
 import type { PrismaClient } from "../../db/client";
 import { AppError, notFound } from "../errors";
@@ -50,9 +50,9 @@ export async function createRescoring(db: PrismaClient, input: CreateRescoringIn
   const selection = RescoringSelectionSchema.parse(input.selection);
   const scorer = ScorerSchema.parse(input.scorer);
   if (scorer.kind === "judge" && scorer.endpoint) {
-    const problems = checkLlmEndpoints({ judge: scorer.endpoint }, llmEndpointPolicyFromEnv());
+    const problems = endpointProblems(scorer.endpoint, ["scorer", "endpoint"]);
     if (problems.length)
-      throw new AppError("BAD_REQUEST", problems.map((p) => p.message).join(" "), `scorer.endpoint.${problems[0].path[2]}`);
+      throw new AppError("BAD_REQUEST", problems.map((p) => `${p.path.join(".")}: ${p.message}`).join(" "), problems[0].path.join("."));
   }
   const run = await db.run.findUnique({ where: { id: input.runId }, select: { id: true } });
   if (!run) throw notFound("Run", input.runId);

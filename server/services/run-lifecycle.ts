@@ -8,8 +8,9 @@ import os from "node:os";
 import { ZodError } from "zod";
 import type { PrismaClient } from "../../db/client";
 import type { LaunchSource, Prisma, Run } from "../../generated/prisma/client";
-import { checkLlmEndpoints, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
+import { checkLlmEndpoints, llmEndpointPolicyFromEnv, type LlmEndpointPolicy } from "../../lib/llm-endpoint-policy";
 import { BUILTIN_MODEL_DIMS, BYTE_VOCAB_SIZE, type ModelDims } from "../../lib/model-sizes";
+import { environmentOptionsIssues } from "../../lib/environment-options";
 import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
 import { findSecretLikeValues, parseRunConfig, type RunConfig } from "../../lib/run-config";
 import { isEvaluation, policyEndpointProblems, policyLabel } from "../../lib/eval-config";
@@ -40,7 +41,7 @@ export function issuesFromZod(error: ZodError, prefix: string[] = []): InputIssu
  * Validate a submitted config with the shared schema. Secret-looking values are rejected before schema parsing so
  * that `llm.judge.apiKey: "sk-…"` is explained as "use apiKeyEnv" rather than as an unknown key.
  */
-export function validateRunConfig(input: unknown): RunConfig {
+export function validateRunConfig(input: unknown, endpointPolicy: LlmEndpointPolicy = llmEndpointPolicyFromEnv()): RunConfig {
   const secrets = findSecretLikeValues(input);
   if (secrets.length > 0) {
     throw new InvalidInputError(
@@ -63,7 +64,6 @@ export function validateRunConfig(input: unknown): RunConfig {
     throw error;
   }
   // Only operator-approved key variables, sent only to approved endpoints (the worker checks again before reading).
-  const endpointPolicy = llmEndpointPolicyFromEnv();
   const endpointProblems = [
     ...checkLlmEndpoints(config.llm, endpointPolicy),
     ...policyEndpointProblems(config.policy.endpoint, endpointPolicy),
@@ -72,9 +72,29 @@ export function validateRunConfig(input: unknown): RunConfig {
     const issues = endpointProblems.map((p) => ({ path: ["config", ...p.path].join("."), message: p.message }));
     throw new InvalidInputError(`Invalid run config: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
   }
+  const optionIssues = optionsIssues(config);
+  if (optionIssues.length > 0) {
+    throw new InvalidInputError(`Invalid run config: ${optionIssues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, optionIssues);
+  }
   const memory = builtinStepMemoryProblem(config);
   if (memory) throw new InvalidInputError(`Invalid run config: ${memory}`, [{ path: "config.grpo.microBatchSize", message: memory }]);
   return config;
+}
+
+/** The environment's own options, and each curriculum stage's over them, as the worker will parse them. */
+function optionsIssues(config: RunConfig): InputIssue[] {
+  const base = environmentOptionsIssues(config.environment, config.environmentOptions, ["config", "environmentOptions"]);
+  if (base.length > 0) return base;
+  return config.curriculum.flatMap((stage, i) =>
+    stage.environmentOptions
+      ? environmentOptionsIssues(config.environment, { ...config.environmentOptions, ...stage.environmentOptions }, [
+          "config",
+          "curriculum",
+          String(i),
+          "environmentOptions",
+        ])
+      : [],
+  );
 }
 
 /** For built-in policy sizes the web knows the dimensions; checkpoint folders are checked by the worker. */

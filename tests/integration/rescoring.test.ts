@@ -127,7 +127,9 @@ test("bad requests say what to fix; a judge whose key variable is unset fails th
   });
   const id = await claimNextRescoring(db.prisma, "w", 60_000);
   assert.equal(id, created.id);
-  assert.equal(await executeRescoring(db.prisma, created.id, { workerId: "w", env: {} }), "failed");
+  // The worker's environment: loopback endpoints allowed (as the test harness does), the key variable unset.
+  const env = { ROLLOUT_LAB_LLM_BASE_URLS: "http://127.0.0.1:" };
+  assert.equal(await executeRescoring(db.prisma, created.id, { workerId: "w", env }), "failed");
   const res = await caller.rescoring.get({ runId, rescoringId: created.id });
   assert.equal(res.job.status, "failed");
   assert.match(res.job.error ?? "", /UNSET_TEST_JUDGE_API_KEY/);

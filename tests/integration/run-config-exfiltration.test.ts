@@ -56,10 +56,62 @@ test(
   },
 );
 
+/** Runs `fn` with some variables set (undefined: unset) and puts the test harness's values back afterwards. */
+async function withEnv(vars: Record<string, string | undefined>, fn: () => Promise<void>): Promise<void> {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const apply = (v: Record<string, string | undefined>) => {
+    for (const [k, val] of Object.entries(v)) {
+      if (val === undefined) delete process.env[k];
+      else process.env[k] = val;
+    }
+  };
+  apply(vars);
+  try {
+    await fn();
+  } finally {
+    apply(saved);
+  }
+}
+
+test("by default a listener on this machine gets nothing, even for a proper key variable", { timeout: 120_000 }, async () => {
+  await withEnv(
+    { ROLLOUT_LAB_LLM_BASE_URLS: undefined, ROLLOUT_LAB_ALLOW_PRIVATE_LLM: undefined, HOST_OPENAI_API_KEY: "host-key" },
+    async () => {
+      const { run } = await runToEnd({
+        ...BASE,
+        name: "loopback listener",
+        llm: { judge: { baseUrl: attacker.url, model: "m", apiKeyEnv: "HOST_OPENAI_API_KEY" } },
+      });
+      assert.equal(run.status, "failed");
+      assert.match(
+        run.error ?? "",
+        /LLM role "judge": http:\/\/127\.0\.0\.1:\d+ is this machine \(loopback\).*set ROLLOUT_LAB_ALLOW_PRIVATE_LLM=true .*or list the URL's prefix in ROLLOUT_LAB_LLM_BASE_URLS/,
+      );
+      assert.deepEqual(authorizations, [], "the listener never saw the key");
+    },
+  );
+});
+
+test("the product's own web port is refused even where loopback is allowed", { timeout: 120_000 }, async () => {
+  // The listener plays the dashboard: PORT names it as the web server's port on this machine.
+  await withEnv(
+    { ROLLOUT_LAB_LLM_BASE_URLS: "http://127.0.0.1:", PORT: String(attacker.port), HOST_OPENAI_API_KEY: "host-key" },
+    async () => {
+      const { run } = await runToEnd({
+        ...BASE,
+        name: "own port",
+        llm: { judge: { baseUrl: `http://127.0.0.1:${attacker.port}/api/`, model: "m", apiKeyEnv: "HOST_OPENAI_API_KEY" } },
+      });
+      assert.equal(run.status, "failed");
+      assert.match(run.error ?? "", new RegExp(`is one of Rollout Lab's own listeners \\(port ${attacker.port}`));
+      assert.deepEqual(authorizations, []);
+    },
+  );
+});
+
 test("a baseUrl outside ROLLOUT_LAB_LLM_BASE_URLS is refused even for a proper key variable", { timeout: 120_000 }, async () => {
   process.env.JUDGE_API_KEY = "judge-key";
-  process.env.ROLLOUT_LAB_LLM_BASE_URLS = "https://api.openai.com/v1";
-  try {
+  await withEnv({ ROLLOUT_LAB_LLM_BASE_URLS: "https://api.openai.com/v1" }, async () => {
     const { run } = await runToEnd({
       ...BASE,
       name: "other endpoint",
@@ -71,9 +123,7 @@ test("a baseUrl outside ROLLOUT_LAB_LLM_BASE_URLS is refused even for a proper k
       /is not an allowed LLM endpoint; allowed prefixes \(ROLLOUT_LAB_LLM_BASE_URLS\): https:\/\/api\.openai\.com\/v1/,
     );
     assert.deepEqual(authorizations, []);
-  } finally {
-    delete process.env.ROLLOUT_LAB_LLM_BASE_URLS;
-  }
+  });
 });
 
 test("paths outside the data folders are refused without revealing contents or existence", { timeout: 180_000 }, async () => {

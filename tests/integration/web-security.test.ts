@@ -150,10 +150,86 @@ test("Idempotency-Key: a retried create returns the first run; the same key with
   );
   assert.equal(other.status, 201);
   assert.notEqual(other.json.id, first.json.id, "keys belong to one token");
+  // The same body with its keys in another order is the same request: a replay, not a 422.
+  const body = (order: string[]) => `{"config":{${order.map((k) => (k === "name" ? '"name":"idem order"' : '"tags":["a"]')).join(",")}}}`;
+  const ordered = await api(server.base, token, "POST", "/runs", body(["name", "tags"]), { "idempotency-key": "key-3" });
+  const reordered = await api(server.base, token, "POST", "/runs", body(["tags", "name"]), { "idempotency-key": "key-3" });
+  assert.equal(reordered.status, 201, reordered.text);
+  assert.equal(reordered.json.id, ordered.json.id);
   const bad = await create("idem", "has space");
   assert.equal(bad.status, 400);
   const doc = (await api(server.base, null, "GET", "/openapi.json")).json as {
     paths: Record<string, Record<string, { parameters: { name: string }[] }>>;
   };
   assert.ok(doc.paths["/runs"].post.parameters.some((p) => p.name === "Idempotency-Key"));
+});
+
+test("TRACE and other methods no route serves are a 405 naming the ones that are", async () => {
+  for (const path of ["/api/v1/runs", "/api/trpc/runs.list", "/runs"]) {
+    const res = await rawRequest("TRACE", path, { host: new URL(server.base).host });
+    assert.equal(res.status, 405, `${path}: ${res.body.slice(0, 200)}`);
+    assert.match(res.body, /TRACE is not supported here; use GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS/);
+  }
+});
+
+/** Sends headers (and `sent` of the body) but never ends the request: the answer must not wait for the rest. */
+function answerBeforeBodyEnds(path: string, headers: Record<string, string>, sent: Buffer): Promise<{ status: number; body: string }> {
+  const url = new URL(server.base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, method: "POST", path, headers }, (res) => {
+      let data = "";
+      res.on("data", (d) => (data += d));
+      res.on("end", () => {
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, body: data });
+      });
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`no answer within 15 s to ${path}: the server waited for the whole body`));
+    }, 15_000);
+    req.on("close", () => clearTimeout(timer));
+    req.on("error", () => {}); // the server may close the connection after answering
+    req.write(sent);
+  });
+}
+
+test("an oversized body is refused from its Content-Length before it is read; a chunked API body is refused outright", async () => {
+  const json = { "content-type": "application/json", origin: server.base };
+  const trpc = await answerBeforeBodyEnds(
+    "/api/trpc/runActions.create",
+    { ...json, "content-length": String(50_000_000) },
+    Buffer.from('{"json":'),
+  );
+  assert.equal(trpc.status, 413);
+  assert.match(JSON.parse(trpc.body).error.json.message, /larger than the 1,048,576 bytes/);
+
+  const rest = await answerBeforeBodyEnds("/api/v1/runs", { ...json, "content-length": String(20_000_000) }, Buffer.from("{"));
+  assert.equal(rest.status, 413);
+  assert.equal(JSON.parse(rest.body).error.code, "PAYLOAD_TOO_LARGE");
+
+  const chunked = await answerBeforeBodyEnds("/api/v1/runs", { ...json, "transfer-encoding": "chunked" }, Buffer.alloc(64 * 1024, " "));
+  assert.equal(chunked.status, 411);
+  assert.match(JSON.parse(chunked.body).error.message, /Content-Length/);
+});
+
+test("an endpoint a run may not reach is a 400 naming the field and what to set, even where loopback is allowed", async () => {
+  // This server runs with the test harness's ROLLOUT_LAB_LLM_BASE_URLS=http://127.0.0.1: (the fake LLM servers).
+  const token = await server.token(["write"]);
+  const res = await api(server.base, token, "POST", "/runs", {
+    config: {
+      llm: {
+        judge: { baseUrl: `${server.base}/api/`, model: "m", apiKeyEnv: "OPENAI_API_KEY" },
+        userSimulator: { baseUrl: "gopher://127.0.0.1:6379/_INFO", model: "m" },
+      },
+    },
+  });
+  assert.equal(res.status, 400, res.text);
+  const issues = res.json.error?.issues ?? [];
+  assert.deepEqual(
+    issues.map((i) => i.path),
+    ["config.llm.userSimulator.baseUrl", "config.llm.judge.baseUrl"],
+  );
+  assert.match(issues[0].message, /gopher: URLs are not LLM endpoints/);
+  assert.match(issues[1].message, new RegExp(`one of Rollout Lab's own listeners \\(port ${new URL(server.base).port}`));
 });

@@ -8,6 +8,8 @@ import { LlmClient, LlmCallError, redactSecrets, redactUrl, type LlmConfigInput 
 import { startFakeLlmServer, type FakeLlmServerOptions } from "./fake-server/server";
 
 const SECRET = "sk-test-SuperSecretValue0123456789";
+/** These tests talk to a fake server on loopback, which the default endpoint policy refuses: allowed as an operator would. */
+const LOOPBACK_ALLOWED = { ROLLOUT_LAB_LLM_BASE_URLS: "http://127.0.0.1:" };
 
 async function withServer(
   opts: FakeLlmServerOptions,
@@ -38,7 +40,7 @@ test("a successful call over real HTTP is recorded with tokens, cost, params and
   await withServer({ reply: () => "hello there" }, async (url) => {
     const records: LlmCallRecord[] = [];
     const client = new LlmClient(judgeConfig(url, { prices: { "fake-model": { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 } } }), {
-      env: { TEST_LLM_API_KEY: SECRET },
+      env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED },
       onCall: (r) => records.push(r),
     });
     const res = await client.chat(ask);
@@ -62,7 +64,7 @@ test("a successful call over real HTTP is recorded with tokens, cost, params and
 test("429 with retry-after-ms is retried after the requested wait, each attempt recorded", async () => {
   await withServer({ faults: { script: ["rate_limit", "rate_limit", null], retryAfterMs: 150 } }, async (url, stats) => {
     const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET } });
+    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED } });
     const t0 = performance.now();
     const res = await client.chat(ask, { onCall: (r) => records.push(r) });
     const elapsed = performance.now() - t0;
@@ -82,7 +84,10 @@ test("429 with retry-after-ms is retried after the requested wait, each attempt 
 test("429 with a retry-after seconds header (no -ms) waits that long before the retry", async () => {
   await withServer({ faults: { script: ["rate_limit", null], retryAfter: "0.4" } }, async (url) => {
     const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const client = new LlmClient(judgeConfig(url), {
+      env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED },
+      onCall: (r) => records.push(r),
+    });
     await client.chat(ask);
     const gap = Date.parse(records[1].startedAt) - Date.parse(records[0].startedAt) - records[0].latencyMs;
     assert.ok(gap >= 390, `waited ${gap} ms after the 429, expected >= 400`);
@@ -92,14 +97,17 @@ test("429 with a retry-after seconds header (no -ms) waits that long before the 
 test("500 and a body cut mid-stream are retried; non-retryable 401 is not", async () => {
   await withServer({ faults: { script: ["server_error", "cut_body", null] } }, async (url) => {
     const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const client = new LlmClient(judgeConfig(url), {
+      env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED },
+      onCall: (r) => records.push(r),
+    });
     await client.chat(ask);
     assert.equal(records.length, 3);
     assert.match(records[0].error ?? "", /500/);
     assert.ok(records[1].error);
   });
   await withServer({ faults: { script: ["unauthorized_echo"] } }, async (url, stats) => {
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET } });
+    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED } });
     await assert.rejects(client.chat(ask), (e: unknown) => e instanceof LlmCallError && e.status === 401 && e.attempts === 1);
     assert.equal(stats.requests, 1);
   });
@@ -109,7 +117,7 @@ test("a hung request times out, is recorded as such, and the retry succeeds", as
   await withServer({ faults: { script: ["hang", null] } }, async (url) => {
     const records: LlmCallRecord[] = [];
     const client = new LlmClient(judgeConfig(url, { timeoutMs: 300 }), {
-      env: { TEST_LLM_API_KEY: SECRET },
+      env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED },
       onCall: (r) => records.push(r),
     });
     const res = await client.chat(ask);
@@ -125,7 +133,7 @@ test("the API key never appears in records, logs or errors, even when the server
     const records: LlmCallRecord[] = [];
     const logs: string[] = [];
     const client = new LlmClient(judgeConfig(url), {
-      env: { TEST_LLM_API_KEY: SECRET },
+      env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED },
       onCall: (r) => records.push(r),
       log: (l) => logs.push(l),
     });
@@ -153,7 +161,7 @@ test("recorded endpoints drop userinfo and query-string keys; generic key patter
 });
 
 test("a missing key variable is a clear config error and apiKeyEnv must be a variable name", () => {
-  assert.throws(() => new LlmClient(judgeConfig("http://127.0.0.1:1/v1"), { env: {} }), /TEST_LLM_API_KEY .*not set/);
+  assert.throws(() => new LlmClient(judgeConfig("http://127.0.0.1:1/v1"), { env: { ...LOOPBACK_ALLOWED } }), /TEST_LLM_API_KEY .*not set/);
   assert.throws(
     () => new LlmClient({ endpoints: { judge: { baseUrl: "http://x/v1", model: "m", apiKeyEnv: SECRET } } }),
     /NAME of an environment variable/,
@@ -166,7 +174,7 @@ test("identical requests hit the cache (memory and directory), recorded with cac
     await withServer({ reply: (r) => `echo ${r.messages.length}` }, async (url, stats) => {
       const records: LlmCallRecord[] = [];
       const mem = new LlmClient(judgeConfig(url, { cache: { mode: "memory" } }), {
-        env: { TEST_LLM_API_KEY: SECRET },
+        env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED },
         onCall: (r) => records.push(r),
       });
       const a = await mem.chat(ask);
@@ -181,11 +189,13 @@ test("identical requests hit the cache (memory and directory), recorded with cac
       await mem.chat({ ...ask, messages: [{ role: "user", content: "different" }] });
       assert.equal(stats.requests, 2, "a different prompt is a miss");
 
-      const first = new LlmClient(judgeConfig(url, { cache: { mode: "dir", dir } }), { env: { TEST_LLM_API_KEY: SECRET } });
+      const first = new LlmClient(judgeConfig(url, { cache: { mode: "dir", dir } }), {
+        env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED },
+      });
       await first.chat(ask);
       const replayRecords: LlmCallRecord[] = [];
       const replay = new LlmClient(judgeConfig(url, { cache: { mode: "dir", dir } }), {
-        env: { TEST_LLM_API_KEY: SECRET },
+        env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED },
         onCall: (r) => replayRecords.push(r),
       });
       const again = await replay.chat(ask);
@@ -204,7 +214,7 @@ test("a reply cut by max_tokens is returned with finish reason length and is not
     async (url, stats) => {
       const records: LlmCallRecord[] = [];
       const client = new LlmClient(judgeConfig(url, { cache: { mode: "memory" } }), {
-        env: { TEST_LLM_API_KEY: SECRET },
+        env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED },
         onCall: (r) => records.push(r),
       });
       const cut = await client.chat(ask);
@@ -235,7 +245,7 @@ test("roles without an endpoint use the offline provider, recorded as model offl
 
 test("the shared concurrency cap bounds in-flight requests", async () => {
   await withServer({ latencyMs: 60 }, async (url, stats) => {
-    const client = new LlmClient({ ...judgeConfig(url), concurrency: 2 }, { env: { TEST_LLM_API_KEY: SECRET } });
+    const client = new LlmClient({ ...judgeConfig(url), concurrency: 2 }, { env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED } });
     await Promise.all(Array.from({ length: 6 }, (_, i) => client.chat({ ...ask, messages: [{ role: "user", content: `q${i}` }] })));
     assert.equal(stats.requests, 6);
     assert.equal(stats.maxInFlight, 2);
@@ -247,7 +257,7 @@ test("an endpoint's own timeoutMs bounds each attempt of a hanging server (not t
     const records: LlmCallRecord[] = [];
     const config = judgeConfig(url, { timeoutMs: 60_000, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, maxRetryAfterMs: 1 } });
     config.endpoints!.judge!.timeoutMs = 300;
-    const client = new LlmClient(config, { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const client = new LlmClient(config, { env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED }, onCall: (r) => records.push(r) });
     const t0 = performance.now();
     await assert.rejects(client.chat(ask), LlmCallError);
     // Both attempts timed out at the endpoint's 300 ms; with the ignored setting they would have waited 60 s each.
@@ -262,7 +272,10 @@ test("an endpoint's own timeoutMs bounds each attempt of a hanging server (not t
 test("an HTTP 200 that the caller cannot use, or that was cut at max_tokens, is recorded as a failed call", async () => {
   await withServer({ faults: { script: ["malformed_json", "truncated_length"] } }, async (url) => {
     const records: LlmCallRecord[] = [];
-    const client = new LlmClient(judgeConfig(url), { env: { TEST_LLM_API_KEY: SECRET }, onCall: (r) => records.push(r) });
+    const client = new LlmClient(judgeConfig(url), {
+      env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED },
+      onCall: (r) => records.push(r),
+    });
     const invalid = await client.chat({
       ...ask,
       validate: (t) => (t.trim().startsWith("{") && t.trim().endsWith("}") ? null : "not a JSON object"),

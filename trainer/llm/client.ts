@@ -6,13 +6,16 @@
 import { randomUUID } from "node:crypto";
 import OpenAI, { APIError, APIUserAbortError } from "openai";
 import type { LlmCallRecord, LlmRequestMessage, LlmRole, ToolCall } from "../../lib/conversation";
-import { apiKeyEnvProblem, baseUrlProblem, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
+import type dns from "node:dns";
+import { apiKeyEnvProblem, endpointUrlProblem, llmEndpointPolicyFromEnv } from "../../lib/llm-endpoint-policy";
+import { untrustedExcerpt } from "../../lib/error-text";
 import type { LlmChat, LlmChatRequest, LlmChatResponse, ToolSchema } from "../envs/types";
 import { runOfflineCall } from "./offline-provider";
 import { LlmConfigSchema, type LlmConfig, type LlmConfigInput, type LlmEndpointConfig } from "./config";
 import { Semaphore } from "./semaphore";
 import { backoffDelayMs, isRetryableStatus, parseRetryAfterMs } from "./retry-policy";
 import { redactSecrets, redactUrl } from "./redact";
+import { createEndpointFetch, EndpointRefusedError } from "./endpoint-fetch";
 import { costUsd, estimateMessagesTokens, estimateTokens } from "./pricing";
 import { DirResponseCache, MemoryResponseCache, cacheKey, type CachedResponse, type ResponseCache } from "./response-cache";
 
@@ -34,6 +37,8 @@ export interface LlmClientDeps {
   random?: () => number;
   /** Retry/backoff log lines, already redacted. Silent by default. */
   log?: (line: string) => void;
+  /** DNS lookup for endpoint names (tests substitute one to play a rebinding resolver). */
+  lookup?: typeof dns.lookup;
 }
 
 /** A chat message as the OpenAI API takes it (the policy role sends tool calls and tool results). */
@@ -135,12 +140,14 @@ export class LlmClient implements LlmChat {
     this.log = deps.log ?? (() => {});
     const env = deps.env ?? process.env;
     const policy = llmEndpointPolicyFromEnv(env);
+    // Every request goes through the policy again on the address it connects to (DNS rebinding, redirects).
+    const fetch = createEndpointFetch({ policy, lookup: deps.lookup });
     for (const [role, ep] of Object.entries(this.config.endpoints) as [LlmRole, LlmEndpointConfig | undefined][]) {
       if (!ep) continue;
       let apiKey = "not-needed"; // keyless local servers (vLLM, the loopback fake) still need a non-empty value
       // The worker's own policy, checked before any key is read: a config stored by another host (or written to
       // the database directly) must not turn a secret of this host into a Bearer token for an arbitrary URL.
-      const refused = (ep.apiKeyEnv && apiKeyEnvProblem(ep.apiKeyEnv, policy)) || baseUrlProblem(ep.baseUrl, policy);
+      const refused = (ep.apiKeyEnv && apiKeyEnvProblem(ep.apiKeyEnv, policy)) || endpointUrlProblem(ep.baseUrl, policy);
       if (refused) throw new Error(`LLM role "${role}": ${refused}`);
       if (ep.apiKeyEnv) {
         const v = env[ep.apiKeyEnv];
@@ -148,7 +155,7 @@ export class LlmClient implements LlmChat {
         apiKey = v;
         this.allSecrets.push(v);
       }
-      const sdk = new OpenAI({ apiKey, baseURL: ep.baseUrl, maxRetries: 0, timeout: ep.timeoutMs ?? this.config.timeoutMs });
+      const sdk = new OpenAI({ apiKey, baseURL: ep.baseUrl, maxRetries: 0, timeout: ep.timeoutMs ?? this.config.timeoutMs, fetch });
       this.endpoints.set(role, {
         config: ep,
         sdk,
@@ -378,10 +385,15 @@ export class LlmClient implements LlmChat {
   }
 
   private describeFailure(e: unknown, ep: Endpoint): AttemptOutcome {
+    const refused = e instanceof EndpointRefusedError ? e : e instanceof Error && e.cause instanceof EndpointRefusedError ? e.cause : null;
+    if (refused) return { response: null, error: `refused: ${refused.message}`, status: null, retryAfterMs: null, retryable: false };
     const secrets = [...ep.secrets, ...this.allSecrets];
     const cause = e instanceof Error && e.cause instanceof Error ? ` (cause: ${e.cause.message})` : "";
-    const raw = e instanceof Error ? `${e.name}: ${e.message}${cause}` : String(e);
-    const error = redactSecrets(raw, secrets);
+    // Whatever the endpoint said (an error body, an HTML page the SDK quotes) is kept only as a short plain excerpt:
+    // it is stored with the call and shown by the API, and the endpoint is not ours.
+    // Secrets are removed before cutting, so that no cut leaves part of a key behind.
+    const text = untrustedExcerpt(redactSecrets(e instanceof Error ? `${e.message}${cause}` : String(e), secrets));
+    const error = e instanceof Error ? `${e.name}: ${text}` : text;
     if (e instanceof APIUserAbortError) return { response: null, error, status: null, retryAfterMs: null, retryable: false };
     if (e instanceof APIError) {
       const status = typeof e.status === "number" ? e.status : null;

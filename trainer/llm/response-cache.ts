@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ToolCall } from "../../lib/conversation";
+import { canonicalJson } from "../../lib/canonical-json";
 
 export interface CachedResponse {
   text: string;
@@ -24,19 +25,7 @@ export interface ResponseCache {
 }
 
 export function cacheKey(parts: { model: string; messages: unknown; params: unknown; endpoint: string }): string {
-  return createHash("sha256").update(stableStringify(parts)).digest("hex");
-}
-
-/** JSON with sorted keys, so `{a, b}` and `{b, a}` params hit the same entry. */
-export function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
+  return createHash("sha256").update(canonicalJson(parts)).digest("hex");
 }
 
 export class MemoryResponseCache implements ResponseCache {

@@ -12,7 +12,7 @@ import type { ConversationMessage } from "../../lib/conversation";
 import type { JudgeScorer } from "../../lib/rescoring-config";
 import { createSimulatedState, offlineJudgeReply, type SimulatedState } from "../envs/simulated/offline-simulators";
 import { SimulatedTaskDataSchema, type SimulatedTaskData } from "../envs/simulated/task-schema";
-import { renderTemplate, simiaTranscript } from "../envs/simulated/prompts";
+import { renderTemplate, simiaTranscript } from "../../lib/simulated-prompts";
 import { fnv1a32, mulberry32Step } from "../../lib/seeded-random";
 
 export interface StoredTrajectory {

@@ -1,7 +1,9 @@
 /**
  * The worker process: resolve and check the database, run a TrainerWorker until SIGTERM / SIGINT, then let the
  * current run stop at a step boundary (checkpointed, back in the queue) and exit 0. A second signal exits at once
- * (the run's lease then expires and another worker resumes it from its last checkpoint).
+ * (the run's lease then expires and another worker resumes it from its last checkpoint) — but only one that comes
+ * later than REPEAT_WINDOW_MS after the first: one Ctrl-C often arrives twice (the terminal signals the whole
+ * foreground group, and npm forwards the same signal to its script), and that must not turn a stop into a crash.
  */
 import { createPrismaClient } from "../../db/client";
 import { checkWorkerDatabase, resolveWorkerDatabaseUrl } from "./database";
@@ -16,6 +18,8 @@ export interface WorkerProcessOptions {
   /** Started once the database is known to work, e.g. the re-scoring loop beside training. */
   alongside?: (databaseUrl: string) => void;
 }
+
+const REPEAT_WINDOW_MS = 2_000;
 
 export async function runWorkerProcess(opts: WorkerProcessOptions): Promise<never> {
   let url: string;
@@ -38,12 +42,15 @@ export async function runWorkerProcess(opts: WorkerProcessOptions): Promise<neve
     heartbeatMs: opts.heartbeatMs ?? readEnvVar("WORKER_HEARTBEAT_MS"),
     pollMs: opts.pollMs ?? readEnvVar("WORKER_POLL_MS"),
   });
+  let firstSignalAt = 0;
   const onSignal = (signal: string) => {
     if (worker.isStopping) {
+      if (Date.now() - firstSignalAt <= REPEAT_WINDOW_MS) return; // the same request, delivered twice
       console.log(`[worker ${worker.workerId}] ${signal} again: exiting now; the run will be resumed after its lease expires.`);
       process.exit(1);
     }
-    console.log(`[worker ${worker.workerId}] ${signal}: stopping at the next step boundary…`);
+    firstSignalAt = Date.now();
+    console.log(`[worker ${worker.workerId}] ${signal}: stopping at the next step boundary (a second signal after 2 s exits at once)…`);
     worker.stop();
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));

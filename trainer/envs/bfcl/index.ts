@@ -7,30 +7,15 @@
  */
 import { readFileSync } from "node:fs";
 import type { Environment, Task } from "../types";
-import { z } from "zod";
 import type { ToolSchema } from "../parse";
 import { BFCL_API_CLASSES } from "./apis";
 import { loadBfclDataset, parseBfclEntry, type BfclTaskData } from "./bfcl-format";
 import { createBfclEpisode, messagesOf, runGroundTruth, type GroundTruthRun } from "./bfcl-episode";
 import { bfclTags } from "./curriculum";
 import { bfclDemonstration } from "./bfcl-demonstrations";
+import { BfclConfigSchema, type BfclEnvironmentOptions } from "../../../lib/environment-options";
 
-/** The `bfcl` section of a run config. */
-export const BfclConfigSchema = z
-  .object({
-    /**
-     * EnvTuning's rewards (bfcl-reward.ts): "progress" = the share of user turns passed (bfcl_reward.py, stage 3);
-     * "format" = is_tool_call × (format + tool-call success), 0..2 (format_reward.py, stages 1-2); "binary": 1 only
-     * when every turn passes (BFCL accuracy).
-     */
-    rewardMode: z.enum(["progress", "format", "binary"]).default("progress"),
-    /** "envtuning": EnvTuning's <think>/<tool_call>/<answer> messages, 5 attempts per turn; "bfcl": gorilla's loop. */
-    protocol: z.enum(["envtuning", "bfcl"]).default("envtuning"),
-    /** How functions are described to the policy under the "bfcl" protocol (EnvTuning's lists them as JSON). */
-    toolStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
-  })
-  .strict();
-export type BfclEnvironmentOptions = z.input<typeof BfclConfigSchema>;
+export { BfclConfigSchema, type BfclEnvironmentOptions };
 
 interface BuiltinFile {
   funcDocs: { name: string; description: string; parameters: Record<string, unknown> }[];

@@ -4,23 +4,16 @@
  * Reward = 1 - turnPenalty * (turns - 1) when solved, 0 otherwise, so it pays to use the feedback (binary search
  * solves N = 8 in <= 4 turns). It is the trainer's proof that GRPO learns (learns.test.ts) and a smoke-test env.
  */
-import { z } from "zod";
 import type { ConversationMessage, EpisodeEndReason } from "../../../lib/conversation";
 import type { Demonstration, Environment, Episode, EpisodeContext, Evaluation, StepResult, Task } from "../types";
+import { GuessEnvOptionsSchema, type GuessEnvOptions } from "../../../lib/environment-options";
+
+export { GuessEnvOptionsSchema, type GuessEnvOptions };
 
 export interface GuessTaskData {
   secret: number;
   max: number;
 }
-
-/** The `guess-number` section of a run config (environmentOptions). One task per secret, so `max` is bounded. */
-export const GuessEnvOptionsSchema = z
-  .object({
-    max: z.number().int().min(2).max(1000).default(8).describe("Numbers range over 1..max; one task per number."),
-    turnPenalty: z.number().min(0).max(1).default(0.25).describe("Reward lost per extra turn when solved."),
-  })
-  .strict();
-export type GuessEnvOptions = z.input<typeof GuessEnvOptionsSchema>;
 
 export function guessPrompt(max: number): string {
   return `Guess 1-${max}`;

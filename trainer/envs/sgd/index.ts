@@ -6,7 +6,6 @@
  * corpus-wide recordings for the tool mocker.
  */
 import { readFileSync } from "node:fs";
-import { z } from "zod";
 import type { Environment } from "../types";
 import type { ToolPromptStyle } from "../parse";
 import { loadSgdCorpus, type SgdDialogue } from "./sgd-format";
@@ -14,46 +13,9 @@ import { recordedCallsOf, tasksFromCorpus, type RecordedCall, type SgdTask, type
 import { mergeTemplates, mineUserTemplates, type UserTemplates } from "./user-templates";
 import { createSgdEpisode } from "./sgd-episode";
 import { sgdDemonstrations } from "./sgd-demonstrations";
+import { SgdConfigSchema, type SgdEnvironmentOptions } from "../../../lib/environment-options";
 
-/** The `sgd` section of a run config. */
-export const SgdConfigSchema = z
-  .object({
-    /**
-     * "turn_judge" (agent_gym's): each assistant turn judged on its own, the turn scores feeding turn-level credit,
-     * the episode's reward their mean; "goal_blend": goal completion blended with an episode-level judge.
-     */
-    rewardMode: z.enum(["turn_judge", "goal_blend"]).default("turn_judge"),
-    /** goal_blend: share of the judge's quality score in the reward (rest: goal completion). */
-    judgeWeight: z.number().min(0).max(1).default(0.5),
-    /** Real dialogues shown to an LLM user simulator. */
-    fewShot: z.number().int().min(0).max(8).default(2),
-    /**
-     * A user prompt chosen by `rollout-lab sgd optimize-user` (user-prompt-search.ts): its style instruction and
-     * few-shot count, with the artifact's name, replace the defaults above. The run config keeps the prompt itself.
-     */
-    userPrompt: z
-      .object({ artifact: z.string().min(1), instruction: z.string().min(1).max(4000), fewShot: z.number().int().min(0).max(8) })
-      .strict()
-      .optional(),
-    /** How tools are described to the policy. */
-    toolStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
-    /**
-     * The tool mocker (tool-mocker.ts). `matching`: "agent_gym" (its exact → fuzzy ≥ 0.8 → LLM → fuzzy ≥ 0.5 → first
-     * recording) or "tolerant" (parameter names checked, values compared in canonical form, searches answered by
-     * filtering recorded rows, then the same fallbacks). `fuzzy`, `llmFallback`, `anyRecording` switch the fallbacks.
-     */
-    mocker: z
-      .object({
-        matching: z.enum(["agent_gym", "tolerant"]).default("agent_gym"),
-        fuzzy: z.boolean().default(true),
-        llmFallback: z.boolean().default(true),
-        anyRecording: z.boolean().default(true),
-      })
-      .strict()
-      .default({ matching: "agent_gym", fuzzy: true, llmFallback: true, anyRecording: true }),
-  })
-  .strict();
-export type SgdEnvironmentOptions = z.input<typeof SgdConfigSchema>;
+export { SgdConfigSchema, type SgdEnvironmentOptions };
 
 interface BuiltinFile {
   templates: UserTemplates;

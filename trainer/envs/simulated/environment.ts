@@ -8,67 +8,14 @@ import { parseOptions } from "../../../lib/error-text";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
 import type { Demonstration, Environment, Task } from "../types";
 import { SimulatedEpisode } from "./episode";
 import { SimiaEpisode } from "./simia-episode";
 import { loadSimulatedTasks, parseSimulatedTaskFile } from "./importer";
-import { SimulatedPromptsSchema, DEFAULT_SIMULATED_PROMPTS } from "./prompts";
 import type { SimulatedTaskData } from "./task-schema";
+import { SimulatedEnvConfigSchema, type SimulatedEnvConfig, type SimulatedEnvConfigInput } from "../../../lib/environment-options";
 
-export const SimulatedEnvConfigSchema = z.object({
-  /**
-   * "simia": Simia-RL's single simulator playing user and tools, its opening and judge inputs (simia-episode.ts);
-   * "split": a user simulator and a tool simulator over the task's structured data (episode.ts).
-   */
-  simulator: z.enum(["simia", "split"]).default("simia"),
-  prompts: SimulatedPromptsSchema.default(DEFAULT_SIMULATED_PROMPTS),
-  toolPromptStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
-  /** Agent messages (simia) or simulator calls (split) per episode before it is judged; Simia-RL's max_simulation_steps. */
-  maxSimSteps: z.number().int().positive().max(1000).default(25),
-  judge: z
-    .object({
-      /** Share of the expected outcome the offline judge needs for reward 1: 1 is strict, lower is more lenient. */
-      threshold: z.number().min(0).max(1).default(1),
-      /** "exact": arguments must equal the expected ones; "lenient": case/whitespace-insensitive, extras allowed. */
-      argumentMatch: z.enum(["exact", "lenient"]).default("lenient"),
-      samples: z.number().int().min(1).max(9).default(1),
-      maxAttempts: z.number().int().min(1).max(5).default(2),
-      aggregate: z.enum(["mean", "majority"]).default("mean"),
-      /**
-       * A judgement that never parsed: "unscored" (reward null, left out of advantages — a broken judge must not
-       * read as a bad policy) or "zero" (Simia-RL scores it 0). Strict mode only.
-       */
-      unparsable: z.enum(["unscored", "zero"]).default("unscored"),
-      /**
-       * "strict": our judge — a {"reasoning", "reward" 0..1} object, an unreadable reply retried with the problem
-       * fed back, then unscored (or 0 with `unparsable: "zero"`). "simia": Simia-RL's — one call, its parse and its
-       * score (trainer/judge/simia-judgement.ts), an unreadable reply 0, and Simia's sampling parameters
-       * (`simiaSampling`) on the simulator's and the judge's requests; `samples`, `maxAttempts` and `unparsable` do
-       * not apply.
-       */
-      mode: z.enum(["strict", "simia"]).default("strict"),
-    })
-    .default({
-      threshold: 1,
-      argumentMatch: "lenient",
-      samples: 1,
-      maxAttempts: 2,
-      aggregate: "mean",
-      unparsable: "unscored",
-      mode: "strict",
-    }),
-  /**
-   * What Simia's mode sends with every simulator and judge request, in place of the endpoint's temperature and
-   * max_tokens: Simia's SimulatedEnvConfig defaults. Lower max_completion_tokens for a server with a shorter context.
-   */
-  simiaSampling: z
-    .object({ temperature: z.number().min(0).max(2).default(1), max_completion_tokens: z.number().int().positive().default(60000) })
-    .strict()
-    .default({ temperature: 1, max_completion_tokens: 60000 }),
-});
-export type SimulatedEnvConfig = z.infer<typeof SimulatedEnvConfigSchema>;
-export type SimulatedEnvConfigInput = z.input<typeof SimulatedEnvConfigSchema>;
+export { SimulatedEnvConfigSchema, type SimulatedEnvConfig, type SimulatedEnvConfigInput };
 
 export const BUILTIN_TASKS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "tasks");
 

@@ -16,7 +16,7 @@ import {
   type ToolSchema,
 } from "../parse";
 import type { SimulatedTaskData } from "./task-schema";
-import { judgePromptFor, renderTemplate, TERMINATE_MARKER, type SimulatedPrompts } from "./prompts";
+import { judgePromptFor, renderTemplate, TERMINATE_MARKER, type SimulatedPrompts } from "../../../lib/simulated-prompts";
 import { judgeSimulatedEpisode } from "./judge-episode";
 import {
   createSimulatedState,

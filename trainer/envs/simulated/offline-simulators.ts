@@ -6,7 +6,7 @@
  */
 import type { SimulatedTaskData } from "./task-schema";
 import { argumentsMatch, canonicalCall, mentions, type ArgumentMatch } from "./matching";
-import { TERMINATE_MARKER } from "./prompts";
+import { TERMINATE_MARKER } from "../../../lib/simulated-prompts";
 
 export interface MadeCall {
   name: string;

@@ -14,7 +14,7 @@ import type { Episode, EpisodeContext, Evaluation, StepResult, Task } from "../t
 import { parsePolicyAction, textWithToolCalls, toolCallIdPrefix, type StructuredToolCall } from "../parse";
 import { judgeSimulatedEpisode } from "./judge-episode";
 import type { SimulatedTaskData } from "./task-schema";
-import { judgePromptFor, renderTemplate, simiaReference, simiaTranscript, TERMINATE_MARKER } from "./prompts";
+import { judgePromptFor, renderTemplate, simiaReference, simiaTranscript, TERMINATE_MARKER } from "../../../lib/simulated-prompts";
 import { agentSystemPrompt, type SimulatedEpisodeOptions } from "./episode";
 import { createSimulatedState, offlineToolAnswer, offlineUserReply, type SimulatedState } from "./offline-simulators";
 import { simiaReplyText } from "../../../lib/simia-record";

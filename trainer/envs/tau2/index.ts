@@ -14,26 +14,12 @@ import { formatToolCallText } from "../parse/tool-prompt";
 import { scriptedDemonstration } from "../scripted-demonstration";
 import path from "node:path";
 import { DatasetError, type Demonstration, type Environment, type Task } from "../types";
-import { z } from "zod";
 import type { Tau2DomainTools } from "./domain";
 import { loadDomainDb, TAU2_DOMAINS } from "./domains";
 import { retailDomain } from "./retail-domain";
 import { loadTau2Domain, parseTau2Task, type Tau2TaskData } from "./tau2-format";
-import { createTau2Episode, replayGoldActions, TAU2_MAX_TURNS } from "./tau2-episode";
-import { USER_STRATEGIES, type UserStrategy } from "./user-prompts";
-
-/** The `tau2-retail` section of a run config. */
-export const Tau2RetailConfigSchema = z
-  .object({
-    /** How the LLM customer is prompted (tau-bench user strategies). */
-    userStrategy: z.enum(USER_STRATEGIES as [UserStrategy, ...UserStrategy[]]).default("llm"),
-    /** How tools are described to the policy. */
-    toolStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
-    /** Upper bound on policy turns (the run's maxTurns also applies); τ²'s budget is 20. */
-    maxTurns: z.number().int().min(1).max(200).default(TAU2_MAX_TURNS),
-  })
-  .strict();
-export type Tau2RetailOptions = z.input<typeof Tau2RetailConfigSchema>;
+import { createTau2Episode, replayGoldActions } from "./tau2-episode";
+import { Tau2RetailConfigSchema, type Tau2RetailOptions } from "../../../lib/environment-options";
 
 interface DomainBundle {
   /** The τ² domain's tools (retail, airline, mock), recognised from the database's tables. */
@@ -171,4 +157,5 @@ export function createTau2RetailEnvironment(config: Tau2RetailOptions | Record<s
 
 export type { Tau2TaskData } from "./tau2-format";
 export type { UserStrategy } from "./user-prompts";
+export { Tau2RetailConfigSchema, type Tau2RetailOptions };
 export { loadTau2Domain } from "./tau2-format";

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { DatasetError } from "../types";
+import { canonicalJson } from "../../../lib/canonical-json";
 
 export interface Address {
   address1: string;
@@ -138,18 +139,6 @@ export function ownRecord<T extends "users" | "orders">(w: WorkingDb, table: T, 
     (w.db[table] as Record<string, unknown>)[id] = structuredClone(rec);
   }
   return w.db[table][id] as RetailDb[T][string];
-}
-
-/** JSON with object keys sorted at every level: equal values give equal strings. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (isObject(value)) {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
 
 export type RecordIds = { users: string[]; orders: string[] };

@@ -14,7 +14,7 @@ import { applyTau2StopRule, communicateChecks, evaluateTau2, type Tau2Trace } fr
 import { Tau2UserSimulator } from "./user-simulator";
 import type { UserStrategy } from "./user-prompts";
 
-export const TAU2_MAX_TURNS = 20;
+export { TAU2_MAX_TURNS } from "../../../lib/environment-options";
 
 /**
  * A private copy of the database in the task's initial state, as τ²'s Environment.set_state builds it: the

@@ -6,8 +6,9 @@
  */
 import type { Tau2UserScenario } from "./tau2-format";
 
-export type UserStrategy = "llm" | "react" | "verify" | "reflection";
-export const USER_STRATEGIES: readonly UserStrategy[] = ["llm", "react", "verify", "reflection"];
+import type { UserStrategy } from "../../../lib/environment-options";
+
+export { USER_STRATEGIES, type UserStrategy } from "../../../lib/environment-options";
 
 export const STOP_TOKEN = "###STOP###";
 export const TRANSFER_TOKEN = "###TRANSFER###";

@@ -4,7 +4,7 @@
  * format with `loadTasks(path)`.
  */
 import { readFileSync } from "node:fs";
-import { TravelConfigSchema, UserRlConfigSchema } from "./config";
+import { TravelConfigSchema, UserRlConfigSchema } from "../../../lib/userrl-options";
 import { scriptedDemonstration } from "../scripted-demonstration";
 import type { Demonstration, Environment } from "../types";
 import { createGymEpisode, type GymOptions, type GymRules } from "./gym-episode";

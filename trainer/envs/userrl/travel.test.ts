@@ -8,7 +8,7 @@ import { DatasetError } from "../types";
 import { createUserRlEnvironment } from "./index";
 import { playGym } from "./testing/play-gym";
 import { travelRules } from "./travel";
-import { TravelConfigSchema } from "./config";
+import { TravelConfigSchema } from "../../../lib/userrl-options";
 
 const FIXTURE = path.join(import.meta.dirname, "../../../tests/fixtures/userrl-shaped/travelgym_data_22.json");
 const env = createUserRlEnvironment("travel");

@@ -28,7 +28,7 @@
  * aspect with "prefer"/"any"/"like"… but no preference; the user replies with the preference's implicit statement.
  */
 import { mulberry32 } from "../../../lib/seeded-random";
-import type { TravelOptions } from "./config";
+import type { TravelOptions } from "../../../lib/userrl-options";
 import type { GymIo, GymRules, GymTurnOutcome } from "./gym-episode";
 import { askJson, firstJsonObject } from "./ask-json";
 import { countKeywordHits } from "./keyword-match";

@@ -5,7 +5,7 @@
 import { scriptedDemonstration } from "../../scripted-demonstration";
 import type { Demonstration, Environment } from "../../types";
 import { createGymEpisode, type GymOptions } from "../gym-episode";
-import { UserRlConfigSchema } from "../config";
+import { UserRlConfigSchema } from "../../../../lib/userrl-options";
 import { builtinTauGym, loadTauGymTasks, readTauData, type TauGymTask } from "./tau-data";
 import { forkData, type TauData, type Work } from "./tool-core";
 import { runDomainTool, TERMINATE_TOOLS } from "./domains";

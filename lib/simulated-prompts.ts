@@ -13,7 +13,7 @@
  * judge that also sees the expected outcome.
  */
 import { z } from "zod";
-import { pythonStrip } from "../../../lib/python-values";
+import { pythonStrip } from "./python-values";
 
 export const TERMINATE_MARKER = "[TERMINATE]";
 
@@ -96,14 +96,16 @@ Judge:
 
 Reply with a JSON object: {"reasoning": "<why this reward>", "reward": 0 or 1} (1 only for success).`;
 
-export const SimulatedPromptsSchema = z.object({
-  /** Simia mode's single simulator (user and tools). */
-  simulator: z.string().min(1).default(DEFAULT_SIMIA_SIMULATOR_PROMPT),
-  userSimulator: z.string().min(1).default(DEFAULT_USER_SIMULATOR_PROMPT),
-  toolSimulator: z.string().min(1).default(DEFAULT_TOOL_SIMULATOR_PROMPT),
-  /** The judge's template; when unset, the mode's own (Simia's inputs, or the split judge with the expected outcome). */
-  judge: z.string().min(1).optional(),
-});
+export const SimulatedPromptsSchema = z
+  .object({
+    /** Simia mode's single simulator (user and tools). */
+    simulator: z.string().min(1).default(DEFAULT_SIMIA_SIMULATOR_PROMPT),
+    userSimulator: z.string().min(1).default(DEFAULT_USER_SIMULATOR_PROMPT),
+    toolSimulator: z.string().min(1).default(DEFAULT_TOOL_SIMULATOR_PROMPT),
+    /** The judge's template; when unset, the mode's own (Simia's inputs, or the split judge with the expected outcome). */
+    judge: z.string().min(1).optional(),
+  })
+  .strict();
 export type SimulatedPrompts = z.infer<typeof SimulatedPromptsSchema>;
 
 export const DEFAULT_SIMULATED_PROMPTS: SimulatedPrompts = {

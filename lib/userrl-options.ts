@@ -1,4 +1,4 @@
-/** The `userrl-<gym>` section of a run config (every UserRL gym, the Tau gym included). */
+/** The `userrl-<gym>` section of a run config (every UserRL gym, the Tau gym included); see lib/environment-options.ts. */
 import { z } from "zod";
 
 export const UserRlConfigSchema = z

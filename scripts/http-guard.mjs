@@ -1,0 +1,70 @@
+// Preloaded into the web server (`node --import ./scripts/http-guard.mjs next start …`, see scripts/start.ts): answers
+// the requests Next would mishandle before Next sees them.
+//   - A method no page or API serves (TRACE, CONNECT, PROPFIND…) is a 405: Next builds a fetch Request for proxy.ts
+//     first, fetch refuses TRACE, and the answer was a 500.
+//   - An API write whose Content-Length is over the limit is a 413 at once. Next copies every body for proxy.ts and
+//     waits for its end even when proxy.ts has answered; so the limit is applied here, before anything is read, and
+//     the connection is closed. An API write without a Content-Length (chunked) gets a 411: every client of this API
+//     (browsers, fetch, the CLI, Python's requests) sends the length, and a chunked body could only be measured by
+//     reading it to the end.
+import http from "node:http";
+
+// MAX_REQUEST_BODY_BYTES in server/http/input-safety.ts: every API body fits in 1 MiB.
+const MAX_BODY_BYTES = 1024 * 1024;
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** The error in the shape the path's clients read: tRPC's envelope, the REST error object, or text for pages. */
+function refuse(req, res, status, code, message, headers = {}) {
+  const url = new URL(req.url ?? "/", "http://x");
+  let body;
+  if (url.pathname.startsWith("/api/trpc/")) {
+    const one = (path) => ({ error: { json: { message, code: -32600, data: { code, httpStatus: status, path } } } });
+    let names = url.pathname.slice("/api/trpc/".length);
+    try {
+      names = decodeURIComponent(names);
+    } catch {
+      // keep the raw text
+    }
+    const paths = names.split(",");
+    body = JSON.stringify(url.searchParams.get("batch") === "1" ? paths.map(one) : one(paths[0]));
+  } else if (url.pathname.startsWith("/api/")) body = JSON.stringify({ error: { code, message } });
+  res.writeHead(status, {
+    "content-type": body ? "application/json" : "text/plain; charset=utf-8",
+    "cache-control": "no-store",
+    connection: "close",
+    ...headers,
+  });
+  res.end(body ?? message);
+  // Nothing more of this request is read: the rest of an oversized body is not our business.
+  res.once("finish", () => req.socket.destroy());
+}
+
+/** True when the request was answered here. */
+function guard(req, res) {
+  const method = (req.method ?? "GET").toUpperCase();
+  if (!METHODS.includes(method)) {
+    refuse(req, res, 405, "METHOD_NOT_ALLOWED", `${method} is not supported here; use ${METHODS.join(", ")}.`, {
+      allow: METHODS.join(", "),
+    });
+    return true;
+  }
+  if (!BODY_METHODS.has(method) || !(req.url ?? "").startsWith("/api/")) return false;
+  const length = req.headers["content-length"];
+  if (length === undefined && req.headers["transfer-encoding"]) {
+    refuse(req, res, 411, "LENGTH_REQUIRED", "Send the request body with a Content-Length header (chunked bodies are not accepted).");
+    return true;
+  }
+  if (Number(length) > MAX_BODY_BYTES) {
+    const message = `The request body is larger than the ${MAX_BODY_BYTES.toLocaleString("en-US")} bytes this API accepts.`;
+    refuse(req, res, 413, "PAYLOAD_TOO_LARGE", message);
+    return true;
+  }
+  return false;
+}
+
+const emit = http.Server.prototype.emit;
+http.Server.prototype.emit = function (event, ...args) {
+  if (event === "request" && guard(args[0], args[1])) return true;
+  return emit.call(this, event, ...args);
+};
