@@ -301,7 +301,7 @@ test("sampling parameters a request asks for replace the endpoint's, a token cap
     async (url) => {
       const client = new LlmClient(
         { ...judgeConfig(url), retry: { maxAttempts: 1, baseDelayMs: 1 } },
-        { env: { TEST_LLM_API_KEY: SECRET } },
+        { env: { TEST_LLM_API_KEY: SECRET, ...LOOPBACK_ALLOWED } },
       );
       await client.chat({ role: "judge", messages: [{ role: "user", content: "a" }] });
       const asked = await client.chat({
