@@ -98,7 +98,7 @@ test("Function: probing, [search] test and the right answer solve it, determinis
   }
   const t = env.builtinTasks()[0];
   const probe = await play(env, t, [`[action] ${t.data.testCase.join(" ")}`, "[action] 1 2 3"]);
-  assert.match(probe.feedback[0].content, /That is the test case/);
+  assert.match(probe.feedback[0].content, /This is the test case/);
   assert.match(probe.feedback[1].content, /exactly four numbers/);
 });
 
@@ -162,23 +162,23 @@ test("malformed task files are rejected with a DatasetError naming the file and 
   assert.equal((await env.loadTasks!(file))[0].split, "train");
 });
 
-test("configs are validated; the step penalty grows with the step count and rewards are clipped to [0, 1], as UserRL does", async () => {
+test("configs are validated; the step penalty and clipping follow each gym's UserRL code", async () => {
   assert.throws(() => createUserRlEnvironment("turtle", { stepPenlty: 0.1 }), /Invalid userrl-turtle config/);
-  const env = createUserRlEnvironment("function", { stepPenalty: 0.1 });
-  const t = env.builtinTasks()[0];
+  const t = createUserRlEnvironment("function").builtinTasks()[0];
   const moves = ["[action] 1 1 1 1", "[action] 2 2 2 2", `[answer] ${applyRule(t.data.rule, t.data.testCase)}`];
-  // Turn k loses 0.1 × k: the queries' 0 − 0.1 and 0 − 0.2 clip to 0; the correct answer at step 3 earns 1 − 0.3.
-  const { turnRewards } = await play(env, t, moves);
-  assert.deepEqual(
-    turnRewards.map((r) => Number(r.toFixed(6))),
-    [0, 0, 0.7],
-  );
-  const raw = createUserRlEnvironment("function", { stepPenalty: 0.1, normalizeRewards: false });
-  const unclipped = await play(raw, t, moves);
-  assert.deepEqual(
-    unclipped.turnRewards.map((r) => Number(r.toFixed(6))),
-    [-0.1, -0.2, 0.7],
-  );
+  const rounded = (rs: number[]) => rs.map((r) => Number(r.toFixed(6)));
+  // FunctionGym: turn k loses 0.1 × k, and by default (normalize_rewards=False) nothing is clipped.
+  const unclipped = await play(createUserRlEnvironment("function", { stepPenalty: 0.1 }), t, moves);
+  assert.deepEqual(rounded(unclipped.turnRewards), [-0.1, -0.2, 0.7]);
+  // Clipping asked for: the queries' 0 − 0.1 and 0 − 0.2 clip to 0; the correct answer at step 3 earns 1 − 0.3.
+  const clipped = await play(createUserRlEnvironment("function", { stepPenalty: 0.1, normalizeRewards: true }), t, moves);
+  assert.deepEqual(rounded(clipped.turnRewards), [0, 0, 0.7]);
+  // IntentionGym takes the penalty once per turn, and [finish] scores 0 whatever the penalty.
+  const intention = createUserRlEnvironment("intention", { stepPenalty: 0.1, normalizeRewards: false });
+  const task = intention.builtinTasks()[0];
+  const top = [...task.data.details].sort((a, b) => b.importance - a.importance)[0];
+  const asked = await play(intention, task, ["[action] Is the sky blue?", `[action] What about the ${top.keywords[0]}?`, "[finish]"]);
+  assert.deepEqual(rounded(asked.turnRewards), [-0.1, rounded([({ 3: 1, 2: 0.7, 1: 0.4 } as const)[top.importance] - 0.1])[0], 0]);
 });
 
 test("UserRL's tool-call form interact_with_env(choice, content) means the same as the bracketed text", async () => {
