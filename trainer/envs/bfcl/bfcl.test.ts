@@ -118,7 +118,10 @@ test("malformed calls are format errors; tool errors are observations, not forma
   assert.equal(err.observations[0].source, "tool");
   assert.match(err.observations[0].content, /No such file or directory/);
   const typo = await ep.step("[touch(name='x')]", 2);
-  assert.match(typo.observations[0].content, /^Error during execution: touch\(\) got an unexpected keyword argument 'name'/);
+  assert.match(
+    typo.observations[0].content,
+    /^Error during execution: GorillaFileSystem.touch\(\) got an unexpected keyword argument 'name'/,
+  );
   const ev = await ep.evaluate("max_turns");
   assert.ok(Math.abs(ev.components.format_reward - 2 / 3) < 1e-9, "one of three messages was malformed");
   // EnvTuning counts only "Error during execution" as a failed call (cd's error is a result): codes -3, -1, -2.

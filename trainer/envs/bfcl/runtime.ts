@@ -53,7 +53,7 @@ export class BfclRuntime {
       const entry = BFCL_API_CLASSES[cls];
       if (!entry) throw new UnsupportedClassError(`BFCL class "${cls}" is not implemented`);
       const config = (initialConfig[cls] ?? {}) as Record<string, unknown>;
-      const created = entry.create(config, options);
+      const created = entry.create(config, { ...options, fork: options.messages === "envtuning" ? "envtuning" : undefined });
       const inst = options.messages === "envtuning" ? withEnvTuningMessages(created) : created;
       this.instances.set(cls, inst);
       // Later classes win on a name clash, as BFCL's name -> instance mapping does.
@@ -65,23 +65,32 @@ export class BfclRuntime {
     return this.owner.has(name);
   }
 
-  /** Binds positional and keyword arguments to the method's signature (defaults filled in). */
-  private bind(name: string, params: Param[], call: Pick<PyCall, "positional" | "keywords">): Record<string, unknown> {
-    if (call.positional.length > params.length) {
-      throw new ApiError(`${name}() takes ${params.length} positional arguments but ${call.positional.length} were given`);
-    }
+  /**
+   * Binds positional and keyword arguments to the method's signature (defaults filled in), raising what CPython
+   * (≥ 3.10) raises for a bound method, in its order: keywords first (unexpected, then given twice), then too many
+   * positional arguments, then missing ones — named by qualified name, `self` counted among the positional ones.
+   */
+  private bind(qualname: string, params: Param[], call: Pick<PyCall, "positional" | "keywords">): Record<string, unknown> {
     const args: Record<string, unknown> = {};
-    call.positional.forEach((v, i) => (args[paramName(params[i])] = v));
+    call.positional.slice(0, params.length).forEach((v, i) => (args[paramName(params[i])] = v));
     for (const [k, v] of Object.entries(call.keywords)) {
-      if (!params.some((p) => paramName(p) === k)) throw new ApiError(`${name}() got an unexpected keyword argument '${k}'`);
-      if (k in args) throw new ApiError(`${name}() got multiple values for argument '${k}'`);
+      if (!params.some((p) => paramName(p) === k)) throw new ApiError(`${qualname}() got an unexpected keyword argument '${k}'`);
+      if (k in args) throw new ApiError(`${qualname}() got multiple values for argument '${k}'`);
       args[k] = v;
     }
+    if (call.positional.length > params.length) {
+      const total = params.length + 1;
+      const defaults = params.filter((p) => typeof p !== "string").length;
+      const takes = defaults
+        ? `from ${total - defaults} to ${total} positional arguments`
+        : `${total} positional argument${total === 1 ? "" : "s"}`;
+      throw new ApiError(`${qualname}() takes ${takes} but ${call.positional.length + 1} were given`);
+    }
     const missing = params.filter((p) => typeof p === "string" && !(p in args)).map((p) => `'${paramName(p)}'`);
-    if (missing.length)
-      throw new ApiError(
-        `${name}() missing ${missing.length} required positional argument${missing.length > 1 ? "s" : ""}: ${missing.join(" and ")}`,
-      );
+    if (missing.length) {
+      const names = missing.length < 3 ? missing.join(" and ") : `${missing.slice(0, -1).join(", ")}, and ${missing.at(-1)}`;
+      throw new ApiError(`${qualname}() missing ${missing.length} required positional argument${missing.length > 1 ? "s" : ""}: ${names}`);
+    }
     for (const p of params) if (typeof p !== "string" && !(p[0] in args)) args[p[0]] = structuredClone(p[1]);
     return args;
   }
@@ -93,7 +102,7 @@ export class BfclRuntime {
     const m = inst.methods[call.name];
     let args: Record<string, unknown> = call.keywords;
     try {
-      args = this.bind(call.name, m.params, call);
+      args = this.bind(`${inst.className}.${call.name}`, m.params, call);
       const value = m.run(args);
       const result = formatExecutionResult(value);
       return { name: call.name, args, result, ok: !(value !== null && typeof value === "object" && "error" in value) };
