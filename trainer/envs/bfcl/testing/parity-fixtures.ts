@@ -31,11 +31,13 @@ export function sameButIntFloats(got: string, want: FixtureText): boolean {
 export const shownText = (want: FixtureText) =>
   typeof want === "string" ? want : `${want.head ?? ""}… (sha256 ${want.sha256.slice(0, 12)})`;
 
+/** gorilla's full data folder when given; else the 40-entry samples of miss_param, miss_func and long_context. */
+export const gorillaDataDir = (): string => process.env.BFCL_GORILLA_DATA ?? path.join(REPO, "tests/fixtures/bfcl-gorilla");
+
 /** base from the shared data (30 vendored entries, all 200 with ../shared), the other categories from gorilla's data. */
 export async function loadBfclParityTasks(): Promise<BfclTaskData[]> {
   const base = sharedData("data/bfcl");
-  // gorilla's full data folder when given; else the 40-entry samples of miss_param, miss_func and long_context.
-  const gorillaData = process.env.BFCL_GORILLA_DATA ?? path.join(REPO, "tests/fixtures/bfcl-gorilla");
+  const gorillaData = gorillaDataDir();
   const files = [
     path.join(base.dir, "BFCL_v4_multi_turn_base.json"),
     path.join(gorillaData, "BFCL_v4_multi_turn_miss_param.json"),
