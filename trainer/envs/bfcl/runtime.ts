@@ -22,7 +22,10 @@ export interface Execution {
 export class UnsupportedClassError extends Error {}
 
 export interface RuntimeOptions extends ApiOptions {
-  /** Whose error messages the tools give: gorilla's, or EnvTuning's rewritten, actionable ones (apis/envtuning-messages.ts). */
+  /**
+   * Whose API classes run: gorilla's (BFCL v4), or AWorld EnvTuning's fork of them — its functions and behaviour
+   * (ApiOptions.fork) and its rewritten, actionable error messages (apis/envtuning-messages.ts).
+   */
   messages: "gorilla" | "envtuning";
 }
 
@@ -34,6 +37,17 @@ export function runtimeForEntry(
   // gorilla: long_context = "long_context" in test_category or "composite" in test_category
   const longContext = entry.category.includes("long_context") || entry.category.includes("composite");
   return new BfclRuntime(entry.involvedClasses, entry.initialConfig, { longContext, messages });
+}
+
+/** Names the executors refuse before evaluating the call (their guard against shell-like functions). */
+const REFUSED = ["kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"];
+
+/** What evaluating a call of no API method raises in gorilla's / EnvTuning's executor (`a.b` fails on `a`). */
+function unknownCallError(name: string): string {
+  const parts = name.split(".");
+  const checked = parts.length > 1 ? parts[1] : parts[0];
+  if (REFUSED.includes(checked)) return `Function call ${checked} is not allowed.`;
+  return `name '${parts[0]}' is not defined`;
 }
 
 function paramName(p: Param): string {
@@ -97,8 +111,7 @@ export class BfclRuntime {
 
   execute(call: Pick<PyCall, "name" | "positional" | "keywords">): Execution {
     const inst = this.owner.get(call.name);
-    if (!inst)
-      return { name: call.name, args: call.keywords, result: `Error during execution: name '${call.name}' is not defined`, ok: false };
+    if (!inst) return { name: call.name, args: call.keywords, result: `Error during execution: ${unknownCallError(call.name)}`, ok: false };
     const m = inst.methods[call.name];
     let args: Record<string, unknown> = call.keywords;
     try {
