@@ -2,11 +2,12 @@
  * MathAPI: stateless arithmetic and unit conversion (BFCL func_doc `math_api.json`). Results are {"result": x} or
  * {"error": "..."}. Results that are floats in Python whatever the inputs (true division, square roots, float
  * factors) are marked so, and print as `37.0`; logarithm computes at the requested precision, as gorilla's mpmath
- * does. Doubles are used otherwise (square_root's Decimal precision is not reproduced).
+ * does; square_root computes Python's Decimal root at the requested precision (decimal-sqrt.ts).
  */
 import { PyOpaque, pyFloat, pythonRound } from "../../../../lib/python-json";
 import { pyFloatPower } from "./py-values";
-import { method, num, list, type ApiInstance } from "./api-types";
+import { decimalSqrt } from "./decimal-sqrt";
+import { ApiError, method, num, list, type ApiInstance } from "./api-types";
 import { mpmathLogRatio } from "./mpmath-log";
 
 const LENGTH_IN_METERS: Record<string, number> = { km: 1000, m: 1, cm: 0.01, mm: 0.001, um: 1e-6, nm: 1e-9 };
@@ -98,11 +99,16 @@ export function createMathApi(): ApiInstance {
         },
         ["base", "exponent"],
       ),
-      square_root: method(["number", "precision"], (a) =>
-        num(a.number, "number") < 0
-          ? { error: "Cannot calculate square root of a negative number" }
-          : { result: Math.sqrt(num(a.number, "number")) },
-      ),
+      square_root: method(["number", "precision"], (a) => {
+        // gorilla compares, sets the decimal context's precision, then takes Decimal's root; TypeErrors become its error.
+        const invalid = { error: "Input must be a number or computation resulted in an invalid operation" };
+        const [number, precision] = [a.number, typeof a.precision === "boolean" ? Number(a.precision) : a.precision];
+        if (typeof number !== "number" && typeof number !== "boolean") return invalid;
+        if (Number(number) < 0) return { error: "Cannot calculate square root of a negative number" };
+        if (typeof precision !== "number" || !Number.isInteger(precision)) return invalid;
+        if (precision < 1) throw new ApiError("valid range for prec is [1, MAX_PREC]");
+        return { result: new PyOpaque(`Decimal('${decimalSqrt(Number(number), precision)}')`) };
+      }),
       absolute_value: method(["number"], (a) => ({ result: Math.abs(num(a.number, "number")) })),
       round_number: method(["number", ["decimal_places", 0]], (a) =>
         typeof a.number === "number" && Number.isInteger(a.decimal_places)
