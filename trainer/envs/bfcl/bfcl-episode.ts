@@ -67,6 +67,8 @@ export interface BfclEpisodeDeps {
   toolStyle: ToolPromptStyle;
   rewardMode: BfclRewardMode;
   protocol: BfclProtocol;
+  /** Whose API classes run (default: the protocol's; the ground truth must run on the same). */
+  apis?: BfclProtocol;
 }
 
 const LOOKS_LIKE_CALL = /^\s*(?:```(?:python|py)?\s*)?\[?\s*[A-Za-z_][\w.]*\s*\(/;
@@ -131,7 +133,8 @@ export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle | nu
 }
 
 export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps: BfclEpisodeDeps): Episode {
-  const rt = runtimeForEntry(task, messagesOf(deps.protocol));
+  const classes = messagesOf(deps.apis ?? deps.protocol);
+  const rt = runtimeForEntry(task, classes);
   const records: { modelResults: string[]; modelState: Record<string, string> | null }[] = task.turns.map(() => ({
     modelResults: [],
     modelState: null,
@@ -144,7 +147,7 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
   let stepsInTurn = 0;
   /** EnvTuning's per-message codes (see bfcl-reward.ts): what its format and progress rewards are computed from. */
   const codes: number[] = [];
-  const scorer = new EnvTuningTurnScorer(task, messagesOf(deps.protocol));
+  const scorer = new EnvTuningTurnScorer(task, classes);
   /** Whether the policy made a call that decoded in the current user turn (EnvTuning scores a turn without one 0). */
   let calledThisTurn = false;
 

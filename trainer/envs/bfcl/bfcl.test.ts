@@ -336,3 +336,17 @@ test("EnvTuning: a turn whose ground truth is empty is passed by answering and f
     assert.match(ev.reasoning, /turn 1: no ground-truth calls \(not state-checked\)/);
   }
 });
+
+test('protocol "envtuning" runs EnvTuning\'s fork of the API classes; apis "bfcl" keeps BFCL v4\'s under it', async () => {
+  const answer = async (options: Record<string, unknown>) => {
+    const env = createBfclEnvironment({ protocol: "envtuning", ...options });
+    const task = (await env.loadTasks!(BFCL_DIR)).find((t) => t.data.involvedClasses.includes("GorillaFileSystem"))!;
+    const ep = env.createEpisode(task, ctx());
+    await ep.reset();
+    const call = [{ name: "echo", arguments: { content: "x", file_name: "brand_new.txt" } }];
+    return (await ep.step(`<think>t</think><tool_call>${JSON.stringify(call)}</tool_call>`, 0)).observations[0].content;
+  };
+  // The fork's echo creates a missing file; BFCL v4's refuses (tests/fixtures/parity/bfcl-nongold.json: call by call).
+  assert.match(await answer({}), /Execution results:\["None"\]/);
+  assert.match(await answer({ apis: "bfcl" }), /echo: cannot write to 'brand_new.txt': No such file/);
+});

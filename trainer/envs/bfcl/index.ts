@@ -26,6 +26,11 @@ export const BfclConfigSchema = z
     rewardMode: z.enum(["progress", "format", "binary"]).default("progress"),
     /** "envtuning": EnvTuning's <think>/<tool_call>/<answer> messages, 5 attempts per turn; "bfcl": gorilla's loop. */
     protocol: z.enum(["envtuning", "bfcl"]).default("envtuning"),
+    /**
+     * Whose API classes run: "envtuning", EnvTuning's fork (an older BFCL's functions and behaviour, its actionable
+     * messages); "bfcl", BFCL v4's, which v4's data and function docs describe. Default: the protocol's.
+     */
+    apis: z.enum(["envtuning", "bfcl"]).optional(),
     /** How functions are described to the policy under the "bfcl" protocol (EnvTuning's lists them as JSON). */
     toolStyle: z.enum(["hermes", "json", "bracket"]).default("hermes"),
   })
@@ -66,11 +71,12 @@ export function createBfclEnvironment(config: BfclEnvironmentOptions | Record<st
     );
   }
   const { rewardMode, toolStyle, protocol } = parsed.data;
+  const apis = parsed.data.apis ?? protocol;
   const builtin = builtinTasks();
   const gtCache = new Map<string, GroundTruthRun>();
   const groundTruthOf = (task: Task<BfclTaskData>): GroundTruthRun => {
     let gt = gtCache.get(task.id);
-    if (!gt) gtCache.set(task.id, (gt = runGroundTruth(task.data, messagesOf(protocol))));
+    if (!gt) gtCache.set(task.id, (gt = runGroundTruth(task.data, messagesOf(apis))));
     return gt;
   };
   return {
@@ -92,6 +98,7 @@ export function createBfclEnvironment(config: BfclEnvironmentOptions | Record<st
         rewardMode,
         toolStyle,
         protocol,
+        apis,
         groundTruth: () => groundTruthOf(task),
       });
     },
