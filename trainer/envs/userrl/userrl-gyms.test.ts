@@ -8,6 +8,7 @@ import type { Environment, LlmChat, Task } from "../types";
 import { DatasetError } from "../types";
 import { createUserRlEnvironment, USERRL_GYMS, type GymData } from "./index";
 import { applyRule } from "./arithmetic-rule";
+import { createTauGymEnvironment } from "./tau";
 
 const llm: LlmChat = {
   async chat(req) {
@@ -197,4 +198,20 @@ test("UserRL's tool-call form interact_with_env(choice, content) means the same 
   const bad = await play(env, task, [call("dance", "now")]);
   assert.ok(bad.feedback[0].formatError);
   assert.match(bad.feedback[0].content, /choice must be action, answer, search or finish/);
+});
+
+test("normalizeRewards defaults to each gym's UserRL config: off for Function, Search, Travel and Tau, on for the others", async () => {
+  const firstTurn = async <T>(env: Environment<T>, action: string) => {
+    const ep = env.createEpisode(env.builtinTasks()[0], { seed: 1, llm, maxTurns: 5 });
+    await ep.reset();
+    return (await ep.step(action, 0)).turnReward ?? 0;
+  };
+  // A question earns nothing: with a step penalty of 0.5 the turn reward is -0.5 unclipped, 0 clipped.
+  const penalty = { stepPenalty: 0.5 };
+  assert.equal(await firstTurn(createUserRlEnvironment("function", penalty), "[action] 1 2 3 4"), -0.5);
+  assert.equal(await firstTurn(createUserRlEnvironment("search", penalty), "[answer] surely wrong"), -0.5);
+  assert.equal(await firstTurn(createUserRlEnvironment("travel", penalty), "[action] Hello there!"), -0.5);
+  assert.equal(await firstTurn(createTauGymEnvironment(penalty), "[search] help"), -0.5);
+  assert.equal(await firstTurn(createUserRlEnvironment("telepathy", penalty), "[action] Is it alive?"), 0);
+  assert.equal(await firstTurn(createUserRlEnvironment("function", { ...penalty, normalizeRewards: true }), "[action] 1 2 3 4"), 0);
 });
