@@ -49,6 +49,11 @@ export const BfclConfigSchema = z
     rewardMode: z.enum(["progress", "format", "binary"]).default("progress"),
     /** "envtuning": EnvTuning's <think>/<tool_call>/<answer> messages, 5 attempts per turn; "bfcl": gorilla's loop. */
     protocol: z.enum(["envtuning", "bfcl"]).default("envtuning"),
+    /**
+     * Whose API classes run: "envtuning", EnvTuning's fork (an older BFCL's functions and behaviour, its actionable
+     * messages); "bfcl", BFCL v4's, which v4's data and function docs describe. Default: the protocol's.
+     */
+    apis: z.enum(["envtuning", "bfcl"]).optional(),
     /** How functions are described to the policy under the "bfcl" protocol (EnvTuning's lists them as JSON). */
     toolStyle: z.enum(TOOL_STYLES).default("hermes"),
   })

@@ -14,6 +14,13 @@ export function sourceKeyOrder(obj: object): string[] | undefined {
   return keyOrders.get(obj);
 }
 
+/** The keys of `obj` in Python's order: as its source listed them, then any added since (in insertion order). */
+export function pythonKeyOrder(obj: object): string[] {
+  const order = keyOrders.get(obj);
+  if (!order) return Object.keys(obj);
+  return [...order.filter((k) => k in obj), ...Object.keys(obj).filter((k) => !order.includes(k))];
+}
+
 /** `copy` (a copy of `original` with the same keys) remembers `original`'s source key order too. */
 export function withKeyOrderOf<T extends object>(copy: T, original: object): T {
   const order = keyOrders.get(original);

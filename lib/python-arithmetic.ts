@@ -2,14 +2,15 @@
  * Python's arithmetic for expressions other systems evaluate with `eval`: digits, + - * / // ** ( ) and spaces —
  * exact integers, `/` true division, `//` floor division, `**` binding tighter than a unary minus on its left —
  * with Python's error messages. τ²'s `calculate` tool returns `str(round(float(result), 2))` of it ("4.0",
- * "-17.99", "Error: division by zero"); UserRL's Function gym evaluates its hidden rules with it.
+ * "-17.99", "Error: division by zero"); UserRL's Function gym evaluates its hidden rules with it, the inputs bound to
+ * names (its probes as floats, its test cases as ints). Also Python's `float(text)` and `str()` of a number.
  */
 import { pythonFloatRepr, pythonRound } from "./python-json";
 
 export class PythonEvalError extends Error {}
 
 /** A Python int (exact, as bigint) or float. */
-type PyNum = bigint | number;
+export type PyNum = bigint | number;
 
 const isInt = (x: PyNum): x is bigint => typeof x === "bigint";
 function toFloat(x: PyNum): number {
@@ -82,6 +83,9 @@ function binary(op: string, a: PyNum, b: PyNum): PyNum {
     case "**":
       if (x === 0 && y < 0) throw new PythonEvalError("0.0 cannot be raised to a negative power");
       if (x < 0 && !Number.isInteger(y)) throw new PythonEvalError("float() argument must be a string or a real number, not 'complex'");
+      // float ** float raises where the result overflows (float * float does not: it gives inf).
+      if (!Number.isFinite(x ** y) && Number.isFinite(x) && Number.isFinite(y))
+        throw new PythonEvalError("(34, 'Numerical result out of range')");
       return x ** y;
   }
   throw new PythonEvalError(`unsupported operator ${op}`);
@@ -91,7 +95,7 @@ const SYNTAX = "invalid syntax (<string>, line 1)";
 
 function tokenize(expr: string): string[] {
   const tokens: string[] = [];
-  const re = /\s*(\d+\.?\d*|\.\d+|\*\*|\/\/|[-+*/()])/y;
+  const re = /\s*(\d+\.?\d*|\.\d+|\*\*|\/\/|[-+*/()]|[A-Za-z_]\w*)/y;
   let i = 0;
   while (i < expr.length) {
     if (/^\s*$/.test(expr.slice(i))) break;
@@ -104,8 +108,8 @@ function tokenize(expr: string): string[] {
   return tokens;
 }
 
-/** Python's value of `expr` (digits, + - * / ( ) . and spaces only). */
-export function evalPythonArithmetic(expr: string): PyNum {
+/** Python's value of `expr` (digits, + - * / ( ) . and spaces, and the given names bound to their values). */
+export function evalPythonArithmetic(expr: string, names: Readonly<Record<string, PyNum>> = {}): PyNum {
   const tokens = tokenize(expr);
   if (tokens.length === 0) throw new PythonEvalError("invalid syntax (<string>, line 0)");
   let pos = 0;
@@ -130,6 +134,10 @@ export function evalPythonArithmetic(expr: string): PyNum {
         );
       }
       return BigInt(t);
+    }
+    if (/^[A-Za-z_]/.test(t)) {
+      if (!Object.hasOwn(names, t)) throw new PythonEvalError(`name '${t}' is not defined`);
+      return names[t];
     }
     throw new PythonEvalError(SYNTAX);
   };
@@ -190,4 +198,29 @@ export function tau2CalculateTool(expression: string, fail: (message: string) =>
     if (e instanceof PythonEvalError) return fail(e.message);
     throw e;
   }
+}
+
+/** `str(x)` of a Python int or float: 42, 42.0, 1e-05, inf, nan. */
+export function pythonNumberStr(x: PyNum): string {
+  if (isInt(x)) return x.toString();
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  return pythonFloatRepr(x);
+}
+
+/** `round(x, ndigits)`: an int stays itself, a float rounds as Python rounds it. */
+export function pythonRoundNumber(x: PyNum, ndigits: number): PyNum {
+  return isInt(x) ? x : pythonRound(x, ndigits);
+}
+
+const PY_FLOAT_TEXT = /^[+-]?(?:(?:\d(?:_?\d)*)(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?$/;
+
+/** Python's `float(text)`, or null where it raises ValueError ("25.0 points", "", "1,000"). */
+export function parsePythonFloat(text: string): number | null {
+  // Python strips whitespace (str.strip's set) around the literal; underscores may group digits.
+  const t = text.replace(/^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/g, "");
+  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(t);
+  if (special) return special[2].toLowerCase() === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
+  if (!PY_FLOAT_TEXT.test(t)) return null;
+  return Number(t.replace(/_/g, ""));
 }

@@ -13,6 +13,7 @@ const cases = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../test
   floats: number[];
   repr: string[];
   round2: string[];
+  round_wide: [number, number, string][];
   strings: string[];
   dumped: string[];
   nested: { value: unknown; sorted: string };
@@ -29,6 +30,12 @@ test("round(x, 2) is Python's: the exact binary value rounded, ties to even (2.6
     .filter(([, want, got]) => want !== got);
   assert.deepEqual(wrong, [], `${wrong.length} of ${cases.floats.length} differ`);
   assert.notEqual(pythonRound(2.675, 2), Math.round(2.675 * 100) / 100, "the naive rounding differs on this one");
+});
+
+test("round(x, n) for any n Python takes: to tens and beyond (n < 0, 25.0 → 20.0), and past 100 places", () => {
+  const wrong = cases.round_wide.filter(([x, n, want]) => pythonFloatRepr(pythonRound(x, n)) !== want);
+  assert.deepEqual(wrong, [], `${wrong.length} of ${cases.round_wide.length} differ`);
+  assert.ok(cases.round_wide.length > 300);
 });
 
 test("strings are escaped as json.dumps escapes them (ensure_ascii): quotes, controls, accents, emoji", () => {

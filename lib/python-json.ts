@@ -6,7 +6,7 @@
  * formats floats, separators and non-ASCII text differently, so reproducing those strings needs the declared
  * type of every number: a `PyType` schema, written once per pydantic model.
  */
-import { sourceKeyOrder } from "./ordered-json";
+import { pythonKeyOrder } from "./ordered-json";
 
 /** A value that is a float in Python whatever its digits: prints as `37.0`, never `37`. */
 export class PyFloat {
@@ -74,6 +74,10 @@ export function pythonFloatRepr(x: number): string {
  */
 export function pythonRound(x: number, ndigits: number): number {
   if (!Number.isFinite(x)) return x;
+  // CPython's float.__round__: beyond these bounds x comes back unchanged, or as a zero of its sign.
+  if (ndigits > 323) return x;
+  if (ndigits < -308) return 0 * x;
+  if (ndigits < 0 || ndigits > 100) return exactRound(x, ndigits);
   // x*10^n ends in exactly .5 only when x = odd / 2^(n+1); anything else toFixed rounds correctly already.
   const halves = x * 2 ** (ndigits + 1);
   if (Number.isInteger(halves) && Math.abs(halves % 2) === 1) {
@@ -83,6 +87,36 @@ export function pythonRound(x: number, ndigits: number): number {
   }
   const rounded = Number(x.toFixed(ndigits));
   return rounded === 0 && (x < 0 || Object.is(x, -0)) ? -0 : rounded; // Python keeps the sign: round(-0.001, 2) == -0.0
+}
+
+/** x = mantissa × 2^exponent exactly (mantissa a non-negative integer), and its sign. */
+function decompose(x: number): { negative: boolean; mantissa: bigint; exponent: number } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  const fraction = bits & ((1n << 52n) - 1n);
+  return {
+    negative: bits >> 63n === 1n,
+    mantissa: biased === 0 ? fraction : fraction | (1n << 52n),
+    exponent: (biased === 0 ? 1 : biased) - 1075,
+  };
+}
+
+/** round(x, ndigits) on x's exact binary value (any ndigits, negative ones included), ties to even. */
+function exactRound(x: number, ndigits: number): number {
+  const { negative, mantissa, exponent } = decompose(x);
+  const pow10 = 10n ** BigInt(Math.abs(ndigits));
+  let num = mantissa * (exponent > 0 ? 1n << BigInt(exponent) : 1n);
+  let den = exponent < 0 ? 1n << BigInt(-exponent) : 1n;
+  if (ndigits >= 0) num *= pow10;
+  else den *= pow10;
+  let q = num / den;
+  const twice = 2n * (num - q * den);
+  if (twice > den || (twice === den && q % 2n === 1n)) q += 1n;
+  // The decimal q × 10^-ndigits back to the nearest double (JavaScript parses decimals correctly rounded).
+  const value = Number(`${q}e${-ndigits}`);
+  return negative ? -value : value;
 }
 
 /**
@@ -116,11 +150,9 @@ export interface PythonDumpOptions {
 
 /** A dict's entries in Python's order: as the source JSON listed them (see ordered-json), else insertion order. */
 function entriesInSourceOrder(record: Record<string, unknown>): [string, unknown][] {
-  const order = sourceKeyOrder(record);
-  const keys = order
-    ? [...order.filter((k) => k in record), ...Object.keys(record).filter((k) => !order.includes(k))]
-    : Object.keys(record);
-  return keys.map((k) => [k, record[k]] as [string, unknown]).filter(([, v]) => v !== undefined);
+  return pythonKeyOrder(record)
+    .map((k) => [k, record[k]] as [string, unknown])
+    .filter(([, v]) => v !== undefined);
 }
 
 function dumpUntyped(value: unknown, opts: PythonDumpOptions): string {
@@ -128,8 +160,9 @@ function dumpUntyped(value: unknown, opts: PythonDumpOptions): string {
   if (value instanceof PyFloat) return pythonFloatRepr(value.value);
   if (value instanceof PyOpaque) throw new NotJsonSerializableError(`Object ${value.repr} is not JSON serializable`);
   if (typeof value === "boolean") return value ? "true" : "false";
-  // Untyped numbers come from JSON, where Python would have kept the int/float it parsed: integers stay integers.
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : pythonFloatRepr(value);
+  // Untyped numbers come from JSON, where Python would have kept the int/float it parsed: integers stay integers
+  // (but -0, which only a float can be).
+  if (typeof value === "number") return Number.isInteger(value) && !Object.is(value, -0) ? String(value) : pythonFloatRepr(value);
   if (typeof value === "string") return pythonStringLiteral(value, opts.ensureAscii ?? true);
   if (Array.isArray(value)) return `[${value.map((v) => dumpUntyped(v, opts)).join(", ")}]`;
   const entries = entriesInSourceOrder(value as Record<string, unknown>);
@@ -197,7 +230,11 @@ export function pythonRepr(value: unknown): string {
   if (value instanceof PyFloat) return pythonFloatRepr(value.value);
   if (value instanceof PyOpaque) return value.repr;
   if (typeof value === "boolean") return value ? "True" : "False";
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : pythonFloatRepr(value);
+  if (typeof value === "number") {
+    if (Number.isNaN(value)) return "nan";
+    if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+    return Number.isInteger(value) && !Object.is(value, -0) ? String(value) : pythonFloatRepr(value);
+  }
   if (typeof value === "string") return pythonStrRepr(value);
   if (Array.isArray(value)) return `[${value.map(pythonRepr).join(", ")}]`;
   return `{${entriesInSourceOrder(value as Record<string, unknown>)

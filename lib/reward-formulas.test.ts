@@ -42,5 +42,9 @@ test("a stored run config gives the context; turn credit and stage overrides bec
   const config = parseRunConfig({ environment: "userrl-intention", grpo: { turnCredit: "r2g" } });
   const f = rewardFormula(rewardContextOf(config, null)!)!;
   assert.match(f.notes.join(" "), /per-turn rewards \(turn credit "r2g"\)/);
+  // UserRL's advantage code leaves a group's all-zero trajectories at 0 under r2g (userrl-parity.test.ts): the card says so.
+  assert.match(f.notes.join(" "), /all 0 gets advantage 0 on every token/);
+  const em = rewardFormula(rewardContextOf(parseRunConfig({ environment: "userrl-intention", grpo: { turnCredit: "em" } }), null)!)!;
+  assert.doesNotMatch(em.notes.join(" "), /advantage 0 on every token/);
   assert.equal(rewardContextOf({ trainer: "verl", actor_rollout_ref: {} }, null), null);
 });

@@ -43,9 +43,12 @@ function tau2Basis(task: unknown): string[] {
 }
 
 const USERRL: Record<string, Omit<RewardFormula, "notes">> = {
-  "userrl-telepathy": { formula: "reward = 1 if a guess named the entity (alias match or LLM judge), else 0", terms: ["solved"] },
+  "userrl-telepathy": {
+    formula: "reward = 1 if the judge accepted a guess (offline: the entity's name or an alias), else 0",
+    terms: ["solved"],
+  },
   "userrl-turtle": {
-    formula: "reward = the best [answer]'s Σ grade × weight over the story's key points (grades 0, ½, 1)",
+    formula: "reward = the best [answer]'s Σ weight × grade over the story's evaluation criteria (grades 0, ½, 1)",
     terms: ["best_answer_score"],
   },
   "userrl-function": {
@@ -135,6 +138,13 @@ export function rewardFormula(ctx: RewardContext): RewardFormula | null {
   const notes: string[] = [];
   if (ctx.turnCredit && ctx.turnCredit !== "none") {
     notes.push(`The update trains on per-turn rewards (turn credit "${ctx.turnCredit}"), not on this episode reward.`);
+  }
+  if (ctx.turnCredit === "r2g") {
+    // Checked against UserRL's compute_grpo_multiturn_advantage (tests/fixtures/parity/userrl-gyms.json).
+    notes.push(
+      "With r2g credit a trajectory whose turn rewards are all 0 gets advantage 0 on every token (its credits sum to 0), as in " +
+        "UserRL: only trajectories that earned some reward are reinforced; failures are not pushed down.",
+    );
   }
   if (ctx.stagesOverrideOptions) notes.push("Curriculum stages override environment options: a stage may score with another mode.");
   return { ...base, notes };

@@ -3,10 +3,16 @@ import { z } from "zod";
 
 export const UserRlConfigSchema = z
   .object({
-    /** UserRL's step_penalty: turn k (1-based) loses stepPenalty × k. */
+    /**
+     * UserRL's step_penalty, taken off as the gym's code does: × the step count (turn k loses stepPenalty × k) in
+     * Telepathy, Turtle, Function, Search and Tau; once per turn in Intention, Persuade and Travel.
+     */
     stepPenalty: z.number().min(0).max(1).default(0),
-    /** UserRL's normalize_rewards: clip each turn reward to [0, 1] after the penalty. */
-    normalizeRewards: z.boolean().default(true),
+    /**
+     * UserRL's normalize_rewards: clip each turn reward to [0, 1] after the penalty. Default: the gym's own in UserRL —
+     * on for Telepathy, Turtle, Intention and Persuade, off for Function, Search, Travel and Tau.
+     */
+    normalizeRewards: z.boolean().optional(),
   })
   .strict();
 

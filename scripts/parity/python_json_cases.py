@@ -1,4 +1,5 @@
-"""Cases for lib/python-json.test.ts, computed by this python3: repr, round(x, 2) and json.dumps of strings.
+"""Cases for lib/python-json.test.ts, computed by this python3: repr, round(x, 2), round(x, n) for n < 0 and n > 100,
+and json.dumps of strings.
 
 Usage: python3 scripts/parity/python_json_cases.py > tests/fixtures/parity/python-json.json
 """
@@ -33,12 +34,19 @@ for _ in range(150):
         parts += [rng.choice(ops[:5]), str(round(rng.uniform(0, 500), 2))]
     expressions.append(" ".join(parts))
 
+# round(x, n) beyond what toFixed reaches: tens, hundreds... (n < 0) and n > 100 (gorilla's round_number takes any n).
+wide_rng = random.Random(20261127)
+wide = [(x, n) for x, n in [(15.0, -1), (25.0, -1), (-35.0, -1), (1e300, -299), (5e-324, 330), (0.1, 150), (1234.5678, -2)]]
+wide += [(wide_rng.choice([wide_rng.uniform(-1e6, 1e6), wide_rng.uniform(-1, 1) * 10 ** wide_rng.randint(-30, 30), wide_rng.randint(-999, 999) * 5.0]),
+          wide_rng.choice([-1, -2, -3, -5, -10, -300, -320, 101, 150, 320, 330])) for _ in range(300)]
+
 json.dump(
     {
         "calculate": [[e, calculate(e)] for e in expressions],
         "floats": floats,
         "repr": [repr(x) for x in floats],
         "round2": [repr(round(x, 2)) for x in floats],
+        "round_wide": [[x, n, repr(round(x, n))] for x, n in wide],
         "strings": strings,
         "dumped": [json.dumps(s) for s in strings],
         "nested": {"value": {"b": [1, 2.5, "x"], "a": {"é": None, "c": True}}, "sorted": json.dumps({"b": [1, 2.5, "x"], "a": {"é": None, "c": True}}, sort_keys=True)},

@@ -18,14 +18,13 @@
  */
 import { computeGroupAdvantages, type GroupStats } from "./advantages";
 import { pickByName } from "./registry";
+import { pythonRound } from "../../lib/python-json";
 
 export type TurnCreditFn = (turnRewards: readonly number[], gamma: number) => number[];
 export type TrajectoryScoreFn = (turnRewards: readonly number[], gamma: number) => number;
 
-/** Python `round(x, 4)` for the values UserRL rounds (ties are practically never exact in binary). */
-function round4(x: number): number {
-  return Math.round(x * 1e4) / 1e4;
-}
+/** Python's `round(x, 4)`, as UserRL rounds: the exact binary value, ties to even (0.28125 → 0.2812). */
+const round4 = (x: number): number => pythonRound(x, 4);
 
 function rewardToGo(turnRewards: readonly number[], gamma: number): number[] {
   const credits = new Array<number>(turnRewards.length).fill(0);

@@ -21,16 +21,10 @@ import {
 import { runtimeForEntry, type RuntimeOptions } from "./runtime";
 import { CallSyntaxError, parsePythonCalls, type PyCall } from "./call-syntax";
 import type { BfclTaskData } from "./bfcl-format";
+import { ROUND_CALLS_ERROR, ROUND_CALLS_OK, ROUND_FORMAT_ERROR, scoreBfcl, type BfclRewardMode, type TurnRecord } from "./bfcl-reward";
+import { EnvTuningTurnScorer } from "./envtuning-turn-score";
 import {
-  judgeTurns,
-  ROUND_CALLS_ERROR,
-  ROUND_CALLS_OK,
-  ROUND_FORMAT_ERROR,
-  scoreBfcl,
-  type BfclRewardMode,
-  type TurnRecord,
-} from "./bfcl-reward";
-import {
+  callsInAnswer,
   EMPTY_TURN_CALL_WARNING,
   ENVTUNING_FORMAT_INSTRUCTIONS,
   ENVTUNING_MAX_STEPS_PER_TURN,
@@ -73,6 +67,8 @@ export interface BfclEpisodeDeps {
   toolStyle: ToolPromptStyle;
   rewardMode: BfclRewardMode;
   protocol: BfclProtocol;
+  /** Whose API classes run (default: the protocol's; the ground truth must run on the same). */
+  apis?: BfclProtocol;
 }
 
 const LOOKS_LIKE_CALL = /^\s*(?:```(?:python|py)?\s*)?\[?\s*[A-Za-z_][\w.]*\s*\(/;
@@ -137,7 +133,8 @@ export function bfclSystemPrompt(task: BfclTaskData, style: ToolPromptStyle | nu
 }
 
 export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps: BfclEpisodeDeps): Episode {
-  const rt = runtimeForEntry(task, messagesOf(deps.protocol));
+  const classes = messagesOf(deps.apis ?? deps.protocol);
+  const rt = runtimeForEntry(task, classes);
   const records: { modelResults: string[]; modelState: Record<string, string> | null }[] = task.turns.map(() => ({
     modelResults: [],
     modelState: null,
@@ -150,6 +147,9 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
   let stepsInTurn = 0;
   /** EnvTuning's per-message codes (see bfcl-reward.ts): what its format and progress rewards are computed from. */
   const codes: number[] = [];
+  const scorer = new EnvTuningTurnScorer(task, classes);
+  /** Whether the policy made a call that decoded in the current user turn (EnvTuning scores a turn without one 0). */
+  let calledThisTurn = false;
 
   const userMessages = (t: number, turn: number, prefix = ""): ConversationMessage[] =>
     // The user turns are the dataset's own instructions, not a simulator's: attributed to "system".
@@ -172,20 +172,25 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
     !r.done && turn + 1 >= ctx.maxTurns ? { ...r, done: true, endReason: "max_turns" } : r;
 
   /**
-   * Closes the current user turn with its verdict as the turn reward (EnvTuning's fine-grained signal): BFCL's
-   * per-turn check, or for a turn whose ground truth is empty, 1 when the policy answered and 0 when it called.
+   * Closes the current user turn with its verdict as the turn reward (EnvTuning's fine-grained signal): EnvTuning's
+   * turn score (envtuning-turn-score.ts), or for a turn whose ground truth is empty, 1 when the policy answered and 0
+   * when it called.
    */
   const closeTurn = (turn: number, opts: { notice?: string; emptyTurnVerdict?: 0 | 1; prefix?: string } = {}): StepResult => {
     records[userTurn].modelState = rt.stateStrings();
     const verdict =
       task.groundTruth[userTurn].length === 0
         ? (opts.emptyTurnVerdict ?? 0)
-        : judgeTurns(turnRecords().slice(0, userTurn + 1))[userTurn].success
-          ? 1
-          : 0;
+        : scorer.verdict(
+            userTurn,
+            calledThisTurn,
+            rt,
+            records.flatMap((r) => r.modelResults),
+          );
     codes.push(verdict);
     userTurn += 1;
     stepsInTurn = 0;
+    calledThisTurn = false;
     const observations: ConversationMessage[] = opts.notice ? [{ role: "user", source: "environment", content: opts.notice, turn }] : [];
     if (userTurn >= task.turns.length) return { observations, turnReward: verdict, done: true, endReason: "agent_finished" };
     observations.push(...userMessages(userTurn, turn, opts.prefix));
@@ -193,6 +198,7 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
   };
 
   const execute = (calls: (Pick<PyCall, "name" | "positional" | "keywords"> & { id: string })[]) => {
+    calledThisTurn = true;
     const results = calls.map((call) => rt.execute(call).result);
     records[userTurn].modelResults.push(...results);
     const failed = results.some((r) => r.startsWith("Error during execution:"));
@@ -205,8 +211,8 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
     const emptyGroundTruth = task.groundTruth[userTurn].length === 0;
     if (parsed.kind === "error") {
       stepsInTurn += 1;
-      if (stepsInTurn > maxStepsPerTurn)
-        return closeTurn(turn, { notice: `${parsed.message} (attempt limit of ${maxStepsPerTurn} reached; next turn)` });
+      // Past the attempt limit EnvTuning moves on to the next question without showing this message's error.
+      if (stepsInTurn > maxStepsPerTurn) return closeTurn(turn);
       codes.push(ROUND_FORMAT_ERROR);
       return finish(
         {
@@ -221,8 +227,10 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
       if (parsed.kind === "answer") return closeTurn(turn, { emptyTurnVerdict: 1 });
       return closeTurn(turn, { emptyTurnVerdict: 0, prefix: EMPTY_TURN_CALL_WARNING });
     }
-    if (parsed.kind === "answer" || parsed.calls.length === 0) return closeTurn(turn);
-    const calls = parsed.calls.map((c, i) => ({ id: `t${turn}_call_${i}`, name: c.name, positional: [], keywords: c.arguments }));
+    // An answer that is a JSON call list is run like a <tool_call> (EnvTuning decodes every reply on such a turn).
+    const decoded = parsed.kind === "answer" ? callsInAnswer(parsed.text) : parsed.calls;
+    if (!decoded || decoded.length === 0) return closeTurn(turn);
+    const calls = decoded.map((c, i) => ({ id: `t${turn}_call_${i}`, name: c.name, positional: [], keywords: c.arguments }));
     const { results, failed } = execute(calls);
     stepsInTurn += 1;
     if (stepsInTurn > maxStepsPerTurn) return closeTurn(turn);

@@ -15,6 +15,7 @@ import { readdir, stat } from "node:fs/promises";
 import { jsonErrorDetail, readDataFile, readErrorDetail } from "../../data-roots";
 import path from "node:path";
 import { DatasetError } from "../types";
+import { parseJsonKeepingKeyOrder } from "../../../lib/ordered-json";
 import type { ToolSchema } from "../parse";
 import { BFCL_API_CLASSES } from "./apis";
 import { CallSyntaxError, parsePythonCalls } from "./call-syntax";
@@ -66,7 +67,8 @@ async function readJsonLines(file: string): Promise<unknown[]> {
   text.split("\n").forEach((line, i) => {
     if (line.trim() === "") return;
     try {
-      out.push(JSON.parse(line));
+      // Python's json keeps a dict's key order as written; so must the API ports (TradingBot lists its order ids).
+      out.push(parseJsonKeepingKeyOrder(line));
     } catch (e) {
       throw new DatasetError(file, `line ${i + 1}`, jsonErrorDetail(e));
     }

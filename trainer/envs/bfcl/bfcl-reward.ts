@@ -9,7 +9,8 @@
  * - format (stages 1-2): is_tool_call × (format_reward + tool_call_reward), in [0, 2], where format_reward is
  *   the share of rounds without a format error, tool_call_reward the share of call rounds without an error, and
  *   is_tool_call whether any call round happened (a policy that never calls scores 0);
- * - progress (stage 3): the mean of the turn verdicts.
+ * - progress (stage 3): the mean of the turn verdicts, each as EnvTuning's score calculator gives it when the turn
+ *   closes (envtuning-turn-score.ts: a turn without a call scores 0 and its ground truth is skipped too).
  * BFCL's own verdicts are reported beside them: state (after the last turn every involved class's public state
  * equals the ground truth's), response (each turn's ground-truth results appear among the model's results so
  * far), turn_success (both, and at least one call where the ground truth has calls), and bfcl_valid: every turn

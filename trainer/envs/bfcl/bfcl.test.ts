@@ -118,7 +118,10 @@ test("malformed calls are format errors; tool errors are observations, not forma
   assert.equal(err.observations[0].source, "tool");
   assert.match(err.observations[0].content, /No such file or directory/);
   const typo = await ep.step("[touch(name='x')]", 2);
-  assert.match(typo.observations[0].content, /^Error during execution: touch\(\) got an unexpected keyword argument 'name'/);
+  assert.match(
+    typo.observations[0].content,
+    /^Error during execution: GorillaFileSystem.touch\(\) got an unexpected keyword argument 'name'/,
+  );
   const ev = await ep.evaluate("max_turns");
   assert.ok(Math.abs(ev.components.format_reward - 2 / 3) < 1e-9, "one of three messages was malformed");
   // EnvTuning counts only "Error during execution" as a failed call (cd's error is a result): codes -3, -1, -2.
@@ -332,4 +335,18 @@ test("EnvTuning: a turn whose ground truth is empty is passed by answering and f
     const ev = await ep.evaluate("max_turns");
     assert.match(ev.reasoning, /turn 1: no ground-truth calls \(not state-checked\)/);
   }
+});
+
+test('protocol "envtuning" runs EnvTuning\'s fork of the API classes; apis "bfcl" keeps BFCL v4\'s under it', async () => {
+  const answer = async (options: Record<string, unknown>) => {
+    const env = createBfclEnvironment({ protocol: "envtuning", ...options });
+    const task = (await env.loadTasks!(BFCL_DIR)).find((t) => t.data.involvedClasses.includes("GorillaFileSystem"))!;
+    const ep = env.createEpisode(task, ctx());
+    await ep.reset();
+    const call = [{ name: "echo", arguments: { content: "x", file_name: "brand_new.txt" } }];
+    return (await ep.step(`<think>t</think><tool_call>${JSON.stringify(call)}</tool_call>`, 0)).observations[0].content;
+  };
+  // The fork's echo creates a missing file; BFCL v4's refuses (tests/fixtures/parity/bfcl-nongold.json: call by call).
+  assert.match(await answer({}), /Execution results:\["None"\]/);
+  assert.match(await answer({ apis: "bfcl" }), /echo: cannot write to 'brand_new.txt': No such file/);
 });

@@ -7,15 +7,18 @@
 import { pythonJsonDumps } from "../../../lib/python-json";
 
 export type EnvTuningResponse =
-  | { kind: "answer"; text: string }
-  | { kind: "tool_call"; calls: { name: string; arguments: Record<string, unknown> }[] }
-  | { kind: "error"; message: string };
+  { kind: "answer"; text: string } | { kind: "tool_call"; calls: EnvTuningCall[] } | { kind: "error"; message: string };
 
 const pairs = (text: string, tag: string): string[] =>
   [...text.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))].map((m) => m[1]);
 
+export interface EnvTuningCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
 /** EnvTuning's `parse_tool_calls`: a JSON list (or one object) of {name, arguments}; unusable entries are skipped. */
-function callsOf(json: unknown): { name: string; arguments: Record<string, unknown> }[] {
+function callsOf(json: unknown): EnvTuningCall[] {
   const list = Array.isArray(json) ? json : [json];
   return list.flatMap((c) => {
     if (typeof c !== "object" || c === null || Array.isArray(c)) return [];
@@ -24,6 +27,49 @@ function callsOf(json: unknown): { name: string; arguments: Record<string, unkno
     const keywords = typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
     return [{ name: name.trim(), arguments: keywords }];
   });
+}
+
+/** Python's reserved words: a call or argument named so is a syntax error to Python's ast. */
+const PY_KEYWORDS = new Set(
+  "False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield".split(
+    " ",
+  ),
+);
+const identifier = (s: string) => /^[A-Za-z_]\w*$/.test(s) && !PY_KEYWORDS.has(s);
+
+/**
+ * Whether EnvTuning's `parse_nested_value` fails on an argument: it renders a dict whose values are all dicts as a
+ * call named by its first key, so an empty dict (all of its no values are dicts) has no first key to name.
+ */
+function failsToRender(v: unknown): boolean {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  const values = Object.values(v);
+  if (values.length === 0) return true;
+  const allDicts = values.every((x) => x !== null && typeof x === "object" && !Array.isArray(x));
+  return allDicts ? Object.values(values[0] as object).some(failsToRender) : values.some(failsToRender);
+}
+
+/**
+ * The calls EnvTuning executes from a message's JSON (`parse_tool_calls`, then `default_decode_execute_prompting`,
+ * which writes them as Python and reads them back with Python's ast), or null when that round trip fails — no call,
+ * a name or argument that is not a Python identifier (`my-func`), an empty dict argument — which ends the turn.
+ */
+export function decodeEnvTuningCalls(json: unknown): EnvTuningCall[] | null {
+  const calls = callsOf(json);
+  if (calls.length === 0) return null;
+  const readable = calls.every(
+    (c) => c.name.split(".").every(identifier) && Object.entries(c.arguments).every(([k, v]) => identifier(k) && !failsToRender(v)),
+  );
+  return readable ? calls : null;
+}
+
+/** An `<answer>` that is itself a JSON call list: EnvTuning executes it like a `<tool_call>` (on a turn with calls due). */
+export function callsInAnswer(text: string): EnvTuningCall[] | null {
+  try {
+    return decodeEnvTuningCalls(JSON.parse(text));
+  } catch {
+    return null;
+  }
 }
 
 export function parseEnvTuningResponse(response: string): EnvTuningResponse {
@@ -44,7 +90,8 @@ export function parseEnvTuningResponse(response: string): EnvTuningResponse {
   if (outside.trim() !== "") return { kind: "error", message: "Error: Response must not contain text outside the required XML tags" };
   if (answer.length) return { kind: "answer", text: answer[0].trim() };
   try {
-    return { kind: "tool_call", calls: callsOf(JSON.parse(tool[0].trim())) };
+    // A message whose calls Python cannot read back has no calls: the turn ends (`should_continue` false).
+    return { kind: "tool_call", calls: decodeEnvTuningCalls(JSON.parse(tool[0].trim())) ?? [] };
   } catch (e) {
     // Python's JSONDecodeError text differs from JavaScript's; the prefix is EnvTuning's.
     return { kind: "error", message: `Error: Invalid JSON inside <tool_call>: ${e instanceof Error ? e.message : String(e)}` };

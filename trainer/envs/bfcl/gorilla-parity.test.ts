@@ -6,51 +6,35 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatasetError } from "../types";
-import { sharedData } from "../../../tests/fixtures/shared-data";
-import { loadBfclDataset, type BfclTaskData } from "./bfcl-format";
+import { loadBfclDataset } from "./bfcl-format";
+import {
+  REPO,
+  gorillaDataDir,
+  loadBfclParityTasks,
+  sameButIntFloats,
+  sameText,
+  shownText,
+  type FixtureText,
+} from "./testing/parity-fixtures";
 import { runGroundTruth } from "./bfcl-episode";
 import { checkMultiTurn } from "./multi-turn-checker";
 
-type Text = string | { sha256: string; sha256_int_floats: string; head: string };
 interface Fixture {
   entries: {
     id: string;
-    results: Text[][];
+    results: FixtureText[][];
     verdicts: { op: string; turn?: number; valid: boolean; error_type: string | null }[];
-    reveal?: Record<string, Text>;
+    reveal?: Record<string, FixtureText>;
   }[];
 }
 
-const REPO = path.resolve(import.meta.dirname, "../../..");
 const fixture = JSON.parse(readFileSync(path.join(REPO, "tests/fixtures/parity/bfcl-gorilla.json"), "utf8")) as Fixture;
 const byId = new Map(fixture.entries.map((e) => [e.id, e]));
-const base = sharedData("data/bfcl");
-// gorilla's full data folder when given; else the 40-entry samples of miss_param, miss_func and long_context.
-const gorillaData = process.env.BFCL_GORILLA_DATA ?? path.join(REPO, "tests/fixtures/bfcl-gorilla");
-
-async function loadAll(): Promise<BfclTaskData[]> {
-  const files = [
-    path.join(base.dir, "BFCL_v4_multi_turn_base.json"),
-    path.join(gorillaData, "BFCL_v4_multi_turn_miss_param.json"),
-    path.join(gorillaData, "BFCL_v4_multi_turn_miss_func.json"),
-    path.join(gorillaData, "BFCL_v4_multi_turn_long_context.json"),
-  ];
-  return (await Promise.all(files.map((f) => loadBfclDataset(f)))).flatMap((i) => i.entries);
-}
-
-const sha = (text: string) => createHash("sha256").update(text).digest("hex");
-const same = (got: string, want: Text) => (typeof want === "string" ? got === want : sha(got) === want.sha256);
-/** Integral floats printed as integers (35.0 → 35): the one way results may differ here, where Python's float/int
- *  distinction is not tracked through the API ports. */
-const intFloats = (text: string) => text.replace(/(?<![\w.])(-?\d+)\.0(?!\d)/g, "$1");
-const sameButFloats = (got: string, want: Text) =>
-  typeof want === "string" ? intFloats(got) === intFloats(want) : sha(intFloats(got)) === want.sha256_int_floats;
-const shown = (want: Text) => (typeof want === "string" ? want : `${want.head}… (sha256 ${want.sha256.slice(0, 12)})`);
+const gorillaData = gorillaDataDir();
 
 /** The model output a fixture verdict was computed on (see `apply` in the fixture script). */
 function modelOutput(gt: string[][], op: { op: string; turn?: number }): string[][][] {
@@ -65,7 +49,7 @@ function modelOutput(gt: string[][], op: { op: string; turn?: number }): string[
 }
 
 test("every ground-truth call gives gorilla's result (byte for byte, or differing only in 35 vs 35.0), in base, miss_param, miss_func and long_context", async () => {
-  const tasks = await loadAll();
+  const tasks = await loadBfclParityTasks();
   assert.ok(tasks.length >= 150, `${tasks.length} entries`);
   const differing: string[] = [];
   let compared = 0;
@@ -77,9 +61,9 @@ test("every ground-truth call gives gorilla's result (byte for byte, or differin
     got.forEach((turn, t) =>
       turn.forEach((r, i) => {
         compared++;
-        if (same(r, want.results[t][i])) exact++;
-        else if (!sameButFloats(r, want.results[t][i]))
-          differing.push(`${task.entryId} turn ${t} call ${i}: gorilla ${shown(want.results[t][i])} | here ${r.slice(0, 160)}`);
+        if (sameText(r, want.results[t][i])) exact++;
+        else if (!sameButIntFloats(r, want.results[t][i]))
+          differing.push(`${task.entryId} turn ${t} call ${i}: gorilla ${shownText(want.results[t][i])} | here ${r.slice(0, 160)}`);
       }),
     );
   }
@@ -91,7 +75,7 @@ test("every ground-truth call gives gorilla's result (byte for byte, or differin
 });
 
 test("the multi-turn checker agrees with gorilla's on outputs near the ground truth (turns without ground truth not checked)", async () => {
-  const tasks = await loadAll();
+  const tasks = await loadBfclParityTasks();
   const disagreements: string[] = [];
   let checked = 0;
   for (const task of tasks) {
@@ -110,7 +94,7 @@ test("the multi-turn checker agrees with gorilla's on outputs near the ground tr
 });
 
 test("miss_func: held-back functions are left out of the tool list and revealed at gorilla's turn with gorilla's message", async () => {
-  const tasks = (await loadAll()).filter((t) => t.category === "multi_turn_miss_func");
+  const tasks = (await loadBfclParityTasks()).filter((t) => t.category === "multi_turn_miss_func");
   assert.ok(tasks.length >= 40);
   for (const task of tasks) {
     const reveal = byId.get(task.entryId)!.reveal!;
@@ -122,13 +106,13 @@ test("miss_func: held-back functions are left out of the tool list and revealed 
         `${task.entryId}: ${held.map((h) => h.name)} hidden before turn ${turn}`,
       );
       const message = task.turns[Number(turn)].map((m) => m.content).join("\n");
-      assert.ok(same(message, want), `${task.entryId} turn ${turn}: gorilla ${shown(want)} | here ${message.slice(0, 160)}`);
+      assert.ok(sameText(message, want), `${task.entryId} turn ${turn}: gorilla ${shownText(want)} | here ${message.slice(0, 160)}`);
     }
   }
 });
 
 test("long_context: the API state carries gorilla's extensions, so answers are long and the state check sees them", async () => {
-  const tasks = (await loadAll()).filter((t) => t.category === "multi_turn_long_context");
+  const tasks = (await loadBfclParityTasks()).filter((t) => t.category === "multi_turn_long_context");
   assert.ok(tasks.length >= 40);
   const longest = Math.max(
     ...tasks.flatMap((t) =>

@@ -51,11 +51,12 @@ export function createBfclEnvironment(config: BfclEnvironmentOptions | Record<st
     );
   }
   const { rewardMode, toolStyle, protocol } = parsed.data;
+  const apis = parsed.data.apis ?? protocol;
   const builtin = builtinTasks();
   const gtCache = new Map<string, GroundTruthRun>();
   const groundTruthOf = (task: Task<BfclTaskData>): GroundTruthRun => {
     let gt = gtCache.get(task.id);
-    if (!gt) gtCache.set(task.id, (gt = runGroundTruth(task.data, messagesOf(protocol))));
+    if (!gt) gtCache.set(task.id, (gt = runGroundTruth(task.data, messagesOf(apis))));
     return gt;
   };
   return {
@@ -77,6 +78,7 @@ export function createBfclEnvironment(config: BfclEnvironmentOptions | Record<st
         rewardMode,
         toolStyle,
         protocol,
+        apis,
         groundTruth: () => groundTruthOf(task),
       });
     },

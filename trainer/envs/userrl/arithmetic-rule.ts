@@ -3,20 +3,15 @@
  * + - * / %, parentheses, unary minus and min/max/abs. UserRL evaluates its rules with Python eval; a parser of our
  * own keeps task files from ever executing code.
  */
-import { evalPythonArithmetic, PythonEvalError } from "../../../lib/python-arithmetic";
+import { evalPythonArithmetic, PythonEvalError, type PyNum } from "../../../lib/python-arithmetic";
 
 type Vars = { a: number; b: number; c: number; d: number };
 
-/** The rule's value as Python computes it (exact integers, true division), with the inputs substituted. */
-function pythonRuleValue(rule: string, vars: Vars): number {
-  const text = rule.replace(/[abcd]/g, (name) => `(${vars[name as keyof Vars]})`);
-  try {
-    const value = evalPythonArithmetic(text);
-    return typeof value === "bigint" ? Number(value) : value;
-  } catch (e) {
-    if (e instanceof PythonEvalError) throw new RangeError(e.message);
-    throw e;
-  }
+/** Python's `%` on floats: the result takes the divisor's sign. */
+function pythonMod(x: number, y: number): number {
+  if (y === 0) throw new RangeError("float modulo");
+  const r = x % y;
+  return r !== 0 && r < 0 !== y < 0 ? r + y : r;
 }
 type Node = (v: Vars) => number;
 
@@ -83,7 +78,7 @@ export function compileRule(src: string): Node {
       const op = tokens[i++];
       const l = left;
       const r = factor();
-      left = op === "*" ? (v) => l(v) * r(v) : op === "/" ? (v) => l(v) / r(v) : (v) => l(v) % r(v);
+      left = op === "*" ? (v) => l(v) * r(v) : op === "/" ? (v) => l(v) / r(v) : (v) => pythonMod(l(v), r(v));
     }
     return left;
   }
@@ -105,10 +100,30 @@ export function compileRule(src: string): Node {
 /** Rules UserRL writes: only a, b, c, d, numbers and + - * / ** ( ) — evaluated exactly as Python's eval would. */
 const PYTHON_ARITHMETIC_RULE = /^[abcd\d\s.+\-*/()]+$/;
 
-/** Applies a rule to four numbers; throws on a non-finite result (e.g. division by zero). */
-export function applyRule(rule: string, [a, b, c, d]: number[]): number {
+/**
+ * The rule's value on four inputs as UserRL's `eval` gives it: Python arithmetic on the inputs as given — ints
+ * (bigint) keep Python's exact integer arithmetic, floats its float arithmetic (UserRL parses probes as floats). The
+ * rules of this project's own task files (min, max, abs, %) are evaluated on floats. Throws RangeError with Python's
+ * message where Python raises (division by zero, overflow).
+ */
+export function ruleValue(rule: string, inputs: readonly PyNum[]): PyNum {
   compileRule(rule); // the syntax check, with this module's messages
-  const value = PYTHON_ARITHMETIC_RULE.test(rule) ? pythonRuleValue(rule, { a, b, c, d }) : compileRule(rule)({ a, b, c, d });
+  const [a, b, c, d] = inputs;
+  if (!PYTHON_ARITHMETIC_RULE.test(rule)) return compileRule(rule)({ a: Number(a), b: Number(b), c: Number(c), d: Number(d) });
+  try {
+    return evalPythonArithmetic(rule, { a, b, c, d });
+  } catch (e) {
+    if (e instanceof PythonEvalError) throw new RangeError(e.message);
+    throw e;
+  }
+}
+
+/** Integers as Python ints (a task file's test case), other numbers as floats. */
+export const asPythonNumbers = (xs: readonly number[]): PyNum[] => xs.map((x) => (Number.isSafeInteger(x) ? BigInt(x) : x));
+
+/** Applies a rule to four numbers; throws on a non-finite result (e.g. division by zero). */
+export function applyRule(rule: string, numbers: number[]): number {
+  const value = Number(ruleValue(rule, asPythonNumbers(numbers)));
   if (!Number.isFinite(value)) throw new RangeError("the result is not a finite number (division by zero?)");
   return Math.round(value * 1e4) / 1e4;
 }

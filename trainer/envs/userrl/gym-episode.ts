@@ -59,8 +59,18 @@ export interface GymRules<TData, TState> {
   /** The first user-side message: the game's opening line. */
   opening(data: TData): string;
   kinds: readonly GymActionKind[];
-  /** Whether the step penalty is subtracted once per turn (TravelGym) rather than × the step count (the others). */
-  flatStepPenalty?: boolean;
+  /**
+   * How this gym's UserRL code takes the step penalty off a turn reward: "per-step" penalty × the step count
+   * (TelepathyGym, TurtleGym, FunctionGym, SearchGym), "once" the penalty itself on every turn (IntentionGym,
+   * PersuadeGym, TravelGym).
+   */
+  stepPenalty: "per-step" | "once";
+  /** [finish] ends with reward 0, penalty-free (IntentionGym, TravelGym); the other gyms score it like any step. */
+  finishUnpenalized?: boolean;
+  /** The gym's normalize_rewards default in UserRL: true clips turn rewards to [0, 1]; Function, Search, Travel and Tau do not. */
+  normalizeRewards: boolean;
+  /** What [finish] is answered with (default "Episode finished."). */
+  finishFeedback?(state: TState, data: TData): string;
   /** The episode's starting state; `seed` (the episode's) drives any randomness of the user side. */
   initState(data: TData, seed?: number): TState;
   onAction(kind: GymActionKind, content: string, state: TState, data: TData, io: GymIo): Promise<GymTurnOutcome>;
@@ -81,11 +91,11 @@ export interface GymRules<TData, TState> {
 
 export interface GymOptions {
   /**
-   * UserRL's step_penalty (0 by default, as in its configs): turn k (1-based) loses penalty × k, so later turns cost
-   * more, and — with `normalizeRewards`, UserRL's default — the turn reward is then clipped to [0, 1].
+   * UserRL's step_penalty (0 by default, as in its configs), taken off every turn reward as the gym's own code takes
+   * it (GymRules.stepPenalty), before `normalizeRewards` clips.
    */
   stepPenalty?: number;
-  /** UserRL's normalize_rewards: clip each turn reward to [0, 1] after the penalty (default true). */
+  /** UserRL's normalize_rewards: clip each turn reward to [0, 1] after the penalty (default: the gym's, GymRules). */
   normalizeRewards?: boolean;
 }
 
@@ -106,11 +116,11 @@ export function createGymEpisode<TData, TState>(
   options: GymOptions = {},
 ): Episode {
   const state = rules.initState(task.data, ctx.seed);
-  const penaltyPerStep = options.stepPenalty ?? 0;
-  const normalize = options.normalizeRewards ?? true;
-  /** The turn reward as UserRL's gym computes it: raw − penalty × step_count, then clipped to [0, 1] if normalising. */
+  const penalty = options.stepPenalty ?? 0;
+  const normalize = options.normalizeRewards ?? rules.normalizeRewards;
+  /** The turn reward as the gym's UserRL code computes it: raw − its step penalty, then clipped to [0, 1] if normalising. */
   const shaped = (raw: number, turn: number) => {
-    const r = raw - penaltyPerStep * (rules.flatStepPenalty ? 1 : turn + 1);
+    const r = raw - (rules.stepPenalty === "once" ? penalty : penalty * (turn + 1));
     return normalize ? Math.max(0, Math.min(1, r)) : r;
   };
 
@@ -148,8 +158,10 @@ export function createGymEpisode<TData, TState>(
       }
       const a = parsed.action;
       if (a.kind === "finish") {
-        const obs: ConversationMessage = { role: "user", source: "environment", content: "Episode finished.", turn };
-        return { observations: [obs], turnReward: shaped(0, turn), done: true, endReason: "agent_finished" };
+        const content = rules.finishFeedback?.(state, task.data) ?? "Episode finished.";
+        const obs: ConversationMessage = { role: "user", source: "environment", content, turn };
+        const turnReward = rules.finishUnpenalized ? 0 : shaped(0, turn);
+        return { observations: [obs], turnReward, done: true, endReason: "agent_finished" };
       }
       const kind = a.kind === "action" || a.kind === "answer" || a.kind === "search" ? a.kind : null;
       if (kind === null || !rules.kinds.includes(kind)) {

@@ -52,6 +52,9 @@ function readCovered(text: string, remaining: number[]): number[] {
 
 export const intentionRules: GymRules<IntentionTask, IntentionState> = {
   kinds: ["action"],
+  stepPenalty: "once",
+  finishUnpenalized: true,
+  normalizeRewards: true,
   // One question per detail, most important first, then [finish].
   solution: (t) => [
     ...[...t.details].sort((a, b) => b.importance - a.importance).map((d) => `[action] Could you tell me more about the ${d.keywords[0]}?`),

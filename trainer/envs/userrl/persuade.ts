@@ -104,6 +104,8 @@ function persuadeePrompt(task: PersuadeTask, state: PersuadeState, argument: str
 
 export const persuadeRules: GymRules<PersuadeTask, PersuadeState> = {
   kinds: ["action", "answer"],
+  stepPenalty: "once",
+  normalizeRewards: true,
   // One argument per counterpoint, in order.
   solution: (t) => t.counterpoints.map((c) => `[action] ${c.rebuttal ?? `Consider the ${c.keywords[0]}: it points the other way.`}`),
   instructions: () =>

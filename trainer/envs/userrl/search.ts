@@ -59,6 +59,8 @@ function readJudgement(text: string): "Yes" | "No" | null {
 
 export const searchRules: GymRules<SearchTask, SearchState> = {
   kinds: ["search", "answer"],
+  stepPenalty: "per-step",
+  normalizeRewards: false,
   // Search with the first document's words, then answer.
   solution: (t) => [...(t.documents[0] ? [`[search] ${t.documents[0].keywords.join(" ")}`] : []), `[answer] ${t.answer}`],
   instructions: () =>

@@ -3,12 +3,13 @@
  * the builtin files in tasks/ use the same format, so a user's own file is a copy with their content. UserRL's
  * own data files are accepted too (userrl-data.ts).
  */
-import { jsonErrorDetail, readDataFile, readErrorDetail } from "../../data-roots";
+import { jsonErrorDetail, readDataBytes, readErrorDetail } from "../../data-roots";
 import { z } from "zod";
 import { DatasetError, type Task } from "../types";
 import path from "node:path";
 import { compileRule, applyRule } from "./arithmetic-rule";
 import { fromUserRlFile, isUserRlFile } from "./userrl-data";
+import { isParquetFile, readUserRlParquet } from "./userrl-parquet";
 import { OPTION_ID, OPTION_INITIAL, TRAVEL_ASPECTS } from "./travel-aspects";
 
 const keywords = z.array(z.string().min(1)).min(1);
@@ -137,8 +138,10 @@ export function parseGymTasks<G extends GymName>(gym: G, raw: unknown, file: str
 export async function loadGymTasks<G extends GymName>(gym: G, file: string): Promise<Task<GymData<G>>[]> {
   let raw: unknown;
   try {
-    raw = JSON.parse(await readDataFile(file));
+    const bytes = await readDataBytes(file);
+    raw = isParquetFile(file) ? await readUserRlParquet(gym, file, bytes) : JSON.parse(bytes.toString("utf8"));
   } catch (e) {
+    if (e instanceof DatasetError) throw e;
     throw new DatasetError(file, null, e instanceof SyntaxError ? jsonErrorDetail(e) : readErrorDetail(e));
   }
   // UserRL's own files (see userrl-data.ts) are read as its gyms read them; *_test files hold the test split.

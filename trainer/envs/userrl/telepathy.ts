@@ -1,8 +1,9 @@
 /**
  * Telepathy gym (UserRL TelepathyGym): the user thinks of an entity; the agent asks yes/no questions with
  * `[action]` and guesses with `[answer]`. Turn reward = improvement of the best guess score (so only the first
- * correct guess earns 1), matching UserRL. The user is an LLM role; offline it answers from the facts listed in
- * the task (the fact whose keywords best match the question; "Maybe" when none does).
+ * correct guess earns 1), matching UserRL; every guess is judged by the judge role, whose verdict decides. The user is
+ * an LLM role; offline it answers from the facts listed in the task (the fact whose keywords best match the question;
+ * "Maybe" when none does) and the offline judge accepts the entity's name or an alias.
  */
 import type { GymRules } from "./gym-episode";
 import { bestKeywordMatch, mentionsKeyword, readVerdict } from "./keyword-match";
@@ -50,6 +51,8 @@ export function isCorrectGuess(task: TelepathyTask, guess: string): boolean {
 
 export const telepathyRules: GymRules<TelepathyTask, TelepathyState> = {
   kinds: ["action", "answer"],
+  stepPenalty: "per-step",
+  normalizeRewards: true,
   // One informative question, then the answer.
   solution: (t) => [`[action] Is it related to ${t.facts[0].keywords[0]}?`, `[answer] ${t.entity}`],
   instructions: () =>
@@ -76,26 +79,23 @@ export const telepathyRules: GymRules<TelepathyTask, TelepathyState> = {
       });
       return { feedback: readVerdict(res.text, YNM, "Maybe"), source: "user_simulator", turnReward: 0, llmCallIds: [res.callId] };
     }
-    let correct = isCorrectGuess(task, content);
-    const llmCallIds: string[] = [];
-    if (!correct) {
-      // Synonyms a list of aliases cannot foresee are left to the judge (offline: strict alias match says no).
-      const res = await io.llm.chat({
-        role: "judge",
-        turn: io.turn,
-        responseFormat: "json",
-        messages: [
-          {
-            role: "system",
-            content: 'Decide whether a guess names the target exactly or by a clear synonym. Reply with JSON {"judgment": "Yes" | "No"}.',
-          },
-          { role: "user", content: `Target: ${task.entity}\nGuess: ${content}` },
-        ],
-        offline: () => JSON.stringify({ judgment: "No" }),
-      });
-      llmCallIds.push(res.callId);
-      correct = readVerdict(res.text, ["Yes", "No"] as const, "No") === "Yes";
-    }
+    // Every guess goes to the judge, as in TelepathyGym: its verdict decides, even on a guess that spells the name
+    // (offline, the judge is the name-and-alias match).
+    const res = await io.llm.chat({
+      role: "judge",
+      turn: io.turn,
+      responseFormat: "json",
+      messages: [
+        {
+          role: "system",
+          content: 'Decide whether a guess names the target exactly or by a clear synonym. Reply with JSON {"judgment": "Yes" | "No"}.',
+        },
+        { role: "user", content: `Target: ${task.description ?? task.entity}\nGuess: ${content}` },
+      ],
+      offline: () => JSON.stringify({ judgment: isCorrectGuess(task, content) ? "Yes" : "No" }),
+    });
+    const llmCallIds = [res.callId];
+    const correct = readVerdict(res.text, ["Yes", "No"] as const, "No") === "Yes";
     const score = correct ? 1 : 0;
     const gain = Math.max(0, score - state.best);
     state.best = Math.max(state.best, score);

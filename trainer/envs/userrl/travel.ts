@@ -403,7 +403,9 @@ export function travelRules(opts: TravelOptions): GymRules<TravelTask, TravelSta
   return {
     kinds: ["action", "search", "answer"],
     // TravelGym subtracts its step penalty once per turn (its other gyms: penalty × step count).
-    flatStepPenalty: true,
+    stepPenalty: "once",
+    finishUnpenalized: true,
+    normalizeRewards: false,
     // Per aspect: search it with its arguments, ask about each preference, recommend the best option.
     solution: (t) =>
       t.aspects.flatMap((a) => [

@@ -55,6 +55,8 @@ function readGrades(text: string, n: number): number[] | null {
 
 export const turtleRules: GymRules<TurtleTask, TurtleState> = {
   kinds: ["action", "answer"],
+  stepPenalty: "per-step",
+  normalizeRewards: true,
   solution: (t) => [`[action] Does it involve ${t.facts[0].keywords[0]}?`, `[answer] ${t.bottom}`],
   instructions: () =>
     "We are playing a lateral-thinking puzzle. You are told a strange situation; find the hidden story behind it. " +
@@ -99,11 +101,14 @@ export const turtleRules: GymRules<TurtleTask, TurtleState> = {
       offline: () => JSON.stringify({ scores: offlineTurtleGrades(task, content) }),
     });
     const grades = readGrades(res.text, task.criteria.length) ?? task.criteria.map(() => 0);
-    const score = grades.reduce((s, g, i) => s + g * task.criteria[i].weight, 0);
+    // TurtleGym's sum, in its order (weight × grade, criterion by criterion), and its gain: unrounded.
+    const score = grades.reduce((s, g, i) => s + task.criteria[i].weight * g, 0);
     const gain = Math.max(0, score - state.best);
     state.best = Math.max(state.best, score);
     const covered = task.criteria.filter((_, i) => grades[i] === 1).map((c) => `- ${c.statement}`);
-    const solved = score >= 0.999;
+    // UserRL trains TurtleGym with success_threshold 1.0 on that float sum: weights such as 0.4 + 0.3 + 0.2 + 0.1
+    // add up to 0.9999999999999999, so (as there) a fully right answer does not end those stories.
+    const solved = score >= 1;
     const feedback = solved
       ? "That's exactly what happened. Well done!"
       : covered.length > 0
@@ -112,7 +117,7 @@ export const turtleRules: GymRules<TurtleTask, TurtleState> = {
     return {
       feedback,
       source: "user_simulator",
-      turnReward: Math.round(gain * 1000) / 1000,
+      turnReward: gain,
       done: solved,
       endReason: "agent_finished",
       llmCallIds: [res.callId],

@@ -72,14 +72,41 @@ test("TelepathyGym's file: the entity is guessed by its title; the offline user 
   assert.equal(win.turnReward, 1);
 });
 
-test("TurtleGym's file: surface and bottom as UserRL curated them; explaining the bottom solves the story", async () => {
+test("TurtleGym's file: surface, bottom and the story's own weighted evaluation criteria; covering them all earns 1", async () => {
   const env = createUserRlEnvironment("turtle");
-  const tasks = await env.loadTasks!(path.join(SAMPLES, "all_stories_refined.json"));
+  const file = path.join(SAMPLES, "all_stories_refined.json");
+  const tasks = await env.loadTasks!(file);
   assert.equal(tasks.length, 6);
   const t = tasks[0];
   assert.match(t.data.surface, /daughter asked me where her sister went/);
+  const raw = JSON.parse(await readFile(file, "utf8")) as Record<string, { evaluation: { statement: string; score: number }[] }>;
+  assert.deepEqual(
+    t.data.criteria.map((c) => [c.statement, c.weight]),
+    raw["5"].evaluation.map((c) => [c.statement, c.score]),
+  );
   const ep = env.createEpisode(t, { seed: 1, llm, maxTurns: 5 });
   await ep.reset();
-  const solved = await ep.step(`[answer] ${t.data.bottom}`, 0);
-  assert.ok(Math.abs((solved.turnReward ?? 0) - 1) < 1e-9, `telling the whole bottom earns 1 (got ${solved.turnReward})`);
+  const solved = await ep.step(`[answer] ${t.data.criteria.map((c) => c.statement).join(" ")}`, 0);
+  assert.ok(Math.abs((solved.turnReward ?? 0) - 1) < 1e-9, `an answer telling every point earns 1 (got ${solved.turnReward})`);
+});
+
+test("PersuadeGym's statements import from UserRL's persuasion parquet files (42 test + 378 train = 420 with USERRL_DATA)", async () => {
+  const env = createUserRlEnvironment("persuade");
+  const sample = await env.loadTasks!(path.join(SAMPLES, "persuasion_multiturn_test.parquet"));
+  assert.equal(sample.length, 42);
+  assert.ok(sample.every((t) => t.split === "test"));
+  const first = sample.find((t) => t.id === "YV3MRNMKH6MV")!;
+  assert.equal(first.data.claim, "Anti-aging therapies should be made available even if expensive");
+  assert.match(first.data.argument, /^While anti-aging therapies would likely be expensive/);
+  const full = process.env.USERRL_DATA ? path.join(process.env.USERRL_DATA, "../data/persuasion_multiturn") : null;
+  if (full && existsSync(full)) {
+    const all = [...(await env.loadTasks!(path.join(full, "test.parquet"))), ...(await env.loadTasks!(path.join(full, "train.parquet")))];
+    assert.equal(all.length, 420);
+    assert.equal(new Set(all.map((t) => t.id)).size, 420);
+  }
+  // Another gym's rows, or a gym whose rows lack its records, are refused by name.
+  await assert.rejects(
+    createUserRlEnvironment("turtle").loadTasks!(path.join(SAMPLES, "persuasion_multiturn_test.parquet")),
+    (e: unknown) => e instanceof DatasetError && /parquet files are read for persuade only/.test(e.message),
+  );
 });

@@ -6,12 +6,14 @@
  *   inquiry, options}]}];
  * - TelepathyGym `all_entities_refined.json`: [{id, title, description, goal, target_entity, category}];
  * - PersuadeGym `all_statements_refined.json`: [{id, claim, argument}] (the fields its statement loader and
- *   environment read; the file itself is not in the stored snapshot of UserRL, so the fixture is written in that
- *   shape) — each sentence of the argument is a counterpoint the offline user can be moved on;
+ *   environment read; that file is empty in UserRL's snapshot, whose 420 statements live in its persuasion parquet
+ *   files, read by userrl-parquet.ts) — each sentence of the argument is a counterpoint the offline user can be
+ *   moved on;
  * - SearchGym `questions.json`: [{id, question, answer}] (Bamboogle); no documents, so offline searches find
  *   nothing (an LLM tool simulator plays the engine);
- * - TurtleGym `all_stories_refined.json`: {id: {new_title, new_surface, new_bottom, judgment, …}} (stories whose
- *   judgment is not "Yes" are left out, as UserRL's curation does);
+ * - TurtleGym `all_stories_refined.json`: {id: {new_title, new_surface, new_bottom, judgment, evaluation, …}} (stories
+ *   whose judgment is not "Yes" are left out, as UserRL's curation does); an answer is graded on the story's own
+ *   `evaluation` criteria, each statement weighted by its `score`, as TurtleGym grades it;
  * - TravelGym `travelgym_data_*.json`: see travel-data.ts.
  * UserRL's users are LLMs that read the whole record; the offline user here answers from keywords, so those are
  * derived from the record's text (the entity description, the story's bottom, a detail's description and options).
@@ -133,22 +135,22 @@ function turtleTask(id: string, r: Raw, file: string): Raw | null {
   const surface = str(r.new_surface);
   const bottom = str(r.new_bottom);
   if (!surface || !bottom) throw new DatasetError(file, id, "a story needs new_surface and new_bottom");
-  const sentences = bottom
-    .split(/(?<=[.!?])\s+/)
-    .filter((s) => contentWords(s, 3).length > 0)
-    .slice(0, 4);
-  const weight = 1 / sentences.length;
+  const evaluation = Array.isArray(r.evaluation) ? r.evaluation : [];
+  if (evaluation.length === 0) throw new DatasetError(file, id, "a story needs its evaluation criteria ([{statement, score}])");
   return {
     id: `turtle-${id}`,
     surface,
     bottom,
     facts: contentWords(bottom, 16).map((w) => ({ keywords: [w], answer: "yes" })),
-    // Each sentence of the bottom is a criterion; the last weight absorbs rounding so they sum to 1.
-    criteria: sentences.map((s, i) => ({
-      statement: s,
-      weight: i === sentences.length - 1 ? 1 - weight * (sentences.length - 1) : weight,
-      keywords: contentWords(s, 3).map((w) => [w]),
-    })),
+    // UserRL's own criteria: each statement with its weight (`score`); the offline judge looks for its words.
+    criteria: evaluation.map((c: unknown, i) => {
+      const statement = isRecord(c) ? str(c.statement) : "";
+      const weight = isRecord(c) ? c.score : undefined;
+      if (!statement || typeof weight !== "number")
+        throw new DatasetError(file, id, `evaluation.${i} needs a statement and a numeric score (its weight)`);
+      const words = contentWords(statement, 3);
+      return { statement, weight, keywords: (words.length ? words : [statement.toLowerCase()]).map((w) => [w]) };
+    }),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Environment, LlmChat, Task } from "../types";
 import { DatasetError } from "../types";
 import { createUserRlEnvironment, USERRL_GYMS, type GymData } from "./index";
 import { applyRule } from "./arithmetic-rule";
+import { createTauGymEnvironment } from "./tau";
 
 const llm: LlmChat = {
   async chat(req) {
@@ -98,7 +99,7 @@ test("Function: probing, [search] test and the right answer solve it, determinis
   }
   const t = env.builtinTasks()[0];
   const probe = await play(env, t, [`[action] ${t.data.testCase.join(" ")}`, "[action] 1 2 3"]);
-  assert.match(probe.feedback[0].content, /That is the test case/);
+  assert.match(probe.feedback[0].content, /This is the test case/);
   assert.match(probe.feedback[1].content, /exactly four numbers/);
 });
 
@@ -162,23 +163,23 @@ test("malformed task files are rejected with a DatasetError naming the file and 
   assert.equal((await env.loadTasks!(file))[0].split, "train");
 });
 
-test("configs are validated; the step penalty grows with the step count and rewards are clipped to [0, 1], as UserRL does", async () => {
+test("configs are validated; the step penalty and clipping follow each gym's UserRL code", async () => {
   assert.throws(() => createUserRlEnvironment("turtle", { stepPenlty: 0.1 }), /Invalid userrl-turtle config/);
-  const env = createUserRlEnvironment("function", { stepPenalty: 0.1 });
-  const t = env.builtinTasks()[0];
+  const t = createUserRlEnvironment("function").builtinTasks()[0];
   const moves = ["[action] 1 1 1 1", "[action] 2 2 2 2", `[answer] ${applyRule(t.data.rule, t.data.testCase)}`];
-  // Turn k loses 0.1 × k: the queries' 0 − 0.1 and 0 − 0.2 clip to 0; the correct answer at step 3 earns 1 − 0.3.
-  const { turnRewards } = await play(env, t, moves);
-  assert.deepEqual(
-    turnRewards.map((r) => Number(r.toFixed(6))),
-    [0, 0, 0.7],
-  );
-  const raw = createUserRlEnvironment("function", { stepPenalty: 0.1, normalizeRewards: false });
-  const unclipped = await play(raw, t, moves);
-  assert.deepEqual(
-    unclipped.turnRewards.map((r) => Number(r.toFixed(6))),
-    [-0.1, -0.2, 0.7],
-  );
+  const rounded = (rs: number[]) => rs.map((r) => Number(r.toFixed(6)));
+  // FunctionGym: turn k loses 0.1 × k, and by default (normalize_rewards=False) nothing is clipped.
+  const unclipped = await play(createUserRlEnvironment("function", { stepPenalty: 0.1 }), t, moves);
+  assert.deepEqual(rounded(unclipped.turnRewards), [-0.1, -0.2, 0.7]);
+  // Clipping asked for: the queries' 0 − 0.1 and 0 − 0.2 clip to 0; the correct answer at step 3 earns 1 − 0.3.
+  const clipped = await play(createUserRlEnvironment("function", { stepPenalty: 0.1, normalizeRewards: true }), t, moves);
+  assert.deepEqual(rounded(clipped.turnRewards), [0, 0, 0.7]);
+  // IntentionGym takes the penalty once per turn, and [finish] scores 0 whatever the penalty.
+  const intention = createUserRlEnvironment("intention", { stepPenalty: 0.1, normalizeRewards: false });
+  const task = intention.builtinTasks()[0];
+  const top = [...task.data.details].sort((a, b) => b.importance - a.importance)[0];
+  const asked = await play(intention, task, ["[action] Is the sky blue?", `[action] What about the ${top.keywords[0]}?`, "[finish]"]);
+  assert.deepEqual(rounded(asked.turnRewards), [-0.1, rounded([({ 3: 1, 2: 0.7, 1: 0.4 } as const)[top.importance] - 0.1])[0], 0]);
 });
 
 test("UserRL's tool-call form interact_with_env(choice, content) means the same as the bracketed text", async () => {
@@ -197,4 +198,20 @@ test("UserRL's tool-call form interact_with_env(choice, content) means the same 
   const bad = await play(env, task, [call("dance", "now")]);
   assert.ok(bad.feedback[0].formatError);
   assert.match(bad.feedback[0].content, /choice must be action, answer, search or finish/);
+});
+
+test("normalizeRewards defaults to each gym's UserRL config: off for Function, Search, Travel and Tau, on for the others", async () => {
+  const firstTurn = async <T>(env: Environment<T>, action: string) => {
+    const ep = env.createEpisode(env.builtinTasks()[0], { seed: 1, llm, maxTurns: 5 });
+    await ep.reset();
+    return (await ep.step(action, 0)).turnReward ?? 0;
+  };
+  // A question earns nothing: with a step penalty of 0.5 the turn reward is -0.5 unclipped, 0 clipped.
+  const penalty = { stepPenalty: 0.5 };
+  assert.equal(await firstTurn(createUserRlEnvironment("function", penalty), "[action] 1 2 3 4"), -0.5);
+  assert.equal(await firstTurn(createUserRlEnvironment("search", penalty), "[answer] surely wrong"), -0.5);
+  assert.equal(await firstTurn(createUserRlEnvironment("travel", penalty), "[action] Hello there!"), -0.5);
+  assert.equal(await firstTurn(createTauGymEnvironment(penalty), "[search] help"), -0.5);
+  assert.equal(await firstTurn(createUserRlEnvironment("telepathy", penalty), "[action] Is it alive?"), 0);
+  assert.equal(await firstTurn(createUserRlEnvironment("function", { ...penalty, normalizeRewards: true }), "[action] 1 2 3 4"), 0);
 });

@@ -4,6 +4,7 @@
  * object's public (non-underscore) attributes with those of a ground-truth instance. `state()` returns exactly those
  * attributes as JSON, and each method declares its Python signature so positional arguments bind the same way.
  */
+import { cloneKeepingKeyOrder } from "../../../../lib/ordered-json";
 
 /** A parameter: its name, and its default when optional. */
 export type Param = string | [name: string, defaultValue: unknown];
@@ -43,7 +44,10 @@ export function list<T = unknown>(v: unknown, name: string): T[] {
   throw new ApiError(`argument '${name}' must be a list, got ${JSON.stringify(v)}`);
 }
 
-/** `config.key ?? default`, deep-copied so instances never share mutable state with the task or each other. */
+/**
+ * `config.key ?? default`, deep-copied so instances never share mutable state with the task or each other (dicts
+ * keep the key order the data file gave them, which Python keeps and JavaScript does not for integer-like keys).
+ */
 export function initial<T>(config: Record<string, unknown>, key: string, fallback: T): T {
-  return structuredClone(key in config ? (config[key] as T) : fallback);
+  return cloneKeepingKeyOrder(key in config ? (config[key] as T) : fallback);
 }

@@ -35,7 +35,11 @@ function fileSystemRewrites(fs: PeekableFileSystem): Record<string, Rewrite> {
   });
   /** wc, sort, grep, tail: a directory or a missing file, each with its own sentence. */
   const readFile = (verb: string, dirSentence: string, pathWhat = "file name"): Rewrite => ({
-    before: (a) => (hasPath(a.file_name) ? noPath(verb, a.file_name, pathWhat) : undefined),
+    // wc checks its mode before the path (gorilla's invalid-mode message is EnvTuning's too).
+    before: (a) =>
+      hasPath(a.file_name) && !(verb === "wc" && !["l", "w", "c"].includes(String(a.mode ?? "l")))
+        ? noPath(verb, a.file_name, pathWhat)
+        : undefined,
     after: (a, result) => {
       if (!errorOf(result)?.endsWith("No such file or directory")) return undefined;
       return kind(a.file_name) === "dir"
@@ -157,6 +161,7 @@ const VEHICLE_REWRITES: Record<string, Rewrite> = {
     after: (a, result) =>
       errorOf(result) === "distance not found in database."
         ? {
+            ...(result as object),
             error:
               `Invalid zipcode pair: '${String(a.cityA)}' to '${String(a.cityB)}'. Please verify both zipcodes are correct and supported. ` +
               "You can use 'get_zipcode_based_on_city' to find the correct zipcode for a city name.",

@@ -53,17 +53,24 @@ function loadDir(spec: Record<string, unknown>, dir: DirNode, longContext: boole
   return dir;
 }
 
+/** gorilla's Directory._add_file / _add_directory on a taken name. */
+function existsError(item: Node, name: string, dir: DirNode): ApiError {
+  return new ApiError(`${item.kind === "file" ? "File" : "Directory"} '${name}' already exists in directory '${dir.name}'.`);
+}
+
 function snapshot(node: Node): unknown {
   if (node.kind === "file") return { name: node.name, content: node.content };
   return { name: node.name, contents: Object.fromEntries([...node.contents].map(([k, v]) => [k, snapshot(v)])) };
 }
 
-/** Deep copy of a subtree re-parented under `parent` (copies must not share nodes with the original). */
-function copyNode(node: Node, name: string, parent: DirNode): Node {
+/**
+ * The node gorilla's mv / cp put at the destination: a new File with the content, or a new Directory whose contents
+ * are the source's own mapping (mv) or a copy of that mapping (cp) — the children themselves are shared, not copied,
+ * and keep their old parent, as in gorilla's object graph.
+ */
+function placedNode(node: Node, name: string, parent: DirNode, verb: "mv" | "cp"): Node {
   if (node.kind === "file") return { kind: "file", name, content: node.content };
-  const d = newDir(name, parent);
-  for (const [k, v] of node.contents) d.contents.set(k, copyNode(v, k, d));
-  return d;
+  return { kind: "dir", name, parent, contents: verb === "mv" ? node.contents : new Map(node.contents) };
 }
 
 /** Python's str.splitlines() for the separators file contents use. */
@@ -82,12 +89,14 @@ export function createFileSystem(config: Record<string, unknown>, options: ApiOp
   }
   let cwd = root;
 
+  const fork = options.fork === "envtuning";
   const navigate = (path: string | null): DirNode | { error: string } => {
     if (path === null || path === ".") return cwd;
     if (path === "/") return root;
     let dir = path.startsWith("/") ? root : cwd;
     for (const part of path.replace(/^\/+|\/+$/g, "").split("/")) {
-      const next = part === "." ? dir : dir.contents.get(part);
+      // gorilla's Directory knows "." as itself; EnvTuning's older one does not.
+      const next = part === "." && !fork ? dir : dir.contents.get(part);
       if (!next || next.kind !== "dir") return { error: `cd: '${path}': No such file or directory` };
       dir = next;
     }
@@ -107,14 +116,17 @@ export function createFileSystem(config: Record<string, unknown>, options: ApiOp
     if (dest) {
       if (dest.kind !== "dir")
         return { error: `${verb}: cannot ${verb === "mv" ? "move" : "copy"} '${source}' to '${destination}': Not a directory` };
-      if (dest.contents.has(source))
-        return { error: `${verb}: cannot ${verb === "mv" ? "move" : "copy"} '${source}' to '${destination}/${source}': File exists` };
+      if (dest.contents.has(source)) {
+        // gorilla's cp looks for "dest/source" among the names (never there), so its _add_file raises instead.
+        if (verb === "cp") throw existsError(item, source, dest);
+        return { error: `mv: cannot move '${source}' to '${destination}/${source}': File exists` };
+      }
       if (verb === "mv") cwd.contents.delete(source);
-      dest.contents.set(source, copyNode(item, source, dest));
+      dest.contents.set(source, placedNode(item, source, dest, verb));
       return { result: `'${source}' ${past} to '${destination}/${source}'` };
     }
     if (verb === "mv") cwd.contents.delete(source);
-    cwd.contents.set(destination, copyNode(item, destination, cwd));
+    cwd.contents.set(destination, placedNode(item, destination, cwd, verb));
     return { result: `'${source}' ${past} to '${destination}'` };
   };
 
@@ -132,10 +144,13 @@ export function createFileSystem(config: Record<string, unknown>, options: ApiOp
         current_directory_content: [...cwd.contents.keys()].filter((n) => a.a === true || !n.startsWith(".")),
       })),
       cd: method(["folder"], (a) => {
-        let folder = str(a.folder, "folder").replace(/\/+$/, "");
-        if (folder === "") folder = "/";
-        if (![".", "..", "/"].includes(folder) && folder.includes("/")) {
-          return { error: `cd: ${folder}: Unsupported path. Only one folder level at a time is supported.` };
+        let folder = str(a.folder, "folder");
+        // BFCL v4 goes one level at a time; EnvTuning's fork follows a path of existing folders.
+        if (!fork) {
+          folder = folder.replace(/\/+$/, "") || "/";
+          if (![".", "..", "/"].includes(folder) && folder.includes("/")) {
+            return { error: `cd: ${folder}: Unsupported path. Only one folder level at a time is supported.` };
+          }
         }
         if (folder === "..") {
           if (cwd.parent) cwd = cwd.parent;
@@ -163,12 +178,20 @@ export function createFileSystem(config: Record<string, unknown>, options: ApiOp
       }),
       echo: method(["content", ["file_name", null]], (a) => {
         const content = str(a.content, "content");
-        if (a.file_name === null || a.file_name === undefined || a.file_name === "") return { terminal_output: content };
+        if (a.file_name === null || a.file_name === undefined) return { terminal_output: content };
         const name = str(a.file_name, "file_name");
         if (INVALID_NAME.test(name)) return { error: `echo: cannot write to '${name}': Invalid character` };
+        if (name === "") return { terminal_output: content };
         const f = cwd.contents.get(name);
+        // EnvTuning's fork creates a missing file and refuses a folder; BFCL v4 refuses the one and fails on the other.
+        if (!f && fork) {
+          cwd.contents.set(name, { kind: "file", name, content });
+          return null;
+        }
         if (!f) return { error: `echo: cannot write to '${name}': No such file` };
-        if (f.kind === "file") f.content = content;
+        if (f.kind !== "file" && fork) return { error: `echo: '${name}': Is a directory. Cannot write to directory.` };
+        if (f.kind !== "file") throw new ApiError("'Directory' object has no attribute '_write'");
+        f.content = content;
         return null;
       }),
       cat: method(["file_name"], (a) => {
@@ -186,7 +209,8 @@ export function createFileSystem(config: Record<string, unknown>, options: ApiOp
         (a) => {
           const path = str(a.path ?? ".", "path");
           const name = a.name === null || a.name === undefined ? null : str(a.name, "name");
-          const start = navigate(path);
+          // EnvTuning's fork searches the current folder whatever the path (which only prefixes the results).
+          const start = fork ? cwd : navigate(path);
           if ("error" in start) return { error: start.error.replace(/^cd:/, "find:") };
           const matches: string[] = [];
           const walk = (dir: DirNode, base: string) => {

@@ -11,6 +11,12 @@ import { PyOpaque } from "../../../../lib/python-json";
 export interface ApiOptions {
   /** The entry is in multi_turn_long_context (gorilla's `long_context=True`). */
   longContext: boolean;
+  /**
+   * "envtuning": AWorld EnvTuning's fork of the classes (its bfcl_env/func_source_code), which forks an older BFCL:
+   * other functions (TradingBot's make_transaction, TravelAPI's book_flight with a travel_cost), other behaviour
+   * (echo creates a missing file, find searches the current folder) and its own messages (envtuning-messages.ts).
+   */
+  fork?: "envtuning";
 }
 
 export interface LongContextData {

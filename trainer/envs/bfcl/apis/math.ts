@@ -2,10 +2,12 @@
  * MathAPI: stateless arithmetic and unit conversion (BFCL func_doc `math_api.json`). Results are {"result": x} or
  * {"error": "..."}. Results that are floats in Python whatever the inputs (true division, square roots, float
  * factors) are marked so, and print as `37.0`; logarithm computes at the requested precision, as gorilla's mpmath
- * does. Doubles are used otherwise (square_root's Decimal precision is not reproduced).
+ * does; square_root computes Python's Decimal root at the requested precision (decimal-sqrt.ts).
  */
-import { pyFloat, pythonRound } from "../../../../lib/python-json";
-import { method, num, list, type ApiInstance } from "./api-types";
+import { PyOpaque, pyFloat, pythonRound } from "../../../../lib/python-json";
+import { pyFloatPower } from "./py-values";
+import { decimalSqrt } from "./decimal-sqrt";
+import { ApiError, method, num, list, type ApiInstance } from "./api-types";
 import { mpmathLogRatio } from "./mpmath-log";
 
 const LENGTH_IN_METERS: Record<string, number> = { km: 1000, m: 1, cm: 0.01, mm: 0.001, um: 1e-6, nm: 1e-9 };
@@ -37,6 +39,19 @@ function aggregate(empty: string, fn: (xs: number[]) => number | ReturnType<type
     const xs = numbers(a.numbers);
     if (!Array.isArray(xs)) return { error: xs.error === "empty" ? empty : xs.error };
     return { result: fn(xs) };
+  });
+}
+
+/**
+ * A two-number method as gorilla writes them: the result, or its own error when the computation says so; arguments
+ * that are not numbers get gorilla's TypeError answer.
+ */
+function twoNumbers(fn: (x: number, y: number) => unknown, params: [string, string] = ["a", "b"]) {
+  return method(params, (a) => {
+    const [x, y] = [a[params[0]], a[params[1]]];
+    if (typeof x !== "number" || typeof y !== "number") return { error: "Both inputs must be numbers" };
+    const r = fn(x, y);
+    return r !== null && typeof r === "object" && "error" in r ? r : { result: r };
   });
 }
 
@@ -73,29 +88,34 @@ export function createMathApi(): ApiInstance {
         if (key === "fahrenheit_to_celsius") return { result: pyFloat((a.value - 32) * factor) };
         return { result: pyFloat(a.value * factor) };
       }),
-      add: method(["a", "b"], (a) => ({ result: num(a.a, "a") + num(a.b, "b") })),
-      subtract: method(["a", "b"], (a) => ({ result: num(a.a, "a") - num(a.b, "b") })),
-      multiply: method(["a", "b"], (a) =>
-        typeof a.a === "number" && typeof a.b === "number" ? { result: a.a * a.b } : { error: "Both inputs must be numbers" },
+      add: twoNumbers((x, y) => x + y),
+      subtract: twoNumbers((x, y) => x - y),
+      multiply: twoNumbers((x, y) => x * y),
+      divide: twoNumbers((x, y) => (y === 0 ? { error: "Cannot divide by zero" } : pyFloat(x / y))),
+      power: twoNumbers(
+        (x, y) => {
+          const r = pyFloatPower(x, y);
+          return typeof r === "number" ? pyFloat(r) : new PyOpaque(r.complex);
+        },
+        ["base", "exponent"],
       ),
-      divide: method(["a", "b"], (a) =>
-        num(a.b, "b") === 0 ? { error: "Cannot divide by zero" } : { result: pyFloat(num(a.a, "a") / num(a.b, "b")) },
-      ),
-      power: method(["base", "exponent"], (a) => ({ result: num(a.base, "base") ** num(a.exponent, "exponent") })),
-      square_root: method(["number", "precision"], (a) =>
-        num(a.number, "number") < 0
-          ? { error: "Cannot calculate square root of a negative number" }
-          : { result: Math.sqrt(num(a.number, "number")) },
-      ),
+      square_root: method(["number", "precision"], (a) => {
+        // gorilla compares, sets the decimal context's precision, then takes Decimal's root; TypeErrors become its error.
+        const invalid = { error: "Input must be a number or computation resulted in an invalid operation" };
+        const [number, precision] = [a.number, typeof a.precision === "boolean" ? Number(a.precision) : a.precision];
+        if (typeof number !== "number" && typeof number !== "boolean") return invalid;
+        if (Number(number) < 0) return { error: "Cannot calculate square root of a negative number" };
+        if (typeof precision !== "number" || !Number.isInteger(precision)) return invalid;
+        if (precision < 1) throw new ApiError("valid range for prec is [1, MAX_PREC]");
+        return { result: new PyOpaque(`Decimal('${decimalSqrt(Number(number), precision)}')`) };
+      }),
       absolute_value: method(["number"], (a) => ({ result: Math.abs(num(a.number, "number")) })),
-      round_number: method(["number", ["decimal_places", 0]], (a) => ({
-        result: pythonRound(num(a.number, "number"), num(a.decimal_places, "decimal_places")),
-      })),
-      percentage: method(["part", "whole"], (a) =>
-        num(a.whole, "whole") === 0
-          ? { error: "Whole value cannot be zero" }
-          : { result: pyFloat((num(a.part, "part") / num(a.whole, "whole")) * 100) },
+      round_number: method(["number", ["decimal_places", 0]], (a) =>
+        typeof a.number === "number" && Number.isInteger(a.decimal_places)
+          ? { result: pythonRound(a.number, a.decimal_places as number) }
+          : { error: "First input must be a number, second input must be an integer" },
       ),
+      percentage: twoNumbers((x, y) => (y === 0 ? { error: "Whole value cannot be zero" } : pyFloat((x / y) * 100)), ["part", "whole"]),
       min_value: aggregate("Cannot find minimum of an empty list", (xs) => Math.min(...xs)),
       max_value: aggregate("Cannot find maximum of an empty list", (xs) => Math.max(...xs)),
       sum_values: aggregate("Cannot calculate sum of an empty list", (xs) => xs.reduce((s, x) => s + x, 0)),

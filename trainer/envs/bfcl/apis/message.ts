@@ -2,10 +2,12 @@
  * MessageAPI: a workspace with users, a login, and an inbox of {receiver_id: message} entries (BFCL func_doc
  * `message_api.json`). Message ids come from Python's random.Random(seed), reproduced by PyRandom.
  */
+import { pyLower } from "./py-values";
 import { PyRandom } from "../py-random";
 import { initial, method, str, type ApiInstance } from "./api-types";
+import type { ApiOptions } from "./long-context";
 
-export function createMessageApi(config: Record<string, unknown>): ApiInstance {
+export function createMessageApi(config: Record<string, unknown>, options: ApiOptions): ApiInstance {
   const rng = new PyRandom(typeof config.random_seed === "number" ? config.random_seed : 200191);
   const s = {
     generated_ids: new Set<number>(initial<number[]>(config, "generated_ids", [])),
@@ -66,7 +68,10 @@ export function createMessageApi(config: Record<string, unknown>): ApiInstance {
         for (let i = s.inbox.length - 1; i >= 0; i--) {
           if (entry(s.inbox[i])[0] === to) {
             s.inbox.splice(i, 1);
-            return { deleted_status: true, receiver_id: to, message: `Receiver ${to}'s latest message deleted successfully.` };
+            // EnvTuning's fork deletes the same message but words it as the "first" and calls the receiver a message id.
+            return options.fork === "envtuning"
+              ? { deleted_status: true, message_id: to, message: `Receiver ${to}'s first message deleted successfully.` }
+              : { deleted_status: true, receiver_id: to, message: `Receiver ${to}'s latest message deleted successfully.` };
           }
         }
         return { error: `Receiver ID ${to} not found.` };
@@ -96,7 +101,8 @@ export function createMessageApi(config: Record<string, unknown>): ApiInstance {
         const kw = str(a.keyword, "keyword").toLowerCase();
         const results = s.inbox
           .map(entry)
-          .filter(([, text]) => text.toLowerCase().includes(kw))
+          // A message that is not text (some data sets hold lists or dicts there) fails as Python's .lower() does.
+          .filter(([, text]) => pyLower(text).includes(kw))
           .map(([to, text]) => ({ receiver_id: to, message: text }));
         return { results };
       }),

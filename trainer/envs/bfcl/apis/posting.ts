@@ -2,7 +2,8 @@
  * TwitterAPI (BFCL "posting"): one account with a password login, tweets keyed by id, comments, retweets and a
  * following list (BFCL func_doc `posting_api.json`).
  */
-import { initial, list, method, str, type ApiInstance } from "./api-types";
+import { ApiError, initial, list, method, str, type ApiInstance } from "./api-types";
+import type { ApiOptions } from "./long-context";
 
 interface Tweet {
   id: number;
@@ -12,7 +13,8 @@ interface Tweet {
   mentions: string[];
 }
 
-export function createTwitterApi(config: Record<string, unknown>): ApiInstance {
+export function createTwitterApi(config: Record<string, unknown>, options: ApiOptions): ApiInstance {
+  const fork = options.fork === "envtuning";
   const s = {
     username: initial(config, "username", "john"),
     password: initial(config, "password", "john123"),
@@ -65,6 +67,8 @@ export function createTwitterApi(config: Record<string, unknown>): ApiInstance {
       }),
       comment: method(["tweet_id", "comment_content"], (a) => {
         const denied = needAuth("commenting");
+        // EnvTuning's fork `raise`s this dict, which Python refuses to raise.
+        if (denied && fork) throw new ApiError("exceptions must derive from BaseException");
         if (denied) return denied;
         if (!(key(a.tweet_id) in s.tweets)) return missing(a.tweet_id);
         (s.comments[key(a.tweet_id)] ??= []).push({ username: s.username, content: str(a.comment_content, "comment_content") });
@@ -84,7 +88,10 @@ export function createTwitterApi(config: Record<string, unknown>): ApiInstance {
         s.following_list.push(who);
         return { follow_status: true };
       }),
-      list_all_following: method([], () => needAuth("listing following") ?? { following_list: s.following_list }),
+      list_all_following: method(
+        [],
+        () => needAuth("listing following") ?? (fork ? s.following_list : { following_list: s.following_list }),
+      ),
       unfollow_user: method(["username_to_unfollow"], (a) => {
         const denied = needAuth("unfollowing");
         if (denied) return denied;

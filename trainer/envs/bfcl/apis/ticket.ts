@@ -3,17 +3,24 @@
  * title, description, status ("Open"/"Closed"/"Resolved"), priority 1-5 and created_by.
  */
 import { initial, method, num, str, type ApiInstance } from "./api-types";
+import type { ApiOptions } from "./long-context";
+import { keyError, pyLower, pyStr } from "./py-values";
 
 type Ticket = Record<string, unknown> & { id: number; status: string; created_by: string };
 
-export function createTicketApi(config: Record<string, unknown>): ApiInstance {
+export function createTicketApi(config: Record<string, unknown>, options: ApiOptions): ApiInstance {
   const s = {
     ticket_queue: initial<Ticket[]>(config, "ticket_queue", []),
     ticket_counter: initial(config, "ticket_counter", 1),
     current_user: initial<string | null>(config, "current_user", null),
   };
-  const find = (id: unknown) => s.ticket_queue.find((t) => t.id === id);
-  const notFound = (id: unknown) => ({ error: `Ticket with ID ${String(id)} not found.` });
+  /** gorilla's _find_ticket reads ticket["id"] of each ticket in turn (a ticket without one raises KeyError). */
+  const find = (id: unknown) =>
+    s.ticket_queue.find((t) => {
+      if (!("id" in t)) throw keyError("id");
+      return t.id === id;
+    });
+  const notFound = (id: unknown) => ({ error: `Ticket with ID ${pyStr(id)} not found.` });
 
   return {
     className: "TicketAPI",
@@ -39,17 +46,17 @@ export function createTicketApi(config: Record<string, unknown>): ApiInstance {
       close_ticket: method(["ticket_id"], (a) => {
         const t = find(a.ticket_id);
         if (!t) return notFound(a.ticket_id);
-        if (t.status === "Closed") return { error: `Ticket with ID ${t.id} is already closed.` };
+        if (t.status === "Closed") return { error: `Ticket with ID ${pyStr(a.ticket_id)} is already closed.` };
         t.status = "Closed";
-        return { status: `Ticket ${t.id} has been closed successfully.` };
+        return { status: `Ticket ${pyStr(a.ticket_id)} has been closed successfully.` };
       }),
       resolve_ticket: method(["ticket_id", "resolution"], (a) => {
         const t = find(a.ticket_id);
         if (!t) return notFound(a.ticket_id);
-        if (t.status === "Resolved") return { error: `Ticket with ID ${t.id} is already resolved.` };
+        if (t.status === "Resolved") return { error: `Ticket with ID ${pyStr(a.ticket_id)} is already resolved.` };
         t.status = "Resolved";
         t.resolution = str(a.resolution, "resolution");
-        return { status: `Ticket ${t.id} has been resolved successfully.` };
+        return { status: `Ticket ${pyStr(a.ticket_id)} has been resolved successfully.` };
       }),
       edit_ticket: method(["ticket_id", "updates"], (a) => {
         const t = find(a.ticket_id);
@@ -58,7 +65,7 @@ export function createTicketApi(config: Record<string, unknown>): ApiInstance {
         const invalid = Object.keys(updates).filter((k) => !["title", "description", "status", "priority"].includes(k));
         if (invalid.length) return { error: `Invalid fields for update: ${invalid.join(", ")}` };
         for (const [k, v] of Object.entries(updates)) if (v !== null && v !== undefined) t[k] = v;
-        return { status: `Ticket ${t.id} has been updated successfully.` };
+        return { status: `Ticket ${pyStr(a.ticket_id)} has been updated successfully.` };
       }),
       ticket_login: method(["username", "password"], (a) => {
         if (a.username && a.password) {
@@ -67,7 +74,10 @@ export function createTicketApi(config: Record<string, unknown>): ApiInstance {
         }
         return { success: false };
       }),
-      ticket_get_login_status: method([], () => ({ login_status: Boolean(s.current_user) })),
+      // EnvTuning's fork names the same flag "username".
+      ticket_get_login_status: method([], () => ({
+        [options.fork === "envtuning" ? "username" : "login_status"]: Boolean(s.current_user),
+      })),
       logout: method([], () => {
         if (!s.current_user) return { success: false };
         s.current_user = null;
@@ -75,8 +85,15 @@ export function createTicketApi(config: Record<string, unknown>): ApiInstance {
       }),
       get_user_tickets: method([["status", null]], (a) => {
         if (!s.current_user) return [{ error: "User not authenticated. Please log in to view tickets." }];
-        const mine = s.ticket_queue.filter((t) => t.created_by === s.current_user);
-        return a.status ? mine.filter((t) => t.status.toLowerCase() === String(a.status).toLowerCase()) : mine;
+        const mine = s.ticket_queue.filter((t) => {
+          if (!("created_by" in t)) throw keyError("created_by");
+          return t.created_by === s.current_user;
+        });
+        if (!a.status) return mine;
+        return mine.filter((t) => {
+          if (!("status" in t)) throw keyError("status");
+          return pyLower(t.status) === pyLower(a.status);
+        });
       }),
     },
   };

@@ -3,6 +3,7 @@
  * func_doc `vehicle_control.json`). Starting the engine needs all doors locked and the brake pedal fully pressed;
  * fuel is in gallons (tank 50, 20 miles per gallon). Random readings use PyRandom like the Python original.
  */
+import { pyTruthy } from "./py-values";
 import { PyRandom } from "../py-random";
 import { longContextData, type ApiOptions } from "./long-context";
 import { ApiError, initial, list, method, num, str, type ApiInstance } from "./api-types";
@@ -198,7 +199,7 @@ export function createVehicleApi(config: Record<string, unknown>, options: ApiOp
         const distance = num(a.distanceToNextVehicle, "distanceToNextVehicle");
         if (s.engine_state === "stopped") return { error: "Start the engine before activating the cruise control." };
         s.distanceToNextVehicle = distance;
-        if (a.activate === true) {
+        if (pyTruthy(a.activate)) {
           if (speed < 0 || speed > 120 || speed % 5 !== 0) return { error: "Invalid speed" };
           s.cruiseStatus = "active";
         } else s.cruiseStatus = "inactive";

@@ -124,6 +124,9 @@ export function tauRules(deps: TauGymDeps): GymRules<TauGymTask, TauState> {
   };
   return {
     kinds: ["action", "answer", "search"],
+    // TauGym takes no step penalty and never normalises; a penalty set here is taken like the others' (× step count).
+    stepPenalty: "per-step",
+    normalizeRewards: false,
     instructions: () =>
       [
         "You are a customer-service agent. Fulfil the customer's request by talking with them and by calling the company's internal tools.",
