@@ -21,6 +21,7 @@ import { tokenPieces } from "../../policy/tokenizer/token-pieces";
 import { EpisodeTokens } from "../../rollout/episode-tokens";
 import { roundTokenValue, type PolicyTokens } from "../../../lib/policy-tokens";
 import { runEpisode, type EpisodeTrajectory } from "../../rollout/run-episode";
+import { tokenPolicy } from "../../rollout/token-policy";
 import type { GroupRequest, GroupRollout, RolloutSample } from "../types";
 import { turnRewardsOf } from "./turn-credit";
 
@@ -92,17 +93,16 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
         task: req.task,
         maxTurns: config.rollout.maxTurns,
         ctx: { seed: req.seed + i, llm, signal: req.signal, toolPresentation: chat.toolPresentation },
-        policy: async (messages, { turn, tools }) => {
-          const prompt = tokens.prompt(messages, { tools, maxOpening: room });
-          if (prompt.length > room) return { text: "", endEpisode: "context_full" };
-          const sample = await session.sample(prompt, rng);
-          batchSizes.push(sample.batchSize);
-          tokens.addTurn(sample.tokens, turn, sample.finishReason === "stop", sample.logprobs);
-          const text = tokens.replyText(sample.tokens);
-          // calls go to the environment as data only when the template was given the tools
-          const toolCalls = tools?.length ? chat.toolCallsOf(text) : undefined;
-          return { text, ...(toolCalls && { toolCalls }), tokens: sample.tokens.length, logProbs: sample.logprobs };
-        },
+        policy: tokenPolicy({
+          chat,
+          tokens,
+          room,
+          sample: async (prompt) => {
+            const sample = await session.sample(prompt, rng);
+            batchSizes.push(sample.batchSize);
+            return sample;
+          },
+        }),
       });
       return { episode, tokens };
     } finally {
