@@ -20,6 +20,7 @@ import path from "node:path";
 import { paramSpecs } from "../policy/params";
 import { mulberry32 } from "../../lib/seeded-random";
 import { modelConfigFromHf } from "./hf-config";
+import { TOKENIZER_FILES } from "../policy/chat/load-chat-format";
 
 export const QWEN25_05B_CONFIG = {
   architectures: ["Qwen2ForCausalLM"],
@@ -121,9 +122,6 @@ export const QWEN25_SMALL_CONFIG = {
   num_hidden_layers: 2,
   num_key_value_heads: 2,
 };
-
-/** Tokenizer files a model folder may hold, copied as they are. */
-const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "generation_config.json", "chat_template.jinja"];
 
 /** Writes a folder for `config` (unless it is there already); returns its path. */
 export function writeRandomHfFolder(

@@ -16,6 +16,7 @@ import { selectBackend } from "../../backend/select";
 import { getEnvironment } from "../../envs/registry";
 import { LlmClient } from "../../llm/client";
 import { computePreflight } from "../../preflight/compute";
+import { saveCheckpoint } from "../../checkpoint/checkpoint";
 import { loadPolicy } from "./load-policy";
 import { createGroupPlayer } from "./play-group";
 
@@ -68,6 +69,13 @@ test("the folder's own template, tools as schemas and Qwen's stop tokens reach t
         record.responseTokens,
       );
     }
+    // a checkpoint of it keeps its tokenizer, template and stop tokens: a run (or transformers) loads it as it was
+    const state = { step: 1, rngState: 1, dataCursor: 0 };
+    const saved = await saveCheckpoint(path.join(root, "checkpoint-000001"), { model, state, tokenizerFolder: chat.folder });
+    const again = await loadPolicy(parseRunConfig({ ...config, policy: { ...config.policy, model: saved } }));
+    assert.equal(again.chat.template.source, chat.template.source);
+    assert.deepEqual(again.chat.stopIds, chat.stopIds);
+    again.model.dispose();
   } finally {
     model.dispose();
   }

@@ -194,7 +194,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       // Sampling RNGs are seeded from (seed, step), so the step number is the whole RNG state.
       const dir = path.join(checkpointDir, checkpointDirName(completedSteps));
       const trainerState = { step: completedSteps, dataCursor: state.dataCursor, rngState: completedSteps, seed: config.seed };
-      await saveSafetensorsCheckpoint(dir, { model, optimizer, state: trainerState });
+      await saveSafetensorsCheckpoint(dir, { model, optimizer, state: trainerState, tokenizerFolder: chat.folder });
       const sizeBytes = readdirSync(dir).reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
       return { location: dir, sizeBytes };
     },

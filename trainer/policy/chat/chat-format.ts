@@ -24,6 +24,8 @@ export interface ChatFormatOptions {
   toolCallFormat: ToolCallFormat | null;
   /** generation_config.json's eos_token_id(s): sampling stops on each, as transformers' generate does. */
   eosTokenIds?: number[];
+  /** The folder the tokenizer files came from (null for the byte tokenizer). */
+  folder?: string | null;
 }
 
 const PROBE_REPLY = "rollout_lab_probe_reply";
@@ -46,8 +48,11 @@ export class ChatFormat {
   readonly endOfTurn: { text: string; id: number };
   /** Sampling stops on any of these: the end-of-turn token and every eos id of generation_config.json. */
   readonly stopIds: number[];
+  /** Where its tokenizer files are (a checkpoint saved from this policy gets copies); null for the byte tokenizer. */
+  readonly folder: string | null;
 
   constructor(opts: ChatFormatOptions) {
+    this.folder = opts.folder ?? null;
     this.tokenizer = opts.tokenizer;
     this.template = opts.template;
     this.kwargs = opts.kwargs ?? {};

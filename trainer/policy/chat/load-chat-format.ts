@@ -21,6 +21,9 @@ import { BUILTIN_CHATML, BUILTIN_LLAMA3 } from "./builtin-templates";
 import { ChatTemplate, ChatTemplateError, SPECIAL_TOKEN_KEYS } from "./template";
 import { detectToolCallFormat, type ToolCallFormat } from "./tool-call-formats";
 
+/** The files of a model folder that make up its tokenizer and chat format (copied with a checkpoint Rollout Lab saves). */
+export const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "generation_config.json"] as const;
+
 export interface ChatFormatSettings {
   kwargs?: Record<string, unknown>;
   toolCallParser?: RunConfig["policy"]["toolCallParser"];
@@ -115,8 +118,9 @@ export function chatFormatOf(
   template: ChatTemplate,
   settings: ChatFormatSettings = {},
   eosTokenIds: number[] = [],
+  folder: string | null = null,
 ): ChatFormat {
-  const base = { tokenizer, template, kwargs: settings.kwargs, eosTokenIds };
+  const base = { tokenizer, template, kwargs: settings.kwargs, eosTokenIds, folder };
   const probe = new ChatFormat({ ...base, toolCallFormat: null });
   const toolCallFormat = toolCallFormatOf(probe, settings.toolCallParser);
   return toolCallFormat ? new ChatFormat({ ...base, toolCallFormat }) : probe;
@@ -142,5 +146,5 @@ export async function loadChatFormat(
       `${folder.dir} has no chat template (neither chat_template in tokenizer_config.json nor chat_template.jinja).`,
     );
   }
-  return chatFormatOf(folder.tokenizer, folder.template ?? builtinTemplate(folder.tokenizer), settings, folder.eosTokenIds);
+  return chatFormatOf(folder.tokenizer, folder.template ?? builtinTemplate(folder.tokenizer), settings, folder.eosTokenIds, folder.dir);
 }
