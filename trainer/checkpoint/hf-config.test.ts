@@ -44,7 +44,7 @@ test("Qwen3's config: q/k norms, its own head size, no biases; 596M parameters a
   assert.equal(modelConfigFromHf({ ...rest, rope_parameters: { rope_type: "default", rope_theta: 5e5 } }).ropeTheta, 5e5);
   assert.throws(
     () => modelConfigFromHf({ ...rest, rope_parameters: { rope_type: "yarn", rope_theta: 5e5 } }),
-    /not supported \(plain rotary only\)/,
+    /not supported \(plain rotary and Llama 3\.1's "llama3" only\)/,
   );
 });
 

@@ -4,6 +4,7 @@
  * model_type and what is supported.
  */
 import { headDim, validateModelConfig, type ModelConfig } from "../policy/config";
+import type { Llama3RopeScaling } from "../policy/ops";
 
 export const SUPPORTED_MODEL_TYPES = ["llama", "qwen2", "qwen3", "mistral"] as const;
 
@@ -34,10 +35,7 @@ export function modelConfigFromHf(cfg: HfConfig): ModelConfig {
   // transformers ≥ 4.56 writes rotary settings as rope_parameters {rope_type, rope_theta}; older configs as
   // rope_scaling (null for plain rotary) and a top-level rope_theta
   const params = cfg.rope_parameters as { rope_type?: string; rope_theta?: number } | null | undefined;
-  const rope = (cfg.rope_scaling ?? params) as { rope_type?: string; type?: string } | null | undefined;
-  if (rope && (rope.rope_type ?? rope.type ?? "default") !== "default") {
-    throw new HfCheckpointError(`rotary scaling ${JSON.stringify(rope)} is not supported (plain rotary only).`);
-  }
+  const ropeScaling = rotaryScalingOf((cfg.rope_scaling ?? params) as Record<string, unknown> | null | undefined);
   const heads = num(cfg, "num_attention_heads");
   const hidden = num(cfg, "hidden_size");
   // head_dim: Qwen3 and Mistral set it (Qwen3-0.6B: 128 with 1024 / 16); Llama 3.2 sets it equal to hidden / heads
@@ -60,7 +58,25 @@ export function modelConfigFromHf(cfg: HfConfig): ModelConfig {
     ...(head !== undefined && { headDim: head }),
     ...(type === "qwen3" && { qkNorm: true }),
     ...(window !== undefined && { slidingWindow: window }),
+    ...(ropeScaling && { ropeScaling }),
   });
+}
+
+/** Plain rotary (no scaling entry, or rope_type "default"), or Llama 3.1's "llama3" scaling; anything else is refused. */
+function rotaryScalingOf(rope: Record<string, unknown> | null | undefined): Llama3RopeScaling | undefined {
+  const type = rope ? (rope.rope_type ?? rope.type ?? "default") : "default";
+  if (type === "default") return undefined;
+  const keys = ["factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"] as const;
+  if (type !== "llama3" || !keys.every((k) => typeof rope?.[k] === "number")) {
+    throw new HfCheckpointError(`rotary scaling ${JSON.stringify(rope)} is not supported (plain rotary and Llama 3.1's "llama3" only).`);
+  }
+  const r = rope as Record<(typeof keys)[number], number>;
+  return {
+    factor: r.factor,
+    lowFreqFactor: r.low_freq_factor,
+    highFreqFactor: r.high_freq_factor,
+    originalMaxPositions: r.original_max_position_embeddings,
+  };
 }
 
 /**
@@ -95,6 +111,17 @@ export function hfConfigFromModel(c: ModelConfig, extra: { bosTokenId?: number; 
     tie_word_embeddings: c.tieEmbeddings,
     ...(qwen ? {} : { attention_bias: c.attentionBias, mlp_bias: false }),
     ...(c.headDim !== undefined || qwen3 ? { head_dim: headDim(c) } : {}),
+    ...(c.ropeScaling
+      ? {
+          rope_scaling: {
+            rope_type: "llama3",
+            factor: c.ropeScaling.factor,
+            low_freq_factor: c.ropeScaling.lowFreqFactor,
+            high_freq_factor: c.ropeScaling.highFreqFactor,
+            original_max_position_embeddings: c.ropeScaling.originalMaxPositions,
+          },
+        }
+      : {}),
     hidden_act: "silu",
     torch_dtype: "float32",
     bos_token_id: extra.bosTokenId ?? null,

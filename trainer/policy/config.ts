@@ -3,6 +3,7 @@
  * of a Hugging Face checkpoint maps onto it directly (see checkpoint/hf-load.ts).
  */
 import { countParameters as countDimsParameters, headDimOf } from "../../lib/model-sizes";
+import type { Llama3RopeScaling } from "./ops";
 
 export interface ModelConfig {
   vocabSize: number;
@@ -22,6 +23,8 @@ export interface ModelConfig {
   headDim?: number;
   /** Qwen3: RMSNorm over each query and key head (q_norm, k_norm weights of headDim) before rotary positions. */
   qkNorm?: boolean;
+  /** Llama 3.1 / 3.2's rotary scaling (rope_scaling with rope_type "llama3"); plain rotary without it. */
+  ropeScaling?: Llama3RopeScaling;
   /**
    * The attention window of a sliding-window model (Mistral's `sliding_window`, Qwen's with use_sliding_window).
    * Within the window sliding-window attention is full attention, so such a model runs only at a context that

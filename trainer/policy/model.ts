@@ -115,7 +115,7 @@ export class DecoderLM {
       init.dispose();
     }
     const hd = headDim(this.config);
-    const { cos, sin } = ropeTables(this.config.maxPositions, hd, this.config.ropeTheta);
+    const { cos, sin } = ropeTables(this.config.maxPositions, hd, this.config.ropeTheta, this.config.ropeScaling);
     this.cosTable = tf.keep(tf.tensor2d(cos, [this.config.maxPositions, hd]));
     this.sinTable = tf.keep(tf.tensor2d(sin, [this.config.maxPositions, hd]));
     this.rot = tf.keep(rotateHalfMatrix(hd));

@@ -1,9 +1,10 @@
 /**
- * Qwen3 checked the independent way (issue #28): two Qwen3-config safetensors folders (untied float32, tied bfloat16;
- * head_dim 16 where hidden / heads is 12) with the logits of a PyTorch re-implementation written from transformers'
- * modeling_qwen3.py (scripts/parity/qwen3_logits_parity.py, tests/fixtures/parity/qwen3). The folder loads through
- * the production path, its logits match within float tolerance with the same argmax at every position, and
- * KV-cache sampling, prefix reuse and full recomputation agree.
+ * Qwen3 and Llama 3.1's scaled rotary positions checked the independent way (issue #28): two Qwen3-config
+ * safetensors folders (untied float32, tied bfloat16; head_dim 16 where hidden / heads is 12) and a Llama folder with
+ * rope_scaling "llama3", with the logits of a PyTorch re-implementation written from transformers' modeling files
+ * (scripts/parity/decoder_logits_parity.py, tests/fixtures/parity/decoders). Each folder loads through the
+ * production path, its logits match within float tolerance with the same argmax at every position, and KV-cache
+ * sampling, prefix reuse and full recomputation agree.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -19,19 +20,25 @@ import { assertPrefixReuseExact } from "../policy/testing/prefix-reuse";
 
 await tf.setBackend("cpu");
 
-const DIR = path.join(import.meta.dirname, "../../tests/fixtures/parity/qwen3");
+const DIR = path.join(import.meta.dirname, "../../tests/fixtures/parity/decoders");
 const reference = JSON.parse(readFileSync(path.join(DIR, "logits.json"), "utf8")) as {
   prompts: number[][];
   logits: Record<string, number[][][]>;
 };
 const argmax = (row: ArrayLike<number>) => Array.prototype.indexOf.call(row, Math.max(...Array.from(row)));
 
-for (const folder of ["qwen3-f32", "qwen3-bf16-tied"]) {
-  test(`${folder}: logits equal PyTorch's (from transformers' Qwen3 modeling) within 1e-4, argmax everywhere`, async () => {
+for (const folder of ["qwen3-f32", "qwen3-bf16-tied", "llama3-rope-scaled"]) {
+  test(`${folder}: logits equal PyTorch's (from transformers' modeling files) within 1e-4, argmax everywhere`, async () => {
     const { model, config } = await loadHfCheckpoint(path.join(DIR, folder), { trainable: false });
-    assert.equal(config.headDim, 16);
-    assert.equal(config.qkNorm, true);
-    assert.equal(hfConfigFromModel(config).model_type, "qwen3", "a checkpoint Rollout Lab saves stays a Qwen3 folder");
+    const written = hfConfigFromModel(config);
+    if (folder.startsWith("qwen3")) {
+      assert.equal(config.headDim, 16);
+      assert.equal(config.qkNorm, true);
+      assert.equal(written.model_type, "qwen3", "a checkpoint Rollout Lab saves stays a Qwen3 folder");
+    } else {
+      assert.equal(config.ropeScaling?.factor, 4);
+      assert.equal((written.rope_scaling as { rope_type: string }).rope_type, "llama3", "and keeps its rotary scaling");
+    }
     let worst = 0;
     reference.prompts.forEach((ids, p) => {
       const logits = tf.tidy(() => model.forward(Int32Array.from(ids), 1, ids.length).logits.arraySync());
