@@ -48,7 +48,7 @@ export async function policyScenario(
   const env = getEnvironment(environment, config.environmentOptions);
   const tasks = env.builtinTasks();
   const backend = await selectBackend();
-  const { model, tokenizer } = await loadPolicy(config);
+  const { model, chat } = await loadPolicy(config);
   const { groupsPerStep: groups, groupSize } = config.grpo;
 
   async function playStep(
@@ -59,7 +59,7 @@ export async function policyScenario(
       config: { ...config, rollout: { ...config.rollout, prefixCacheMb } },
       env,
       model,
-      tok: tokenizer,
+      chat,
       llm,
     });
     const signal = new AbortController().signal;

@@ -35,6 +35,12 @@ Usage:
   rollout-lab tokens revoke ID_OR_PREFIX [--database-url URL]
   rollout-lab sgd optimize-user --data SGD_DIR --base-url URL --model M [--api-key-env NAME] [--dev-dialogues N] [--dev-turns N] [--out DIR]
       (search the Agent Gym user simulator's prompt against real dialogues; saves sgd-user-v<N>.json, default dir .data/user-prompts)
+  rollout-lab chat render --model DIR [--input FILE] [--tool-call-parser P]
+      (a checkpoint's chat template and tokenizer as a run feeds the policy: reads {"messages", "tools"?, "add_generation_prompt"?,
+      "template_kwargs"?} JSON or JSON Lines from FILE or stdin, prints {"text", "ids"} per conversation)
+  rollout-lab chat parse --model DIR [--input FILE] [--tool-call-parser P]
+      (reads a reply's text, prints {"content", "tool_calls": [{"name", "arguments"}]} as its family's parser reads it;
+      P: auto, hermes, llama3_json, mistral or none; see docs/checkpoints.md)
 
 Import formats (docs/import.md):
 ${importFormatsHelp}
@@ -85,15 +91,26 @@ const OPTIONS = {
   dataset: { type: "string" },
   "no-wait": { type: "boolean" },
   "min-pass": { type: "string" },
+  input: { type: "string" },
+  "tool-call-parser": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 export interface CliIo {
   out(line: string): void;
   err(line: string): void;
+  /** Everything on standard input (the `chat` commands read it when no --input is given). */
+  stdin?(): Promise<string>;
 }
 
-const consoleIo: CliIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new CliError(EXIT.USAGE, "Nothing to read: give --input FILE or pipe the input on stdin.");
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const consoleIo: CliIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`), stdin: readStdin };
 
 function numberFlag(name: string, raw: string | undefined, min = -Infinity): number | undefined {
   if (raw === undefined) return undefined;
@@ -155,6 +172,22 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
         },
         io.out,
       );
+      return EXIT.OK;
+    }
+    if (group === "chat") {
+      if (command !== "render" && command !== "parse")
+        throw new CliError(EXIT.USAGE, `Unknown command "chat ${command ?? ""}".\n\n${HELP}`);
+      // Loaded only here: the tokenizer and template engine are not needed by the other commands.
+      const { chatParse, chatRender } = await import("./chat");
+      const { readFile } = await import("node:fs/promises");
+      const input = v.input
+        ? await readFile(v.input, "utf8").catch((e: NodeJS.ErrnoException) => {
+            throw new CliError(EXIT.BAD_CONFIG, `Cannot read --input ${v.input} (${e.code ?? e.message}).`);
+          })
+        : await (io.stdin ?? readStdin)();
+      const opts = { model: v.model, input, toolCallParser: v["tool-call-parser"] };
+      if (command === "render") await chatRender(opts, io.out);
+      else await chatParse(opts, io.out, io.err);
       return EXIT.OK;
     }
     if (group !== "runs" && group !== "import" && group !== "eval")

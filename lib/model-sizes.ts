@@ -13,6 +13,10 @@ export interface ModelDims {
   maxPositions: number;
   tieEmbeddings: boolean;
   attentionBias: boolean;
+  /** Width of one attention head when the config sets it (Qwen3, Mistral: `head_dim`); else hiddenSize / numHeads. */
+  headDim?: number;
+  /** Qwen3's per-head RMSNorm of queries and keys (q_norm, k_norm) before rotary positions. */
+  qkNorm?: boolean;
 }
 
 export const BUILTIN_MODEL_DIMS = {
@@ -53,11 +57,18 @@ export type BuiltinModelSize = keyof typeof BUILTIN_MODEL_DIMS;
 /** The byte tokenizer's vocabulary: 256 bytes and its special tokens. */
 export const BYTE_VOCAB_SIZE = 259;
 
-/** Parameters of a Llama/Qwen2-style decoder (embeddings, attention, SwiGLU MLP, norms, optional LM head). */
+/** A head's width: the config's own, else hiddenSize / numHeads. */
+export const headDimOf = (d: ModelDims) => d.headDim ?? d.hiddenSize / d.numHeads;
+
+/**
+ * Parameters of a Llama/Qwen2/Qwen3-style decoder (embeddings, attention, SwiGLU MLP, norms, optional LM head), as
+ * transformers' num_parameters() counts them (tied embeddings once).
+ */
 export function countParameters(d: ModelDims, vocabSize: number): number {
-  const head = d.hiddenSize / d.numHeads;
+  const head = headDimOf(d);
+  const q = d.numHeads * head;
   const kv = d.numKvHeads * head;
-  const attention = d.hiddenSize * d.hiddenSize * 2 + d.hiddenSize * kv * 2 + (d.attentionBias ? d.hiddenSize + 2 * kv : 0);
+  const attention = 2 * d.hiddenSize * q + 2 * d.hiddenSize * kv + (d.attentionBias ? q + 2 * kv : 0) + (d.qkNorm ? 2 * head : 0);
   const mlp = 3 * d.hiddenSize * d.intermediateSize;
   const perLayer = attention + mlp + 2 * d.hiddenSize;
   const embeddings = vocabSize * d.hiddenSize;

@@ -24,6 +24,14 @@ export interface PolicyTokens {
   truncatedPrompt: number;
   /** The policy's context window, in tokens. */
   contextSize: number;
+  /** How the prompts were rendered: whose chat template, how tools were given, which tokens stop a reply. */
+  chatTemplate?: string;
+  /**
+   * Where the chat template re-rendered the conversation instead of extending it (it was not prefix-stable, e.g.
+   * Qwen3 dropping earlier reasoning): the tokens from each index on were sampled from that new rendering, and each
+   * rendering trained as its own sequence. Absent when every prompt extended the one before.
+   */
+  rerenderedAt?: number[];
   /** What the update did with each token; absent when the step made no update (or the sample was unscored). */
   update?: PolicyTokenUpdate;
 }

@@ -16,6 +16,10 @@ export interface PreflightResult {
   headroom: number;
   /** The rendered opening prompt's end (what the policy reads last), for the form. */
   promptTail: string;
+  /** The opening prompt exactly as the policy's chat template renders it (its last 40,000 characters when longer). */
+  prompt?: string;
+  /** Whose chat template rendered it, how tools were given and which tokens end a reply (ChatFormat.describe). */
+  chatTemplate?: string;
   episodesPerStep: number;
   /** Upper bound of tokens the update trains on per step (episodes × min(context, prompt + turns × new tokens)). */
   tokensPerStep: number;

@@ -41,6 +41,8 @@ export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-sum", "seq-mean-
 export const KL_ESTIMATORS = ["k1", "k2", "k3", "k1+", "k3+"] as const;
 export const TURN_CREDIT_METHODS = ["none", "equalized", "r2g", "em"] as const;
 export const TRAJECTORY_SCORES = ["sum", "r2g"] as const;
+/** Tool-call formats a checkpoint's replies are read in (trainer/policy/chat/tool-call-formats.ts). */
+export const TOOL_CALL_PARSERS = ["hermes", "llama3_json", "mistral"] as const;
 export const BUILTIN_MODEL_SIZES = Object.keys(BUILTIN_MODEL_DIMS) as BuiltinModelSize[];
 
 /** One LLM endpoint for a simulator or judge role. API keys are never here: only the name of the variable. */
@@ -104,7 +106,21 @@ export const runConfigSchema = z
           ),
         tokenizer: dataPath("policy.tokenizer")
           .default("byte")
-          .describe('"byte" or a Hugging Face tokenizer.json in the trainer\'s data folders.'),
+          .describe(
+            "\"byte\" or a Hugging Face tokenizer.json in the trainer's data folders (its folder's tokenizer_config.json chat template is used). A checkpoint folder in policy.model brings its own.",
+          ),
+        chatTemplateKwargs: z
+          .record(z.string(), z.unknown())
+          .default({})
+          .describe(
+            'Extra variables for the policy\'s chat template, as apply_chat_template(**kwargs) in transformers: e.g. {"enable_thinking": false} for Qwen3, {"date_string": "26 Jul 2024"} for Llama 3.1.',
+          ),
+        toolCallParser: z
+          .enum(["auto", ...TOOL_CALL_PARSERS, "none"])
+          .default("auto")
+          .describe(
+            'How the policy\'s replies are read for tool calls when its chat template renders tools: "auto" recognises the family from the template (Hermes <tool_call> for Qwen2.5/Qwen3, Llama 3.1/3.2 JSON, Mistral [TOOL_CALLS]); "none" leaves tools to the environment\'s own prompt text.',
+          ),
         contextLength: z
           .number()
           .int()

@@ -16,7 +16,7 @@
  *                    gradient (3 × vocab floats per token)
  *   kv cache         sampling: 2 × layers × kv width × context × episodes decoded together
  */
-import { countParameters, type ModelDims } from "./model-sizes";
+import { countParameters, headDimOf, type ModelDims } from "./model-sizes";
 import { readEnvVar } from "./env";
 import type { RunConfig } from "./run-config";
 
@@ -64,14 +64,15 @@ export interface StepMemoryEstimate {
 export function estimateStepMemory(input: StepMemoryInput): StepMemoryEstimate {
   const d = input.dims;
   const parameters = countParameters(d, input.vocabSize);
-  const head = d.hiddenSize / d.numHeads;
+  const head = headDimOf(d);
+  const q = d.numHeads * head;
   const kv = d.numKvHeads * head;
   const lora = input.loraRank
-    ? d.numLayers * input.loraRank * (2 * (d.hiddenSize + d.hiddenSize) + 2 * (d.hiddenSize + kv)) // q, o and k, v adapters
+    ? d.numLayers * input.loraRank * (2 * (d.hiddenSize + q) + 2 * (d.hiddenSize + kv)) // q, o and k, v adapters
     : 0;
   const trainableParameters = input.loraRank ? lora : parameters;
   const T = d.maxPositions;
-  const perLayer = 8 * d.hiddenSize + 2 * kv + 4 * d.intermediateSize;
+  const perLayer = 6 * d.hiddenSize + 2 * q + 2 * kv + 4 * d.intermediateSize;
   // with recomputation: every layer's input, plus one layer's activations and attention at a time
   const layersHeld = input.recomputeActivations ? 1 : d.numLayers;
   const perToken = (input.recomputeActivations ? d.numLayers * d.hiddenSize : 0) + layersHeld * perLayer + 3 * input.vocabSize;

@@ -162,9 +162,20 @@ function Figures({ r }: { r: PreflightResult }) {
           The opening prompt of task {r.taskId} fits with {r.headroom.toLocaleString("en-US")} tokens to spare for later turns.
         </p>
       )}
+      {r.chatTemplate && (
+        <p className="text-xs text-slate-500" data-testid="preflight-chat-template">
+          {r.chatTemplate}
+        </p>
+      )}
       <details className="text-xs text-slate-500">
-        <summary className="cursor-pointer">What the policy reads last</summary>
-        <pre className="mt-1 max-h-40 overflow-auto whitespace-pre-wrap">{r.promptTail}</pre>
+        <summary className="cursor-pointer">
+          {r.prompt
+            ? `The opening prompt as the policy reads it (${r.promptTokens.toLocaleString("en-US")} tokens)`
+            : "What the policy reads last"}
+        </summary>
+        <pre className="mt-1 max-h-80 overflow-auto whitespace-pre-wrap" data-testid="preflight-prompt">
+          {r.prompt ?? r.promptTail}
+        </pre>
       </details>
     </div>
   );

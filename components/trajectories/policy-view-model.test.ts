@@ -51,6 +51,21 @@ test("segments follow the switches between context and each reply; only long con
   assert.ok(long.end - long.folded.end > long.folded.start - long.start, "more of the end (what the reply follows) stays visible");
 });
 
+test("a re-rendering of the conversation starts a segment of its own, marked, even inside context", () => {
+  // the template re-rendered at token 9 (inside the observation between the replies)
+  const segments = tokenSegments({ ...sequence(5), rerenderedAt: [9] });
+  assert.deepEqual(
+    segments.map((s) => [s.kind, s.start, s.end, s.rerendered ?? false]),
+    [
+      ["context", 0, 5, false],
+      ["reply", 5, 8, false],
+      ["context", 8, 9, false],
+      ["context", 9, 10, true],
+      ["reply", 10, 13, false],
+    ],
+  );
+});
+
 test("metrics exist only where recorded, and values sit on sampled tokens only", () => {
   assert.deepEqual(availableMetrics(sequence(5)), ["advantage", "logprob", "ratio"], "no KL without a reference");
   assert.deepEqual(availableMetrics(sequence(5, false)), ["logprob"], "before an update only the sampler's log-probs");

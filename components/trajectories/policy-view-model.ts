@@ -81,6 +81,8 @@ export interface TokenSegment {
   turn: number | null;
   /** For a long context segment: the range folded away until the user opens it. */
   folded: { start: number; end: number } | null;
+  /** The segment opens a re-rendering of the conversation (PolicyTokens.rerenderedAt). */
+  rerendered?: boolean;
 }
 
 /** Context longer than this folds its middle (system prompts and tool schemas run to thousands of tokens). */
@@ -89,12 +91,16 @@ const KEEP_HEAD = 24;
 /** The end of a context segment is what the reply follows (the last message and the generation prompt): keep more. */
 const KEEP_TAIL = 64;
 
-/** The sequence cut where it switches between context and a reply (or between two replies' turns). */
+/**
+ * The sequence cut where it switches between context and a reply (or between two replies' turns), and where the
+ * chat template re-rendered the conversation.
+ */
 export function tokenSegments(t: PolicyTokens): TokenSegment[] {
   const segments: TokenSegment[] = [];
+  const rerendered = new Set(t.rerenderedAt ?? []);
   let start = 0;
   for (let i = 1; i <= t.ids.length; i++) {
-    const boundary = i === t.ids.length || t.sampled[i] !== t.sampled[start] || t.turns[i] !== t.turns[start];
+    const boundary = i === t.ids.length || t.sampled[i] !== t.sampled[start] || t.turns[i] !== t.turns[start] || rerendered.has(i);
     if (!boundary) continue;
     const reply = t.sampled[start] > 0;
     const long = !reply && i - start > FOLD_ABOVE;
@@ -104,6 +110,7 @@ export function tokenSegments(t: PolicyTokens): TokenSegment[] {
       end: i,
       turn: reply ? t.turns[start] : null,
       folded: long ? { start: start + KEEP_HEAD, end: i - KEEP_TAIL } : null,
+      ...(rerendered.has(start) && { rerendered: true }),
     });
     start = i;
   }

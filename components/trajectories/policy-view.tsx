@@ -109,6 +109,11 @@ function TokenStrip({ tokens: t, endReason }: { tokens: PolicyTokens; endReason:
         data-testid={s.kind === "reply" ? "policy-reply" : undefined}
         title={s.kind === "reply" ? `policy turn ${s.turn}` : undefined}
       >
+        {s.rerendered && (
+          <span className="my-1 block border-t border-dashed border-amber-400 text-[10px] text-amber-800" data-testid="rerendered">
+            re-rendered by the chat template from here: the tokens below were sampled from this prompt
+          </span>
+        )}
         {body}
       </span>
     );
@@ -158,6 +163,14 @@ function TokenStrip({ tokens: t, endReason }: { tokens: PolicyTokens; endReason:
           The episode ended with context_full: the next prompt and a reply no longer fitted {t.contextSize} tokens.
         </p>
       )}
+      {t.rerenderedAt && t.rerenderedAt.length > 0 && (
+        <p className="rounded border border-amber-200 bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="not-prefix-stable">
+          The chat template is not prefix-stable here: {t.rerenderedAt.length === 1 ? "once" : `${t.rerenderedAt.length} times`} the next
+          prompt did not extend the previous one (e.g. a template that drops earlier reasoning), so the conversation was re-rendered and
+          sampling continued from the new rendering. The tokens before each re-rendering were trained as sampled, in their own context, as a
+          sequence of their own.
+        </p>
+      )}
       {!t.update && (
         <p className="text-xs text-slate-500">No update values: this sample was not trained on (unscored, or its step made no update).</p>
       )}
@@ -169,6 +182,7 @@ function TokenStrip({ tokens: t, endReason }: { tokens: PolicyTokens; endReason:
       >
         {segments.map(segment)}
       </div>
+      {t.chatTemplate && <p className="text-xs text-slate-500">Rendered with the {t.chatTemplate}.</p>}
       <p className="text-xs text-slate-400">
         The sequence ends at the policy&apos;s last reply: what followed it was never trained on. Grey: context (template, system, user,
         tool); underlined: the PPO clip bound at the update&apos;s last pass (no gradient from that token).

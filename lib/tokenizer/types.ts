@@ -6,6 +6,8 @@ export interface Tokenizer {
   decode(ids: number[]): string;
   /** id of a special/added token by its text, or undefined. */
   tokenId(token: string): number | undefined;
+  /** Whether `id` is a special token (a turn marker such as <|im_end|>, never a piece of ordinary text). */
+  isSpecial(id: number): boolean;
   readonly eosId: number;
   readonly padId: number;
 }

@@ -20,6 +20,7 @@ import type { DecoderLM } from "../policy/model";
 import type { AdamW } from "../policy/optimizer";
 import { decodeSafetensors, encodeSafetensors, readSafetensors, type SafeTensor } from "./safetensors";
 import { hfConfigFromModel } from "./hf-config";
+import { TOKENIZER_FILES } from "../policy/chat/load-chat-format";
 import { loadLoraTensors, loadModelTensors, loraTensors, modelTensors } from "./weights";
 
 export interface TrainerState {
@@ -69,8 +70,12 @@ export interface SaveInput {
   model: DecoderLM;
   optimizer?: AdamW;
   state: TrainerState;
-  /** Raw tokenizer.json text to store alongside (HF tokenizers). */
-  tokenizerJson?: string;
+  /**
+   * The policy's tokenizer folder: its tokenizer.json, tokenizer_config.json (chat template), chat_template.jinja and
+   * generation_config.json are copied, so the checkpoint loads as the model it was trained as (transformers, vLLM,
+   * or a run's policy.model).
+   */
+  tokenizerFolder?: string | null;
 }
 
 /** Atomically writes a checkpoint to `dir` (replacing an existing one). Returns `dir`. */
@@ -111,7 +116,10 @@ export async function saveCheckpoint(dir: string, input: SaveInput): Promise<str
   }
   const trainerState = { ...state, optimizerStep: optimizer?.step ?? null, savedAt: new Date().toISOString() };
   await writeSynced(path.join(tmp, "trainer_state.json"), JSON.stringify(trainerState, null, 2));
-  if (input.tokenizerJson) await writeSynced(path.join(tmp, "tokenizer.json"), input.tokenizerJson);
+  for (const name of input.tokenizerFolder ? TOKENIZER_FILES : []) {
+    const text = await fs.readFile(path.join(input.tokenizerFolder!, name), "utf8").catch(() => null);
+    if (text !== null) await writeSynced(path.join(tmp, name), text);
+  }
   await writeSynced(path.join(tmp, "COMPLETE"), `${trainerState.savedAt}\n`);
   await syncDir(tmp);
   const old = `${tmp}.old`;

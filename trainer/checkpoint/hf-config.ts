@@ -1,10 +1,12 @@
 /**
- * ModelConfig <-> transformers config.json (LlamaConfig / Qwen2Config field names). Only decoder architectures whose
- * weights map 1:1 onto policy/params.ts are accepted; anything else fails with the model_type and what is supported.
+ * ModelConfig <-> transformers config.json (LlamaConfig / Qwen2Config / Qwen3Config / MistralConfig field names).
+ * Only decoder architectures whose weights map 1:1 onto policy/params.ts are accepted; anything else fails with the
+ * model_type and what is supported.
  */
-import { validateModelConfig, type ModelConfig } from "../policy/config";
+import { headDim, validateModelConfig, type ModelConfig } from "../policy/config";
+import type { Llama3RopeScaling } from "../policy/ops";
 
-export const SUPPORTED_MODEL_TYPES = ["llama", "qwen2", "mistral"] as const;
+export const SUPPORTED_MODEL_TYPES = ["llama", "qwen2", "qwen3", "mistral"] as const;
 
 export class HfCheckpointError extends Error {
   readonly code = "HF_CHECKPOINT_INVALID";
@@ -30,33 +32,73 @@ export function modelConfigFromHf(cfg: HfConfig): ModelConfig {
       `config.json model_type "${type}" is not supported; supported decoder architectures: ${SUPPORTED_MODEL_TYPES.join(", ")}.`,
     );
   }
-  const rope = cfg.rope_scaling as { rope_type?: string; type?: string } | null | undefined;
-  if (rope && (rope.rope_type ?? rope.type) !== "default") {
-    throw new HfCheckpointError(`rope_scaling ${JSON.stringify(rope)} is not supported (plain rotary only).`);
-  }
+  // transformers ≥ 4.56 writes rotary settings as rope_parameters {rope_type, rope_theta}; older configs as
+  // rope_scaling (null for plain rotary) and a top-level rope_theta
+  const params = cfg.rope_parameters as { rope_type?: string; rope_theta?: number } | null | undefined;
+  const ropeScaling = rotaryScalingOf((cfg.rope_scaling ?? params) as Record<string, unknown> | null | undefined);
   const heads = num(cfg, "num_attention_heads");
+  const hidden = num(cfg, "hidden_size");
+  // head_dim: Qwen3 and Mistral set it (Qwen3-0.6B: 128 with 1024 / 16); Llama 3.2 sets it equal to hidden / heads
+  const head = typeof cfg.head_dim === "number" && cfg.head_dim !== hidden / heads ? cfg.head_dim : undefined;
+  const window = slidingWindowOf(type, cfg);
   return validateModelConfig({
     vocabSize: num(cfg, "vocab_size"),
-    hiddenSize: num(cfg, "hidden_size"),
+    hiddenSize: hidden,
     numLayers: num(cfg, "num_hidden_layers"),
     numHeads: heads,
     numKvHeads: num(cfg, "num_key_value_heads", heads),
     intermediateSize: num(cfg, "intermediate_size"),
     maxPositions: num(cfg, "max_position_embeddings", 2048),
-    ropeTheta: num(cfg, "rope_theta", 10000),
+    ropeTheta:
+      typeof cfg.rope_theta !== "number" && typeof params?.rope_theta === "number" ? params.rope_theta : num(cfg, "rope_theta", 10000),
     rmsNormEps: num(cfg, "rms_norm_eps", 1e-6),
     tieEmbeddings: cfg.tie_word_embeddings === true,
-    // Qwen2 always has q/k/v biases; Llama exposes it as attention_bias
+    // Qwen2 always has q/k/v biases; Llama and Qwen3 expose it as attention_bias
     attentionBias: type === "qwen2" ? true : cfg.attention_bias === true,
+    ...(head !== undefined && { headDim: head }),
+    ...(type === "qwen3" && { qkNorm: true }),
+    ...(window !== undefined && { slidingWindow: window }),
+    ...(ropeScaling && { ropeScaling }),
   });
 }
 
-/** config.json for a ModelConfig: Qwen2 when it has q/k/v biases, else Llama. */
-export function hfConfigFromModel(c: ModelConfig, extra: { bosTokenId?: number; eosTokenId?: number } = {}): HfConfig {
-  const qwen = c.attentionBias;
+/** Plain rotary (no scaling entry, or rope_type "default"), or Llama 3.1's "llama3" scaling; anything else is refused. */
+function rotaryScalingOf(rope: Record<string, unknown> | null | undefined): Llama3RopeScaling | undefined {
+  const type = rope ? (rope.rope_type ?? rope.type ?? "default") : "default";
+  if (type === "default") return undefined;
+  const keys = ["factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"] as const;
+  if (type !== "llama3" || !keys.every((k) => typeof rope?.[k] === "number")) {
+    throw new HfCheckpointError(`rotary scaling ${JSON.stringify(rope)} is not supported (plain rotary and Llama 3.1's "llama3" only).`);
+  }
+  const r = rope as Record<(typeof keys)[number], number>;
   return {
-    architectures: [qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM"],
-    model_type: qwen ? "qwen2" : "llama",
+    factor: r.factor,
+    lowFreqFactor: r.low_freq_factor,
+    highFreqFactor: r.high_freq_factor,
+    originalMaxPositions: r.original_max_position_embeddings,
+  };
+}
+
+/**
+ * The attention window the model uses, if any: Mistral's `sliding_window` (null for v0.2 on), Qwen2's / Qwen3's only
+ * with use_sliding_window (and then on the layers from max_window_layers on; one window stands for all: the model is
+ * only built at a context the window covers, where every layer attends fully).
+ */
+function slidingWindowOf(type: string, cfg: HfConfig): number | undefined {
+  const window = cfg.sliding_window;
+  if (typeof window !== "number") return undefined;
+  if (type === "mistral") return window;
+  if ((type === "qwen2" || type === "qwen3") && cfg.use_sliding_window === true) return window;
+  return undefined;
+}
+
+/** config.json for a ModelConfig: Qwen3 with q/k norms, Qwen2 with q/k/v biases, else Llama. */
+export function hfConfigFromModel(c: ModelConfig, extra: { bosTokenId?: number; eosTokenId?: number } = {}): HfConfig {
+  const qwen3 = c.qkNorm === true;
+  const qwen = c.attentionBias && !qwen3;
+  return {
+    architectures: [qwen3 ? "Qwen3ForCausalLM" : qwen ? "Qwen2ForCausalLM" : "LlamaForCausalLM"],
+    model_type: qwen3 ? "qwen3" : qwen ? "qwen2" : "llama",
     vocab_size: c.vocabSize,
     hidden_size: c.hiddenSize,
     num_hidden_layers: c.numLayers,
@@ -67,7 +109,19 @@ export function hfConfigFromModel(c: ModelConfig, extra: { bosTokenId?: number; 
     rope_theta: c.ropeTheta,
     rms_norm_eps: c.rmsNormEps,
     tie_word_embeddings: c.tieEmbeddings,
-    ...(qwen ? {} : { attention_bias: false, mlp_bias: false }),
+    ...(qwen ? {} : { attention_bias: c.attentionBias, mlp_bias: false }),
+    ...(c.headDim !== undefined || qwen3 ? { head_dim: headDim(c) } : {}),
+    ...(c.ropeScaling
+      ? {
+          rope_scaling: {
+            rope_type: "llama3",
+            factor: c.ropeScaling.factor,
+            low_freq_factor: c.ropeScaling.lowFreqFactor,
+            high_freq_factor: c.ropeScaling.highFreqFactor,
+            original_max_position_embeddings: c.ropeScaling.originalMaxPositions,
+          },
+        }
+      : {}),
     hidden_act: "silu",
     torch_dtype: "float32",
     bos_token_id: extra.bosTokenId ?? null,

@@ -1,15 +1,14 @@
 /**
  * Loads a local Hugging Face checkpoint folder (config.json, model.safetensors or sharded
- * model-0000x-of-0000y.safetensors + model.safetensors.index.json, optional tokenizer.json) of a Llama / Qwen2
- * architecture into a DecoderLM. Nothing is downloaded: the folder must exist locally.
+ * model-0000x-of-0000y.safetensors + model.safetensors.index.json) of a Llama / Qwen2 / Qwen3 / Mistral
+ * architecture into a DecoderLM. Its tokenizer and chat template are read by policy/chat/load-chat-format.ts.
+ * Nothing is downloaded: the folder must exist locally.
  */
 import { promises as fs } from "node:fs";
-import { readDataFile, readDataJson } from "../data-roots";
+import { readDataJson } from "../data-roots";
 import path from "node:path";
 import { DecoderLM } from "../policy/model";
 import type { ModelConfig } from "../policy/config";
-import type { Tokenizer } from "../../lib/tokenizer/types";
-import { loadHfTokenizer } from "../../lib/tokenizer/hf-tokenizer";
 import { HfCheckpointError, modelConfigFromHf } from "./hf-config";
 import { readSafetensors, type SafeTensor } from "./safetensors";
 import { loadModelTensors } from "./weights";
@@ -46,8 +45,6 @@ export async function readHfWeights(dir: string): Promise<Map<string, SafeTensor
 export interface LoadedHfModel {
   model: DecoderLM;
   config: ModelConfig;
-  tokenizer: Tokenizer | null;
-  tokenizerJson: string | null;
 }
 
 export async function loadHfCheckpoint(
@@ -69,7 +66,5 @@ export async function loadHfCheckpoint(
     model.dispose();
     throw e;
   }
-  const tokFile = path.join(dir, "tokenizer.json");
-  const tokenizerJson = (await exists(tokFile)) ? await readDataFile(tokFile) : null;
-  return { model, config, tokenizer: tokenizerJson ? loadHfTokenizer(await readDataJson(tokFile)) : null, tokenizerJson };
+  return { model, config };
 }

@@ -97,14 +97,14 @@ export async function createEvalDeps(config: RunConfig, opts: EvalSetupOptions =
 
   // The trainer's own policy: a training run's checkpoint, or the configured model as it is.
   const backend = await selectBackend();
-  const { model, tokenizer } = await loadPolicy(config);
+  const { model, chat } = await loadPolicy(config);
   try {
     if (opts.checkpointLocation) await loadCheckpoint(opts.checkpointLocation, model);
   } catch (err) {
     model.dispose();
     throw err;
   }
-  const player = createGroupPlayer({ config, env, model, tok: tokenizer, llm });
+  const player = createGroupPlayer({ config, env, model, chat, llm });
   return {
     deps: { tasks, runGroup: (req) => player.runGroup(req), budget, policyLabel: label, notes },
     backend: `${backend.backend}; ${label}`,

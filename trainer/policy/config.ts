@@ -1,7 +1,10 @@
 /**
- * Decoder configuration, named after transformers' LlamaConfig / Qwen2Config fields so `config.json` of a Hugging
- * Face checkpoint maps onto it directly (see checkpoint/hf-load.ts).
+ * Decoder configuration, named after transformers' LlamaConfig / Qwen2Config / Qwen3Config fields so `config.json`
+ * of a Hugging Face checkpoint maps onto it directly (see checkpoint/hf-load.ts).
  */
+import { countParameters as countDimsParameters, headDimOf } from "../../lib/model-sizes";
+import type { Llama3RopeScaling } from "./ops";
+
 export interface ModelConfig {
   vocabSize: number;
   hiddenSize: number;
@@ -16,6 +19,18 @@ export interface ModelConfig {
   tieEmbeddings: boolean;
   /** Qwen2 puts biases on q/k/v projections; Llama has none. */
   attentionBias: boolean;
+  /** `head_dim` when the config sets one that is not hiddenSize / numHeads (Qwen3-0.6B: 128 with 1024 / 16). */
+  headDim?: number;
+  /** Qwen3: RMSNorm over each query and key head (q_norm, k_norm weights of headDim) before rotary positions. */
+  qkNorm?: boolean;
+  /** Llama 3.1 / 3.2's rotary scaling (rope_scaling with rope_type "llama3"); plain rotary without it. */
+  ropeScaling?: Llama3RopeScaling;
+  /**
+   * The attention window of a sliding-window model (Mistral's `sliding_window`, Qwen's with use_sliding_window).
+   * Within the window sliding-window attention is full attention, so such a model runs only at a context that
+   * fits the window (validateModelConfig refuses a longer one).
+   */
+  slidingWindow?: number;
 }
 
 export class ModelConfigError extends Error {
@@ -84,7 +99,8 @@ export function validateModelConfig(c: ModelConfig): ModelConfig {
   positiveInt("numKvHeads", c.numKvHeads);
   positiveInt("intermediateSize", c.intermediateSize);
   positiveInt("maxPositions", c.maxPositions);
-  if (c.hiddenSize % c.numHeads !== 0) {
+  if (c.headDim !== undefined) positiveInt("headDim", c.headDim);
+  else if (c.hiddenSize % c.numHeads !== 0) {
     throw new ModelConfigError(
       `numHeads (${c.numHeads}) must divide hiddenSize (${c.hiddenSize}); pick e.g. ${divisorsNear(c.hiddenSize, c.numHeads)}.`,
     );
@@ -92,12 +108,26 @@ export function validateModelConfig(c: ModelConfig): ModelConfig {
   if (c.numHeads % c.numKvHeads !== 0) {
     throw new ModelConfigError(`numKvHeads (${c.numKvHeads}) must divide numHeads (${c.numHeads}) for grouped-query attention.`);
   }
-  if ((c.hiddenSize / c.numHeads) % 2 !== 0) {
-    throw new ModelConfigError(`head size hiddenSize/numHeads = ${c.hiddenSize / c.numHeads} must be even for rotary positions.`);
+  if (headDim(c) % 2 !== 0) {
+    throw new ModelConfigError(`the head size (${headDim(c)}) must be even for rotary positions.`);
   }
+
   if (!(c.ropeTheta > 0)) throw new ModelConfigError(`ropeTheta must be > 0, got ${c.ropeTheta}.`);
   if (!(c.rmsNormEps > 0)) throw new ModelConfigError(`rmsNormEps must be > 0, got ${c.rmsNormEps}.`);
   return c;
+}
+
+/**
+ * A model is built only at a context its attention window covers: sliding-window attention is not implemented, and
+ * within the window it is exactly full attention. (A checkpoint's config.json declares more positions than a run
+ * uses, so this is checked on the model built, not on the folder's config.)
+ */
+export function assertWindowCoversContext(c: ModelConfig): void {
+  if (c.slidingWindow !== undefined && c.maxPositions > c.slidingWindow) {
+    throw new ModelConfigError(
+      `the model attends over a sliding window of ${c.slidingWindow} tokens, which Rollout Lab does not implement; within the window it is full attention, so set policy.contextLength to at most ${c.slidingWindow} (the context is ${c.maxPositions}).`,
+    );
+  }
 }
 
 function divisorsNear(n: number, near: number): string {
@@ -107,15 +137,9 @@ function divisorsNear(n: number, near: number): string {
   return ds.slice(0, 3).join(" or ");
 }
 
-export const headDim = (c: ModelConfig) => c.hiddenSize / c.numHeads;
+export const headDim = (c: ModelConfig) => headDimOf(c);
 
 /** Parameter count (what transformers' num_parameters() reports, tied embeddings counted once). */
 export function countParameters(c: ModelConfig): number {
-  const hd = headDim(c);
-  const kv = c.numKvHeads * hd;
-  const attn = c.hiddenSize * c.hiddenSize * 2 + c.hiddenSize * kv * 2 + (c.attentionBias ? c.hiddenSize + 2 * kv : 0);
-  const mlp = 3 * c.hiddenSize * c.intermediateSize;
-  const layer = attn + mlp + 2 * c.hiddenSize;
-  const embed = c.vocabSize * c.hiddenSize;
-  return embed * (c.tieEmbeddings ? 1 : 2) + c.numLayers * layer + c.hiddenSize;
+  return countDimsParameters(c, c.vocabSize);
 }

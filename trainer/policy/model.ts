@@ -1,10 +1,10 @@
 /**
  * Llama-style decoder-only LM in TF.js (Touvron et al. 2023): RMSNorm pre-norm blocks, rotary positions, SwiGLU MLP,
- * grouped-query attention, optional Qwen2 q/k/v biases and tied embeddings. Weights are tf.Variables keyed by their
+ * grouped-query attention, optional Qwen2 q/k/v biases, Qwen3 q/k norms and tied embeddings. Weights are tf.Variables keyed by their
  * transformers names (params.ts); optional LoRA adapters (lora.ts) add a low-rank path to chosen projections.
  */
 import * as tf from "@tensorflow/tfjs";
-import { headDim, validateModelConfig, type ModelConfig } from "./config";
+import { assertWindowCoversContext, headDim, validateModelConfig, type ModelConfig } from "./config";
 import { paramSpecs, type ParamSpec } from "./params";
 import { applyRope, isFrozen, lookupRows, mm, mmFrozen, mmTransposed, rmsNorm, ropeTables, rotateHalfMatrix } from "./ops";
 import { Rng } from "./rng";
@@ -41,10 +41,16 @@ export interface ForwardOptions {
    * [vocab, hidden] copy per token. Not for training forwards (the gradient must flow to the embedding).
    */
   head?: tf.Tensor2D;
+  /**
+   * Logits of each sequence's last position only ([B, vocab]): what sampling reads. A prefill of a long prompt would
+   * otherwise compute T rows of the output head — a 2,700-token τ² prompt at Qwen's 151,936-token vocabulary is
+   * 1.6 GB of logits per sequence, all but one row thrown away.
+   */
+  lastPositionOnly?: boolean;
 }
 
 export interface ForwardResult {
-  /** [B*T, vocab] */
+  /** [B*T, vocab], or [B, vocab] with lastPositionOnly */
   logits: tf.Tensor2D;
   cache?: KvCache;
 }
@@ -85,6 +91,7 @@ export class DecoderLM {
     } = {},
   ) {
     this.config = validateModelConfig({ ...config });
+    assertWindowCoversContext(this.config);
     this.specs = paramSpecs(this.config);
     const rng = new Rng(opts.seed ?? 0);
     const std = opts.initStd ?? 0.02; // transformers' initializer_range default
@@ -108,7 +115,7 @@ export class DecoderLM {
       init.dispose();
     }
     const hd = headDim(this.config);
-    const { cos, sin } = ropeTables(this.config.maxPositions, hd, this.config.ropeTheta);
+    const { cos, sin } = ropeTables(this.config.maxPositions, hd, this.config.ropeTheta, this.config.ropeScaling);
     this.cosTable = tf.keep(tf.tensor2d(cos, [this.config.maxPositions, hd]));
     this.sinTable = tf.keep(tf.tensor2d(sin, [this.config.maxPositions, hd]));
     this.rot = tf.keep(rotateHalfMatrix(hd));
@@ -237,7 +244,11 @@ export class DecoderLM {
       h = recompute ? this.recomputed(i, h, [posT, ...(opts.keyMask ? [opts.keyMask] : [])], build) : layer(h, i);
     }
     posT.dispose();
-    const hf = this.norm(h, "model.norm.weight", fused);
+    const last =
+      opts.lastPositionOnly && T > 1
+        ? (tf.reshape(tf.slice(tf.reshape(h, [B, T, -1]), [0, T - 1, 0], [B, 1, -1]), [B, -1]) as tf.Tensor2D)
+        : h;
+    const hf = this.norm(last, "model.norm.weight", fused);
     const given = opts.head;
     const logits = given ? (isFrozen(given) ? mmFrozen(hf, { w: given }) : mm(hf, given)) : this.headLogits(hf);
     return { logits, cache: newCache };
@@ -275,6 +286,19 @@ export class DecoderLM {
     return fused ? fusedRmsNorm(x, w, this.config.rmsNormEps) : rmsNorm(x, w, this.config.rmsNormEps);
   }
 
+  /**
+   * Qwen3's q_norm / k_norm: RMSNorm over each head of the projected queries or keys [rows, heads*headDim], with one
+   * weight per head dimension (transformers' Qwen3RMSNorm on the [.., heads, headDim] view), before rotary positions.
+   * The identity for models without them.
+   */
+  private headNorm(x: tf.Tensor2D, layer: number, name: "q_norm" | "k_norm", fused: boolean): tf.Tensor2D {
+    if (!this.config.qkNorm) return x;
+    const hd = headDim(this.config);
+    const [rows, width] = x.shape;
+    const perHead = tf.reshape(x, [rows * (width / hd), hd]) as tf.Tensor2D;
+    return tf.reshape(this.norm(perHead, `model.layers.${layer}.self_attn.${name}.weight`, fused), [rows, width]) as tf.Tensor2D;
+  }
+
   /** One decoder block on the native fused kernels (trainer/policy/fused.ts). */
   private fusedLayer(posT: tf.Tensor1D, B: number, T: number, opts: ForwardOptions, newCache?: KvCache) {
     const c = this.config;
@@ -283,8 +307,20 @@ export class DecoderLM {
     const rows = (x: tf.Tensor2D) => tf.reshape(x, [B, T, c.numKvHeads * hd]);
     return (h: tf.Tensor2D, i: number): tf.Tensor2D => {
       const xn = this.norm(h, `model.layers.${i}.input_layernorm.weight`, true);
-      const q = fusedRope(this.proj(xn, i, "self_attn", "q_proj"), c.numHeads, posT, this.cosTable, this.sinTable);
-      const k = fusedRope(this.proj(xn, i, "self_attn", "k_proj"), c.numKvHeads, posT, this.cosTable, this.sinTable);
+      const q = fusedRope(
+        this.headNorm(this.proj(xn, i, "self_attn", "q_proj"), i, "q_norm", true),
+        c.numHeads,
+        posT,
+        this.cosTable,
+        this.sinTable,
+      );
+      const k = fusedRope(
+        this.headNorm(this.proj(xn, i, "self_attn", "k_proj"), i, "k_norm", true),
+        c.numKvHeads,
+        posT,
+        this.cosTable,
+        this.sinTable,
+      );
       const v = this.proj(xn, i, "self_attn", "v_proj");
       const kAll = opts.cache ? tf.concat([opts.cache.k[i], rows(k)], 1) : rows(k);
       const vAll = opts.cache ? tf.concat([opts.cache.v[i], rows(v)], 1) : rows(v);
@@ -308,8 +344,22 @@ export class DecoderLM {
     const sinRows = tf.gather(this.sinTable, posT) as tf.Tensor2D;
     return (h: tf.Tensor2D, i: number): tf.Tensor2D => {
       const xn = this.norm(h, `model.layers.${i}.input_layernorm.weight`, false);
-      const q = applyRope(this.proj(xn, i, "self_attn", "q_proj"), c.numHeads, hd, cosRows, sinRows, this.rot);
-      const k = applyRope(this.proj(xn, i, "self_attn", "k_proj"), c.numKvHeads, hd, cosRows, sinRows, this.rot);
+      const q = applyRope(
+        this.headNorm(this.proj(xn, i, "self_attn", "q_proj"), i, "q_norm", false),
+        c.numHeads,
+        hd,
+        cosRows,
+        sinRows,
+        this.rot,
+      );
+      const k = applyRope(
+        this.headNorm(this.proj(xn, i, "self_attn", "k_proj"), i, "k_norm", false),
+        c.numKvHeads,
+        hd,
+        cosRows,
+        sinRows,
+        this.rot,
+      );
       const v = this.proj(xn, i, "self_attn", "v_proj");
       const shape = { B, T, heads: c.numHeads, kvHeads: c.numKvHeads, headDim: hd };
       let attn: tf.Tensor2D;

@@ -22,11 +22,15 @@ export class NativeDecoder {
 
   /**
    * Available for plain float32 models on the fused path (LoRA adapters and bfloat16 weights would need their own
-   * path through the kernel).
+   * path through the kernel, and so would Qwen3's q/k norms: those decode on the op-level path).
    */
   static supports(model: DecoderLM): boolean {
     return (
-      fusedOpsAvailable() && tf.getKernel(FUSED.decodeLayer, tf.getBackend()) !== undefined && model.lora === null && !model.hasBf16Weights
+      fusedOpsAvailable() &&
+      tf.getKernel(FUSED.decodeLayer, tf.getBackend()) !== undefined &&
+      model.lora === null &&
+      !model.hasBf16Weights &&
+      !model.config.qkNorm
     );
   }
 

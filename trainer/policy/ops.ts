@@ -135,17 +135,50 @@ export function rmsNorm(x: tf.Tensor2D, weight: tf.Tensor1D, eps: number): tf.Te
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(ms, eps))), weight);
 }
 
+/** Llama 3.1 / 3.2's rotary scaling (config.json rope_scaling with rope_type "llama3"). */
+export interface Llama3RopeScaling {
+  factor: number;
+  lowFreqFactor: number;
+  highFreqFactor: number;
+  originalMaxPositions: number;
+}
+
 /**
- * Rotary tables as transformers' LlamaRotaryEmbedding builds them: inv_freq = theta^(-2i/d), the frequency vector
+ * The rotary inverse frequencies theta^(-2i/d), with Llama 3.1's scaling when given (transformers'
+ * _compute_llama3_parameters): frequencies whose wavelength is shorter than original / highFreqFactor stay, those
+ * longer than original / lowFreqFactor are divided by factor, and those between blend the two, weighted by
+ * (original / wavelength - low) / (high - low) towards the unscaled one.
+ */
+export function rotaryFrequencies(headDim: number, theta: number, scaling?: Llama3RopeScaling): number[] {
+  const inv = Array.from({ length: headDim / 2 }, (_, i) => Math.pow(theta, (-2 * i) / headDim));
+  if (!scaling) return inv;
+  const { factor, lowFreqFactor: low, highFreqFactor: high, originalMaxPositions: old } = scaling;
+  return inv.map((f) => {
+    const wavelength = (2 * Math.PI) / f;
+    if (wavelength < old / high) return f;
+    if (wavelength > old / low) return f / factor;
+    const blend = (old / wavelength - low) / (high - low);
+    return ((1 - blend) * f) / factor + blend * f;
+  });
+}
+
+/**
+ * Rotary tables as transformers' LlamaRotaryEmbedding builds them: the frequency vector (rotaryFrequencies)
  * repeated twice ("rotate_half" convention, not interleaved), so checkpoints from transformers need no permutation.
  */
-export function ropeTables(maxPos: number, headDim: number, theta: number): { cos: Float32Array; sin: Float32Array } {
+export function ropeTables(
+  maxPos: number,
+  headDim: number,
+  theta: number,
+  scaling?: Llama3RopeScaling,
+): { cos: Float32Array; sin: Float32Array } {
   const half = headDim / 2;
+  const freqs = rotaryFrequencies(headDim, theta, scaling);
   const cos = new Float32Array(maxPos * headDim);
   const sin = new Float32Array(maxPos * headDim);
   for (let p = 0; p < maxPos; p++) {
     for (let i = 0; i < half; i++) {
-      const a = p * Math.pow(theta, (-2 * i) / headDim);
+      const a = p * freqs[i];
       const c = Math.cos(a);
       const s = Math.sin(a);
       cos[p * headDim + i] = c;

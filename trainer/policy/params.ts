@@ -1,5 +1,6 @@
 /**
- * The parameter list of the decoder under transformers' LlamaForCausalLM / Qwen2ForCausalLM names, so a checkpoint
+ * The parameter list of the decoder under transformers' LlamaForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM names
+ * (Qwen3 adds self_attn.q_norm / k_norm, one weight per head dimension), so a checkpoint
  * maps 1:1 onto `model.safetensors`.
  *
  * Layout note: nn.Linear stores weight as [out, in] and computes x @ W^T. We keep projection weights as [in, out]
@@ -32,22 +33,28 @@ export function layerPrefix(i: number): string {
 
 export function paramSpecs(c: ModelConfig): ParamSpec[] {
   const d = c.hiddenSize;
-  const kv = c.numKvHeads * headDim(c);
+  const hd = headDim(c);
+  const q = c.numHeads * hd;
+  const kv = c.numKvHeads * hd;
   const specs: ParamSpec[] = [
     { name: "model.embed_tokens.weight", shape: [c.vocabSize, d], hfShape: [c.vocabSize, d], transposed: false, init: "normal" },
   ];
   for (let i = 0; i < c.numLayers; i++) {
     const p = layerPrefix(i);
     specs.push(vector(`${p}.input_layernorm.weight`, d, "ones"));
-    specs.push(linear(`${p}.self_attn.q_proj.weight`, d, d));
+    specs.push(linear(`${p}.self_attn.q_proj.weight`, d, q));
     specs.push(linear(`${p}.self_attn.k_proj.weight`, d, kv));
     specs.push(linear(`${p}.self_attn.v_proj.weight`, d, kv));
     if (c.attentionBias) {
-      specs.push(vector(`${p}.self_attn.q_proj.bias`, d, "zeros"));
+      specs.push(vector(`${p}.self_attn.q_proj.bias`, q, "zeros"));
       specs.push(vector(`${p}.self_attn.k_proj.bias`, kv, "zeros"));
       specs.push(vector(`${p}.self_attn.v_proj.bias`, kv, "zeros"));
     }
-    specs.push(linear(`${p}.self_attn.o_proj.weight`, d, d));
+    if (c.qkNorm) {
+      specs.push(vector(`${p}.self_attn.q_norm.weight`, hd, "ones"));
+      specs.push(vector(`${p}.self_attn.k_norm.weight`, hd, "ones"));
+    }
+    specs.push(linear(`${p}.self_attn.o_proj.weight`, q, d));
     specs.push(vector(`${p}.post_attention_layernorm.weight`, d, "ones"));
     specs.push(linear(`${p}.mlp.gate_proj.weight`, d, c.intermediateSize));
     specs.push(linear(`${p}.mlp.up_proj.weight`, d, c.intermediateSize));

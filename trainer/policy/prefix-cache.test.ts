@@ -59,3 +59,20 @@ test("commonPrefixLength", () => {
   assert.equal(commonPrefixLength([], [1]), 0);
   assert.equal(commonPrefixLength([1, 2], [1, 2]), 2);
 });
+
+test("a re-rendered prompt (a template that is not prefix-stable) reuses only what it shares with the cache, and samples as a full prefill does", async () => {
+  const m = new DecoderLM(PRESETS.micro, { seed: 4, initStd: 0.2 });
+  const sampler = new BatchedSampler(m, { maxNewTokens: 4, temperature: 1 });
+  const session = sampler.open();
+  const first = [3, 4, 5, 6, 7, 8, 9, 10];
+  const reply = await session.sample(first, new Rng(1));
+  // the next rendering drops tokens 6..7 (earlier reasoning, say) and goes on differently from there
+  const rerendered = [3, 4, 5, 8, 9, 10, ...reply.tokens, 11, 12];
+  const cached = await session.sample(rerendered, new Rng(2));
+  assert.equal(cached.reusedTokens, 3, "only the first 3 tokens are the same");
+  const fresh = await new BatchedSampler(m, { maxNewTokens: 4, temperature: 1, prefixCacheBytes: 0 }).sample(rerendered, new Rng(2));
+  assert.deepEqual(cached.tokens, fresh.tokens);
+  cached.logprobs.forEach((lp, t) => assert.ok(Math.abs(lp - fresh.logprobs[t]) < 1e-4));
+  session.close();
+  m.dispose();
+});

@@ -4,6 +4,9 @@
  * the keys and values of everything before the answer are already known. Keeping them per episode, a turn prefills
  * only its new tokens instead of the whole conversation again.
  *
+ * A prompt that is not an extension of the cached sequence (a chat template that re-rendered the conversation,
+ * rollout/episode-tokens.ts) reuses the tokens the two share and runs the rest from the first that differs.
+ *
  * Keys are stored rotated at each token's own index in its sequence (ForwardOptions.positionOffsets), so a row's
  * cache is valid in any batch whatever its left padding. A cache is valid only for the weights that computed it: the
  * sampler keeps them per episode, and episodes end before the update changes the weights.

@@ -96,11 +96,6 @@ export function sampleFromLogits(l: Float32Array, temperature: number, topP: num
   return { id, logprob: (l[id] - max) / temperature - Math.log(zT) };
 }
 
-function lastRows(logits: tf.Tensor2D, B: number, T: number): tf.Tensor2D {
-  const V = logits.shape[1];
-  return tf.reshape(tf.slice(tf.reshape(logits, [B, T, V]), [0, T - 1, 0], [B, 1, V]), [B, V]) as tf.Tensor2D;
-}
-
 /** Decodes the prompts to completion in one go (blocking the event loop until done). */
 export function generate(model: DecoderLM, prompts: number[][], opts: SampleOptions): Sample[] {
   const steps = decodeSteps(model, prompts, opts);
@@ -189,10 +184,17 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
         last = tf.tidy(() => {
           const keyMask = padded ? maskTensor(mask, mask[0].length) : undefined;
           const positionOffsets = padded ? pads : undefined;
-          const r = model.forward(stepIds, B, stepLen, { cache: prev, returnCache: true, keyMask, head, positionOffsets });
+          const r = model.forward(stepIds, B, stepLen, {
+            cache: prev,
+            returnCache: true,
+            keyMask,
+            head,
+            positionOffsets,
+            lastPositionOnly: true,
+          });
           built = r.cache as KvCache;
           for (const t of [...built.k, ...built.v]) tf.keep(t);
-          return lastRows(r.logits, B, stepLen);
+          return r.logits;
         });
         disposeCache(prev);
         cache = built;

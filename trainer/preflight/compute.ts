@@ -1,6 +1,7 @@
 /**
  * The pre-flight check of a run config (lib/preflight.ts): render the environment's real opening prompt for its
- * first training task with the chosen policy's chat template and tokenizer, and compare it with the context; then
+ * first training task with the chosen policy's chat template (the checkpoint's own, with the episode's tools when
+ * it renders them) and tokenizer, and compare it with the context; then
  * estimate tokens, memory and time per step. Runs on a trainer worker: the environments, tokenizers and model live
  * here, never in the web app.
  */
@@ -17,6 +18,9 @@ import { padBatch, tokenLogProbs } from "../policy/logprobs";
 import { EpisodeTokens } from "../rollout/episode-tokens";
 import { computeEvalPreflight } from "./eval-preflight";
 
+/** Most of the rendered prompt the answer carries (a τ² system prompt with its policy document is ~30,000). */
+const PROMPT_SHOWN_CHARS = 40_000;
+
 /** `roots`: the folders a run config may read (dataReadRoots in trainer/data-roots.ts). */
 export async function computePreflight(raw: RunConfig, roots: string[]): Promise<PreflightResult> {
   const config = await confineRunPaths(raw, roots);
@@ -28,11 +32,19 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
   const task = (train.length ? train : tasks)[0];
   if (!task) throw new Error(`environment "${env.name}" has no training task${config.dataset.path ? ` in ${config.dataset.path}` : ""}`);
 
-  const { model, tokenizer } = await loadPolicy(config);
+  const { model, chat } = await loadPolicy(config);
   try {
-    const episode = env.createEpisode(task, { seed: config.seed, llm: offlineOnly, maxTurns: config.rollout.maxTurns });
+    // the episode as a run plays it: tools as schemas for a template that renders them (rollout/play-group.ts)
+    const episode = env.createEpisode(task, {
+      seed: config.seed,
+      llm: offlineOnly,
+      maxTurns: config.rollout.maxTurns,
+      toolPresentation: chat.toolPresentation,
+    });
     const opening = await episode.reset();
-    const ids = new EpisodeTokens(tokenizer).prompt(opening);
+    const tools = episode.tools?.();
+    const prompt = chat.renderConversation(opening, { tools, addGenerationPrompt: true });
+    const ids = new EpisodeTokens(chat).prompt(opening, { tools });
     const contextLength = model.config.maxPositions;
     const { maxNewTokens, maxTurns } = config.rollout;
     const fits = ids.length + maxNewTokens <= contextLength;
@@ -68,7 +80,6 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
     const memory = stepMemoryProblem(estimate, limit, microBatch, contextLength);
     if (memory) problems.push(memory);
 
-    const text = tokenizer.decode(ids);
     return {
       environment: env.name,
       taskId: task.id,
@@ -77,7 +88,9 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
       maxNewTokens,
       fits,
       headroom: contextLength - ids.length - maxNewTokens,
-      promptTail: text.slice(-600),
+      promptTail: prompt.slice(-600),
+      prompt: prompt.length > PROMPT_SHOWN_CHARS ? `…${prompt.slice(-PROMPT_SHOWN_CHARS)}` : prompt,
+      chatTemplate: chat.describe(),
       episodesPerStep,
       tokensPerStep,
       sampledTokensPerStep,

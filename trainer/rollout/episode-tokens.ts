@@ -1,18 +1,32 @@
 /**
- * The token sequence of one episode, built as it is played ("token in, token out"): the opening messages rendered
- * with the chat template, then per policy turn the tokens actually sampled, then the observations that follow. The
- * update trains on exactly these ids. Re-rendering the finished conversation instead would re-encode decoded text,
- * which is not the identity: a byte-level policy's invalid UTF-8 decodes to U+FFFD (3 other bytes), and BPE can
- * split a decoded string differently from how it was sampled — the update would then train on tokens the policy
+ * The token sequence of one episode, built as it is played ("token in, token out"). Every prompt is the policy's
+ * chat template rendered over the whole conversation so far (policy/chat/chat-format.ts) — what the model would be
+ * given by transformers or vLLM — and the ids of the rendered text are the tokenizer's encoding of it. Sampled ids
+ * are kept as sampled: re-encoding decoded text is not the identity (a byte-level policy's invalid UTF-8 decodes to
+ * U+FFFD, and BPE can split a decoded string differently), so the update would otherwise train on tokens the policy
  * never produced, with log-probs that do not match the sampler's.
+ *
+ * Templates are usually prefix-stable: the next prompt's text starts with the text so far (the previous prompt, the
+ * reply and its end-of-turn token), and only the new part is encoded and appended — after a special token, so the
+ * ids are those of encoding the whole. Where a template is not (Qwen3 drops earlier reasoning once a new user
+ * message arrives; a reply that stopped on another eos id, a Llama reply with trailing spaces its template trims,
+ * a tool list that changed), the conversation is re-rendered and a new segment starts: the ids before it stay as
+ * they were sampled and train in their own context, the next turns sample from the re-rendered prompt.
  */
 import type { ConversationMessage } from "../../lib/conversation";
-import type { Tokenizer } from "../../lib/tokenizer/types";
-import { endOfTurnId, renderChat, renderContinuation, type ChatTurn } from "../policy/tokenizer/chat-template";
+import type { ToolSchema } from "../envs/types";
+import type { ChatFormat } from "../policy/chat/chat-format";
 
-const toTurn = (m: ConversationMessage): ChatTurn => ({ role: m.role, content: m.content, source: m.source });
+/** One rendering of the episode and the turns sampled after it; what the update trains on is per segment. */
+export interface TokenSegment {
+  ids: number[];
+  lossMask: number[];
+  turnIds: number[];
+  logprobs: number[];
+}
 
 export class EpisodeTokens {
+  /** Every segment's ids one after another (the policy view shows them in order, marking where each starts). */
   readonly ids: number[] = [];
   /** 1 for sampled tokens (trainable), 0 for context. */
   readonly lossMask: number[] = [];
@@ -20,34 +34,48 @@ export class EpisodeTokens {
   readonly turnIds: number[] = [];
   /** Sampling log-prob of each sampled token, 0 elsewhere (the rollout policy's log-probs, when recorded). */
   readonly logprobs: number[] = [];
+  /** Where each segment starts in `ids` (the first at 0): a later one is a re-rendering of the conversation. */
+  readonly segmentStarts: number[] = [];
   /** Every sampled token came with its log-prob (a policy that records none — a script, a test — leaves gaps). */
   logprobsComplete = true;
   /** Tokens cut from the start of the opening prompt to fit the context (0 when it fitted). */
   truncatedPrompt = 0;
-  /** Messages already in `ids`. */
-  private consumed = 0;
-  private readonly eot: number;
+  /** The text the current segment's ids stand for (the rendered prompt plus the replies' text). */
+  private text = "";
 
-  constructor(private readonly tok: Tokenizer) {
-    this.eot = endOfTurnId(tok);
+  constructor(private readonly chat: ChatFormat) {}
+
+  private get segmentStart(): number {
+    return this.segmentStarts.at(-1) ?? 0;
   }
 
   /**
-   * The ids to continue from at a policy turn: everything so far plus the new messages and a generation prompt.
-   * An opening prompt longer than `maxOpening` keeps only its last `maxOpening` tokens (verl's left truncation),
-   * and the cut is permanent: the update trains on the same shortened sequence the policy sampled from. Later
-   * turns are never cut — a caller whose context is full ends the episode instead.
+   * The ids to sample the next turn from: the conversation rendered with a generation prompt, as the current
+   * segment plus what is new, or as a new segment when the template did not keep what came before. An opening prompt
+   * longer than `maxOpening` keeps only its last `maxOpening` tokens (verl's left truncation), for good: the update
+   * trains on the same shortened sequence. Later prompts are never cut — a caller whose context is full ends the
+   * episode instead.
    */
-  prompt(messages: readonly ConversationMessage[], maxOpening = Infinity): number[] {
-    if (messages.length < this.consumed) throw new Error("the conversation shrank between policy turns");
-    const fresh = messages.slice(this.consumed).map(toTurn);
-    const opening = this.consumed === 0;
-    const r = opening ? renderChat(this.tok, fresh, { addGenerationPrompt: true }) : renderContinuation(this.tok, fresh);
-    const cut = opening ? Math.max(0, r.ids.length - maxOpening) : 0;
-    this.truncatedPrompt = opening ? cut : this.truncatedPrompt;
-    this.push(r.ids.slice(cut), 0, -1, []);
-    this.consumed = messages.length;
-    return this.ids.slice(); // a copy: the sampler may hold it while this sequence grows
+  prompt(messages: readonly ConversationMessage[], opts: { tools?: readonly ToolSchema[]; maxOpening?: number } = {}): number[] {
+    const rendered = this.chat.renderConversation(messages, { tools: opts.tools, addGenerationPrompt: true });
+    const appendable = this.segmentStarts.length > 0 && rendered.startsWith(this.text) && this.endsAtStopToken();
+    if (appendable) {
+      this.push(this.chat.encode(rendered.slice(this.text.length)), 0, -1, []);
+    } else {
+      const ids = this.chat.encode(rendered);
+      const opening = this.segmentStarts.length === 0;
+      const cut = opening ? Math.max(0, ids.length - (opts.maxOpening ?? Infinity)) : 0;
+      if (opening) this.truncatedPrompt = cut;
+      this.segmentStarts.push(this.ids.length);
+      this.push(ids.slice(cut), 0, -1, []);
+    }
+    this.text = rendered;
+    return this.ids.slice(this.segmentStart); // a copy: the sampler may hold it while this sequence grows
+  }
+
+  /** Re-renderings after the opening one (0 while the template kept every prompt a prefix of the next). */
+  get rerenders(): number {
+    return Math.max(0, this.segmentStarts.length - 1);
   }
 
   /**
@@ -57,32 +85,61 @@ export class EpisodeTokens {
   addTurn(sampled: readonly number[], turn: number, stopped: boolean, logprobs: readonly number[] = []): void {
     if (logprobs.length < sampled.length) this.logprobsComplete = false;
     this.push(sampled, 1, turn, logprobs);
-    if (!stopped) this.push([this.eot], 0, -1, []);
-    this.consumed++; // the policy's own message, which runEpisode appends to the conversation
+    const closing = stopped ? [] : [this.chat.endOfTurn.id];
+    this.push(closing, 0, -1, []);
+    this.text += this.chat.tokenizer.decode([...sampled, ...closing]);
   }
 
-  /** Generated tokens, without the end-of-turn token, as text for the environment. */
-  text(sampled: readonly number[]): string {
-    return this.tok.decode(sampled.filter((t) => t !== this.eot));
+  /** A reply's text as the environment gets it: the sampled tokens without the stop token that ended them. */
+  replyText(sampled: readonly number[]): string {
+    const last = sampled.at(-1);
+    const body = last !== undefined && this.chat.stopIds.includes(last) ? sampled.slice(0, -1) : sampled;
+    return this.chat.tokenizer.decode([...body]);
   }
 
   /**
-   * What the update trains on: everything up to the last sampled token. Context rendered after it (the final
+   * What the update trains on: each segment up to its last sampled token. Context rendered after it (the final
    * observations, or a prompt that no longer fit) holds nothing to train and could push the sequence past the
-   * model's context, which would then cut the episode's beginning and change what the sampled tokens condition on.
+   * model's context. Segments without a sampled token are left out.
    */
-  forTraining(): { ids: number[]; lossMask: number[]; turnIds: number[]; logprobs: number[] } {
-    const end = this.lossMask.lastIndexOf(1) + 1;
+  forTraining(): {
+    segments: TokenSegment[];
+    ids: number[];
+    lossMask: number[];
+    turnIds: number[];
+    logprobs: number[];
+    segmentStarts: number[];
+  } {
+    const segments: TokenSegment[] = [];
+    const bounds = [...this.segmentStarts, this.ids.length];
+    for (let s = 0; s + 1 < bounds.length; s++) {
+      const mask = this.lossMask.slice(bounds[s], bounds[s + 1]);
+      const end = bounds[s] + mask.lastIndexOf(1) + 1;
+      if (end <= bounds[s]) continue;
+      const part = (a: number[]) => a.slice(bounds[s], end);
+      segments.push({ ids: part(this.ids), lossMask: part(this.lossMask), turnIds: part(this.turnIds), logprobs: part(this.logprobs) });
+    }
+    const flat = (pick: (s: TokenSegment) => number[]) => segments.flatMap(pick);
+    const segmentStarts: number[] = [];
+    segments.reduce((at, s) => (segmentStarts.push(at), at + s.ids.length), 0);
     return {
-      ids: this.ids.slice(0, end),
-      lossMask: this.lossMask.slice(0, end),
-      turnIds: this.turnIds.slice(0, end),
-      logprobs: this.logprobs.slice(0, end),
+      segments,
+      ids: flat((s) => s.ids),
+      lossMask: flat((s) => s.lossMask),
+      turnIds: flat((s) => s.turnIds),
+      logprobs: flat((s) => s.logprobs),
+      segmentStarts,
     };
   }
 
   get responseTokens(): number {
     return this.lossMask.reduce((s, m) => s + m, 0);
+  }
+
+  /** Text appended after a stop token encodes as it would in the whole text: added tokens split the input first. */
+  private endsAtStopToken(): boolean {
+    const last = this.ids.at(-1);
+    return last !== undefined && this.chat.stopIds.includes(last);
   }
 
   private push(ids: readonly number[], mask: number, turn: number, logprobs: readonly number[]): void {

@@ -8,13 +8,22 @@ import { klPenalisedScores } from "../../grpo/index";
 import { computeLogProbsYielding } from "../../policy/logprobs";
 import type { DecoderLM } from "../../policy/model";
 import type { AdjustedScores, ScoreGroup } from "../types";
+import { bySegment } from "./segments";
 
 export interface KlInRewardOptions {
   coef: number;
   estimator: string;
 }
 
-type TokenSample = { tokens: number[]; lossMask: number[] };
+type TokenSample = { tokens: number[]; lossMask: number[]; segmentStarts?: number[] };
+
+/** Log-probs of each sample's tokens, each rendering of its episode run as its own sequence (segments.ts). */
+async function segmentedLogProbs(model: DecoderLM, samples: TokenSample[]): Promise<number[][]> {
+  const parts = samples.map((s) => bySegment(s.tokens, s.segmentStarts ?? [0]));
+  const logps = await computeLogProbsYielding(model, parts.flat());
+  let k = 0;
+  return parts.map((segments) => segments.flatMap(() => logps[k++]));
+}
 
 export function createKlInRewardScorer<S extends TokenSample>(
   policy: DecoderLM,
@@ -23,12 +32,11 @@ export function createKlInRewardScorer<S extends TokenSample>(
 ): (groups: ScoreGroup<S>[]) => Promise<AdjustedScores> {
   return async (groups) => {
     const samples = groups.flatMap((g) => g.samples);
-    const tokens = samples.map((s) => s.tokens);
     const masks = samples.map((s) => s.lossMask);
     const { scores, klSums, klMeans, nonFinite } = klPenalisedScores(
       groups.flatMap((g) => g.rewards),
-      await computeLogProbsYielding(policy, tokens),
-      await computeLogProbsYielding(reference, tokens),
+      await segmentedLogProbs(policy, samples),
+      await segmentedLogProbs(reference, samples),
       masks,
       opts,
     );

@@ -15,7 +15,7 @@ test("a run can start from a checkpoint folder Rollout Lab saved (HF layout), wi
     const first = await loadPolicy(parseRunConfig({ seed: 3 }));
     await saveCheckpoint(path.join(dir, "ckpt"), { model: first.model, state: { step: 1, rngState: 1, dataCursor: 0 } });
     const again = await loadPolicy(parseRunConfig({ policy: { model: path.join(dir, "ckpt") } }));
-    assert.equal(again.tokenizer.vocabSize, first.tokenizer.vocabSize);
+    assert.equal(again.chat.tokenizer.vocabSize, first.chat.tokenizer.vocabSize);
     for (const [name, v] of first.model.params) {
       const w = again.model.params.get(name);
       assert.ok(w, `${name} loaded`);

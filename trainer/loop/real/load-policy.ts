@@ -1,7 +1,8 @@
 /**
  * The policy a run trains, from RunConfig `policy`: a built-in size (tiny / small / base) on the byte tokenizer or
- * a Hugging Face tokenizer.json, or a local Hugging Face checkpoint folder (Llama / Qwen2: config.json,
- * model.safetensors, tokenizer.json) with its own tokenizer; optional LoRA adapters on top.
+ * a Hugging Face tokenizer.json, or a local Hugging Face checkpoint folder (Llama / Qwen2 / Qwen3 / Mistral:
+ * config.json, model.safetensors, tokenizer files) with its own tokenizer and chat template; optional LoRA
+ * adapters on top. Its ChatFormat (policy/chat) is how every prompt is rendered and every reply read.
  */
 import { readDataJson } from "../../data-roots";
 import type { RunConfig } from "../../../lib/run-config";
@@ -12,8 +13,9 @@ import { BUILTIN_MODEL_DIMS, type BuiltinModelSize } from "../../../lib/model-si
 import type { ModelConfig } from "../../policy/config";
 import { DecoderLM } from "../../policy/model";
 import { ByteTokenizer } from "../../policy/tokenizer/byte";
-import { loadHfTokenizer } from "../../../lib/tokenizer/hf-tokenizer";
-import type { Tokenizer } from "../../../lib/tokenizer/types";
+import type { ChatFormat } from "../../policy/chat/chat-format";
+import { builtinChatFormat, chatSettingsOf, loadChatFormat, type ChatFormatSettings } from "../../policy/chat/load-chat-format";
+import { promises as fs } from "node:fs";
 
 /** Built-in sizes (lib/model-sizes.ts, shared with the web app's memory estimate). */
 function builtInConfig(name: BuiltinModelSize, vocabSize: number, contextLength?: number): ModelConfig {
@@ -21,10 +23,16 @@ function builtInConfig(name: BuiltinModelSize, vocabSize: number, contextLength?
   return { ...dims, maxPositions: contextLength ?? dims.maxPositions, vocabSize, ropeTheta: 10000, rmsNormEps: 1e-5 };
 }
 
-async function loadTokenizer(spec: string): Promise<Tokenizer> {
-  if (spec === "byte") return new ByteTokenizer();
-  return loadHfTokenizer(await readDataJson(spec));
+/** policy.tokenizer's ChatFormat: the byte tokenizer with the built-in ChatML template, or a tokenizer.json's folder. */
+async function tokenizerChat(spec: string, settings: ChatFormatSettings): Promise<ChatFormat> {
+  return spec === "byte" ? builtinChatFormat(new ByteTokenizer(), settings) : loadChatFormat(spec, settings);
 }
+
+const hasTokenizer = (dir: string) =>
+  fs.stat(path.join(dir, "tokenizer.json")).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 /**
  * The policy's dimensions without building it: the worker places a run on a backend (the wasm heap or RAM) from
@@ -33,7 +41,7 @@ async function loadTokenizer(spec: string): Promise<Tokenizer> {
 export async function policyModelConfig(config: RunConfig): Promise<ModelConfig> {
   const name = config.policy.model;
   if (Object.hasOwn(BUILTIN_MODEL_DIMS, name)) {
-    const tokenizer = await loadTokenizer(config.policy.tokenizer);
+    const { tokenizer } = await tokenizerChat(config.policy.tokenizer, chatSettingsOf(config));
     return builtInConfig(name as BuiltinModelSize, tokenizer.vocabSize, config.policy.contextLength);
   }
   return withContext(modelConfigFromHf(await readDataJson(path.join(name, "config.json"))), config.policy.contextLength);
@@ -50,18 +58,23 @@ function withContext(c: ModelConfig, contextLength: number | undefined): ModelCo
   return { ...c, maxPositions: Math.min(c.maxPositions, contextLength ?? HF_DEFAULT_CONTEXT) };
 }
 
-export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM; tokenizer: Tokenizer }> {
+export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM; chat: ChatFormat }> {
   const name = config.policy.model;
+  const settings = chatSettingsOf(config);
   let model: DecoderLM;
-  let tokenizer: Tokenizer;
+  let chat: ChatFormat;
   if (Object.hasOwn(BUILTIN_MODEL_DIMS, name)) {
-    tokenizer = await loadTokenizer(config.policy.tokenizer);
-    model = new DecoderLM(builtInConfig(name as BuiltinModelSize, tokenizer.vocabSize, config.policy.contextLength), { seed: config.seed });
+    chat = await tokenizerChat(config.policy.tokenizer, settings);
+    model = new DecoderLM(builtInConfig(name as BuiltinModelSize, chat.tokenizer.vocabSize, config.policy.contextLength), {
+      seed: config.seed,
+    });
   } else {
+    // The folder's own tokenizer and template win; checkpoints Rollout Lab saved from a byte-tokenizer model have none.
+    // Read before the weights: a broken template fails the run before gigabytes are loaded.
+    chat = (await hasTokenizer(name)) ? await loadChatFormat(name, settings) : await tokenizerChat(config.policy.tokenizer, settings);
     const loaded = await loadHfCheckpoint(name, { trainable: true, configure: (c) => withContext(c, config.policy.contextLength) });
     model = loaded.model;
-    // The folder's own tokenizer.json wins; checkpoints Rollout Lab saved from a byte-tokenizer model have none.
-    tokenizer = loaded.tokenizer ?? (await loadTokenizer(config.policy.tokenizer));
+    const tokenizer = chat.tokenizer;
     if (tokenizer.vocabSize > model.config.vocabSize) {
       model.dispose();
       throw new Error(
@@ -78,5 +91,5 @@ export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM;
     // the base is frozen now: half its bytes in bfloat16 where the kernels allow (real-deps says when they do not)
     if (config.policy.frozenWeights === "bf16") model.storeFrozenAsBf16();
   }
-  return { model, tokenizer };
+  return { model, chat };
 }

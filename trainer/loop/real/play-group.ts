@@ -4,6 +4,11 @@
  * batch; each episode's keys and values are kept between its turns, so a turn runs only its new tokens) and each
  * episode's token ids recorded as sampled (rollout/episode-tokens.ts). Episodes are played by
  * rollout/runEpisode, so every simulator / judge LLM call is recorded with them.
+ *
+ * The policy meets the environment as it was trained (policy/chat): prompts are its chat template's, with the
+ * episode's tools given to the template as schemas when the template renders tools; its replies are read by its
+ * family's tool-call parser and handed over as calls, the text kept as sampled; sampling stops on its end-of-turn
+ * token and every eos id of its generation config.
  */
 import type { RunConfig } from "../../../lib/run-config";
 import type { Environment } from "../../envs/types";
@@ -11,18 +16,21 @@ import type { LlmClient } from "../../llm/client";
 import type { DecoderLM } from "../../policy/model";
 import { Rng } from "../../policy/rng";
 import { BatchedSampler } from "../../policy/batched-sampler";
-import { endOfTurnId } from "../../policy/tokenizer/chat-template";
-import type { Tokenizer } from "../../../lib/tokenizer/types";
+import type { ChatFormat } from "../../policy/chat/chat-format";
 import { tokenPieces } from "../../policy/tokenizer/token-pieces";
 import { EpisodeTokens } from "../../rollout/episode-tokens";
 import { roundTokenValue, type PolicyTokens } from "../../../lib/policy-tokens";
 import { runEpisode, type EpisodeTrajectory } from "../../rollout/run-episode";
+import { tokenPolicy } from "../../rollout/token-policy";
 import type { GroupRequest, GroupRollout, RolloutSample } from "../types";
 import { turnRewardsOf } from "./turn-credit";
 
 export interface PolicySample {
+  /** Every rendering's tokens one after another (EpisodeTokens.forTraining); each trains as its own sequence. */
   tokens: number[];
   lossMask: number[];
+  /** Where each rendering starts in `tokens` ([0] unless the chat template was not prefix-stable). */
+  segmentStarts: number[];
   /**
    * The sampler's log-prob of each token (aligned with `tokens`, 0 where nothing was sampled): the update's old
    * log-probs, since the weights have not changed between sampling and the update. Null when a turn lacked them.
@@ -43,12 +51,13 @@ export interface GroupPlayerDeps {
   /** Per curriculum stage, the environment built with that stage's options (index-aligned with config.curriculum). */
   stageEnvs?: readonly Environment[];
   model: DecoderLM;
-  tok: Tokenizer;
+  chat: ChatFormat;
   llm: LlmClient;
 }
 
 export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
-  const { config, model, tok, llm } = deps;
+  const { config, model, chat, llm } = deps;
+  const tok = chat.tokenizer;
   const envFor = (req: GroupRequest): Environment => (req.stage !== undefined ? (deps.stageEnvs?.[req.stage] ?? deps.env) : deps.env);
   const maxPositions = model.config.maxPositions;
   // A turn is sampled only while the whole episode so far plus its longest reply fits the context: cutting a later
@@ -64,7 +73,7 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
     maxNewTokens: config.rollout.maxNewTokens,
     temperature: config.rollout.temperature,
     topP: config.rollout.topP,
-    stopTokenIds: [endOfTurnId(tok)],
+    stopTokenIds: chat.stopIds,
     prefixCacheBytes: config.rollout.prefixCacheMb * 2 ** 20,
   });
 
@@ -74,7 +83,7 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
     i: number,
     batchSizes: number[],
   ): Promise<{ episode: EpisodeTrajectory; tokens: EpisodeTokens }> {
-    const tokens = new EpisodeTokens(tok);
+    const tokens = new EpisodeTokens(chat);
     const rng = new Rng(req.seed + i);
     // The session's cache lives as long as the episode: the weights change only after the whole group is played.
     const session = sampler.open();
@@ -83,15 +92,17 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
         env: envFor(req),
         task: req.task,
         maxTurns: config.rollout.maxTurns,
-        ctx: { seed: req.seed + i, llm, signal: req.signal },
-        policy: async (messages, { turn }) => {
-          const prompt = tokens.prompt(messages, room);
-          if (prompt.length > room) return { text: "", endEpisode: "context_full" };
-          const sample = await session.sample(prompt, rng);
-          batchSizes.push(sample.batchSize);
-          tokens.addTurn(sample.tokens, turn, sample.finishReason === "stop", sample.logprobs);
-          return { text: tokens.text(sample.tokens), tokens: sample.tokens.length, logProbs: sample.logprobs };
-        },
+        ctx: { seed: req.seed + i, llm, signal: req.signal, toolPresentation: chat.toolPresentation },
+        policy: tokenPolicy({
+          chat,
+          tokens,
+          room,
+          sample: async (prompt) => {
+            const sample = await session.sample(prompt, rng);
+            batchSizes.push(sample.batchSize);
+            return sample;
+          },
+        }),
       });
       return { episode, tokens };
     } finally {
@@ -106,6 +117,7 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
       sample: {
         tokens: train.ids,
         lossMask: train.lossMask,
+        segmentStarts: train.segmentStarts,
         sampledLogProbs: tokens.logprobsComplete ? train.logprobs : null,
         turnRewards: turnRewardsOf(e.messages, e.evaluation?.reward ?? null),
         tokenTurnIds: train.turnIds,
@@ -134,12 +146,18 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
     return {
       ids: train.ids,
       // A reply's bytes are decoded apart from what follows: its text is what the environment was sent.
-      pieces: tokenPieces(tok, train.ids, (i) => train.lossMask[i] !== train.lossMask[i - 1] || train.turnIds[i] !== train.turnIds[i - 1]),
+      pieces: tokenPieces(
+        tok,
+        train.ids,
+        (i) => train.lossMask[i] !== train.lossMask[i - 1] || train.turnIds[i] !== train.turnIds[i - 1] || train.segmentStarts.includes(i),
+      ),
       sampled: train.lossMask,
       turns: train.turnIds,
       logprobs: tokens.logprobsComplete ? train.logprobs.map(roundTokenValue) : null,
       truncatedPrompt: tokens.truncatedPrompt,
       contextSize: maxPositions,
+      chatTemplate: chat.describe(),
+      ...(train.segmentStarts.length > 1 && { rerenderedAt: train.segmentStarts.slice(1) }),
     };
   }
 

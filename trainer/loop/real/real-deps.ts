@@ -34,6 +34,7 @@ import {
 } from "../../checkpoint/checkpoint";
 import { createKlInRewardScorer } from "./kl-in-reward";
 import { createSftWarmStart, referenceDirOf } from "./sft-warm-start";
+import { bySegment } from "./segments";
 
 export type { PolicySample } from "./play-group";
 
@@ -68,7 +69,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   // Environments whose tasks carry no train/test split train on everything (and evaluate only with a split).
   const trainTasks = train.length ? train : tasks;
 
-  const { model, tokenizer: tok } = await loadPolicy(config);
+  const { model, chat } = await loadPolicy(config);
   // The web app could estimate this only for built-in sizes; a checkpoint folder is checked now that it is loaded.
   const memory = stepMemoryProblem(
     estimateFor(model.config),
@@ -116,7 +117,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   const stageEnvs = config.curriculum.map((stage) =>
     stage.environmentOptions ? getEnvironment(config.environment, { ...config.environmentOptions, ...stage.environmentOptions }) : env,
   );
-  const player = createGroupPlayer({ config, env, stageEnvs, model, tok, llm });
+  const player = createGroupPlayer({ config, env, stageEnvs, model, chat, llm });
 
   const deps: LoopDeps<PolicySample> = {
     trainTasks,
@@ -127,7 +128,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
         : undefined,
     warmStart:
       config.grpo.sftWarmupSteps > 0
-        ? createSftWarmStart({ config, env, trainTasks, model, optimizer, tokenizer: tok, reference, checkpointDir })
+        ? createSftWarmStart({ config, env, trainTasks, model, optimizer, chat, reference, checkpointDir })
         : undefined,
     runGroup: (req) => player.runGroup(req),
     async update(groups, step, signal) {
@@ -140,22 +141,12 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
               config,
               groups.map((g) => g.samples),
             );
-      // Per group, per sample: what the update trains on (undefined for unscored samples, which it leaves out).
-      const trained: (ScoredTrajectory | undefined)[][] = groups.map((g, gi) =>
-        g.samples.map((s, i) =>
-          g.scored[i]
-            ? {
-                tokens: s.tokens,
-                lossMask: s.lossMask,
-                advantages: perToken[gi][i],
-                // The sampler's log-probs are the old ones: the weights are those that sampled (no update in
-                // between), so the update skips a forward pass over the whole batch (sampled-logprobs.test.ts).
-                ...(s.sampledLogProbs && { oldLogProbs: s.sampledLogProbs }),
-              }
-            : undefined,
-        ),
+      // Per group, per sample: what the update trains on, one sequence per rendering of the episode (undefined for
+      // unscored samples, which it leaves out).
+      const trained: (ScoredTrajectory[] | undefined)[][] = groups.map((g, gi) =>
+        g.samples.map((s, i) => (g.scored[i] ? scoredSegments(s, perToken[gi][i]) : undefined)),
       );
-      const batch = trained.map((g) => g.filter((t): t is ScoredTrajectory => t !== undefined));
+      const batch = trained.map((g) => g.flatMap((t) => t ?? []));
       const flat = batch.flat();
       const reused = flat.filter((t) => t.oldLogProbs).length;
       const report = await updater.update(batch, new Rng(config.seed * 7919 + step), signal);
@@ -169,7 +160,13 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
         advantagesUsed: groups.map((g, gi) =>
           g.samples.map((s, i) => {
             const t = trained[gi][i];
-            const tokens = t ? tokenUpdateOf(s, t.advantages, report.tokenStats?.get(t)) : undefined;
+            const tokens = t
+              ? tokenUpdateOf(
+                  s,
+                  perToken[gi][i],
+                  t.map((seg) => report.tokenStats?.get(seg)),
+                )
+              : undefined;
             return { ...advantagesUsedBy(s, perToken[gi][i]), ...(tokens && { tokens }) };
           }),
         ),
@@ -180,7 +177,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       // Sampling RNGs are seeded from (seed, step), so the step number is the whole RNG state.
       const dir = path.join(checkpointDir, checkpointDirName(completedSteps));
       const trainerState = { step: completedSteps, dataCursor: state.dataCursor, rngState: completedSteps, seed: config.seed };
-      await saveSafetensorsCheckpoint(dir, { model, optimizer, state: trainerState });
+      await saveSafetensorsCheckpoint(dir, { model, optimizer, state: trainerState, tokenizerFolder: chat.folder });
       const sizeBytes = readdirSync(dir).reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
       return { location: dir, sizeBytes };
     },
@@ -231,13 +228,38 @@ function advantagesUsedBy(sample: PolicySample, tokenAdvantages: number[]): Adva
   return { trajectory: count ? sum / count : 0, turns: Array.from(turns, (a) => a ?? 0) };
 }
 
-/** The update's per-token values for the policy view: kept on sampled tokens only (context carries no gradient). */
-function tokenUpdateOf(sample: PolicySample, advantages: number[], stats: TokenUpdateStats | undefined): PolicyTokenUpdate {
-  const onSampled = (values: number[]) => values.map((v, t) => (sample.lossMask[t] > 0 ? roundTokenValue(v) : null));
+/**
+ * A sample as the sequences the update trains on: one per rendering of its episode (PolicySample.segmentStarts),
+ * each with its tokens' advantages and the sampler's log-probs.
+ */
+function scoredSegments(sample: PolicySample, advantages: number[]): ScoredTrajectory[] {
+  const old = sample.sampledLogProbs;
+  return bySegment(sample.tokens, sample.segmentStarts).map((tokens, k) => {
+    const start = sample.segmentStarts[k] ?? 0;
+    const cut = (values: number[]) => values.slice(start, start + tokens.length);
+    // The sampler's log-probs are the old ones: the weights are those that sampled (no update in between), so the
+    // update skips a forward pass over the whole batch (sampled-logprobs.test.ts).
+    return { tokens, lossMask: cut(sample.lossMask), advantages: cut(advantages), ...(old && { oldLogProbs: cut(old) }) };
+  });
+}
+
+/**
+ * The update's per-token values for the policy view, over all of a sample's segments: kept on sampled tokens only
+ * (context carries no gradient); a segment the update left out (all-zero advantages) has none.
+ */
+function tokenUpdateOf(sample: PolicySample, advantages: number[], stats: (TokenUpdateStats | undefined)[]): PolicyTokenUpdate {
+  const lengths = bySegment(sample.tokens, sample.segmentStarts).map((t) => t.length);
+  const joined = (pick: (s: TokenUpdateStats) => number[] | null): (number | null)[] | null => {
+    if (!stats.some((s) => s && pick(s))) return null;
+    return stats.flatMap((s, k) => (s && pick(s)) ?? new Array<number | null>(lengths[k]).fill(null));
+  };
+  const onSampled = (values: (number | null)[] | null) =>
+    values && values.map((v, t) => (sample.lossMask[t] > 0 && v !== null ? roundTokenValue(v) : null));
+  const clipped = joined((s) => s.clipCode);
   return {
     advantages: advantages.map((a, t) => (sample.lossMask[t] > 0 ? roundTokenValue(a) : 0)),
-    ratio: stats ? onSampled(stats.ratio) : null,
-    clipped: stats ? stats.clipCode.map((c, t) => (sample.lossMask[t] > 0 ? c : 0)) : null,
-    kl: stats?.kl ? onSampled(stats.kl) : null,
+    ratio: onSampled(joined((s) => s.ratio)),
+    clipped: clipped && clipped.map((c, t) => (sample.lossMask[t] > 0 ? (c ?? 0) : 0)),
+    kl: onSampled(joined((s) => s.kl)),
   };
 }

@@ -8,10 +8,12 @@ import { parseRunConfig } from "../../../lib/run-config";
 import { getEnvironment } from "../../envs/registry";
 import type { Demonstration, Environment, EpisodeContext, LlmChat, Task } from "../../envs/types";
 import { ByteTokenizer } from "../../policy/tokenizer/byte";
+import { builtinChatFormat } from "../../policy/chat/load-chat-format";
 import { loadDemonstrations, tokeniseDemonstrations } from "./sft-warm-start";
 import { sharedData } from "../../../tests/fixtures/shared-data";
 
 const tok = new ByteTokenizer();
+const chat = builtinChatFormat(tok);
 const SGD_TRAIN = sharedData("data/sgd/train").dir;
 const offline: LlmChat = { chat: async (req) => ({ text: req.offline ? await req.offline() : "", callId: "offline" }) };
 const ctx = (): EpisodeContext => ({ seed: 1, llm: offline, maxTurns: 100 });
@@ -47,7 +49,7 @@ test("guess-number: binary-search demonstrations are what an episode shows, solv
     assert.equal(evaluation.components.solved, 1);
     assert.ok(evaluation.components.turns <= 4, "binary search solves 1-8 in at most 4 guesses");
   }
-  const { examples, truncated } = tokeniseDemonstrations(tok, demos, 512);
+  const { examples, truncated } = tokeniseDemonstrations(chat, demos, 512);
   assert.equal(truncated, 0);
   const ex = examples[tasks.findIndex((t) => (t.data as { secret: number }).secret === 7)];
   assert.ok(ex.lossMask.some((m) => m === 1));
@@ -70,7 +72,7 @@ test("sgd: the real dialogues' SYSTEM side becomes assistant turns whose service
   const r = await ep.step(call.content, 0);
   assert.equal(r.observations[0].role, "tool");
   assert.ok((JSON.parse(r.observations[0].content) as { count: number }).count > 0, "the recorded call is answered from its recording");
-  const { examples } = tokeniseDemonstrations(tok, demos, 100_000);
+  const { examples } = tokeniseDemonstrations(chat, demos, 100_000);
   assert.equal(examples.length, demos.length);
   const text = trainedText(examples[0].tokens, examples[0].lossMask);
   assert.ok(text.length > 0 && !text.includes("You are a virtual assistant"), "system prompt and user turns are context, not trained");
@@ -100,7 +102,7 @@ test("tokenising keeps the end of a demonstration longer than the context and dr
       { role: "user", content: "y".repeat(300) },
     ],
   };
-  const { examples, truncated } = tokeniseDemonstrations(tok, [long, earlyOnly], 64);
+  const { examples, truncated } = tokeniseDemonstrations(chat, [long, earlyOnly], 64);
   assert.equal(truncated, 2);
   assert.equal(examples.length, 1);
   assert.equal(examples[0].tokens.length, 64);

@@ -4,7 +4,8 @@
  * it on resume: the checkpoint's weights already contain it).
  *
  *   demonstrations   dataset.demonstrationsPath (OpenAI chat JSONL), else the environment's gold trajectories
- *   tokens           the policy's chat template; only assistant tokens are trained; the last maxPositions kept
+ *   tokens           the policy's chat template over the whole chat, encoded whole; only the assistant replies and
+ *                    their end-of-turn token are trained; the last maxPositions kept
  *   steps            sftWarmupSteps optimizer steps of minibatchSize demonstrations, cycling (update/sft.ts)
  *   reference        with a KL term, the reference becomes the warm-started policy and is saved for resumes
  */
@@ -16,8 +17,9 @@ import type { Demonstration, Environment, Task } from "../../envs/types";
 import type { DecoderLM } from "../../policy/model";
 import type { AdamW } from "../../policy/optimizer";
 import { Rng } from "../../policy/rng";
-import { renderChat } from "../../policy/tokenizer/chat-template";
-import type { Tokenizer } from "../../../lib/tokenizer/types";
+import type { ChatFormat } from "../../policy/chat/chat-format";
+import type { TemplateMessage } from "../../policy/chat/template";
+import { commonPrefixLength } from "../../policy/prefix-cache";
 import { runSftSteps, type Demonstration as TokenDemonstration } from "../../update/sft";
 import type { StopControl, WarmStartReport } from "../types";
 
@@ -44,23 +46,48 @@ export async function loadDemonstrations(config: RunConfig, env: Environment, tr
   return { demos, source: `environment "${env.name}"` };
 }
 
+/**
+ * Where reply `i` sits in `full` (the chat rendered by the template): from the end of the prompt that asks for it
+ * (the conversation before it with a generation prompt) through its end-of-turn token. A template that renders
+ * earlier replies differently from how they were written (Qwen3 drops reasoning) is searched for the reply's text.
+ */
+function replyRange(chat: ChatFormat, messages: TemplateMessage[], i: number, full: string, from: number): [number, number] | null {
+  const prompt = chat.render({ messages: messages.slice(0, i), addGenerationPrompt: true });
+  const content = (messages[i].content ?? "").trim();
+  const start = full.startsWith(prompt) && prompt.length >= from ? prompt.length : content ? full.indexOf(content, from) : -1;
+  const eot = start < 0 ? -1 : full.indexOf(chat.endOfTurn.text, start);
+  return eot < 0 ? null : [start, eot + chat.endOfTurn.text.length];
+}
+
 /** Chat template ids + assistant-only loss mask, keeping the end when longer than the model's context. */
 export function tokeniseDemonstrations(
-  tok: Tokenizer,
+  chat: ChatFormat,
   demos: Demonstration[],
   maxPositions: number,
 ): { examples: TokenDemonstration[]; truncated: number } {
   let truncated = 0;
   const examples = demos.flatMap((d) => {
-    const turns = d.messages.map((m) => ({
-      role: m.role,
-      content: m.content,
-      source: m.role === "assistant" && m.train !== false ? "policy" : "demonstration",
-    }));
-    const r = renderChat(tok, turns);
-    if (r.ids.length > maxPositions) truncated++;
-    const example = { tokens: r.ids.slice(-maxPositions), lossMask: r.lossMask.slice(-maxPositions) };
-    return example.lossMask.some((m) => m > 0) ? [example] : [];
+    const messages: TemplateMessage[] = d.messages.map((m) => ({ role: m.role, content: m.content }));
+    const full = chat.render({ messages, addGenerationPrompt: false });
+    const ids = chat.encode(full);
+    const lossMask: number[] = new Array(ids.length).fill(0);
+    let searchFrom = 0;
+    d.messages.forEach((m, i) => {
+      if (m.role !== "assistant" || m.train === false) return;
+      const range = replyRange(chat, messages, i, full, searchFrom);
+      if (!range) return;
+      searchFrom = range[1];
+      // The ids are the whole text's; a token that straddles the reply's start (the header's "\n" merged with a
+      // reply opening with "\n") was never the policy's to write, so the trained tokens begin after it.
+      const before = chat.encode(full.slice(0, range[0]));
+      const common = commonPrefixLength(before, ids);
+      const from = common + (before.length > common ? 1 : 0);
+      const to = chat.encode(full.slice(0, range[1])).length; // ends on a special token: the same ids as the whole
+      lossMask.fill(1, from, to);
+    });
+    if (ids.length > maxPositions) truncated++;
+    const example = { tokens: ids.slice(-maxPositions), lossMask: lossMask.slice(-maxPositions) };
+    return example.lossMask.some((x) => x > 0) ? [example] : [];
   });
   return { examples, truncated };
 }
@@ -72,7 +99,7 @@ export interface SftWarmStartInput {
   model: DecoderLM;
   /** The GRPO optimizer: sharing it keeps Adam's moments warm (restarting it for RL undid an SFT format in one step: invalid replies 39% → 80%, measured). */
   optimizer: AdamW;
-  tokenizer: Tokenizer;
+  chat: ChatFormat;
   /** The frozen KL reference, when the run has a KL term. */
   reference?: DecoderLM;
   checkpointDir: string;
@@ -84,7 +111,7 @@ export function createSftWarmStart(input: SftWarmStartInput): (control: StopCont
     const t0 = performance.now();
     const { demos, source } = await loadDemonstrations(config, input.env, input.trainTasks);
     const maxPositions = model.config.maxPositions;
-    const { examples, truncated } = tokeniseDemonstrations(input.tokenizer, demos, maxPositions);
+    const { examples, truncated } = tokeniseDemonstrations(input.chat, demos, maxPositions);
     if (examples.length === 0) {
       throw new Error(
         `None of the ${demos.length} demonstrations from ${source} has an assistant token within the model's last ${maxPositions} positions; shorten them or use a model with a longer context.`,

@@ -79,6 +79,7 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
   for (const [label, config] of [
     ["", CONFIG],
     [", tied embeddings", { ...CONFIG, tieEmbeddings: true }],
+    [", Qwen3 layout (q/k norms, head size 16 apart from hidden / heads)", { ...CONFIG, headDim: 16, qkNorm: true }],
   ] as const) {
     test(
       `${backend}: fused decoder = stock ops${label}: log-probs, entropies and the gradient of every weight`,
@@ -116,6 +117,7 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
   for (const [label, config] of [
     ["Llama layout", CONFIG],
     ["Qwen2 layout (q/k/v biases, tied embeddings)", { ...CONFIG, attentionBias: true, tieEmbeddings: true }],
+    ["Qwen3 layout (q/k norms, head size 16; decoded on the op-level path)", { ...CONFIG, headDim: 16, qkNorm: true }],
   ] as const) {
     test(
       `${backend}: fused path, ${label}: native KV-cache decoding of left-padded prompts equals full recomputation, no leaks`,

@@ -40,6 +40,10 @@ export class ByteTokenizer implements Tokenizer {
     return s;
   }
 
+  isSpecial(id: number): boolean {
+    return id >= 256 && id < this.vocabSize;
+  }
+
   tokenId(token: string): number | undefined {
     const i = (BYTE_SPECIALS as readonly string[]).indexOf(token);
     return i < 0 ? undefined : 256 + i;

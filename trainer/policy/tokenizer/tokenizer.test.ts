@@ -2,7 +2,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ByteTokenizer } from "./byte";
 import { loadHfTokenizer, type TokenizerJson } from "../../../lib/tokenizer/hf-tokenizer";
-import { renderChat, renderContinuation, endOfTurnId } from "./chat-template";
 import { TokenizerError } from "../../../lib/tokenizer/types";
 
 /** A tiny byte-level BPE tokenizer.json in the Qwen2 layout (Split regex + ByteLevel, ChatML specials). */
@@ -72,38 +71,17 @@ test("merges given as pairs (newer tokenizer.json) work the same", () => {
   assert.equal(loadHfTokenizer(json).encode("hello").length, 1);
 });
 
-test("a non-BPE tokenizer.json is rejected with a clear error", () => {
-  const json = { model: { type: "Unigram", vocab: [] } } as unknown as TokenizerJson;
+test("a tokenizer.json the library cannot run is rejected with a clear error", () => {
+  const json = { model: { type: "NoSuchModel", vocab: [] } } as unknown as TokenizerJson;
   assert.throws(
     () => loadHfTokenizer(json),
-    (e: unknown) => e instanceof TokenizerError && /model type "Unigram" is not supported/.test(e.message),
+    (e: unknown) => e instanceof TokenizerError && /tokenizer\.json cannot be loaded/.test(e.message),
   );
-});
-
-test("chat template masks everything but the policy's tokens, and continuation reproduces the full render", () => {
-  const tok = loadHfTokenizer(tinyQwenJson());
-  const convo = [
-    { role: "system" as const, content: "hi", source: "system" },
-    { role: "user" as const, content: "hello", source: "user_simulator" },
-    { role: "assistant" as const, content: "wo", source: "policy" },
-    { role: "tool" as const, content: "ok", source: "tool" },
-  ];
-  const r = renderChat(tok, convo);
-  const trainable = r.ids.filter((_, i) => r.lossMask[i] === 1);
-  assert.equal(tok.decode(trainable), "wo<|im_end|>");
-  assert.equal(r.lossMask.length, r.ids.length);
-  const head = renderChat(tok, convo.slice(0, 2), { addGenerationPrompt: true });
-  const policy = tok.encode("wo<|im_end|>");
-  const cont = renderContinuation(tok, convo.slice(3));
-  const full = renderChat(tok, convo, { addGenerationPrompt: true });
-  assert.deepEqual([...head.ids, ...policy, ...cont.ids], full.ids);
-  assert.equal(endOfTurnId(tok), 102);
-  assert.throws(() => renderChat(loadHfTokenizer({ ...tinyQwenJson(), added_tokens: [] }), convo), /no chat template/);
 });
 
 test("a real-sized vocabulary loads (Qwen2's 151,643 tokens and its added ids above them)", () => {
   const json = tinyQwenJson();
-  const vocab: Record<string, number> = { ...json.model.vocab };
+  const vocab = { ...(json.model.vocab as Record<string, number>) };
   for (let i = 1000; i < 151_643; i++) vocab[`Ġfill${i}`] = i;
   const tok = loadHfTokenizer({
     ...json,

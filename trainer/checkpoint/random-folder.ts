@@ -1,21 +1,26 @@
 /**
- * Writes a Hugging Face model folder with a real architecture's config, shapes and tokenizer layout and random
+ * Writes a Hugging Face model folder with a real architecture's config, shapes and tokenizer files and random
  * weights — what `policy.model` points at for a real checkpoint, without downloading one (this machine has no model
- * hub). Generated, never committed: Qwen2.5-0.5B's folder is 1 GB.
+ * hub). Generated, never committed: Qwen2.5-0.5B's folder is 1 GB. bench:hf trains on one; docs/checkpoints.md's
+ * worked example writes a small one (scripts/random-checkpoint.ts).
  *
- *   config.json        Qwen2.5-0.5B-Instruct's (Qwen2ForCausalLM, d 896, 24 layers, GQA 14/2, vocab 151,936,
- *                      32,768 positions, rope θ 1e6, tied embeddings, torch_dtype bfloat16)
- *   model.safetensors  every tensor under transformers' names and [out, in] shapes, BF16 as Qwen ships them:
- *                      N(0, 0.02)-scaled uniform weights, norms 1, biases 0
- *   tokenizer.json     Qwen2's id layout: a byte-level BPE of 151,643 tokens (the 256 byte symbols, then fillers
- *                      no merge reaches), <|endoftext|> 151643, <|im_start|> 151644, <|im_end|> 151645 and
- *                      Qwen's other added tokens up to 151664; the embedding is padded to 151,936 as Qwen's is
+ *   config.json             the given transformers config (Qwen2.5-0.5B-Instruct's by default: Qwen2ForCausalLM,
+ *                           d 896, 24 layers, GQA 14/2, vocab 151,936, 32,768 positions, rope θ 1e6, tied embeddings)
+ *   model.safetensors       every tensor under transformers' names and [out, in] shapes, BF16 as Qwen ships them:
+ *                           N(0, 0.02)-scaled uniform weights, norms 1, biases 0
+ *   tokenizer files         copied from `tokenizerFrom` (tokenizer.json, tokenizer_config.json with its chat template,
+ *                           generation_config.json, chat_template.jinja — whichever are there); without it, a
+ *                           tokenizer.json in Qwen2's id layout: a byte-level BPE of 151,643 tokens (the 256 byte
+ *                           symbols, then fillers no merge reaches), <|endoftext|> 151643, <|im_start|> 151644,
+ *                           <|im_end|> 151645 and Qwen's other added tokens up to 151664 (the embedding is padded to
+ *                           151,936 as Qwen's is)
  */
-import { mkdirSync, openSync, writeSync, closeSync, writeFileSync, existsSync } from "node:fs";
+import { copyFileSync, mkdirSync, openSync, writeSync, closeSync, writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
-import { paramSpecs } from "../trainer/policy/params";
-import type { ModelConfig } from "../trainer/policy/config";
-import { mulberry32 } from "../lib/seeded-random";
+import { paramSpecs } from "../policy/params";
+import { mulberry32 } from "../../lib/seeded-random";
+import { modelConfigFromHf } from "./hf-config";
+import { TOKENIZER_FILES } from "../policy/chat/load-chat-format";
 
 export const QWEN25_05B_CONFIG = {
   architectures: ["Qwen2ForCausalLM"],
@@ -103,24 +108,30 @@ function bf16Tensor(n: number, init: "normal" | "ones" | "zeros", random: () => 
   return Buffer.from(out.buffer);
 }
 
-/** Writes the folder (unless it is there already); returns its path. */
+/** Qwen2.5-0.5B-Instruct's folder at full size, for bench:hf (unless it is there already); returns its path. */
 export function writeRandomQwen05Folder(dir: string): string {
+  return writeRandomHfFolder(dir, QWEN25_05B_CONFIG);
+}
+
+/** Qwen2.5's architecture and vocabulary at a size for examples and tests: 10 M parameters, nine tenths of them the embedding. */
+export const QWEN25_SMALL_CONFIG = {
+  ...QWEN25_05B_CONFIG,
+  hidden_size: 64,
+  intermediate_size: 128,
+  num_attention_heads: 4,
+  num_hidden_layers: 2,
+  num_key_value_heads: 2,
+};
+
+/** Writes a folder for `config` (unless it is there already); returns its path. */
+export function writeRandomHfFolder(
+  dir: string,
+  config: Record<string, unknown>,
+  opts: { tokenizerFrom?: string; seed?: number } = {},
+): string {
   if (existsSync(path.join(dir, "COMPLETE"))) return dir;
   mkdirSync(dir, { recursive: true });
-  const c = QWEN25_05B_CONFIG;
-  const model: ModelConfig = {
-    vocabSize: c.vocab_size,
-    hiddenSize: c.hidden_size,
-    numLayers: c.num_hidden_layers,
-    numHeads: c.num_attention_heads,
-    numKvHeads: c.num_key_value_heads,
-    intermediateSize: c.intermediate_size,
-    maxPositions: c.max_position_embeddings,
-    ropeTheta: c.rope_theta,
-    rmsNormEps: c.rms_norm_eps,
-    tieEmbeddings: true,
-    attentionBias: true,
-  };
+  const model = modelConfigFromHf(config);
   const specs = paramSpecs(model);
   const header: Record<string, unknown> = { __metadata__: { format: "pt" } };
   let offset = 0;
@@ -136,7 +147,7 @@ export function writeRandomQwen05Folder(dir: string): string {
   size.writeBigUInt64LE(BigInt(json.length));
   writeSync(fd, size);
   writeSync(fd, json);
-  const random = mulberry32(2025);
+  const random = mulberry32(opts.seed ?? 2025);
   for (const s of specs)
     writeSync(
       fd,
@@ -147,8 +158,10 @@ export function writeRandomQwen05Folder(dir: string): string {
       ),
     );
   closeSync(fd);
-  writeFileSync(path.join(dir, "config.json"), JSON.stringify(c, null, 2));
-  writeFileSync(path.join(dir, "tokenizer.json"), tokenizerJson());
+  writeFileSync(path.join(dir, "config.json"), JSON.stringify(config, null, 2));
+  const from = opts.tokenizerFrom;
+  if (from) for (const f of TOKENIZER_FILES) if (existsSync(path.join(from, f))) copyFileSync(path.join(from, f), path.join(dir, f));
+  if (!from) writeFileSync(path.join(dir, "tokenizer.json"), tokenizerJson());
   writeFileSync(path.join(dir, "COMPLETE"), "");
   return dir;
 }
