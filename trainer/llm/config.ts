@@ -3,6 +3,7 @@
  * zod schema. The API key is never part of it: `apiKeyEnv` names the environment variable that holds the key.
  */
 import { z } from "zod";
+import type { RunConfig } from "../../lib/run-config";
 
 export const LlmParamsSchema = z
   .object({
@@ -81,3 +82,21 @@ export const LlmConfigSchema = z
   .strict();
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
 export type LlmConfigInput = z.input<typeof LlmConfigSchema>;
+
+/** The client config for a run config's `llm` section (also a served session's endpoints, trainer/env-server). */
+export function llmConfigFromRunConfig(llm: RunConfig["llm"]): LlmConfigInput {
+  const ep = (e: RunConfig["llm"]["judge"]): LlmEndpointConfig | undefined =>
+    e && {
+      baseUrl: e.baseUrl,
+      model: e.model,
+      apiKeyEnv: e.apiKeyEnv,
+      params: { temperature: e.temperature, max_tokens: e.maxTokens },
+      jsonMode: false,
+      timeoutMs: e.timeoutMs,
+    };
+  return {
+    endpoints: { user_simulator: ep(llm.userSimulator), tool_simulator: ep(llm.toolSimulator), judge: ep(llm.judge) },
+    concurrency: llm.concurrency,
+    retry: { maxAttempts: llm.maxRetries + 1, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 },
+  };
+}

@@ -17,7 +17,7 @@ import { placeRun } from "../../backend/placement";
 import { getEnvironment } from "../../envs/registry";
 import type { Task } from "../../envs/types";
 import { POLICY_LOSS_METRIC_KEYS } from "../../grpo/index";
-import type { LlmConfigInput, LlmEndpointConfig } from "../../llm/config";
+import { llmConfigFromRunConfig } from "../../llm/config";
 import { LlmClient } from "../../llm/client";
 import { AdamW } from "../../policy/optimizer";
 import { Rng } from "../../policy/rng";
@@ -36,23 +36,6 @@ import { createKlInRewardScorer } from "./kl-in-reward";
 import { createSftWarmStart, referenceDirOf } from "./sft-warm-start";
 
 export type { PolicySample } from "./play-group";
-
-function toLlmConfig(config: RunConfig): LlmConfigInput {
-  const ep = (e: RunConfig["llm"]["judge"]): LlmEndpointConfig | undefined =>
-    e && {
-      baseUrl: e.baseUrl,
-      model: e.model,
-      apiKeyEnv: e.apiKeyEnv,
-      params: { temperature: e.temperature, max_tokens: e.maxTokens },
-      jsonMode: false,
-      timeoutMs: e.timeoutMs,
-    };
-  return {
-    endpoints: { user_simulator: ep(config.llm.userSimulator), tool_simulator: ep(config.llm.toolSimulator), judge: ep(config.llm.judge) },
-    concurrency: config.llm.concurrency,
-    retry: { maxAttempts: config.llm.maxRetries + 1, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 },
-  };
-}
 
 let backendOnce: Promise<BackendReport> | null = null;
 
@@ -128,7 +111,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
     },
     reference,
   );
-  const llm = new LlmClient(toLlmConfig(config));
+  const llm = new LlmClient(llmConfigFromRunConfig(config.llm));
   // A stage with its own environment options (EnvTuning: its reward mode) plays on an environment built with them.
   const stageEnvs = config.curriculum.map((stage) =>
     stage.environmentOptions ? getEnvironment(config.environment, { ...config.environmentOptions, ...stage.environmentOptions }) : env,
