@@ -5,7 +5,8 @@
  *
  * The token travels as `Authorization: Bearer rl_…`, or as HTTP Basic credentials (token as the password, or as the
  * user with an empty password) for clients that cannot set headers: OpenEnv's own client connects with
- * `websockets.connect(url)` and only URL credentials (`ws://x:rl_…@host/…`) become a header there.
+ * `websockets.connect(url)` and only URL credentials (`ws://x:rl_…@host/…`) become a header there. A browser's
+ * WebSocket can set neither, only subprotocols: `rollout-lab.bearer.<token>` in that list is accepted too.
  *
  * Browsers: a WebSocket cannot carry headers and any page may open one to 127.0.0.1, so a request with an `Origin`
  * is refused unless that origin is this machine's loopback or the request carries a token.
@@ -24,9 +25,20 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(host) || host.startsWith("127.");
 }
 
+/** Subprotocols a WebSocket client offered (`Sec-WebSocket-Protocol`). */
+export function offeredProtocols(req: IncomingMessage): string[] {
+  return (req.headers["sec-websocket-protocol"] ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
+}
+
+const PROTOCOL_TOKEN = "rollout-lab.bearer.";
+
 function credentials(req: IncomingMessage): string | null {
   const header = req.headers.authorization;
-  if (!header) return null;
+  const viaProtocol = offeredProtocols(req).find((p) => p.startsWith(PROTOCOL_TOKEN));
+  if (!header) return viaProtocol ? viaProtocol.slice(PROTOCOL_TOKEN.length) : null;
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (bearer) return bearer[1];
   const basic = /^Basic\s+(\S+)\s*$/i.exec(header);

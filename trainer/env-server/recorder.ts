@@ -178,7 +178,7 @@ async function ensureRuns(tx: Tx, runs: RunKey[]): Promise<void> {
   for (const row of stored) {
     const envs = new Set(runs.filter((r) => r.id === row.id).map((r) => r.environment));
     if (row.environment !== "mixed" && [...envs].some((e) => e !== row.environment))
-      await tx.$executeRaw`UPDATE "Run" SET environment = 'mixed' WHERE id = ${row.id}`;
+      await tx.$executeRaw`UPDATE "Run" SET environment = 'mixed', config = config - 'environment' - 'environmentOptions' WHERE id = ${row.id}`;
   }
 }
 

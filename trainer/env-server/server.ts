@@ -11,7 +11,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { PrismaClient } from "../../generated/prisma/client";
-import { AccessGate } from "./access";
+import { AccessGate, offeredProtocols } from "./access";
 import { EnvironmentCatalog } from "./catalog";
 import { errorBody, errorHeaders, readJsonBody, sendJson } from "./http-util";
 import { RequestError, WS_ERROR, schemaResponse, stepRequestSchema, validationError } from "./protocol";
@@ -282,6 +282,7 @@ export class EnvServer {
           },
         },
         limit,
+        offeredProtocols(req).includes("rollout-lab.v1") ? "rollout-lab.v1" : undefined,
       );
       binding.attach(connection);
     } catch (err) {

@@ -46,7 +46,14 @@ export function runKeyFor(owner: Owner, data: ResetData, envName: string, now: D
     environment: envName,
     policyModel: data.policy_model ?? "external",
     owner: owner.name,
-    config: { openenv: { ...(data.experiment ? { experiment: data.experiment } : { day }), token: owner.tokenPrefix } },
+    // What the inspector reads to show the reward formula (the run's environment, options and judge), as a trained
+    // run's config has it; the recorder drops them if the run turns out to mix environments.
+    config: {
+      environment: envName,
+      environmentOptions: data.options ?? {},
+      ...(data.llm?.judge ? { llm: { judge: { model: data.llm.judge.model } } } : {}),
+      openenv: { ...(data.experiment ? { experiment: data.experiment } : { day }), token: owner.tokenPrefix },
+    },
   };
 }
 

@@ -256,18 +256,18 @@ export function upgradeToWebSocket(
   head: Buffer,
   handlers: WebSocketHandlers,
   maxMessageBytes: number,
+  /** The subprotocol selected from the client's offer (§4.2.2), if any. */
+  protocol?: string,
 ): WebSocketConnection {
   const key = req.headers["sec-websocket-key"] as string;
-  socket.write(
-    [
-      "HTTP/1.1 101 Switching Protocols",
-      "Upgrade: websocket",
-      "Connection: Upgrade",
-      `Sec-WebSocket-Accept: ${acceptKey(key)}`,
-      "",
-      "",
-    ].join("\r\n"),
-  );
+  const lines = [
+    "HTTP/1.1 101 Switching Protocols",
+    "Upgrade: websocket",
+    "Connection: Upgrade",
+    `Sec-WebSocket-Accept: ${acceptKey(key)}`,
+  ];
+  if (protocol) lines.push(`Sec-WebSocket-Protocol: ${protocol}`);
+  socket.write(`${lines.join("\r\n")}\r\n\r\n`);
   // Small frames must not wait for Nagle's algorithm: a step's reply is a few hundred bytes and latency-bound.
   (socket as unknown as { setNoDelay?: (v: boolean) => void }).setNoDelay?.(true);
   return new WebSocketConnection(socket, handlers, maxMessageBytes, head);
