@@ -64,8 +64,9 @@ export interface Observation {
   reward_components?: Record<string, number>;
   reasoning?: string;
   error?: string;
-  run_id?: string;
-  trajectory_id?: string;
+  /** Where the episode is recorded: open /runs/<run_id>/trajectories/<trajectory_id> in the dashboard. */
+  run_id: string;
+  trajectory_id: string;
 }
 
 export interface StepResult {

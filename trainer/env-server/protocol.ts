@@ -170,8 +170,8 @@ export const observationSchema = z.object({
   reward_components: z.record(z.string(), z.number()).optional(),
   reasoning: z.string().optional(),
   error: z.string().optional(),
-  run_id: z.string().optional().describe("The run the episode is recorded in (written within a second of done)."),
-  trajectory_id: z.string().optional(),
+  run_id: z.string().describe("The run the episode is recorded in (written within a second of its end)."),
+  trajectory_id: z.string().describe("The episode's trajectory in that run (when the policy acted at least once)."),
 });
 export type ObservationOut = z.infer<typeof observationSchema>;
 

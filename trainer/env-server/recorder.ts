@@ -109,6 +109,8 @@ export class EpisodeRecorder {
       this.timer = null;
       void this.flush();
     }, ms);
+    // The server's sockets keep the process alive; a retry alone must not (a test or CLI that gave up can exit).
+    this.timer.unref();
   }
 
   private flush(): Promise<void> {

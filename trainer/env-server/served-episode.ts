@@ -171,6 +171,8 @@ export class ServedEpisode {
       episode_id: this.opts.episodeId,
       seed: this.opts.seed,
       turn: this.turns,
+      run_id: this.opts.runId,
+      trajectory_id: this.opts.trajectoryId,
       ...(last?.turnReward !== undefined ? { turn_reward: last.turnReward } : {}),
       ...(last?.formatError ? { format_error: last.formatError } : {}),
     };
@@ -196,8 +198,6 @@ export class ServedEpisode {
       reward_components: t.evaluation?.components ?? {},
       ...(t.evaluation?.reasoning ? { reasoning: t.evaluation.reasoning } : {}),
       ...(t.error ? { error: t.error } : {}),
-      run_id: this.opts.runId,
-      trajectory_id: this.opts.trajectoryId,
     };
     return { observation, reward, done: true };
   }

@@ -32,7 +32,8 @@ export async function startTestEnvServer(
   opts: Partial<Omit<EnvServerOptions, "db">> & { db?: TestDatabase } = {},
   log: string[] = [],
 ): Promise<TestEnvServer> {
-  const db = opts.db ?? (await createTestDatabase("rl_envsrv"));
+  const { db: given, ...rest } = opts;
+  const db = given ?? (await createTestDatabase("rl_envsrv"));
   const dataDir = mkdtempSync(path.join(tmpdir(), "rl-envsrv-"));
   const server = new EnvServer({
     db: db.prisma,
@@ -42,7 +43,7 @@ export async function startTestEnvServer(
     maxMessageBytes: 1024 * 1024,
     journalFile: null,
     log: (line) => log.push(line),
-    ...opts,
+    ...rest,
   });
   const port = await server.listen(0, "127.0.0.1");
   return {
@@ -52,7 +53,7 @@ export async function startTestEnvServer(
     dataDir,
     async close() {
       await server.stop();
-      if (!opts.db) await db.drop();
+      if (!given) await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
