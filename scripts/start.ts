@@ -5,7 +5,11 @@
  * is restarted; if this process is killed outright, its children and the database stop themselves
  * (supervisor.ts, exit-with-parent.mjs, the database watchdog in db/embedded.ts).
  *
- * Flags: --no-seed (or SEED_DEMO=false), --no-worker (or START_WORKER=false), --dev (next dev, no build).
+ * The environment server (OpenEnv's protocol, trainer/env-server) runs as a supervised child on a second port,
+ * ROLLOUT_LAB_ENVS_PORT (default PORT + 1): `next start` owns the web port and cannot hand WebSocket upgrades over.
+ *
+ * Flags: --no-seed (or SEED_DEMO=false), --no-worker (or START_WORKER=false), --no-envs (or START_ENV_SERVER=false),
+ * --dev (next dev, no build).
  */
 import { spawnSync } from "node:child_process";
 import { dashboardOpenToNetwork, loadEnv } from "../lib/env";
@@ -58,6 +62,8 @@ async function main() {
     );
   }
   await assertPortFree(env.PORT, env.HOST, "web server", "PORT");
+  const envsPort = env.START_ENV_SERVER && !args.has("--no-envs") ? (env.ROLLOUT_LAB_ENVS_PORT ?? env.PORT + 1) : null;
+  if (envsPort !== null) await assertPortFree(envsPort, env.HOST, "environment server", "ROLLOUT_LAB_ENVS_PORT");
 
   database = await prepareDatabase(env);
   log(
@@ -107,7 +113,18 @@ async function main() {
     supervisor.start({ name: "trainer worker", args: ["--import", "tsx", "trainer/main.ts"], env: childEnv, restart: true, nice: 5 });
   }
 
+  if (envsPort !== null) {
+    const host = ["--host", env.HOST, "--port", String(envsPort)];
+    supervisor.start({
+      name: "environment server",
+      args: ["--import", "tsx", "trainer/env-server/main.ts", ...host],
+      env: childEnv,
+      restart: true,
+    });
+  }
+
   const url = `http://${env.HOST}:${env.PORT}`;
+  if (envsPort !== null) log(`Environments for external trainers (OpenEnv protocol): http://${env.HOST}:${envsPort}/envs/<name>`);
   if (await waitForHealth(url, 120_000)) log(`Rollout Lab is running at ${url}  (Ctrl-C to stop)`);
   else log(`The web server did not become healthy at ${url}/api/health within 2 minutes.`);
 }
