@@ -129,6 +129,9 @@ export class EnvServer {
       };
       if (parts.length === 1 && parts[0] === "health") {
         allow("GET");
+        // Started with --expose-gc (bench:envs), ?gc=1 collects first so the memory figures are live data only.
+        const gc = (globalThis as { gc?: () => void }).gc;
+        if (url.searchParams.get("gc") === "1" && gc) gc();
         return sendJson(res, 200, this.health());
       }
       if (parts[0] !== "envs" || parts.length > 3)
@@ -204,6 +207,7 @@ export class EnvServer {
       episodes_recorded: this.recorder.recorded,
       recording_backlog: this.recorder.backlog,
       environments: this.catalog.list(),
+      memory: { rss_bytes: process.memoryUsage().rss, heap_used_bytes: process.memoryUsage().heapUsed },
       lost_at_start: this.lostAtStart,
     };
   }
