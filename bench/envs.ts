@@ -4,10 +4,14 @@
  * BENCH_ENVS_SECONDS (default 10) against a server in its own process (recording into PostgreSQL as in
  * production). Prints JSON: episodes/s, step latency p50 / p95 / max as the client sees it, errors (an error
  * message, a refused connection, or a reward other than the gold one), and the memory one session holds mid-episode
- * (heap after GC and RSS, from 128 open sessions per environment), with the load average before and after.
+ * (heap after GC from 256 open sessions per environment, measured first, on the fresh server; RSS as is), with the load average before and after.
  * Goal: 128 sessions, 0 errors, p95 step ≤ 50 ms for the offline tool environments on a 2-core machine.
  *
- * Env: BENCH_ENVS_SECONDS, BENCH_ENVS_CONCURRENCY (e.g. "1,16,128"), BENCH_PG_ADMIN_URL. Database: rl_bench_envs,
+ * Each level runs twice: closed loop (the next action leaves the moment the observation arrives: the server's
+ * saturation, where latency is queueing, ≈ sessions × CPU per request) and with a policy's think time per turn
+ * (BENCH_ENVS_THINK_MS, default 100 ms: a fast LLM turn; a trainer's sessions spend most of their time generating).
+ *
+ * Env: BENCH_ENVS_SECONDS, BENCH_ENVS_CONCURRENCY (e.g. "1,16,128"), BENCH_ENVS_THINK_MS, BENCH_PG_ADMIN_URL. Database: rl_bench_envs,
  * recreated each run. Node 20 needs --experimental-websocket (the npm script passes it).
  */
 import { spawn } from "node:child_process";
@@ -20,7 +24,8 @@ import { goldEpisodes, type GoldEpisode } from "../tests/integration/helpers/env
 const ENVS = ["guess-number", "tau2-retail", "bfcl"];
 const SECONDS = Number(process.env.BENCH_ENVS_SECONDS ?? 10);
 const LEVELS = (process.env.BENCH_ENVS_CONCURRENCY ?? "1,16,128").split(",").map(Number);
-const MEMORY_SESSIONS = 128;
+const THINK_MS = Number(process.env.BENCH_ENVS_THINK_MS ?? 100);
+const MEMORY_SESSIONS = 256;
 const loadAverage = () => os.loadavg().map((x) => Number(x.toFixed(2)));
 
 if (typeof WebSocket === "undefined") throw new Error("Run with Node ≥ 22 or node --experimental-websocket (npm run bench:envs does).");
@@ -77,11 +82,12 @@ const percentile = (xs: number[], q: number) =>
   xs.length ? Number(xs[Math.min(xs.length - 1, Math.floor(q * xs.length))].toFixed(1)) : null;
 
 /** `sessions` clients each play gold episodes back to back until the time is up. */
-async function measure(base: string, env: string, gold: GoldEpisode[], sessions: number) {
+async function measure(base: string, env: string, gold: GoldEpisode[], sessions: number, thinkMs: number) {
   const steps: number[] = [];
   const resets: number[] = [];
   const errors: string[] = [];
   let episodes = 0;
+  let requests = 0;
   let warm = true;
   const deadline = { at: Infinity };
   const client = async (i: number) => {
@@ -95,6 +101,7 @@ async function measure(base: string, env: string, gold: GoldEpisode[], sessions:
     for (let n = 0; Date.now() < deadline.at; n++) {
       const g = gold[(i + n) % gold.length];
       let t = performance.now();
+      requests++;
       const opened = await peer.request({
         type: "reset",
         data: { task_id: g.taskId, seed: n, max_turns: g.maxTurns, experiment: `bench-${env}-${sessions}` },
@@ -106,7 +113,9 @@ async function measure(base: string, env: string, gold: GoldEpisode[], sessions:
       }
       let last = opened;
       for (const action of g.actions) {
+        if (thinkMs) await new Promise((r) => setTimeout(r, thinkMs));
         t = performance.now();
+        requests++;
         last = await peer.request({ type: "step", data: action });
         if (!warm) steps.push(performance.now() - t);
         if (last.type !== "observation" || last.data.done) break;
@@ -117,6 +126,7 @@ async function measure(base: string, env: string, gold: GoldEpisode[], sessions:
     }
     peer.close();
   };
+  const cpuBefore = await serverCpuMs(base);
   // One second of warm-up (JIT, caches), then the measured window.
   deadline.at = Date.now() + 1000 + SECONDS * 1000;
   const started = Promise.all(Array.from({ length: sessions }, (_, i) => client(i)));
@@ -125,18 +135,27 @@ async function measure(base: string, env: string, gold: GoldEpisode[], sessions:
   const t0 = performance.now();
   await started;
   const seconds = (performance.now() - t0) / 1000;
+  const serverCpu = (await serverCpuMs(base)) - cpuBefore;
   steps.sort((a, b) => a - b);
   resets.sort((a, b) => a - b);
   return {
     sessions,
+    think_ms: thinkMs,
     episodes,
     episodes_per_s: Number((episodes / seconds).toFixed(1)),
     steps: steps.length,
     step_ms: { p50: percentile(steps, 0.5), p95: percentile(steps, 0.95), max: percentile(steps, 1) },
     reset_ms: { p50: percentile(resets, 0.5), p95: percentile(resets, 0.95) },
+    // The server's own CPU (user + sys) per reset or step, recording included: what a quiet core could serve.
+    server_cpu_ms_per_request: Number((serverCpu / requests).toFixed(3)),
     errors: errors.length,
     first_errors: [...new Set(errors)].slice(0, 3),
   };
+}
+
+async function serverCpuMs(base: string): Promise<number> {
+  const { cpu_ms } = await (await fetch(`${base}/health`)).json();
+  return cpu_ms.user + cpu_ms.system;
 }
 
 async function memory(base: string) {
@@ -156,6 +175,7 @@ async function memoryPerSession(base: string, env: string, gold: GoldEpisode[]) 
   );
   const during = await memory(base);
   for (const p of peers) p.close();
+  await new Promise((r) => setTimeout(r, 1000)); // the closed sessions' episodes are recorded and let go
   const kib = (bytes: number) => Number((bytes / MEMORY_SESSIONS / 1024).toFixed(1));
   return {
     sessions: MEMORY_SESSIONS,
@@ -172,12 +192,16 @@ const server = await startServer(benchDbUrl(dbName), dataDir);
 const base = `http://127.0.0.1:${server.port}`;
 const results: Record<string, unknown> = {};
 try {
+  const memoryByEnv: Record<string, unknown> = {};
+  for (const env of ENVS) memoryByEnv[env] = await memoryPerSession(base, env, await goldEpisodes(env));
   for (const env of ENVS) {
     const gold = await goldEpisodes(env);
     const levels = [];
     for (const sessions of LEVELS) {
-      levels.push(await measure(base, env, gold, sessions));
-      console.error(`${env} × ${sessions}: ${JSON.stringify(levels[levels.length - 1])}`);
+      for (const think of [0, THINK_MS]) {
+        levels.push(await measure(base, env, gold, sessions, think));
+        console.error(`${env} × ${sessions}, think ${think} ms: ${JSON.stringify(levels[levels.length - 1])}`);
+      }
     }
     await new Promise((r) => setTimeout(r, 500));
     results[env] = {

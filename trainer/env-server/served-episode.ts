@@ -56,7 +56,7 @@ export class ServedEpisode {
   private nextView = deferred<StepView>();
   private messages: ConversationMessage[] = [];
   private delivered = 0;
-  private sentTools = "";
+  private sentTools: string | null = null;
   private abandonReason: Abandon | null = null;
   private turns = 0;
   private busy = false;
@@ -180,8 +180,9 @@ export class ServedEpisode {
 
   private turnView(tools: ToolSchema[]): StepView {
     const base = this.base();
-    const toolsKey = JSON.stringify(tools);
-    const changed = toolsKey !== this.sentTools && (tools.length > 0 || this.sentTools !== "");
+    // Tools change by whole functions (bfcl's miss_func reveals one), so their names identify the list cheaply.
+    const toolsKey = tools.map((t) => t.name).join("\0");
+    const changed = toolsKey !== this.sentTools && (tools.length > 0 || this.sentTools !== null);
     this.sentTools = toolsKey;
     const observation: ObservationOut = { ...base, messages: this.newMessages(), ...(changed ? { tools: toolsOut(tools) } : {}) };
     return { observation, reward: base.turn_reward ?? null, done: false };

@@ -208,6 +208,7 @@ export class EnvServer {
       recording_backlog: this.recorder.backlog,
       environments: this.catalog.list(),
       memory: { rss_bytes: process.memoryUsage().rss, heap_used_bytes: process.memoryUsage().heapUsed },
+      cpu_ms: { user: Math.round(process.cpuUsage().user / 1000), system: Math.round(process.cpuUsage().system / 1000) },
       lost_at_start: this.lostAtStart,
     };
   }

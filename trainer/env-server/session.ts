@@ -7,7 +7,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import type { ConversationMessage } from "../../lib/conversation";
 import type { EnvironmentCatalog } from "./catalog";
-import { RequestError, WS_ERROR, actionSchema, resetDataSchema, validationError, type ResetData } from "./protocol";
+import { RequestError, WS_ERROR, actionSchema, resetDataSchema, validationError, type Action, type ResetData } from "./protocol";
 import { runIdOf, trajectoryIdOf, type EpisodeRecorder, type RunKey } from "./recorder";
 import { ServedEpisode, type StepView } from "./served-episode";
 
@@ -153,9 +153,7 @@ export class Session {
   async step(raw: unknown): Promise<StepView> {
     this.touch();
     if (!this.current) throw new RequestError(409, WS_ERROR.execution, "No episode in this session: send a reset first.");
-    const parsed = actionSchema.safeParse(raw);
-    if (!parsed.success) throw validationError(parsed.error, "action");
-    return this.current.episode.act(parsed.data);
+    return this.current.episode.act(parseAction(raw));
   }
 
   /** Ends the current episode early, if one is in progress; resolves with its final observation. */
@@ -197,6 +195,18 @@ export class Session {
         : {}),
     };
   }
+}
+
+/** The action; the common `{message}` alone skips the schema (a measurable share of a step's CPU at 128 sessions). */
+function parseAction(raw: unknown): Action {
+  if (raw && typeof raw === "object" && !Array.isArray(raw)) {
+    const keys = Object.keys(raw);
+    const message = (raw as { message?: unknown }).message;
+    if (keys.length === 1 && typeof message === "string" && message.length <= 1_000_000) return { message };
+  }
+  const parsed = actionSchema.safeParse(raw);
+  if (!parsed.success) throw validationError(parsed.error, "action");
+  return parsed.data;
 }
 
 const stateMessage = (m: ConversationMessage) => ({

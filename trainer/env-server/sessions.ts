@@ -18,7 +18,7 @@ export interface SessionLimits {
   detachedGraceMs: number;
 }
 
-/** The journal of live sessions: rewritten (atomically, at most every 250 ms) when sessions come and go. */
+/** The journal of live sessions: rewritten (atomically, at most once a second) when sessions come and go. */
 export class SessionJournal {
   private timer: NodeJS.Timeout | null = null;
 
@@ -45,7 +45,7 @@ export class SessionJournal {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.write();
-    }, 250);
+    }, 1000);
     this.timer.unref();
   }
 
