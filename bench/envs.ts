@@ -158,14 +158,22 @@ async function serverCpuMs(base: string): Promise<number> {
   return cpu_ms.user + cpu_ms.system;
 }
 
-async function memory(base: string) {
-  return (await (await fetch(`${base}/health?gc=1`)).json()).memory as { rss_bytes: number; heap_used_bytes: number };
+async function health(base: string, gc = false) {
+  return (await fetch(`${base}/health${gc ? "?gc=1" : ""}`)).json() as Promise<{
+    memory: { rss_bytes: number; heap_used_bytes: number };
+    recording_backlog: number;
+  }>;
 }
 
-/** Heap and RSS per session: MEMORY_SESSIONS sessions held mid-episode (reset + one step), measured after GC. */
-async function memoryPerSession(base: string, env: string, gold: GoldEpisode[]) {
-  const before = await memory(base);
-  const peers = await Promise.all(Array.from({ length: MEMORY_SESSIONS }, () => connect(`${base}/envs/${env}/ws`)));
+/** The server's memory after GC, once every finished episode has been written (queued episodes are not sessions). */
+async function settledMemory(base: string) {
+  for (let i = 0; i < 100 && (await health(base)).recording_backlog > 0; i++) await new Promise((r) => setTimeout(r, 200));
+  await new Promise((r) => setTimeout(r, 500));
+  return (await health(base, true)).memory;
+}
+
+async function openSessions(base: string, env: string, gold: GoldEpisode[], n: number): Promise<Peer[]> {
+  const peers = await Promise.all(Array.from({ length: n }, () => connect(`${base}/envs/${env}/ws`)));
   await Promise.all(
     peers.map(async (p, i) => {
       const g = gold[i % gold.length];
@@ -173,14 +181,28 @@ async function memoryPerSession(base: string, env: string, gold: GoldEpisode[]) 
       await p.request({ type: "step", data: g.actions[0] });
     }),
   );
-  const during = await memory(base);
+  return peers;
+}
+
+/**
+ * Heap per session: MEMORY_SESSIONS sessions held mid-episode (reset + one step), heap after GC with them open minus
+ * the mean of before and after (the environment's caches warmed by a first round). RSS is shown as is: it moves by
+ * whole allocator arenas.
+ */
+async function memoryPerSession(base: string, env: string, gold: GoldEpisode[]) {
+  for (const p of await openSessions(base, env, gold, 8)) p.close();
+  const before = await settledMemory(base);
+  const peers = await openSessions(base, env, gold, MEMORY_SESSIONS);
+  const during = (await health(base, true)).memory;
   for (const p of peers) p.close();
-  await new Promise((r) => setTimeout(r, 1000)); // the closed sessions' episodes are recorded and let go
-  const kib = (bytes: number) => Number((bytes / MEMORY_SESSIONS / 1024).toFixed(1));
+  const after = await settledMemory(base);
+  const mib = (bytes: number) => Number((bytes / 2 ** 20).toFixed(1));
+  const baseline = (before.heap_used_bytes + after.heap_used_bytes) / 2;
   return {
     sessions: MEMORY_SESSIONS,
-    heap_kib_per_session: kib(during.heap_used_bytes - before.heap_used_bytes),
-    rss_kib_per_session: kib(during.rss_bytes - before.rss_bytes),
+    heap_kib_per_session: Number(((during.heap_used_bytes - baseline) / MEMORY_SESSIONS / 1024).toFixed(1)),
+    heap_mib: { before: mib(before.heap_used_bytes), with_sessions: mib(during.heap_used_bytes), after: mib(after.heap_used_bytes) },
+    rss_mib: { before: mib(before.rss_bytes), with_sessions: mib(during.rss_bytes), after: mib(after.rss_bytes) },
   };
 }
 

@@ -12,6 +12,7 @@
  * --dev (next dev, no build).
  */
 import { spawnSync } from "node:child_process";
+import net from "node:net";
 import { dashboardOpenToNetwork, loadEnv } from "../lib/env";
 import { isUserFacingStartupError, prepareDatabase, type PreparedDatabase } from "../db/bootstrap";
 import { createPrismaClient } from "../db/client";
@@ -62,8 +63,7 @@ async function main() {
     );
   }
   await assertPortFree(env.PORT, env.HOST, "web server", "PORT");
-  const envsPort = env.START_ENV_SERVER && !args.has("--no-envs") ? (env.ROLLOUT_LAB_ENVS_PORT ?? env.PORT + 1) : null;
-  if (envsPort !== null) await assertPortFree(envsPort, env.HOST, "environment server", "ROLLOUT_LAB_ENVS_PORT");
+  const envsPort = env.START_ENV_SERVER && !args.has("--no-envs") ? await environmentServerPort(env) : null;
 
   database = await prepareDatabase(env);
   log(
@@ -127,6 +127,24 @@ async function main() {
   if (envsPort !== null) log(`Environments for external trainers (OpenEnv protocol): http://${env.HOST}:${envsPort}/envs/<name>`);
   if (await waitForHealth(url, 120_000)) log(`Rollout Lab is running at ${url}  (Ctrl-C to stop)`);
   else log(`The web server did not become healthy at ${url}/api/health within 2 minutes.`);
+}
+
+/** ROLLOUT_LAB_ENVS_PORT (must be free), else PORT + 1 when free, else any free port (printed either way). */
+async function environmentServerPort(env: ReturnType<typeof loadEnv>): Promise<number> {
+  if (env.ROLLOUT_LAB_ENVS_PORT !== undefined) {
+    await assertPortFree(env.ROLLOUT_LAB_ENVS_PORT, env.HOST, "environment server", "ROLLOUT_LAB_ENVS_PORT");
+    return env.ROLLOUT_LAB_ENVS_PORT;
+  }
+  const listenOn = (port: number) =>
+    new Promise<number | null>((resolve) => {
+      const probe = net.createServer();
+      probe.once("error", () => resolve(null));
+      probe.listen(port, env.HOST, () => {
+        const chosen = (probe.address() as net.AddressInfo).port;
+        probe.close(() => resolve(chosen));
+      });
+    });
+  return (await listenOn(env.PORT + 1)) ?? (await listenOn(0)) ?? env.PORT + 1;
 }
 
 /** True while some `next build` runs on this machine. */
