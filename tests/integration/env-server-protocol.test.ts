@@ -9,6 +9,8 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { cpSync, readFileSync } from "node:fs";
+import path from "node:path";
 import type { ConversationMessage } from "../../lib/conversation";
 import { RolloutLabEnv } from "../../clients/typescript/rollout-lab-env";
 import { observationSchema } from "../../trainer/env-server/protocol";
@@ -195,6 +197,26 @@ test("bad input is a 4xx or an OpenEnv error naming the problem, and the session
   assert.equal(after.type, "observation", "the oversize message was skipped, the session goes on");
   peer.send({ type: "close" });
   assert.equal((await peer.closed).code, 1000);
+});
+
+test("environment options and a dataset inside the data roots shape the episode; a path outside them is 422 naming dataset", async () => {
+  const small = await (
+    await fetch(`${srv.url}/envs/guess-number/reset`, { method: "POST", body: JSON.stringify({ options: { max: 4 } }) })
+  ).json();
+  assert.equal(small.observation.messages[0].content, "Guess 1-4");
+  cpSync(path.join(import.meta.dirname, "../fixtures/tau2-mock"), path.join(srv.dataDir, "datasets", "tau2-mock"), { recursive: true });
+  const env = await RolloutLabEnv.connect(`${srv.url}/envs/tau2-retail`);
+  const mock = await env.reset({ dataset: "tau2-mock", seed: 0 });
+  const mockTasks = JSON.parse(readFileSync(path.join(import.meta.dirname, "../fixtures/tau2-mock/tasks.json"), "utf8")) as {
+    id: string;
+  }[];
+  assert.ok(
+    mockTasks.some((t) => mock.observation.task_id.endsWith(t.id)),
+    `a task of the mock domain (${mock.observation.task_id})`,
+  );
+  await assert.rejects(env.reset({ dataset: "/etc" }), (e: Error) => /dataset: .*outside the folders/.test(e.message));
+  await assert.rejects(env.reset({ dataset: "../secrets" }), (e: Error) => /dataset/.test(e.message));
+  await env.close();
 });
 
 test("a session is reachable by its id only on its own environment: elsewhere, or unknown, it is 404", async () => {

@@ -39,7 +39,10 @@ export const SERVE_FLAGS = {
 } as const;
 
 /** Flags over environment variables over defaults; throws with one sentence on a bad value. */
-export function serveOptionsFrom(flags: Partial<Record<keyof typeof SERVE_FLAGS, string | boolean>>, env = process.env): ServeOptions {
+export function serveOptionsFrom(
+  flags: Partial<Record<keyof typeof SERVE_FLAGS, string | boolean>>,
+  env: Record<string, string | undefined> = process.env,
+): ServeOptions {
   const num = (name: string, raw: string | boolean | undefined, fallback: number, min = 1) => {
     if (raw === undefined) return fallback;
     const n = Number(raw);
@@ -59,6 +62,11 @@ export function serveOptionsFrom(flags: Partial<Record<keyof typeof SERVE_FLAGS,
   };
 }
 
+/** A token is required whenever the server is reachable beyond loopback (or the operator asks for one). */
+export function tokenRequiredFor(opts: Pick<ServeOptions, "host" | "requireToken">): boolean {
+  return opts.requireToken || !isLoopbackHost(opts.host);
+}
+
 /** Starts the server; resolves with it and the port it listens on. */
 export async function startEnvServer(
   opts: ServeOptions,
@@ -67,7 +75,7 @@ export async function startEnvServer(
   const roots = dataRoots(opts.dataDir);
   configureDataRoots(roots);
   const db = createPrismaClient(databaseUrl, 4);
-  const tokenRequired = opts.requireToken || !isLoopbackHost(opts.host);
+  const tokenRequired = tokenRequiredFor(opts);
   const server = new EnvServer({
     db,
     dataRoots: roots,
@@ -99,7 +107,7 @@ export async function runEnvServerProcess(opts: ServeOptions): Promise<number> {
   const started = await startEnvServer(opts, url);
   const shown = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   opts.log(
-    `OpenEnv environments at http://${shown}:${started.port}/envs/<name> (WebSocket sessions at /envs/<name>/ws; ${started.server.catalog.list().length} environments, up to ${opts.maxSessions} sessions, ${started.server.lostAtStart.length ? `${started.server.lostAtStart.length} sessions lost at the last stop, ` : ""}token ${opts.requireToken || !isLoopbackHost(opts.host) ? "required" : "optional on loopback"})`,
+    `OpenEnv environments at http://${shown}:${started.port}/envs/<name> (WebSocket sessions at /envs/<name>/ws; ${started.server.catalog.list().length} environments, up to ${opts.maxSessions} sessions, ${started.server.lostAtStart.length ? `${started.server.lostAtStart.length} sessions lost at the last stop, ` : ""}token ${tokenRequiredFor(opts) ? "required" : "optional on loopback"})`,
   );
   return new Promise<number>((resolve) => {
     let stopping = false;
