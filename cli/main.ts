@@ -33,6 +33,8 @@ Usage:
   rollout-lab tokens create --name NAME [--scope read|write] [--database-url URL]
   rollout-lab tokens list [--all] [--database-url URL]
   rollout-lab tokens revoke ID_OR_PREFIX [--database-url URL]
+  rollout-lab envs serve [--port P] [--host H] [--max-sessions N] [--idle-timeout S] [--max-message-bytes B] [--require-token]
+      (serve every environment over OpenEnv's protocol at http://H:P/envs/<name>; docs/environment-server.md)
   rollout-lab sgd optimize-user --data SGD_DIR --base-url URL --model M [--api-key-env NAME] [--dev-dialogues N] [--dev-turns N] [--out DIR]
       (search the Agent Gym user simulator's prompt against real dialogues; saves sgd-user-v<N>.json, default dir .data/user-prompts)
   rollout-lab chat render --model DIR [--input FILE] [--tool-call-parser P]
@@ -93,6 +95,12 @@ const OPTIONS = {
   "min-pass": { type: "string" },
   input: { type: "string" },
   "tool-call-parser": { type: "string" },
+  port: { type: "string" },
+  host: { type: "string" },
+  "max-sessions": { type: "string" },
+  "idle-timeout": { type: "string" },
+  "max-message-bytes": { type: "string" },
+  "require-token": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -151,6 +159,22 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       else if (command === "revoke") await tokensRevoke({ databaseUrl, idOrPrefix: need("id or prefix") }, io.out);
       else throw new CliError(EXIT.USAGE, `Unknown command "tokens ${command ?? ""}".\n\n${HELP}`);
       return EXIT.OK;
+    }
+    if (group === "envs") {
+      if (command !== "serve") throw new CliError(EXIT.USAGE, `Unknown command "envs ${command ?? ""}".\n\n${HELP}`);
+      // Loaded only here: the environments and the database client are not needed by the other commands.
+      const { runEnvServerProcess, serveOptionsFrom } = await import("../trainer/env-server/main");
+      let options;
+      try {
+        options = serveOptionsFrom(v);
+      } catch (error) {
+        throw new CliError(EXIT.USAGE, (error as Error).message);
+      }
+      try {
+        return (await runEnvServerProcess(options)) === 0 ? EXIT.OK : EXIT.ERROR;
+      } catch (error) {
+        throw new CliError(EXIT.ERROR, (error as Error).message);
+      }
     }
     if (group === "sgd") {
       if (command !== "optimize-user") throw new CliError(EXIT.USAGE, `Unknown command "sgd ${command ?? ""}".\n\n${HELP}`);

@@ -104,6 +104,10 @@ export type EpisodeEndReason =
   | "max_sim_steps"
   | "env_terminal" // environment reached a terminal state (e.g. transfer to human)
   | "context_full" // the policy's context window has no room for another turn
+  // Served episodes (trainer/env-server) that stopped before the environment ended them:
+  | "client_ended" // the client reset or closed its session mid-episode
+  | "idle_expired" // the client sent nothing for the server's idle timeout
+  | "server_stopped" // the environment server shut down mid-episode
   | "error"; // unrecoverable environment error (recorded)
 
 export type TrajectoryStatus = "ok" | "truncated" | "unscored" | "error";

@@ -5,11 +5,11 @@
  */
 import { z } from "zod";
 
-const port = (name: string, fallback: number) =>
+const port = <F extends number | undefined>(name: string, fallback: F) =>
   z
     .string()
     .optional()
-    .transform((v, ctx) => {
+    .transform((v, ctx): number | F => {
       if (v === undefined || v === "") return fallback;
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1 || n > 65535) {
@@ -104,6 +104,10 @@ export const envSchema = z.object({
       (v) => v === undefined || v === "" || /^https?:\/\/[^/]+/.test(v),
       "ROLLOUT_LAB_PUBLIC_URL must be an http(s) URL such as https://rollout.example.com.",
     ),
+  START_ENV_SERVER: bool("START_ENV_SERVER", true),
+  ROLLOUT_LAB_ENVS_PORT: port("ROLLOUT_LAB_ENVS_PORT", undefined),
+  ROLLOUT_LAB_ENVS_MAX_SESSIONS: positive("ROLLOUT_LAB_ENVS_MAX_SESSIONS", "concurrent sessions", 256),
+  ROLLOUT_LAB_ENVS_IDLE_SECONDS: positive("ROLLOUT_LAB_ENVS_IDLE_SECONDS", "seconds", 600),
   WORKER_LEASE_MS: positive("WORKER_LEASE_MS", "milliseconds"),
   WORKER_HEARTBEAT_MS: positive("WORKER_HEARTBEAT_MS", "milliseconds"),
   WORKER_POLL_MS: positive("WORKER_POLL_MS", "milliseconds"),

@@ -7,9 +7,14 @@
  * database stop themselves (supervisor.ts, exit-with-parent.mjs, the database watchdog in db/embedded.ts); if npm
  * or the shell that launched it is killed, it stops everything itself (launcher-watch.ts).
  *
- * Flags: --no-seed (or SEED_DEMO=false), --no-worker (or START_WORKER=false), --dev (next dev, no build).
+ * The environment server (OpenEnv's protocol, trainer/env-server) runs as a supervised child on a second port,
+ * ROLLOUT_LAB_ENVS_PORT (default PORT + 1): `next start` owns the web port and cannot hand WebSocket upgrades over.
+ *
+ * Flags: --no-seed (or SEED_DEMO=false), --no-worker (or START_WORKER=false), --no-envs (or START_ENV_SERVER=false),
+ * --dev (next dev, no build).
  */
 import { spawnSync } from "node:child_process";
+import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { dashboardOpenToNetwork, loadEnv } from "../lib/env";
 import { isUserFacingStartupError, prepareDatabase, type PreparedDatabase } from "../db/bootstrap";
@@ -69,6 +74,7 @@ async function main() {
     );
   }
   await assertPortFree(env.PORT, env.HOST, "web server", "PORT");
+  const envsPort = env.START_ENV_SERVER && !args.has("--no-envs") ? await environmentServerPort(env) : null;
 
   database = await prepareDatabase(env);
   log(
@@ -129,9 +135,38 @@ async function main() {
     });
   }
 
+  if (envsPort !== null) {
+    const host = ["--host", env.HOST, "--port", String(envsPort)];
+    supervisor.start({
+      name: "environment server",
+      args: ["--import", "tsx", "trainer/env-server/main.ts", ...host],
+      env: childEnv,
+      restart: true,
+    });
+  }
+
   const url = `http://${env.HOST}:${env.PORT}`;
+  if (envsPort !== null) log(`Environments for external trainers (OpenEnv protocol): http://${env.HOST}:${envsPort}/envs/<name>`);
   if (await waitForHealth(url, 120_000)) log(`Rollout Lab is running at ${url}  (Ctrl-C to stop)`);
   else log(`The web server did not become healthy at ${url}/api/health within 2 minutes.`);
+}
+
+/** ROLLOUT_LAB_ENVS_PORT (must be free), else PORT + 1 when free, else any free port (printed either way). */
+async function environmentServerPort(env: ReturnType<typeof loadEnv>): Promise<number> {
+  if (env.ROLLOUT_LAB_ENVS_PORT !== undefined) {
+    await assertPortFree(env.ROLLOUT_LAB_ENVS_PORT, env.HOST, "environment server", "ROLLOUT_LAB_ENVS_PORT");
+    return env.ROLLOUT_LAB_ENVS_PORT;
+  }
+  const listenOn = (port: number) =>
+    new Promise<number | null>((resolve) => {
+      const probe = net.createServer();
+      probe.once("error", () => resolve(null));
+      probe.listen(port, env.HOST, () => {
+        const chosen = (probe.address() as net.AddressInfo).port;
+        probe.close(() => resolve(chosen));
+      });
+    });
+  return (await listenOn(env.PORT + 1)) ?? (await listenOn(0)) ?? env.PORT + 1;
 }
 
 /** True while some `next build` runs on this machine. */

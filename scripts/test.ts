@@ -97,6 +97,8 @@ function nodeTests(name: string, files: string[], concurrency: number) {
     const code = run(process.execPath, [
       "--import",
       "tsx",
+      // The environment server's tests play through a WebSocket client: built in from Node 22, behind a flag on 20.
+      ...(typeof globalThis.WebSocket === "undefined" ? ["--experimental-websocket"] : []),
       "--test",
       `--test-concurrency=${concurrency}`,
       "--test-timeout=600000",

@@ -1,52 +1,31 @@
 /**
- * API tokens for REST / CLI access. A token is `rl_` + 40 random base62 characters; only its SHA-256 hash is
- * stored (a fast hash is enough: the token has ~238 bits of entropy, so there is nothing to brute-force the way
- * there is with passwords). The first 11 characters (`rl_` + 8) are kept as a visible prefix so people can tell
- * tokens apart in the settings page. The full token is returned exactly once, by `createToken`.
+ * API tokens for REST / CLI access: creation (the full token is returned exactly once, by `createToken`), listing,
+ * revocation, and the REST layer's authentication. The token format and its verification live in db/api-tokens.ts,
+ * shared with the environment server.
  */
-import { createHash, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
 import type { PrismaClient } from "../../db/client";
+import {
+  TOKEN_PREFIX_LENGTH,
+  TOKEN_SCOPES,
+  checkApiToken,
+  hashToken,
+  scopeProblem,
+  toTokenInfo,
+  type TokenInfo,
+  type TokenScope,
+} from "../../db/api-tokens";
 import { AppError } from "../errors";
 
-export const TOKEN_SCOPES = ["read", "write"] as const;
-export type TokenScope = (typeof TOKEN_SCOPES)[number];
+export { TOKEN_SCOPES, hashToken };
+export type { TokenInfo, TokenScope };
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-const TOKEN_PATTERN = /^rl_[A-Za-z0-9]{40}$/;
-const PREFIX_LENGTH = 11;
-/** lastUsedAt is written at most this often per token, so a polling CLI does not turn every read into a write. */
-const LAST_USED_RESOLUTION_MS = 60_000;
-
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
-}
 
 function generateToken(): string {
   let body = "";
   for (let i = 0; i < 40; i++) body += ALPHABET[randomInt(ALPHABET.length)];
   return `rl_${body}`;
-}
-
-export interface TokenInfo {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: TokenScope[];
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
-
-function toInfo(row: {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}): TokenInfo {
-  return { ...row, scopes: row.scopes.filter((s): s is TokenScope => (TOKEN_SCOPES as readonly string[]).includes(s)) };
 }
 
 /** `write` implies `read`: a CI job that launches a run must also be able to poll it. */
@@ -59,9 +38,9 @@ export async function createToken(db: PrismaClient, input: { name: string; scope
   if (!name) throw new AppError("BAD_REQUEST", "A token needs a name (e.g. the CI job that uses it).", "name");
   const token = generateToken();
   const row = await db.apiToken.create({
-    data: { name, hash: hashToken(token), prefix: token.slice(0, PREFIX_LENGTH), scopes: normaliseScopes(input.scopes) },
+    data: { name, hash: hashToken(token), prefix: token.slice(0, TOKEN_PREFIX_LENGTH), scopes: normaliseScopes(input.scopes) },
   });
-  return { ...toInfo(row), token };
+  return { ...toTokenInfo(row), token };
 }
 
 export async function listTokens(db: PrismaClient, input: { includeRevoked?: boolean } = {}): Promise<TokenInfo[]> {
@@ -70,7 +49,7 @@ export async function listTokens(db: PrismaClient, input: { includeRevoked?: boo
     orderBy: { createdAt: "desc" },
     omit: { hash: true },
   });
-  return rows.map(toInfo);
+  return rows.map(toTokenInfo);
 }
 
 /** Revoke by id or by visible prefix (what the CLI user can see). Revoking twice is harmless. */
@@ -79,40 +58,22 @@ export async function revokeToken(db: PrismaClient, idOrPrefix: string): Promise
   if (matches.length === 0) throw new AppError("NOT_FOUND", `No API token has the id or prefix "${idOrPrefix}".`);
   if (matches.length > 1) throw new AppError("CONFLICT", `Several tokens share the prefix "${idOrPrefix}"; revoke by id instead.`);
   const row = matches[0];
-  if (row.revokedAt) return toInfo(row);
+  if (row.revokedAt) return toTokenInfo(row);
   const updated = await db.apiToken.update({ where: { id: row.id }, data: { revokedAt: new Date() }, omit: { hash: true } });
-  return toInfo(updated);
+  return toTokenInfo(updated);
 }
 
 /**
  * The token behind a raw bearer string, or an UNAUTHORIZED error that never repeats the string (tokens are never
- * logged or echoed). Updates lastUsedAt at minute resolution.
+ * logged or echoed). Updates lastUsedAt at minute resolution (db/api-tokens.ts, shared with the environment server).
  */
 export async function authenticateToken(db: PrismaClient, raw: string | null | undefined): Promise<TokenInfo> {
-  if (!raw)
-    throw new AppError(
-      "UNAUTHORIZED",
-      "This endpoint needs an API token: send the header `Authorization: Bearer rl_…` (create one in Settings or with `rollout-lab tokens create`).",
-    );
-  if (!TOKEN_PATTERN.test(raw))
-    throw new AppError("UNAUTHORIZED", "The API token is malformed; tokens look like rl_ followed by 40 letters and digits.");
-  const row = await db.apiToken.findUnique({ where: { hash: hashToken(raw) }, omit: { hash: true } });
-  if (!row) throw new AppError("UNAUTHORIZED", "The API token is not valid; check ROLLOUT_LAB_TOKEN or create a new token.");
-  if (row.revokedAt)
-    throw new AppError("UNAUTHORIZED", `The API token ${row.prefix}… was revoked on ${row.revokedAt.toISOString()}; create a new one.`);
-  const now = new Date();
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } });
-    row.lastUsedAt = now;
-  }
-  return toInfo(row);
+  const check = await checkApiToken(db, raw);
+  if (!check.ok) throw new AppError("UNAUTHORIZED", check.message);
+  return check.token;
 }
 
 export function assertScope(token: TokenInfo, scope: TokenScope): void {
-  if (!token.scopes.includes(scope)) {
-    throw new AppError(
-      "FORBIDDEN",
-      `The API token ${token.prefix}… has scopes [${token.scopes.join(", ")}] but this request needs "${scope}"; create a token with the ${scope} scope.`,
-    );
-  }
+  const problem = scopeProblem(token, scope);
+  if (problem) throw new AppError("FORBIDDEN", problem);
 }

@@ -40,19 +40,29 @@ function policyEndpoint(config: RunConfig): LlmEndpointConfig | undefined {
   };
 }
 
-export function runLlmConfig(config: RunConfig): LlmConfigInput {
-  const endpoints = [config.llm.userSimulator, config.llm.toolSimulator, config.llm.judge, config.policy.endpoint];
+/** The client config for a run config's `llm` section: the simulator and judge roles (also a served session's, trainer/env-server). */
+export function llmConfigFromRunConfig(llm: RunConfig["llm"]): LlmConfigInput {
   const prices: Record<string, LlmPrice> = {};
-  for (const e of endpoints) if (e?.price) prices[e.model] = e.price;
+  for (const e of [llm.userSimulator, llm.toolSimulator, llm.judge]) if (e?.price) prices[e.model] = e.price;
   return {
     endpoints: {
-      user_simulator: roleEndpoint(config.llm.userSimulator),
-      tool_simulator: roleEndpoint(config.llm.toolSimulator),
-      judge: roleEndpoint(config.llm.judge),
-      policy: policyEndpoint(config),
+      user_simulator: roleEndpoint(llm.userSimulator),
+      tool_simulator: roleEndpoint(llm.toolSimulator),
+      judge: roleEndpoint(llm.judge),
     },
-    concurrency: config.llm.concurrency,
-    retry: { maxAttempts: config.llm.maxRetries + 1, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 },
+    concurrency: llm.concurrency,
+    retry: { maxAttempts: llm.maxRetries + 1, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 },
     prices,
+  };
+}
+
+/** A whole run's: its `llm` roles and, for an evaluation run, the evaluated policy's endpoint. */
+export function runLlmConfig(config: RunConfig): LlmConfigInput {
+  const roles = llmConfigFromRunConfig(config.llm);
+  const price = config.policy.endpoint?.price;
+  return {
+    ...roles,
+    endpoints: { ...roles.endpoints, policy: policyEndpoint(config) },
+    prices: { ...roles.prices, ...(price && config.policy.endpoint ? { [config.policy.endpoint.model]: price } : {}) },
   };
 }

@@ -90,10 +90,20 @@ function callsAnswered(out: PolicyOutput, turn: number, observations: Conversati
   return answeredIds.every((id) => calls.some((c) => c.id === id)) ? calls : undefined;
 }
 
+/** Reasons an episode stopped before the environment or the policy finished it. */
+const TRUNCATING: ReadonlySet<EpisodeEndReason> = new Set<EpisodeEndReason>([
+  "max_turns",
+  "max_sim_steps",
+  "context_full",
+  "client_ended",
+  "idle_expired",
+  "server_stopped",
+]);
+
 export function statusOf(endReason: EpisodeEndReason, evaluation: Evaluation | null): TrajectoryStatus {
   if (endReason === "error" || evaluation === null) return "error";
   if (evaluation.reward === null) return "unscored";
-  if (endReason === "max_turns" || endReason === "max_sim_steps" || endReason === "context_full") return "truncated";
+  if (TRUNCATING.has(endReason)) return "truncated";
   return "ok";
 }
 
