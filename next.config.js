@@ -7,6 +7,10 @@ const nextConfig = {
   // `npm test` type-checks the whole project (web + trainer) once; repeating it in every `next build` would only
   // slow down `npm start` after a pull.
   typescript: { ignoreBuildErrors: true },
+  // With a proxy (proxy.ts) Next buffers each request body and silently cuts it at 10 MB. The ingest batch route takes
+  // a whole run history (32 MiB, lib/ingest.ts MAX_HISTORY_BODY_BYTES); every route still enforces its own, smaller
+  // limit while reading (server/rest/request-input.ts).
+  experimental: { proxyClientMaxBodySize: "33mb" },
 };
 
 export default nextConfig;

@@ -26,7 +26,7 @@ Usage:
   rollout-lab runs export ID [--out FILE] [--split train|eval] [--layout simia --out DIR]
   rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]... [--tokenizer FILE|DIR]   (a run trained elsewhere; formats below;
       --tokenizer: the policy's Hugging Face tokenizer.json, to show token ids as text — SkyRL's training batches)
-  rollout-lab tokens create --name NAME [--scope read|write] [--database-url URL]
+  rollout-lab tokens create --name NAME [--scope read|write|ingest] [--database-url URL]
   rollout-lab tokens list [--all] [--database-url URL]
   rollout-lab tokens revoke ID_OR_PREFIX [--database-url URL]
   rollout-lab sgd optimize-user --data SGD_DIR --base-url URL --model M [--api-key-env NAME] [--dev-dialogues N] [--dev-turns N] [--out DIR]
@@ -111,7 +111,8 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       if (command === "create") {
         if (!v.name) throw new CliError(EXIT.USAGE, "tokens create needs --name (e.g. --name github-actions).");
         const scope = v.scope ?? "write";
-        if (scope !== "read" && scope !== "write") throw new CliError(EXIT.USAGE, `--scope must be read or write, got "${scope}".`);
+        if (scope !== "read" && scope !== "write" && scope !== "ingest")
+          throw new CliError(EXIT.USAGE, `--scope must be read, write or ingest, got "${scope}".`);
         await tokensCreate({ databaseUrl, name: v.name, scopes: [scope] }, io.out, io.err);
       } else if (command === "list") await tokensList({ databaseUrl, all: Boolean(v.all) }, io.out);
       else if (command === "revoke") await tokensRevoke({ databaseUrl, idOrPrefix: need("id or prefix") }, io.out);

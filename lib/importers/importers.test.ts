@@ -177,7 +177,7 @@ test("TRL completions Parquet (log_completions=True): each row a sample with its
   assert.deepEqual([...new Set(r.trajectories.map((t) => t.step))], [1, 2, 3, 4], "Parquet's INT64 steps arrive as numbers");
   const step2 = r.trajectories.filter((t) => t.step === 2);
   assert.equal(new Set(step2.map((t) => t.group)).size, 2, "the completions of one prompt form a group");
-  const right = step2.find((t) => t.conversation.at(-1)?.content.includes("<answer>42</answer>"))!;
+  const right = step2.find((t) => t.conversation[t.conversation.length - 1].content.includes("<answer>42</answer>"))!;
   assert.deepEqual(right.rewardComponents, { accuracy_reward: 1, format_reward: 1 }, "the reward functions of the log history");
   assert.equal(right.reward, 2, "TRL's total with reward_weights 1");
   assert.ok(Math.abs((right.advantage ?? NaN) - 0.70700679) < 1e-6);

@@ -8,7 +8,11 @@ import { createHash, randomInt } from "node:crypto";
 import type { PrismaClient } from "../../db/client";
 import { AppError } from "../errors";
 
-export const TOKEN_SCOPES = ["read", "write"] as const;
+/**
+ * read: GET endpoints. write: everything (and read). ingest: the ingest API only — create external runs and send
+ * their data — so a token on a remote training cluster can neither read runs nor launch, cancel or re-judge them.
+ */
+export const TOKEN_SCOPES = ["read", "write", "ingest"] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -49,9 +53,14 @@ function toInfo(row: {
   return { ...row, scopes: row.scopes.filter((s): s is TokenScope => (TOKEN_SCOPES as readonly string[]).includes(s)) };
 }
 
-/** `write` implies `read`: a CI job that launches a run must also be able to poll it. */
+/** `write` implies `read` (a CI job that launches a run must also poll it) and `ingest`; `ingest` implies nothing. */
 function normaliseScopes(scopes: TokenScope[]): TokenScope[] {
-  return scopes.includes("write") ? ["read", "write"] : ["read"];
+  if (scopes.includes("write")) return ["read", "write"];
+  return TOKEN_SCOPES.filter((s) => scopes.includes(s));
+}
+
+function grants(token: TokenInfo, scope: TokenScope): boolean {
+  return token.scopes.includes(scope) || (scope === "ingest" && token.scopes.includes("write"));
 }
 
 export async function createToken(db: PrismaClient, input: { name: string; scopes: TokenScope[] }): Promise<TokenInfo & { token: string }> {
@@ -109,10 +118,10 @@ export async function authenticateToken(db: PrismaClient, raw: string | null | u
 }
 
 export function assertScope(token: TokenInfo, scope: TokenScope): void {
-  if (!token.scopes.includes(scope)) {
+  if (!grants(token, scope)) {
     throw new AppError(
       "FORBIDDEN",
-      `The API token ${token.prefix}… has scopes [${token.scopes.join(", ")}] but this request needs "${scope}"; create a token with the ${scope} scope.`,
+      `The API token ${token.prefix}… has scopes [${token.scopes.join(", ")}] but this request needs "${scope}"${scope === "ingest" ? ' (or "write")' : ""}; create a token with the ${scope} scope.`,
     );
   }
 }
