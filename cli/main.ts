@@ -24,7 +24,8 @@ Usage:
   rollout-lab runs cancel ID
   rollout-lab runs resume ID
   rollout-lab runs export ID [--out FILE] [--split train|eval] [--layout simia --out DIR]
-  rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]... [--tokenizer FILE|DIR]   (a run trained elsewhere; formats below;
+  rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]... [--tokenizer FILE|DIR] [--again]   (a run trained elsewhere; formats below;
+      the same files twice: refused once imported, continued if the first import stopped; --again makes a second copy;
       --tokenizer: the policy's Hugging Face tokenizer.json, to show token ids as text — SkyRL's training batches)
   rollout-lab tokens create --name NAME [--scope read|write|ingest] [--database-url URL]
   rollout-lab tokens list [--all] [--database-url URL]
@@ -60,6 +61,7 @@ const OPTIONS = {
   "database-url": { type: "string" },
   all: { type: "boolean" },
   tag: { type: "string", multiple: true },
+  again: { type: "boolean" },
   layout: { type: "string" },
   tokenizer: { type: "string" },
   data: { type: "string" },
@@ -148,7 +150,11 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       token: v.token ?? process.env.ROLLOUT_LAB_TOKEN,
     });
     if (group === "import")
-      return await importCommand(client, { format: command, target: arg, name: v.name, tags: v.tag ?? [], tokenizer: v.tokenizer }, io);
+      return await importCommand(
+        client,
+        { format: command, target: arg, name: v.name, tags: v.tag ?? [], tokenizer: v.tokenizer, again: Boolean(v.again) },
+        io,
+      );
     const waitOpts = {
       timeoutSeconds: numberFlag("timeout", v.timeout, 0),
       minReward: numberFlag("min-reward", v["min-reward"]),

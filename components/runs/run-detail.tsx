@@ -14,7 +14,7 @@ import { RunHealthBanner } from "@/components/signals/run-health-banner";
 import { slowPathNotice } from "@/lib/backend-notice";
 
 function isLive(status: string | undefined) {
-  return status === "running" || status === "queued";
+  return status === "running" || status === "queued" || status === "stale";
 }
 
 export function RunDetail({ runId }: { runId: string }) {

@@ -6,7 +6,8 @@
  *
  * Marking happens lazily, before the reads that show a run's status (runs list, run page, REST status) and before
  * every ingest write: no background job is needed, and whoever looks sees the truth. One UPDATE over the few
- * running rows; it matches nothing almost always.
+ * running rows, at most once a second per process (a dashboard polls every 2 s, a CLI every 100 ms); it matches
+ * nothing almost always.
  */
 import type { PrismaClient } from "../../db/client";
 import type { Prisma } from "../../generated/prisma/client";
@@ -20,8 +21,14 @@ export function defaultStaleAfterSeconds(env: NodeJS.ProcessEnv = process.env): 
 
 type Sql = Pick<PrismaClient | Prisma.TransactionClient, "$executeRaw">;
 
-/** Marks every silent external run; returns how many. */
+const SWEEP_EVERY_MS = 1000;
+let lastSweep = 0;
+
+/** Marks every silent external run (unless this process looked less than a second ago); returns how many. */
 export async function markSilentExternalRuns(db: Sql, defaultSeconds = defaultStaleAfterSeconds()): Promise<number> {
+  const now = Date.now();
+  if (now - lastSweep < SWEEP_EVERY_MS) return 0;
+  lastSweep = now;
   return db.$executeRaw`
     WITH silent AS (
       SELECT id, COALESCE("staleAfterSeconds", ${defaultSeconds}) AS secs, COALESCE("lastDataAt", "startedAt", "createdAt") AS last,

@@ -7,10 +7,11 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { cp, mkdtemp, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { api, startApiServer, type ApiServer } from "./api-harness";
 import { main } from "../../cli/main";
+import { externalTrajectoryId } from "../../server/services/ingest-samples";
 import { claimNextRun } from "../../trainer/worker/lease";
 import { createRescoring } from "../../server/services/rescoring";
 import { executeRescoring } from "../../trainer/rescore/execute";
@@ -222,8 +223,20 @@ test("rollout-lab import verl <folder>: broken records are named by file and lin
     "every re-judged sample has the judge's reasoning",
   );
 
-  const again = await main(["import", "verl", folder, "--url", server.base, "--token", token], { out: () => {}, err: () => {} });
-  assert.equal(again, 3, "importing again makes a second run (a new import), and reports the same broken lines");
+  const againErr: string[] = [];
+  const again = await main(["import", "verl", folder, "--url", server.base, "--token", token], {
+    out: () => {},
+    err: (l) => againErr.push(l),
+  });
+  assert.equal(again, 9, "the same files twice: refused, not silently duplicated");
+  assert.ok(
+    againErr.some((l) => l.includes(`These files were already imported as run ${id}`) && l.includes("--again")),
+    againErr.join("\n"),
+  );
+  assert.equal(await db.run.count({ where: { source: "verl", name: run.name } }), 1);
+  const copy = await main(["import", "verl", folder, "--again", "--url", server.base, "--token", token], { out: () => {}, err: () => {} });
+  assert.equal(copy, 3, "--again makes a second copy (and reports the same broken lines)");
+  assert.equal(await db.run.count({ where: { source: "verl", name: run.name } }), 2);
 });
 
 test("rollout-lab import simia <training_record>: one folder per sample is read recursively; groups per sample and round", async () => {
@@ -264,14 +277,16 @@ test("rollout-lab import trl <output_dir>: only trainer_state.json files are rea
   assert.deepEqual(
     points.map((p) => [p.step, p.value]),
     [
-      [1, 0.25],
-      [2, 0.31],
-      [3, 0.38],
-      [4, 0.44],
+      [0, 0.25],
+      [1, 0.31],
+      [2, 0.38],
+      [3, 0.44],
     ],
+    "Hugging Face's global steps 1-4 are Rollout Lab's 0-3",
   );
   const run = await server.db.prisma.run.findUniqueOrThrow({ where: { id: out[0] } });
   assert.equal(run.source, "trl");
+  assert.deepEqual([run.step, run.totalSteps], [4, 4], "four steps done of max_steps 4");
 });
 
 test("rollout-lab import skyrl <export_path> --tokenizer: eval dumps and pickled training batches, decoded to text, land as one run", async () => {
@@ -316,4 +331,148 @@ test("rollout-lab import skyrl <export_path> --tokenizer: eval dumps and pickled
     err: () => {},
   });
   assert.equal(bad, 3, "a --tokenizer that is not there is a configuration error");
+});
+
+const realFixtures = path.join(import.meta.dirname, "../fixtures/import/real");
+
+test("rollout-lab import tau2 <real results file>: every message, tool call and reward lands as τ² wrote it; a recorded API key is left out, not refused", async () => {
+  const token = await server.token(["ingest"], "tau2-real");
+  const source = JSON.parse(await readFile(path.join(realFixtures, "tau2-grok-4-fast-airline.json"), "utf8"));
+  source.info.agent_info.llm_args.api_key = "EMPTY"; // what a local vLLM run records
+  const folder = await mkdtemp(path.join(tmpdir(), "tau2-real-"));
+  await writeFile(path.join(folder, "results.json"), JSON.stringify(source));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(["import", "tau2", path.join(folder, "results.json"), "--url", server.base, "--token", token], {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
+  assert.equal(code, 0, err.join("\n"));
+  assert.ok(
+    err.some((l) => /info\.agent_info\.llm_args\.api_key looks like a secret .* left out/.test(l)),
+    err.join("\n"),
+  );
+  const db = server.db.prisma;
+  const run = await db.run.findUniqueOrThrow({ where: { id: out[0] } });
+  assert.ok(!JSON.stringify(run.config).includes("EMPTY"));
+  const stored = await db.trajectory.findMany({ where: { runId: run.id }, include: { group: true, llmCalls: true } });
+  assert.equal(stored.length, 4);
+  for (const sim of source.simulations as {
+    id: string;
+    task_id: string;
+    trial: number;
+    reward_info: { reward: number };
+    messages: Record<string, unknown>[];
+  }[]) {
+    const t = stored.find((s) => s.id === externalTrajectoryId(run.id, sim.id))!;
+    assert.ok(t, `trial ${sim.trial} stored`);
+    assert.deepEqual(
+      (t.conversation as { role: string; content: string; toolCalls?: { name: string; arguments: unknown }[] }[]).map((m) => [
+        m.role,
+        m.content,
+        (m.toolCalls ?? []).map((c) => [c.name, c.arguments]),
+      ]),
+      sim.messages.map((m) => [
+        m.role,
+        (m.content as string | null) ?? "",
+        ((m.tool_calls ?? []) as { name: string; arguments: unknown }[]).map((c) => [c.name, c.arguments]),
+      ]),
+    );
+    assert.equal((t.group.task as { id: string }).id, sim.task_id, "the group's task is tasks[]'s");
+    assert.equal(t.llmCalls.length, sim.messages.filter((m) => m.role === "user" && m.cost !== undefined).length);
+  }
+});
+
+test("rollout-lab import tau2 <run folder>: τ²'s directory format (results.json + simulations/), named by folder or by its results.json", async () => {
+  const token = await server.token(["ingest"], "tau2-dir");
+  const folder = path.join(realFixtures, "tau2-dir");
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(["import", "tau2", folder, "--url", server.base, "--token", token], {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
+  assert.equal(code, 0, err.join("\n"));
+  assert.equal(await server.db.prisma.trajectory.count({ where: { runId: out[0] } }), 2);
+  const byFile: string[] = [];
+  const again = await main(["import", "tau2", path.join(folder, "results.json"), "--url", server.base, "--token", token], {
+    out: () => {},
+    err: (l) => byFile.push(l),
+  });
+  assert.equal(again, 9, "results.json brings its simulations/: the same files, so already imported");
+  assert.ok(
+    byFile.some((l) => l.includes(`already imported as run ${out[0]}`)),
+    byFile.join("\n"),
+  );
+});
+
+test("rollout-lab import verl <real dump>: text extras stay on their own sample", async () => {
+  const token = await server.token(["ingest"], "verl-real");
+  const out: string[] = [];
+  const code = await main(["import", "verl", path.join(realFixtures, "verl-sdpo-rollouts"), "--url", server.base, "--token", token], {
+    out: (l) => out.push(l),
+    err: () => {},
+  });
+  assert.equal(code, 0);
+  const samples = await server.db.prisma.trajectory.findMany({ where: { runId: out[0] }, orderBy: { reward: "asc" } });
+  assert.deepEqual(
+    samples.map((t) => [t.reward, t.reasoning?.split("\n")[0]]),
+    [
+      [0, "pred: Actions: ['getFlightInformation'], Inputs: {'flightNumber': 'KLM1234', 'date': '2023-04-05'}"],
+      [1, "pred: Actions: ['searchDomains'], Inputs: {'query': 'music'}"],
+    ],
+  );
+});
+
+test("an import that fails half way is marked failed with the reason; importing the same file again continues it without duplicates", async () => {
+  const token = await server.token(["ingest"], "interrupted");
+  const { startFlakyProxy } = await import("./helpers/flaky-proxy");
+  const proxy = await startFlakyProxy(server.base);
+  try {
+    const lines = [JSON.stringify({ type: "run", name: "interrupted import", source: "other" })];
+    for (let i = 0; i < 450; i++)
+      lines.push(
+        JSON.stringify({
+          type: "trajectory",
+          id: `s${i}`,
+          step: Math.floor(i / 16),
+          group: `p${i % 8}`,
+          reward: i % 2,
+          conversation: [
+            { role: "user", content: `q${i % 8}` },
+            { role: "assistant", content: `a${i}` },
+          ],
+        }),
+      );
+    const file = path.join(await mkdtemp(path.join(tmpdir(), "interrupted-")), "run.jsonl");
+    await writeFile(file, lines.join("\n"));
+    let sampleBatches = 0;
+    proxy.setFault(({ path: p }) => (p.endsWith("/trajectories") && ++sampleBatches === 2 ? 500 : null));
+    const err: string[] = [];
+    const first = await main(["import", "jsonl", file, "--url", proxy.url, "--token", token], { out: () => {}, err: (l) => err.push(l) });
+    assert.equal(first, 1, "a server error stops the import");
+    const db = server.db.prisma;
+    const run = await db.run.findFirstOrThrow({ where: { name: "interrupted import" } });
+    assert.equal(run.status, "failed", "never left running");
+    assert.match(run.error ?? "", /^The import stopped: /);
+    assert.equal(await db.trajectory.count({ where: { runId: run.id } }), 200, "the first batch landed");
+
+    proxy.setFault(() => null);
+    const out: string[] = [];
+    const again: string[] = [];
+    const second = await main(["import", "jsonl", file, "--url", server.base, "--token", token], {
+      out: (l) => out.push(l),
+      err: (l) => again.push(l),
+    });
+    assert.equal(second, 0, again.join("\n"));
+    assert.equal(out[0], run.id, "continued in the same run");
+    assert.ok(
+      again.some((l) => /import stopped \(failed\); continued it/.test(l)),
+      again.join("\n"),
+    );
+    assert.equal(await db.trajectory.count({ where: { runId: run.id } }), 450);
+    assert.equal((await db.run.findUniqueOrThrow({ where: { id: run.id } })).status, "succeeded");
+  } finally {
+    await proxy.close();
+  }
 });
