@@ -222,6 +222,15 @@ test("rollout-lab import verl <folder>: broken records are named by file and lin
     scores.every((s) => s.reasoning && s.reasoning.length > 0),
     "every re-judged sample has the judge's reasoning",
   );
+  // The reward pages' reads over REST (each answer checked against its declared schema by the harness).
+  for (const p of [
+    `/runs/${id}/rescorings`,
+    `/runs/${id}/rescorings/${job.id}`,
+    `/runs/${id}/signals`,
+    `/runs/${id}/reliability`,
+    `/runs/${id}/health`,
+  ])
+    assert.equal((await api(server.base, token, "GET", p)).status, 200, p);
 
   const againErr: string[] = [];
   const again = await main(["import", "verl", folder, "--url", server.base, "--token", token], {
