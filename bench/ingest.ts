@@ -15,12 +15,12 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import net from "node:net";
 import os from "node:os";
 import pg from "pg";
 import { applyMigrations } from "../db/migrate";
 import { createPrismaClient } from "../db/client";
 import { createToken } from "../server/services/tokens";
+import { freePort } from "../tests/integration/helpers/start-app";
 
 const ROUNDS = Number(process.env.BENCH_INGEST_ROUNDS ?? 5);
 const STEPS = 1000;
@@ -51,15 +51,6 @@ function samples(fromStep: number, count: number, tag: string) {
         { role: "assistant", content: `The answer is ${step + (k % 4)}.` },
       ],
     };
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
   });
 }
 

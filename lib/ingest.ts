@@ -65,7 +65,7 @@ export const externalRunInput = z
   .loose();
 export type ExternalRunInput = z.input<typeof externalRunInput>;
 
-/** A run's key, id-shaped for the path of GET /external-runs/by-key/{runKey}. */
+/** GET /external-runs/by-key/{runKey}: the run a client key (or an import's content key) belongs to. */
 export const runKeyInput = z.object({ runKey: z.string().min(1).max(200) }).strict();
 export const resumeInput = z.object({ runId }).strict();
 
