@@ -7,12 +7,11 @@ const nextConfig = {
   // `npm test` type-checks the whole project (web + trainer) once; repeating it in every `next build` would only
   // slow down `npm start` after a pull.
   typescript: { ignoreBuildErrors: true },
-  experimental: {
-    // Next copies each request body for proxy.ts and, by default, buffers up to 10 MB of it for the route. No API
-    // accepts more than 1 MiB (MAX_REQUEST_BODY_BYTES in server/http/input-safety.ts); one byte more is kept so
-    // that a route still sees an oversized body as oversized (413) rather than as truncated JSON.
-    proxyClientMaxBodySize: 1024 * 1024 + 1,
-  },
+  // With a proxy (proxy.ts) Next buffers each request body and silently cuts it at 10 MB. The ingest batch route takes
+  // a whole run history (32 MiB, lib/ingest.ts MAX_HISTORY_BODY_BYTES); scripts/http-guard.mjs refuses anything larger
+  // than each route's limit (1 MiB elsewhere) from its Content-Length before Next reads it, and every route enforces
+  // its limit again while reading (server/rest/request-input.ts).
+  experimental: { proxyClientMaxBodySize: "33mb" },
 };
 
 export default nextConfig;

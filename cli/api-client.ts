@@ -75,6 +75,16 @@ export class ApiClient {
     return (await res.json()) as T;
   }
 
+  /** Like json(), but a 404 is null (a lookup that may find nothing). */
+  async jsonOrNull<T>(method: string, path: string): Promise<T | null> {
+    try {
+      return await this.json<T>(method, path);
+    } catch (error) {
+      if (error instanceof CliError && error.notFound) return null;
+      throw error;
+    }
+  }
+
   /** A POST that creates something, with one Idempotency-Key for all of its retries. */
   async create<T>(path: string, body: unknown): Promise<T> {
     const res = await this.raw("POST", path, body, randomUUID());
@@ -91,6 +101,6 @@ export class ApiClient {
     }
     const message = parsed.error?.message ?? `HTTP ${res.status} ${res.statusText}`;
     const issues = parsed.error?.issues?.length ? `\n${parsed.error.issues.map((i) => `  - ${i.path}: ${i.message}`).join("\n")}` : "";
-    return new CliError(exitCodeForStatus(res.status), `${message}${issues}`);
+    return new CliError(exitCodeForStatus(res.status), `${message}${issues}`, res.status === 404);
   }
 }

@@ -30,6 +30,8 @@ export class CliError extends Error {
   constructor(
     readonly exitCode: ExitCode,
     message: string,
+    /** The server answered 404 (an unknown id or key). */
+    readonly notFound = false,
   ) {
     super(message);
     this.name = "CliError";

@@ -1,15 +1,15 @@
 /**
  * `rollout-lab import <format> <path>`: read another trainer's files, post them through the ingest API, finish the
- * run. Unreadable records are listed by file and line and left out; everything else is imported. Batches are sized
- * to stay under the API's body limit, and every request is safe to retry (the API skips samples it already has).
+ * run (lib/importers/send-import.ts). Unreadable records are listed by file and line and left out; everything else is
+ * imported. The same files imported twice are recognised by their contents: refused once finished (exit 9; --again
+ * makes a second copy), continued when the first import stopped half way.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { IMPORT_FORMATS, importFilesWanted, runImporter, type ImportFormat } from "../lib/importers";
 import { readImportFile } from "../lib/importers/read-file";
-import type { ImportFile, ImportedRun } from "../lib/importers/types";
-import { MAX_STEPS_PER_BATCH, MAX_TRAJECTORIES_PER_BATCH } from "../lib/ingest";
-import { ingestBatches as batches } from "../lib/ingest-batches";
+import type { ImportFile } from "../lib/importers/types";
+import { AlreadyImportedError, importKey, sendImport, type ImportTransport } from "../lib/importers/send-import";
 import type { ApiClient } from "./api-client";
 import { CliError, EXIT, type ExitCode } from "./exit-codes";
 
@@ -31,6 +31,10 @@ async function readInput(target: string, wanted: RegExp): Promise<ImportFile[]> 
       return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
     },
   });
+  // τ²'s directory format: naming its results.json means the run folder (results.json + simulations/).
+  const folderOfResults =
+    path.basename(target) === "results.json" && (await stat(path.join(path.dirname(target), "simulations")).catch(() => null));
+  if (folderOfResults) return readInput(path.dirname(target), wanted);
   if (info.isFile()) return [await readImportFile(path.basename(target), source(target))];
   // Recursive: Simia-RL keeps one folder per sample. Paths stay relative to what the user named, with "/".
   // Only the files the format reads: a TRL output_dir also holds tokenizers and weights.
@@ -52,31 +56,21 @@ async function readTokenizer(target: string): Promise<ImportFile> {
   }
 }
 
-export async function uploadImportedRun(
-  client: ApiClient,
-  imported: ImportedRun,
-  tags: string[] = [],
-): Promise<{ id: string; url: string; stored: number; skipped: number }> {
-  const run = await client.create<{ id: string; url: string }>("/external-runs", {
-    ...imported.run,
-    tags: [...(imported.run.tags ?? []), ...tags],
-  });
-  const base = `/external-runs/${encodeURIComponent(run.id)}`;
-  for (const steps of batches(imported.steps, MAX_STEPS_PER_BATCH)) await client.json("POST", `${base}/steps`, { steps });
-  let stored = 0;
-  let skipped = 0;
-  for (const trajectories of batches(imported.trajectories, MAX_TRAJECTORIES_PER_BATCH)) {
-    const r = await client.json<{ stored: number; skipped: number }>("POST", `${base}/trajectories`, { trajectories });
-    stored += r.stored;
-    skipped += r.skipped;
-  }
-  await client.json("POST", `${base}/finish`, { status: "succeeded" });
-  return { ...run, stored, skipped };
+/** The ingest API over REST, as sendImport's transport. */
+export function restImportTransport(client: ApiClient): ImportTransport {
+  const base = (id: string) => `/external-runs/${encodeURIComponent(id)}`;
+  return {
+    findByKey: (runKey) => client.jsonOrNull("GET", `/external-runs/by-key/${encodeURIComponent(runKey)}`),
+    createRun: (input) => client.create("/external-runs", input),
+    appendSteps: (id, steps) => client.json("POST", `${base(id)}/steps`, { steps }),
+    appendTrajectories: (id, trajectories) => client.json("POST", `${base(id)}/trajectories`, { trajectories }),
+    finish: (id, status, error) => client.json("POST", `${base(id)}/finish`, { status, ...(error ? { error } : {}) }),
+  };
 }
 
 export async function importCommand(
   client: ApiClient,
-  args: { format: string | undefined; target: string | undefined; name?: string; tags: string[]; tokenizer?: string },
+  args: { format: string | undefined; target: string | undefined; name?: string; tags: string[]; tokenizer?: string; again?: boolean },
   io: { out(l: string): void; err(l: string): void },
 ): Promise<ExitCode> {
   const format = args.format as ImportFormat;
@@ -100,11 +94,23 @@ export async function importCommand(
       `nothing to import from ${args.target}${imported.problems.length ? ` (${imported.problems.length} problems above)` : ""}.`,
     );
   }
-  const done = await uploadImportedRun(client, imported, args.tags);
+  for (const n of imported.notes ?? []) io.err(`${n.file}: ${n.message}`);
+  let done;
+  try {
+    done = await sendImport(restImportTransport(client), imported, {
+      runKey: importKey(format, files),
+      again: args.again,
+      tags: args.tags,
+    });
+  } catch (error) {
+    if (error instanceof AlreadyImportedError) throw new CliError(EXIT.NOT_FOUND_OR_CONFLICT, error.message);
+    throw error;
+  }
   io.out(done.id);
+  if (done.continued) io.err(`These files were imported before and the import stopped (${done.continued}); continued it in the same run.`);
   io.err(
     `Imported ${done.stored} samples and ${imported.steps.length} steps into run ${done.id}: ${done.url}` +
-      (done.skipped ? ` (${done.skipped} already there)` : "") +
+      (done.unchanged || done.updated ? ` (${done.unchanged} already there, ${done.updated} updated)` : "") +
       (imported.problems.length ? `; ${imported.problems.length} records could not be read (listed above) and were left out.` : "."),
   );
   return imported.problems.length ? EXIT.BAD_CONFIG : EXIT.OK;

@@ -28,9 +28,10 @@ Usage:
       [--k 4] [--tasks ID,ID] [--max-tasks N] [--max-cost USD] [--concurrency N] [--temperature T] [--dataset PATH]
       [--no-wait] [--timeout S] [--min-pass X] [--metric eval/pass^4]
       (evaluation run: every task k times, nothing trained; prints pass@1, pass^k, mean reward per task; docs/evaluation.md)
-  rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]... [--tokenizer FILE|DIR]   (a run trained elsewhere; formats below;
+  rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]... [--tokenizer FILE|DIR] [--again]   (a run trained elsewhere; formats below;
+      the same files twice: refused once imported, continued if the first import stopped; --again makes a second copy;
       --tokenizer: the policy's Hugging Face tokenizer.json, to show token ids as text — SkyRL's training batches)
-  rollout-lab tokens create --name NAME [--scope read|write] [--database-url URL]
+  rollout-lab tokens create --name NAME [--scope read|write|ingest] [--database-url URL]
   rollout-lab tokens list [--all] [--database-url URL]
   rollout-lab tokens revoke ID_OR_PREFIX [--database-url URL]
   rollout-lab envs serve [--port P] [--host H] [--max-sessions N] [--idle-timeout S] [--max-message-bytes B] [--require-token]
@@ -72,6 +73,7 @@ const OPTIONS = {
   "database-url": { type: "string" },
   all: { type: "boolean" },
   tag: { type: "string", multiple: true },
+  again: { type: "boolean" },
   layout: { type: "string" },
   tokenizer: { type: "string" },
   data: { type: "string" },
@@ -153,7 +155,8 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       if (command === "create") {
         if (!v.name) throw new CliError(EXIT.USAGE, "tokens create needs --name (e.g. --name github-actions).");
         const scope = v.scope ?? "write";
-        if (scope !== "read" && scope !== "write") throw new CliError(EXIT.USAGE, `--scope must be read or write, got "${scope}".`);
+        if (scope !== "read" && scope !== "write" && scope !== "ingest")
+          throw new CliError(EXIT.USAGE, `--scope must be read, write or ingest, got "${scope}".`);
         await tokensCreate({ databaseUrl, name: v.name, scopes: [scope] }, io.out, io.err);
       } else if (command === "list") await tokensList({ databaseUrl, all: Boolean(v.all) }, io.out);
       else if (command === "revoke") await tokensRevoke({ databaseUrl, idOrPrefix: need("id or prefix") }, io.out);
@@ -222,7 +225,11 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
       token: v.token ?? process.env.ROLLOUT_LAB_TOKEN,
     });
     if (group === "import")
-      return await importCommand(client, { format: command, target: arg, name: v.name, tags: v.tag ?? [], tokenizer: v.tokenizer }, io);
+      return await importCommand(
+        client,
+        { format: command, target: arg, name: v.name, tags: v.tag ?? [], tokenizer: v.tokenizer, again: Boolean(v.again) },
+        io,
+      );
     const waitOpts = {
       timeoutSeconds: numberFlag("timeout", v.timeout, 0),
       minReward: numberFlag("min-reward", v["min-reward"]),

@@ -10,7 +10,12 @@
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client";
 
-export const TOKEN_SCOPES = ["read", "write"] as const;
+/**
+ * read: GET endpoints. write: everything (and read). ingest: the ingest API and the environment server only — create
+ * external runs and send their data — so a token on a remote training cluster can neither read runs nor launch,
+ * cancel or re-judge them.
+ */
+export const TOKEN_SCOPES = ["read", "write", "ingest"] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 export const TOKEN_PATTERN = /^rl_[A-Za-z0-9]{40}$/;
@@ -68,8 +73,14 @@ export async function checkApiToken(db: PrismaClient, raw: string | null | undef
   return { ok: true, token: toTokenInfo(row) };
 }
 
+/** Whether `token` may do what needs `scope`: `write` also grants `ingest`. */
+export function grants(token: TokenInfo, scope: TokenScope): boolean {
+  return token.scopes.includes(scope) || (scope === "ingest" && token.scopes.includes("write"));
+}
+
 /** Why `token` may not do what needs `scope`, or null when it may. */
 export function scopeProblem(token: TokenInfo, scope: TokenScope): string | null {
-  if (token.scopes.includes(scope)) return null;
-  return `The API token ${token.prefix}… has scopes [${token.scopes.join(", ")}] but this request needs "${scope}"; create a token with the ${scope} scope.`;
+  if (grants(token, scope)) return null;
+  const alternative = scope === "ingest" ? ' (or "write")' : "";
+  return `The API token ${token.prefix}… has scopes [${token.scopes.join(", ")}] but this request needs "${scope}"${alternative}; create a token with the ${scope} scope.`;
 }

@@ -25,26 +25,41 @@ const UPSERT_TAIL = Prisma.sql`
 
 /** Recompute, for every key, the buckets that contain `step` (after its points were written or deleted). */
 export async function refreshMetricRollups(db: Sql, runId: string, step: number): Promise<void> {
-  const base = ROLLUP_WIDTHS[0];
-  const b0 = Math.floor(step / base);
-  await db.$executeRaw`DELETE FROM "MetricRollup" WHERE "runId" = ${runId} AND "width" = ${base} AND "bucket" = ${b0}`;
-  await db.$executeRaw`
-    INSERT INTO "MetricRollup" ("runId", "key", "width", "bucket", "count", "sum", "min", "max", "lastStep", "lastWallTime")
-    SELECT "runId", "key", ${base}, ${b0}, count(*), sum("value"), min("value"), max("value"), max("step"), max("wallTime")
-    FROM "MetricPoint" WHERE "runId" = ${runId} AND "step" >= ${b0 * base} AND "step" < ${(b0 + 1) * base}
-    GROUP BY "runId", "key"
-    ${UPSERT_TAIL}`;
-  for (let level = 1; level < ROLLUP_WIDTHS.length; level++) {
-    const width = ROLLUP_WIDTHS[level];
-    const child = ROLLUP_WIDTHS[level - 1];
-    const bucket = Math.floor(step / width);
-    await db.$executeRaw`DELETE FROM "MetricRollup" WHERE "runId" = ${runId} AND "width" = ${width} AND "bucket" = ${bucket}`;
-    await db.$executeRaw`
-      INSERT INTO "MetricRollup" ("runId", "key", "width", "bucket", "count", "sum", "min", "max", "lastStep", "lastWallTime")
-      SELECT "runId", "key", ${width}, ${bucket}, sum("count"), sum("sum"), min("min"), max("max"), max("lastStep"), max("lastWallTime")
-      FROM "MetricRollup" WHERE "runId" = ${runId} AND "width" = ${child} AND "bucket" >= ${bucket * FANOUT} AND "bucket" < ${(bucket + 1) * FANOUT}
-      GROUP BY "runId", "key"
-      ${UPSERT_TAIL}`;
+  await refreshMetricRollupsForSteps(db, runId, [step]);
+}
+
+/**
+ * Recompute, for every key, the buckets containing any of `steps`: one DELETE and one INSERT … GROUP BY per level,
+ * whatever the number of steps (a 1,000-step ingest batch touches 63 + 4 + 1 buckets, not 1,000 × 3). Each level
+ * reads a step (or child-bucket) range of the run so the primary key's (run, key, step) order serves it.
+ */
+export async function refreshMetricRollupsForSteps(db: Sql, runId: string, steps: number[]): Promise<void> {
+  if (steps.length === 0) return;
+  let childWidth = 1;
+  for (const width of ROLLUP_WIDTHS) {
+    const buckets = [...new Set(steps.map((s) => Math.floor(s / width)))];
+    const lo = Math.min(...buckets);
+    const hi = Math.max(...buckets) + 1;
+    await db.$executeRaw`DELETE FROM "MetricRollup" WHERE "runId" = ${runId} AND "width" = ${width} AND "bucket" = ANY(${buckets}::int[])`;
+    if (childWidth === 1) {
+      await db.$executeRaw`
+        INSERT INTO "MetricRollup" ("runId", "key", "width", "bucket", "count", "sum", "min", "max", "lastStep", "lastWallTime")
+        SELECT "runId", "key", ${width}, "step" / ${width}, count(*), sum("value"), min("value"), max("value"), max("step"), max("wallTime")
+        FROM "MetricPoint"
+        WHERE "runId" = ${runId} AND "step" >= ${lo * width} AND "step" < ${hi * width} AND "step" / ${width} = ANY(${buckets}::int[])
+        GROUP BY 1, 2, 4
+        ${UPSERT_TAIL}`;
+    } else {
+      await db.$executeRaw`
+        INSERT INTO "MetricRollup" ("runId", "key", "width", "bucket", "count", "sum", "min", "max", "lastStep", "lastWallTime")
+        SELECT "runId", "key", ${width}, "bucket" / ${FANOUT}, sum("count"), sum("sum"), min("min"), max("max"), max("lastStep"), max("lastWallTime")
+        FROM "MetricRollup"
+        WHERE "runId" = ${runId} AND "width" = ${childWidth} AND "bucket" >= ${lo * FANOUT} AND "bucket" < ${hi * FANOUT}
+          AND "bucket" / ${FANOUT} = ANY(${buckets}::int[])
+        GROUP BY 1, 2, 4
+        ${UPSERT_TAIL}`;
+    }
+    childWidth = width;
   }
 }
 

@@ -9,8 +9,14 @@
 //     reading it to the end.
 import http from "node:http";
 
-// MAX_REQUEST_BODY_BYTES in server/http/input-safety.ts: every API body fits in 1 MiB.
+// MAX_REQUEST_BODY_BYTES in server/http/input-safety.ts: every API body fits in 1 MiB, but for the ingest route that
+// takes a whole run history in one request (MAX_HISTORY_BODY_BYTES in lib/ingest.ts, 32 MiB; the route enforces it
+// again while reading).
 const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_HISTORY_BODY_BYTES = 32 * 1024 * 1024;
+const HISTORY_ROUTE = /^\/api\/v1\/external-runs\/[^/?#]+\/batch(?:[?#]|$)/;
+
+const bodyLimit = (method, url) => (method === "POST" && HISTORY_ROUTE.test(url) ? MAX_HISTORY_BODY_BYTES : MAX_BODY_BYTES);
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -55,8 +61,9 @@ function guard(req, res) {
     refuse(req, res, 411, "LENGTH_REQUIRED", "Send the request body with a Content-Length header (chunked bodies are not accepted).");
     return true;
   }
-  if (Number(length) > MAX_BODY_BYTES) {
-    const message = `The request body is larger than the ${MAX_BODY_BYTES.toLocaleString("en-US")} bytes this API accepts.`;
+  const limit = bodyLimit(method, req.url ?? "");
+  if (Number(length) > limit) {
+    const message = `The request body is larger than the ${limit.toLocaleString("en-US")} bytes this API accepts.`;
     refuse(req, res, 413, "PAYLOAD_TOO_LARGE", message);
     return true;
   }

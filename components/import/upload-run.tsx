@@ -2,20 +2,31 @@
 /**
  * The upload page of `rollout-lab import`: pick a format and the files (or a folder) another trainer wrote, and the
  * same importers the CLI uses (lib/importers) read them here in the browser; the run is then sent through the ingest
- * procedures in batches. Records that cannot be read are listed by file and line and left out; the rest is kept.
+ * procedures in batches (lib/importers/send-import.ts, as the CLI does). Records that cannot be read are listed by
+ * file and line and left out; the rest is kept. Files imported before are recognised: the page names that run (or
+ * continues an import that stopped), and imports them again only when asked.
  */
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { TRPCClientError } from "@trpc/client";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { IMPORT_FORMATS, importFilesWanted, runImporter, type ImportFormat } from "@/lib/importers";
 import { readImportFile } from "@/lib/importers/read-file";
+import { AlreadyImportedError, importKey, sendImport, type ImportTransport } from "@/lib/importers/send-import";
 import type { ImportFile, ImportProblem } from "@/lib/importers/types";
-import { MAX_STEPS_PER_BATCH, MAX_TRAJECTORIES_PER_BATCH } from "@/lib/ingest";
-import { ingestBatches } from "@/lib/ingest-batches";
 
 type Outcome =
-  { runId: string; url: string; stored: number; steps: number; problems: ImportProblem[] } | { error: string; problems: ImportProblem[] };
+  | {
+      runId: string;
+      url: string;
+      stored: number;
+      steps: number;
+      continued: string | null;
+      problems: ImportProblem[];
+      notes: ImportProblem[];
+    }
+  | { error: string; problems: ImportProblem[]; already?: { id: string; url: string } };
 
 /** A picked file's path within the chosen folder ("a/b.jsonl"), or its name. */
 const relativePath = (f: File) => (f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name;
@@ -27,6 +38,8 @@ export function UploadRun() {
   const [name, setName] = useState("");
   const [busy, setBusy] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [again, setAgain] = useState(false);
+  const queryClient = useQueryClient();
   const createRun = useMutation(trpc.ingest.createRun.mutationOptions());
   const appendSteps = useMutation(trpc.ingest.appendSteps.mutationOptions());
   const appendTrajectories = useMutation(trpc.ingest.appendTrajectories.mutationOptions());
@@ -53,17 +66,33 @@ export function UploadRun() {
         return setOutcome({ error: "Nothing to import from these files.", problems: imported.problems });
       }
       setBusy("Creating the run…");
-      const run = await createRun.mutateAsync(imported.run);
-      for (const steps of ingestBatches(imported.steps, MAX_STEPS_PER_BATCH)) await appendSteps.mutateAsync({ runId: run.id, steps });
-      let stored = 0;
-      const batches = ingestBatches(imported.trajectories, MAX_TRAJECTORIES_PER_BATCH);
-      for (const [i, trajectories] of batches.entries()) {
-        setBusy(`Sending samples (batch ${i + 1} of ${batches.length})…`);
-        stored += (await appendTrajectories.mutateAsync({ runId: run.id, trajectories })).stored;
-      }
-      await finish.mutateAsync({ runId: run.id, status: "succeeded" });
-      setOutcome({ runId: run.id, url: run.url, stored, steps: imported.steps.length, problems: imported.problems });
+      const transport: ImportTransport = {
+        findByKey: (runKey) =>
+          queryClient.fetchQuery({ ...trpc.ingest.byKey.queryOptions({ runKey }), staleTime: 0 }).catch((error: unknown) => {
+            if (error instanceof TRPCClientError && error.data?.code === "NOT_FOUND") return null;
+            throw error;
+          }),
+        createRun: (input) => createRun.mutateAsync(input),
+        appendSteps: (runId, steps) => appendSteps.mutateAsync({ runId, steps }),
+        appendTrajectories: (runId, trajectories) => appendTrajectories.mutateAsync({ runId, trajectories }),
+        finish: (runId, status, error) => finish.mutateAsync({ runId, status, ...(error ? { error } : {}) }),
+      };
+      const done = await sendImport(transport, imported, {
+        runKey: importKey(format, texts),
+        again,
+        onProgress: (i, total) => setBusy(`Sending samples (batch ${i + 1} of ${total})…`),
+      });
+      setOutcome({
+        runId: done.id,
+        url: done.url,
+        stored: done.stored + done.unchanged + done.updated,
+        steps: imported.steps.length,
+        continued: done.continued,
+        problems: imported.problems,
+        notes: imported.notes ?? [],
+      });
     } catch (err) {
+      if (err instanceof AlreadyImportedError) return setOutcome({ error: err.message, problems: [], already: err.run });
       setOutcome({ error: err instanceof Error ? err.message : String(err), problems: [] });
     } finally {
       setBusy(null);
@@ -119,6 +148,12 @@ export function UploadRun() {
             placeholder="taken from the files when they name it"
           />
         </label>
+        {outcome && "already" in outcome && outcome.already && (
+          <label className="block">
+            <input type="checkbox" checked={again} onChange={(e) => setAgain(e.target.checked)} className="mr-2" />
+            Import again as a new run
+          </label>
+        )}
         <button
           type="submit"
           disabled={busy !== null || files.length === 0}
@@ -130,6 +165,7 @@ export function UploadRun() {
       </form>
       {outcome && "runId" in outcome && (
         <p role="status" className="rounded border border-emerald-200 bg-emerald-50 p-3 text-sm text-emerald-900" data-testid="upload-done">
+          {outcome.continued && `These files were imported before and that import stopped (${outcome.continued}); it was continued. `}
           Imported {outcome.stored} samples and {outcome.steps} steps.{" "}
           <Link href={outcome.url} className="font-medium text-blue-700 hover:underline">
             Open the run
@@ -139,9 +175,26 @@ export function UploadRun() {
         </p>
       )}
       {outcome && "error" in outcome && (
-        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+        <p role="alert" className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800" data-testid="upload-error">
           {outcome.error}
+          {outcome.already && (
+            <>
+              {" "}
+              <Link href={outcome.already.url} className="font-medium text-blue-700 hover:underline">
+                Open that run
+              </Link>
+            </>
+          )}
         </p>
+      )}
+      {outcome && "notes" in outcome && outcome.notes.length > 0 && (
+        <ul className="space-y-1 text-xs text-slate-600" data-testid="upload-notes">
+          {outcome.notes.map((n, i) => (
+            <li key={i}>
+              {n.file}: {n.message}
+            </li>
+          ))}
+        </ul>
       )}
       {outcome && outcome.problems.length > 0 && (
         <ul className="space-y-1 font-mono text-xs text-red-800" data-testid="upload-problems">

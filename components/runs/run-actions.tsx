@@ -1,7 +1,8 @@
 "use client";
 /**
  * Cancel / resume / clone on the run page. Cancel of a running run takes effect at the trainer's next step. A run
- * trained by another system and imported has none of them: it says where it came from instead.
+ * trained by another system and imported says where it came from; while it is running or stale it can be cancelled
+ * (its client's further data is then refused), and only its client resumes it.
  */
 import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
@@ -17,13 +18,30 @@ export function RunActions({ run }: { run: { id: string; status: string; cancelR
   const canResume = run.status === "cancelled" || run.status === "failed";
   const error = cancel.error ?? resume.error;
   if (run.source !== "rollout-lab") {
+    const live = run.status === "running" || run.status === "stale";
     return (
-      <span
-        className="rounded bg-violet-100 px-2 py-1 text-xs text-violet-800"
-        title="Streamed or imported through the ingest API; training happened elsewhere."
-      >
-        Imported from {run.source}
-      </span>
+      <div className="flex items-center gap-2 text-sm">
+        <span
+          className="rounded bg-violet-100 px-2 py-1 text-xs text-violet-800"
+          title="Streamed or imported through the ingest API; training happened elsewhere."
+        >
+          Imported from {run.source}
+        </span>
+        {live && (
+          <button
+            type="button"
+            className="rounded border border-red-300 bg-white px-3 py-1 text-red-700 hover:bg-red-50 disabled:opacity-50"
+            disabled={cancel.isPending}
+            onClick={() => {
+              if (window.confirm(`Cancel this run? ${run.source} keeps training if it still runs; what it sends from now on is refused.`))
+                cancel.mutate({ id: run.id });
+            }}
+          >
+            Cancel
+          </button>
+        )}
+        {error && <span className="text-xs text-red-700">{error.message}</span>}
+      </div>
     );
   }
   return (

@@ -20,7 +20,7 @@ function isEvaluationConfig(config: unknown): boolean {
 }
 
 function isLive(status: string | undefined) {
-  return status === "running" || status === "queued";
+  return status === "running" || status === "queued" || status === "stale";
 }
 
 export function RunDetail({ runId }: { runId: string }) {

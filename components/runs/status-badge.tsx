@@ -4,6 +4,8 @@ const STYLES: Record<string, string> = {
   succeeded: "bg-emerald-100 text-emerald-800",
   failed: "bg-red-100 text-red-800",
   cancelled: "bg-amber-100 text-amber-800",
+  // An external run whose client went silent: not failed, but nothing is arriving.
+  stale: "bg-orange-100 text-orange-800",
 };
 
 export function StatusBadge({ status }: { status: string }) {

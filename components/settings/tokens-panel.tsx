@@ -15,7 +15,7 @@ export function TokensPanel() {
   const create = useMutation(trpc.tokens.create.mutationOptions({ onSuccess: refresh }));
   const revoke = useMutation(trpc.tokens.revoke.mutationOptions({ onSuccess: refresh }));
   const [name, setName] = useState("");
-  const [scope, setScope] = useState<"read" | "write">("write");
+  const [scope, setScope] = useState<"read" | "write" | "ingest">("write");
 
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -33,7 +33,8 @@ export function TokensPanel() {
             OpenAPI document
           </a>
           ) and the <code>rollout-lab</code> CLI.
-          <em> read</em> tokens can list and export; <em>write</em> tokens can also create, cancel and resume runs.
+          <em> read</em> tokens can list and export; <em>write</em> tokens can also create, cancel and resume runs; <em>ingest</em> tokens
+          can only send runs trained elsewhere (docs/import.md), for a training cluster you do not want reading or launching runs.
         </p>
       </header>
 
@@ -54,11 +55,12 @@ export function TokensPanel() {
           Scope
           <select
             value={scope}
-            onChange={(e) => setScope(e.target.value === "read" ? "read" : "write")}
+            onChange={(e) => setScope(e.target.value === "read" || e.target.value === "ingest" ? e.target.value : "write")}
             className="mt-1 rounded border border-slate-300 px-2 py-1"
           >
             <option value="write">write (and read)</option>
             <option value="read">read</option>
+            <option value="ingest">ingest (external runs only)</option>
           </select>
         </label>
         <button type="submit" disabled={create.isPending} className="rounded bg-slate-900 px-3 py-1.5 text-white disabled:opacity-50">

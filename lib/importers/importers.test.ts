@@ -28,13 +28,14 @@ test("verl rollout dumps: one sample per line, groups of rollout.n per prompt an
     r.problems.map((p) => `${p.file}:${p.line}`),
     ["2.jsonl:3", "2.jsonl:6"],
   );
-  assert.match(r.problems[1].message, /"score" must be a finite number/);
+  assert.match(r.problems[1].message, /"score" must be a number/);
   const step1 = r.trajectories.filter((t) => t.step === 1);
   assert.equal(new Set(step1.map((t) => t.group)).size, 2, "two prompts → two groups of two");
   const first = step1[0];
   assert.equal(first.reward, 1);
   assert.deepEqual(first.rewardComponents, { acc: 1 });
-  assert.deepEqual(first.task, { ground_truth: "72", pred: "72" });
+  assert.deepEqual(first.task, { ground_truth: "72" }, "the group's task: what every sample of the prompt shares");
+  assert.equal(first.reasoning, "pred: 72", "a text extra describes its own sample");
   assert.equal(first.conversation[1].role, "assistant");
   assert.deepEqual(r.steps, [
     { step: 1, metrics: { "reward/mean": 0.5, "reward/scored": 4 } },
@@ -58,7 +59,11 @@ test("τ²-bench results: trials of a task form a group; reward breakdown, check
   assert.deepEqual(ok.rewardComponents, { DB: 1, COMMUNICATE: 1 });
   assert.equal(cut.reward, 0);
   assert.equal(cut.endReason, "max_steps");
-  assert.match(ok.reasoning ?? "", /database matches the expected state; 1\/1 expected actions taken/);
+  assert.equal(
+    ok.reasoning,
+    "Reward basis: DB, COMMUNICATE. database matches the expected state. 1/1 expected actions taken (outside the reward basis: not counted).",
+    "the basis is stated and a check outside it is not shown as if it counted",
+  );
   const call = ok.conversation[2];
   assert.equal(call.toolCalls?.[0].name, "get_order_details");
   const result = ok.conversation[3];
@@ -134,8 +139,8 @@ test("TRL output_dir: the furthest checkpoint's trainer_state.json gives the cur
   assert.deepEqual(r.problems, []);
   assert.deepEqual(
     r.steps.map((s) => s.step),
-    [1, 2, 3, 4],
-    "all four steps, from checkpoint-4",
+    [0, 1, 2, 3],
+    "all four steps, from checkpoint-4; Hugging Face's global step 1 is Rollout Lab's step 0",
   );
   const last = r.steps[3].metrics;
   assert.equal(last["reward/mean"], 0.44);
@@ -174,10 +179,10 @@ test("TRL completions Parquet (log_completions=True): each row a sample with its
   const r = runImporter("trl", files, undefined, "trl run");
   assert.deepEqual(r.problems, []);
   assert.equal(r.trajectories.length, 16, "4 logging steps x 2 prompts x 2 generations");
-  assert.deepEqual([...new Set(r.trajectories.map((t) => t.step))], [1, 2, 3, 4], "Parquet's INT64 steps arrive as numbers");
-  const step2 = r.trajectories.filter((t) => t.step === 2);
+  assert.deepEqual([...new Set(r.trajectories.map((t) => t.step))], [0, 1, 2, 3], "Parquet's INT64 steps arrive as numbers, 0-based");
+  const step2 = r.trajectories.filter((t) => t.step === 1);
   assert.equal(new Set(step2.map((t) => t.group)).size, 2, "the completions of one prompt form a group");
-  const right = step2.find((t) => t.conversation.at(-1)?.content.includes("<answer>42</answer>"))!;
+  const right = step2.find((t) => t.conversation[t.conversation.length - 1].content.includes("<answer>42</answer>"))!;
   assert.deepEqual(right.rewardComponents, { accuracy_reward: 1, format_reward: 1 }, "the reward functions of the log history");
   assert.equal(right.reward, 2, "TRL's total with reward_weights 1");
   assert.ok(Math.abs((right.advantage ?? NaN) - 0.70700679) < 1e-6);
@@ -195,7 +200,7 @@ test("TRL completions Parquet (log_completions=True): each row a sample with its
   assert.equal(alone.trajectories.length, 4);
   assert.deepEqual(
     alone.steps.map((s) => s.step),
-    [2],
+    [1],
   );
   assert.deepEqual(
     alone.problems.map((p) => p.file),
@@ -300,4 +305,143 @@ test("SkyRL training batches (dump_data_batch): rows split into policy and tool 
   const partial = runImporter("skyrl", [files[0], bad], undefined, "skyrl run");
   assert.equal(partial.trajectories.length, 4);
   assert.match(partial.problems[0].message, /not a readable SkyRL training batch/);
+});
+
+const real = path.join(dir, "real");
+const realFile = (rel: string) => ({ path: rel, text: readFileSync(path.join(real, rel), "utf8") });
+
+test("a real τ²-bench results file: every message, tool call and reward as τ² wrote them; the task, costs and reward basis kept", () => {
+  const source = JSON.parse(readFileSync(path.join(real, "tau2-grok-4-fast-airline.json"), "utf8"));
+  // Results of a local vLLM commonly record its placeholder key; it used to refuse the whole file.
+  source.info.agent_info.llm_args.api_key = "EMPTY";
+  const r = runImporter("tau2", [{ path: "grok.json", text: JSON.stringify(source) }], undefined, "tau2 run");
+  assert.deepEqual(r.problems, []);
+  assert.deepEqual(r.notes, [
+    {
+      file: "grok.json",
+      message: "info.agent_info.llm_args.api_key looks like a secret (an API key); it was left out of the run's config",
+    },
+  ]);
+  const info = (r.run.config as { info: { agent_info: { llm_args: Record<string, unknown> } } }).info;
+  assert.deepEqual(info.agent_info.llm_args, { temperature: 0 }, "the rest of the agent's settings stay");
+  assert.equal(r.run.policyModel, "xai/grok-4-fast-reasoning");
+  assert.equal(r.run.environment, "tau2-airline-relaxed", "the fork's domain name");
+  const sims = source.simulations as {
+    id: string;
+    messages: { role: string; content: string | null; tool_calls: unknown[] | null; cost?: number }[];
+    reward_info: { reward: number };
+  }[];
+  assert.equal(r.trajectories.length, 4);
+  r.trajectories.forEach((t, i) => {
+    const sim = sims[i];
+    assert.equal(t.id, sim.id);
+    assert.equal(t.group, "8", "the four trials of task 8 are one group");
+    assert.equal(t.reward, sim.reward_info.reward);
+    assert.deepEqual(
+      t.conversation.map((m) => [m.role, m.content, (m.toolCalls ?? []).map((c) => [c.name, c.arguments])]),
+      sim.messages.map((m) => [
+        m.role,
+        m.content ?? "",
+        ((m.tool_calls ?? []) as { name: string; arguments: unknown }[]).map((c) => [c.name, c.arguments]),
+      ]),
+      "every message and tool call, in order",
+    );
+    assert.equal((t.task as { id: string }).id, "8", "the group's task from tasks[]");
+    assert.equal(
+      t.llmCalls?.length,
+      sim.messages.filter((m) => m.role === "user" && m.cost !== undefined).length,
+      "each user-simulator turn is one of its LLM calls",
+    );
+    assert.ok(trajectoryInput.safeParse(t).success);
+  });
+  const first = r.trajectories[0];
+  assert.equal(
+    first.reasoning,
+    "Reward basis: DB, COMMUNICATE. database matches the expected state. 4/4 expected actions taken (outside the reward basis: not counted).",
+  );
+  // τ² opens with a fixed greeting (no LLM call); the first generated reply carries cost and usage.
+  const assistant = first.conversation.find((m) => m.role === "assistant" && "usage" in m)! as Record<string, unknown>;
+  assert.equal(typeof assistant.cost, "number", "per-message cost kept");
+  assert.equal((assistant.usage as { completion_tokens: number }).completion_tokens, assistant.tokens);
+  assert.ok((first.responseTokens ?? 0) > 0);
+});
+
+test("τ²-bench's directory format (results.json + simulations/) imports like the single file", () => {
+  const rels = ["tau2-dir/results.json", ...readdirSync(path.join(real, "tau2-dir/simulations")).map((n) => `tau2-dir/simulations/${n}`)];
+  assert.ok(rels.every((p) => importFilesWanted("tau2").test(p)));
+  const dirRun = runImporter("tau2", rels.map(realFile), undefined, "tau2 dir");
+  const single = runImporter("tau2", [realFile("tau2-grok-4-fast-airline.json")], undefined, "tau2 file");
+  assert.deepEqual(dirRun.problems, []);
+  assert.equal(dirRun.trajectories.length, 2);
+  const byId = new Map(single.trajectories.map((t) => [t.id, t]));
+  for (const t of dirRun.trajectories) assert.deepEqual(t, byId.get(t.id));
+  assert.deepEqual(dirRun.run.environment, single.run.environment);
+  const voice = runImporter(
+    "tau2",
+    [
+      { path: "run/results.json", text: JSON.stringify({ info: {}, tasks: [] }) },
+      { path: "run/simulations/a.json", text: JSON.stringify({ id: "a", task_id: "1", ticks: [{ tick_id: 0 }] }) },
+    ],
+    undefined,
+    "voice",
+  );
+  assert.deepEqual(voice.problems, [{ file: "run/simulations/a.json", message: "a voice simulation (audio ticks, no text messages)" }]);
+});
+
+test("a real verl rollout dump: text extras (pred, feedback) stay on their own sample; a NaN score (Python's json) is unscored", () => {
+  const text = readFileSync(path.join(real, "verl-sdpo-rollouts/1.jsonl"), "utf8");
+  const r = runImporter("verl", [{ path: "1.jsonl", text }], undefined, "verl run");
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.trajectories.length, 2);
+  const [wrong, right] = r.trajectories;
+  assert.deepEqual([wrong.reward, right.reward], [0, 1]);
+  assert.deepEqual(wrong.rewardComponents, { acc: 0, incorrect_format: 0 });
+  assert.match(wrong.reasoning ?? "", /^pred: Actions: \['getFlightInformation'\].*\nfeedback: Action inputs mismatch/s);
+  assert.equal(right.reasoning, "pred: Actions: ['searchDomains'], Inputs: {'query': 'music'}", "an empty feedback is left out");
+  assert.match(String((wrong.task as { ground_truth: string }).ground_truth), /"Action": "getFlightInformation"/);
+  assert.notEqual(wrong.group, right.group, "two prompts, two groups");
+
+  const [first, second] = text.trim().split("\n");
+  const nan = runImporter(
+    "verl",
+    [
+      {
+        path: "2.jsonl",
+        text: `${first.replace('"score": 0.0', '"score": NaN')}\n${second.replace(/"step": 1/, '"step": 2, "uid": "3f9c"')}\n`,
+      },
+    ],
+    undefined,
+    "v",
+  );
+  assert.deepEqual(nan.problems, []);
+  assert.equal(nan.trajectories[0].reward, null, "NaN is unscored, never 0 and never a rejected line");
+  assert.equal(nan.trajectories[1].group, "uid-3f9c", "verl's uid is the group when the dump has it");
+});
+
+test("TRL: a prompt longer than a group key is grouped by its hash and kept whole; max_steps is the run's plan", () => {
+  const prompt = `<|im_start|>user\n${"Solve step by step. ".repeat(30)}What is 6 × 7?<|im_end|>`;
+  const rows = [0, 1].map((k) => JSON.stringify({ step: 1, prompt, completion: `answer ${k}`, accuracy: k, advantage: k - 0.5 }));
+  const r = runImporter(
+    "trl",
+    [
+      { path: "completions/completions_00001.parquet", text: rows.join("\n") },
+      {
+        path: "checkpoint-1/trainer_state.json",
+        text: JSON.stringify({ global_step: 1, max_steps: 600, log_history: [{ step: 1, reward: 0.5 }] }),
+      },
+    ],
+    undefined,
+    "trl run",
+  );
+  assert.ok(prompt.length > 300);
+  assert.deepEqual(r.problems, []);
+  assert.equal(new Set(r.trajectories.map((t) => t.group)).size, 1, "both completions of the prompt are one group");
+  assert.ok(r.trajectories.every((t) => t.group!.length <= 300 && t.conversation[0].content === prompt));
+  for (const t of r.trajectories) assert.ok(trajectoryInput.safeParse(t).success, "valid ingest input (the key fits the API's bound)");
+  assert.equal(r.run.totalSteps, 600);
+  assert.deepEqual(
+    r.steps.map((s) => s.step),
+    [0],
+  );
+  assert.deepEqual([...new Set(r.trajectories.map((t) => t.step))], [0]);
 });

@@ -18,6 +18,10 @@
  */
 import type { TrajectoryInput } from "../ingest";
 import { jsonLines, rewardCurve, type ImportFile, type ImportedRun, type ImportProblem } from "./types";
+import { promptKey } from "./verl";
+
+/** Hugging Face's 1-based global step as Rollout Lab's 0-based step. */
+const fromHfStep = (step: number) => Math.max(0, step - 1);
 
 const COMPLETIONS_FILE = /(^|\/)completions_(\d+)\.parquet$/;
 
@@ -104,10 +108,12 @@ function importCompletions(files: ImportFile[], rewardFunctions: Set<string>, pr
       const components: Record<string, number> = {};
       for (const [k, v] of Object.entries(row)) if (isReward(k) && typeof v === "number" && Number.isFinite(v)) components[k] = v;
       const rewards = Object.values(components);
+      const key = promptKey(row.prompt);
       out.push({
         id: `trl-${row.step}-${path(file)}-${line}`,
-        step: row.step,
-        group: row.prompt,
+        step: fromHfStep(row.step),
+        group: key,
+        taskId: key,
         conversation: [
           { role: "user", content: row.prompt },
           { role: "assistant", content: row.completion },
@@ -162,7 +168,7 @@ function importCurves(
     const metrics: Record<string, number> = {};
     for (const [k, v] of Object.entries(e))
       if (!SKIPPED.has(k) && typeof v === "number" && Number.isFinite(v)) metrics[trlMetricName(k)] = v;
-    if (Object.keys(metrics).length) steps.push({ step: e.step, metrics });
+    if (Object.keys(metrics).length) steps.push({ step: fromHfStep(e.step), metrics });
   });
   // TRL may log evaluation and training entries at the same step: one record per step, later entries merged in.
   const byStep = new Map<number, Record<string, number>>();
@@ -171,8 +177,15 @@ function importCurves(
   for (const k of ["global_step", "max_steps", "num_train_epochs", "logging_steps", "train_batch_size", "eval_steps", "save_steps"])
     if (state[k] !== undefined) config[k] = state[k];
   if (Object.keys(summary).length) config.summary = summary;
+  const maxSteps = Number(state.max_steps);
   return {
-    run: { name: opts.name, source: "trl", environment: "trl", config },
+    run: {
+      name: opts.name,
+      source: "trl",
+      environment: "trl",
+      config,
+      ...(Number.isInteger(maxSteps) && maxSteps > 0 ? { totalSteps: maxSteps } : {}),
+    },
     steps: [...byStep.entries()].sort(([a], [b]) => a - b).map(([step, metrics]) => ({ step, metrics })),
   };
 }

@@ -57,7 +57,7 @@ async function assembleInput(
   token: TokenInfo,
 ): Promise<Record<string, unknown>> {
   const schema = route.kind === "procedure" ? procedureInput(route.procedure) : route.input;
-  const input = route.method === "GET" ? queryToInput(url.searchParams, schema) : await readJsonObjectBody(req);
+  const input = route.method === "GET" ? queryToInput(url.searchParams, schema) : await readJsonObjectBody(req, route.maxBodyBytes);
   for (const [param, field] of Object.entries(route.params ?? {})) {
     if (field in input)
       throw new AppError(

@@ -5,12 +5,13 @@
  */
 import { z } from "zod";
 import { procedureInput } from "./procedures";
+import { responseSchema } from "./responses";
 import { REST_ROUTES, type RestRoute } from "./routes";
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Record<string, unknown>>; required?: string[] };
 
-function jsonSchema(schema: z.ZodType): Schema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Schema;
+function jsonSchema(schema: z.ZodType, io: "input" | "output" = "input"): Schema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Schema;
   void _ignored;
   return rest;
 }
@@ -49,6 +50,10 @@ const errorResponses = {
     content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
   },
   "404": { description: "Unknown run or trajectory", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+  "409": {
+    description: "The run's state does not allow it (e.g. data for a finished external run, a runKey already used)",
+    content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+  },
   "429": {
     description: "Rate limit exceeded for this token",
     headers: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until a request is allowed again." } },
@@ -100,7 +105,7 @@ function operation(route: RestRoute) {
   const success =
     route.kind === "jsonl"
       ? { description: "One Simia-RL record per line", content: { "application/x-ndjson": { schema: { type: "string" } } } }
-      : { description: "Success", content: { "application/json": { schema: { type: "object" } } } };
+      : { description: "Success", content: { "application/json": { schema: jsonSchema(responseSchema(route.procedure), "output") } } };
   return {
     operationId: route.kind === "procedure" ? route.procedure.replace(".", "_") : "runs_exportJsonl",
     summary: route.summary,
@@ -127,7 +132,8 @@ export function buildOpenApiDocument(serverUrl: string) {
       version: "1",
       description:
         "Launch, watch, cancel and resume GRPO runs, read metrics and trajectories, export Simia-RL records. Authenticate with `Authorization: Bearer <token>`; " +
-        "tokens with the `read` scope can use GET endpoints, `write` also POST. Request bodies are limited to 1 MiB.",
+        "tokens with the `read` scope can use GET endpoints, `write` also POST; `ingest` tokens only the ingest endpoints (external runs). " +
+        "Request bodies are limited to 1 MiB (32 MiB on POST /external-runs/{id}/batch).",
     },
     servers: [{ url: serverUrl }],
     tags: [

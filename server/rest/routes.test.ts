@@ -41,3 +41,24 @@ test("query strings become typed input; values that do not convert are left for 
   const input = queryToInput(new URLSearchParams("limit=5&rewardMin=-0.5&status=ok,error&status=unscored&stepMin=abc"), schema);
   assert.deepEqual(input, { limit: 5, rewardMin: -0.5, status: ["ok", "error", "unscored"], stepMin: "abc" });
 });
+
+test("every operation declares its success response from the zod schemas, so generated clients are typed", () => {
+  const doc = buildOpenApiDocument("http://x/api/v1");
+  for (const r of REST_ROUTES) {
+    if (r.kind !== "procedure") continue;
+    const op = doc.paths[r.path][r.method.toLowerCase()] as {
+      responses: Record<string, { content: Record<string, { schema: Record<string, unknown> }> }>;
+    };
+    const schema = op.responses[String(r.successStatus ?? 200)].content["application/json"].schema;
+    assert.ok(schema.properties || schema.items || schema.anyOf, `${r.method} ${r.path} declares what it returns`);
+  }
+  const status = (
+    doc.paths["/runs/{id}"].get as {
+      responses: {
+        200: { content: { "application/json": { schema: { properties: Record<string, unknown>; additionalProperties: unknown } } } };
+      };
+    }
+  ).responses[200].content["application/json"].schema;
+  assert.ok(status.properties.latestMetrics && status.properties.progress);
+  assert.equal(status.additionalProperties, false, "strict: an undeclared field fails the API tests");
+});

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { runConfigSchema } from "../../lib/run-config";
+import { MAX_HISTORY_BODY_BYTES } from "../../lib/ingest";
 import { exportRunJsonl } from "../services/export";
 import type { PrismaClient } from "../../db/client";
 import type { TokenScope } from "../services/tokens";
@@ -19,6 +20,8 @@ interface RouteBase {
   tag: "runs" | "trajectories" | "export" | "rewards" | "ingest" | "evaluations";
   /** Path parameter → input field it fills. */
   params?: Record<string, string>;
+  /** Request body limit when larger than the API's 1 MiB (the ingest batch route). */
+  maxBodyBytes?: number;
 }
 
 export interface ProcedureRoute extends RouteBase {
@@ -61,13 +64,34 @@ export const REST_ROUTES: RestRoute[] = [
     method: "POST",
     path: "/external-runs",
     procedure: "ingest.createRun",
-    scope: "write",
+    scope: "ingest",
     tag: "ingest",
     successStatus: 201,
     idempotent: true,
-    summary: "Create a run trained by another system (verl, SkyRL, TRL, ART, Simia-RL, τ²-bench)",
+    summary: "Create a run trained by another system (verl, SkyRL, TRL, ART, Simia-RL, τ²-bench), or reattach to one by runKey",
     description:
-      "The run is shown on every page like a Rollout Lab run; workers never train it. Send its steps and samples, then finish it.",
+      "The run is shown on every page like a Rollout Lab run; workers never train it. Send its steps and samples, then finish it. " +
+      'With `runKey` and `resume: "allow"` a restarted trainer gets its run back (`resumed: true`, `step`: steps recorded so far).',
+  },
+  {
+    kind: "procedure",
+    method: "GET",
+    path: "/external-runs/by-key/{runKey}",
+    procedure: "ingest.byKey",
+    params: { runKey: "runKey" },
+    scope: "ingest",
+    tag: "ingest",
+    summary: "The run holding a run key (an import's content key says whether the same files came in before)",
+  },
+  {
+    kind: "procedure",
+    method: "POST",
+    path: "/external-runs/{id}/resume",
+    procedure: "ingest.resume",
+    params: runIdParam,
+    scope: "ingest",
+    tag: "ingest",
+    summary: "Reattach to an external run (stale, failed, cancelled or finished): it runs again and accepts data",
   },
   {
     kind: "procedure",
@@ -75,7 +99,7 @@ export const REST_ROUTES: RestRoute[] = [
     path: "/external-runs/{id}/steps",
     procedure: "ingest.appendSteps",
     params: runIdParam,
-    scope: "write",
+    scope: "ingest",
     tag: "ingest",
     summary: "Append metrics of up to 1,000 steps (a retry overwrites the same key and step)",
   },
@@ -85,10 +109,21 @@ export const REST_ROUTES: RestRoute[] = [
     path: "/external-runs/{id}/trajectories",
     procedure: "ingest.appendTrajectories",
     params: runIdParam,
-    scope: "write",
+    scope: "ingest",
     tag: "ingest",
-    summary: "Append up to 200 samples with conversation, reward, components and LLM calls (a retried id is skipped)",
+    summary: "Upsert up to 200 samples with conversation, reward, components and LLM calls (by your id: stored, updated or unchanged)",
     description: "Samples sharing a step and a group key form a GRPO group (key: `group`, else `taskId`, else the first user message).",
+  },
+  {
+    kind: "procedure",
+    method: "POST",
+    path: "/external-runs/{id}/batch",
+    procedure: "ingest.appendHistory",
+    params: runIdParam,
+    scope: "ingest",
+    tag: "ingest",
+    maxBodyBytes: MAX_HISTORY_BODY_BYTES,
+    summary: "Send a whole history in one request: up to 1,000 steps and 20,000 samples (32 MiB), written in one transaction",
   },
   {
     kind: "procedure",
@@ -96,7 +131,7 @@ export const REST_ROUTES: RestRoute[] = [
     path: "/external-runs/{id}/finish",
     procedure: "ingest.finish",
     params: runIdParam,
-    scope: "write",
+    scope: "ingest",
     tag: "ingest",
     summary: "Mark an external run succeeded, failed or cancelled",
   },

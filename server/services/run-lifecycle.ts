@@ -16,6 +16,8 @@ import { findSecretLikeValues, parseRunConfig, type RunConfig } from "../../lib/
 import { isEvaluation, policyEndpointProblems, policyLabel } from "../../lib/eval-config";
 import { AppError, notFound } from "../errors";
 import { getMetricSeries, listMetricKeys } from "./metrics";
+import { markSilentExternalRuns } from "./ingest-staleness";
+import { INTERNAL_SOURCE } from "../../lib/run-status";
 
 /** One field-level problem, as REST and tRPC callers see it. */
 export interface InputIssue {
@@ -126,13 +128,12 @@ export interface CreatedRun {
 
 export const runPath = (id: string) => `/runs/${id}`;
 
-/** The `source` of runs this product's workers train; anything else was trained elsewhere and imported. */
-export const INTERNAL_SOURCE = "rollout-lab";
+export { INTERNAL_SOURCE };
 
 const externalRunRefusal = (id: string, source: string, what: string) =>
   new AppError(
     "CONFLICT",
-    `Run "${id}" was trained by ${source} and imported; it cannot be ${what} here. Control it in ${source}, or finish it through the ingest API.`,
+    `Run "${id}" was trained by ${source} and imported; it cannot be ${what} here. Its client resumes it (POST /external-runs/${id}/resume) or finishes it through the ingest API.`,
   );
 
 function rowFromConfig(config: RunConfig) {
@@ -247,7 +248,9 @@ export interface LifecycleResult {
 
 /**
  * Queued → cancelled at once (no worker holds it). Running → `cancelRequested`; the worker stops after the current
- * step, saves a checkpoint and marks the run cancelled. Cancelling a cancelled run is a no-op; a finished run is a 409.
+ * step, saves a checkpoint and marks the run cancelled. An external run (running or stale) has no worker to ask: it
+ * is cancelled at once, and its client's further data is refused until the client resumes it. Cancelling a
+ * cancelled run is a no-op; a finished run is a 409.
  */
 export async function cancelRun(db: PrismaClient, id: string): Promise<LifecycleResult> {
   const queued = await db.run.updateMany({
@@ -264,9 +267,20 @@ export async function cancelRun(db: PrismaClient, id: string): Promise<Lifecycle
       message: "Cancel requested; the worker stops after the current step and saves a checkpoint.",
     };
   }
+  const external = await db.run.updateMany({
+    where: { id, status: { in: ["running", "stale"] }, source: { not: INTERNAL_SOURCE } },
+    data: { status: "cancelled", finishedAt: new Date(), phase: null },
+  });
+  if (external.count === 1) {
+    return {
+      id,
+      status: "cancelled",
+      cancelRequested: false,
+      message: "The external run was cancelled; its client's further data is refused (409) unless the client resumes the run.",
+    };
+  }
   const run = await db.run.findUnique({ where: { id }, select: { status: true, cancelRequested: true, source: true } });
   if (!run) throw notFound("Run", id);
-  if (run.source !== INTERNAL_SOURCE && run.status === "running") throw externalRunRefusal(id, run.source, "cancelled");
   if (run.status === "cancelled")
     return { id, status: run.status, cancelRequested: run.cancelRequested, message: "The run was already cancelled." };
   throw new AppError("CONFLICT", `Run "${id}" already ${run.status}; only queued or running runs can be cancelled.`);
@@ -291,6 +305,7 @@ export async function resumeRun(db: PrismaClient, id: string): Promise<Lifecycle
 
 /** What CI polls: status, progress, the latest value of every metric, the error if any. */
 export async function getRunStatus(db: PrismaClient, id: string) {
+  await markSilentExternalRuns(db);
   const run = await db.run.findUnique({ where: { id }, omit: { config: true } });
   if (!run) throw notFound("Run", id);
   // Keys from the rollups and each key's last point by an index probe: constant cost however long the run.

@@ -5,6 +5,7 @@ import type { PrismaClient } from "../../db/client";
 import type { Prisma, RunStatus } from "../../generated/prisma/client";
 import { notFound } from "../errors";
 import { configLeaves, type ConfigLeaves } from "../../lib/config-columns";
+import { markSilentExternalRuns } from "./ingest-staleness";
 
 export interface ListRunsInput {
   status?: RunStatus[];
@@ -16,6 +17,7 @@ export interface ListRunsInput {
 }
 
 export async function listRuns(db: PrismaClient, input: ListRunsInput) {
+  await markSilentExternalRuns(db);
   const where: Prisma.RunWhereInput = {
     ...(input.status?.length ? { status: { in: input.status } } : {}),
     ...(input.environment ? { environment: input.environment } : {}),
@@ -35,6 +37,7 @@ export async function listRuns(db: PrismaClient, input: ListRunsInput) {
 }
 
 export async function getRun(db: PrismaClient, id: string) {
+  await markSilentExternalRuns(db);
   const run = await db.run.findUnique({ where: { id } });
   if (!run) throw notFound("Run", id);
   return run;

@@ -28,9 +28,10 @@ function generateToken(): string {
   return `rl_${body}`;
 }
 
-/** `write` implies `read`: a CI job that launches a run must also be able to poll it. */
+/** `write` implies `read` (a CI job that launches a run must also poll it) and `ingest`; `ingest` implies nothing. */
 function normaliseScopes(scopes: TokenScope[]): TokenScope[] {
-  return scopes.includes("write") ? ["read", "write"] : ["read"];
+  if (scopes.includes("write")) return ["read", "write"];
+  return TOKEN_SCOPES.filter((s) => scopes.includes(s));
 }
 
 export async function createToken(db: PrismaClient, input: { name: string; scopes: TokenScope[] }): Promise<TokenInfo & { token: string }> {

@@ -233,6 +233,7 @@ function asConversation(value: unknown): ConversationMessage[] {
 export async function getTrajectory(db: PrismaClient, input: { runId: string; id: string }) {
   const t = await db.trajectory.findUnique({
     where: { id: input.id },
+    omit: { ingestHash: true },
     include: {
       group: {
         select: { id: true, step: true, indexInStep: true, split: true, task: true, rewardMean: true, rewardStd: true, dropped: true },

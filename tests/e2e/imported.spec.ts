@@ -71,3 +71,33 @@ test("the upload page reads a TRL output folder: its curves and the samples of i
   await page.getByRole("link", { name: "Trajectories" }).first().click();
   await expect(page.getByTestId("trajectory-row")).toHaveCount(16);
 });
+
+test("the upload page recognises files imported before: it names that run, and imports them again only when asked", async ({ page }) => {
+  const file = {
+    name: "twice.jsonl",
+    mimeType: "application/jsonl",
+    buffer: Buffer.from(
+      [
+        JSON.stringify({ type: "run", name: "e2e twice", source: "other" }),
+        JSON.stringify({ type: "trajectory", id: "t0", step: 0, reward: 1, conversation: [{ role: "user", content: "hi" }] }),
+      ].join("\n"),
+    ),
+  };
+  const upload = async () => {
+    await page.goto("/runs/import");
+    await page.getByLabel("Format").selectOption("jsonl");
+    await page.getByLabel("Files").setInputFiles(file);
+    await page.getByRole("button", { name: "Import", exact: true }).click();
+  };
+  await upload();
+  await expect(page.getByTestId("upload-done")).toContainText("Imported 1 samples");
+  const first = await page.getByRole("link", { name: "Open the run" }).getAttribute("href");
+
+  await upload();
+  await expect(page.getByTestId("upload-error")).toContainText("These files were already imported as run");
+  await expect(page.getByRole("link", { name: "Open that run" })).toHaveAttribute("href", first!);
+  await page.getByLabel("Import again as a new run").check();
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByTestId("upload-done")).toContainText("Imported 1 samples");
+  expect(await page.getByRole("link", { name: "Open the run" }).getAttribute("href")).not.toBe(first);
+});

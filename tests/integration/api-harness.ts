@@ -7,6 +7,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
 import { freePort } from "./helpers/start-app";
 import { createToken, type TokenScope } from "../../server/services/tokens";
+import { matchRoute } from "../../server/rest/routes";
+import { responseSchema } from "../../server/rest/responses";
 
 export interface ApiServer {
   base: string;
@@ -119,6 +121,7 @@ export async function api(
   } catch {
     // JSONL or empty
   }
+  if (res.ok && json !== null) assertDeclaredResponse(method, path, json);
   return {
     status: res.status,
     headers: res.headers,
@@ -127,4 +130,18 @@ export async function api(
       error?: { code: string; message: string; field?: string; issues?: { path: string; message: string }[] };
     },
   };
+}
+
+/**
+ * Every success body must match the response schema the OpenAPI document declares (server/rest/responses.ts; objects
+ * are strict), so each API test also proves the typed clients generated from the document are right.
+ */
+function assertDeclaredResponse(method: string, path: string, body: unknown): void {
+  const matched = matchRoute(method, new URL(path, "http://x").pathname);
+  if (!matched || !("route" in matched) || matched.route.kind !== "procedure") return;
+  const parsed = responseSchema(matched.route.procedure).safeParse(body);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new Error(`${method} ${path}: the response does not match its declared schema:\n  ${issues.join("\n  ")}`);
+  }
 }

@@ -1,16 +1,17 @@
 /**
  * Runs trained elsewhere, over real HTTP against a running server on the real PostgreSQL: the ingest API (create,
  * steps, samples, finish), retries that never duplicate, bounded and validated input, external runs that workers
- * never claim and the lifecycle refuses, the CLI importer on a verl dump, and the Python client (Debian python3).
+ * never claim and the lifecycle refuses (cancel aside: ingest-history.test.ts), the CLI importers. The logging clients
+ * are in logging-clients.test.ts.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { cp, mkdtemp, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { api, startApiServer, type ApiServer } from "./api-harness";
 import { main } from "../../cli/main";
+import { externalTrajectoryId } from "../../server/services/ingest-samples";
 import { claimNextRun } from "../../trainer/worker/lease";
 import { createRescoring } from "../../server/services/rescoring";
 import { executeRescoring } from "../../trainer/rescore/execute";
@@ -72,9 +73,13 @@ test("an external run gets steps and samples; retried batches never duplicate; g
   };
   const first = await api(server.base, token, "POST", `/external-runs/${id}/trajectories`, batch);
   assert.equal(first.status, 200, first.text);
-  assert.deepEqual(first.json, { runId: id, stored: 3, skipped: 0 });
+  assert.deepEqual(first.json, { runId: id, stored: 3, updated: 0, unchanged: 0, skipped: 0 });
   const retry = await api(server.base, token, "POST", `/external-runs/${id}/trajectories`, batch);
-  assert.deepEqual(retry.json, { runId: id, stored: 0, skipped: 3 }, "the retried batch is recognised by the samples' ids");
+  assert.deepEqual(
+    retry.json,
+    { runId: id, stored: 0, updated: 0, unchanged: 3, skipped: 3 },
+    "the retried batch is recognised by the samples' ids",
+  );
 
   const db = server.db.prisma;
   assert.equal(await db.trajectory.count({ where: { runId: id } }), 3);
@@ -113,7 +118,10 @@ test("an external run gets steps and samples; retried batches never duplicate; g
   assert.equal(finished.json.status, "succeeded");
   const late = await api(server.base, token, "POST", `/external-runs/${id}/steps`, steps);
   assert.equal(late.status, 409);
-  assert.match(late.json.error!.message, /already succeeded; create a new run/);
+  assert.match(
+    late.json.error!.message,
+    /already succeeded; resume it \(POST \/external-runs\/.+\/resume\) to send more, or create a new run/,
+  );
 });
 
 test("bad input is a 400 naming the field; batches are bounded; secrets in the config are refused", async () => {
@@ -148,14 +156,14 @@ test("bad input is a 400 naming the field; batches are bounded; secrets in the c
   assert.match(JSON.stringify(unknownSource.json.error), /source/);
 });
 
-test("workers never claim an external run; cancel, resume and clone refuse it; an internal run accepts no ingest", async () => {
+test("workers never claim an external run; resume and clone refuse it; an internal run accepts no ingest", async () => {
   const token = await server.token(["write", "read"], "lifecycle");
   const external = await createExternal(token, { name: "external, running" });
   const internal = await api(server.base, token, "POST", "/runs", { config: { name: "internal", grpo: { steps: 2 } } });
   assert.equal(internal.status, 201, internal.text);
   const internalId = internal.json.id as string;
 
-  for (const action of ["cancel", "resume", "clone"]) {
+  for (const action of ["resume", "clone"]) {
     const res = await api(server.base, token, "POST", `/runs/${external}/${action}`, action === "clone" ? {} : undefined);
     assert.equal(res.status, 409, `${action}: ${res.text}`);
     assert.match(res.json.error!.message, /trained by verl and imported/);
@@ -214,9 +222,30 @@ test("rollout-lab import verl <folder>: broken records are named by file and lin
     scores.every((s) => s.reasoning && s.reasoning.length > 0),
     "every re-judged sample has the judge's reasoning",
   );
+  // The reward pages' reads over REST (each answer checked against its declared schema by the harness).
+  for (const p of [
+    `/runs/${id}/rescorings`,
+    `/runs/${id}/rescorings/${job.id}`,
+    `/runs/${id}/signals`,
+    `/runs/${id}/reliability`,
+    `/runs/${id}/health`,
+  ])
+    assert.equal((await api(server.base, token, "GET", p)).status, 200, p);
 
-  const again = await main(["import", "verl", folder, "--url", server.base, "--token", token], { out: () => {}, err: () => {} });
-  assert.equal(again, 3, "importing again makes a second run (a new import), and reports the same broken lines");
+  const againErr: string[] = [];
+  const again = await main(["import", "verl", folder, "--url", server.base, "--token", token], {
+    out: () => {},
+    err: (l) => againErr.push(l),
+  });
+  assert.equal(again, 9, "the same files twice: refused, not silently duplicated");
+  assert.ok(
+    againErr.some((l) => l.includes(`These files were already imported as run ${id}`) && l.includes("--again")),
+    againErr.join("\n"),
+  );
+  assert.equal(await db.run.count({ where: { source: "verl", name: run.name } }), 1);
+  const copy = await main(["import", "verl", folder, "--again", "--url", server.base, "--token", token], { out: () => {}, err: () => {} });
+  assert.equal(copy, 3, "--again makes a second copy (and reports the same broken lines)");
+  assert.equal(await db.run.count({ where: { source: "verl", name: run.name } }), 2);
 });
 
 test("rollout-lab import simia <training_record>: one folder per sample is read recursively; groups per sample and round", async () => {
@@ -257,14 +286,16 @@ test("rollout-lab import trl <output_dir>: only trainer_state.json files are rea
   assert.deepEqual(
     points.map((p) => [p.step, p.value]),
     [
-      [1, 0.25],
-      [2, 0.31],
-      [3, 0.38],
-      [4, 0.44],
+      [0, 0.25],
+      [1, 0.31],
+      [2, 0.38],
+      [3, 0.44],
     ],
+    "Hugging Face's global steps 1-4 are Rollout Lab's 0-3",
   );
   const run = await server.db.prisma.run.findUniqueOrThrow({ where: { id: out[0] } });
   assert.equal(run.source, "trl");
+  assert.deepEqual([run.step, run.totalSteps], [4, 4], "four steps done of max_steps 4");
 });
 
 test("rollout-lab import skyrl <export_path> --tokenizer: eval dumps and pickled training batches, decoded to text, land as one run", async () => {
@@ -311,46 +342,146 @@ test("rollout-lab import skyrl <export_path> --tokenizer: eval dumps and pickled
   assert.equal(bad, 3, "a --tokenizer that is not there is a configuration error");
 });
 
-test(
-  "the Python client streams a run with the standard library only; a retried batch is skipped",
-  { skip: spawnSync("python3", ["--version"]).status !== 0 ? "python3 is not installed" : false },
-  async () => {
-    const token = await server.token(["write"], "python-client");
-    const script = `
-import sys
-sys.path.insert(0, ${JSON.stringify(path.join(import.meta.dirname, "../../clients/python"))})
-from rollout_lab_logger import RolloutLabLogger, RolloutLabError
-rl = RolloutLabLogger(${JSON.stringify(server.base)}, token=${JSON.stringify(token)})
-run_id = rl.create_run(name="trl grpo", source="trl", config={"num_generations": 2}, policy_model="Qwen2.5-0.5B")
-rl.log_step(0, {"reward/mean": 0.5, "loss": float("nan")})
-samples = [{"id": "0-%d" % k, "step": 0, "group": "p0", "reward": float(k),
-            "conversation": [{"role": "user", "content": "2+2?"}, {"role": "assistant", "content": str(3 + k)}]} for k in range(2)]
-first = rl.log_samples(samples)
-second = rl.log_samples(samples)
-try:
-    rl.log_samples([{"id": "bad", "step": 0, "reward": "high", "conversation": []}])
-    print("no error")
-except RolloutLabError as err:
-    print("refused:", err)
-rl.finish()
-print(run_id, first["stored"], second["skipped"])
-`;
-    const res = spawnSync("python3", ["-c", script], { encoding: "utf8" });
-    assert.equal(res.status, 0, res.stderr);
-    const lines = res.stdout.trim().split("\n");
-    assert.match(lines[0], /^refused: \/external-runs\/.+\/trajectories 400: .*trajectories\.0\.(reward|conversation)/);
-    const [runId, stored, skipped] = lines[1].split(" ");
-    assert.equal(stored, "2");
-    assert.equal(skipped, "2");
-    const db = server.db.prisma;
-    const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
-    assert.equal(run.status, "succeeded");
-    assert.equal(run.source, "trl");
+const realFixtures = path.join(import.meta.dirname, "../fixtures/import/real");
+
+test("rollout-lab import tau2 <real results file>: every message, tool call and reward lands as τ² wrote it; a recorded API key is left out, not refused", async () => {
+  const token = await server.token(["ingest"], "tau2-real");
+  const source = JSON.parse(await readFile(path.join(realFixtures, "tau2-grok-4-fast-airline.json"), "utf8"));
+  source.info.agent_info.llm_args.api_key = "EMPTY"; // what a local vLLM run records
+  const folder = await mkdtemp(path.join(tmpdir(), "tau2-real-"));
+  await writeFile(path.join(folder, "results.json"), JSON.stringify(source));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(["import", "tau2", path.join(folder, "results.json"), "--url", server.base, "--token", token], {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
+  assert.equal(code, 0, err.join("\n"));
+  assert.ok(
+    err.some((l) => /info\.agent_info\.llm_args\.api_key looks like a secret .* left out/.test(l)),
+    err.join("\n"),
+  );
+  const db = server.db.prisma;
+  const run = await db.run.findUniqueOrThrow({ where: { id: out[0] } });
+  assert.ok(!JSON.stringify(run.config).includes("EMPTY"));
+  const stored = await db.trajectory.findMany({ where: { runId: run.id }, include: { group: true, llmCalls: true } });
+  assert.equal(stored.length, 4);
+  for (const sim of source.simulations as {
+    id: string;
+    task_id: string;
+    trial: number;
+    reward_info: { reward: number };
+    messages: Record<string, unknown>[];
+  }[]) {
+    const t = stored.find((s) => s.id === externalTrajectoryId(run.id, sim.id))!;
+    assert.ok(t, `trial ${sim.trial} stored`);
     assert.deepEqual(
-      (await db.metricPoint.findMany({ where: { runId } })).map((p) => [p.key, p.value]),
-      [["reward/mean", 0.5]],
-      "NaN was dropped, not sent",
+      (t.conversation as { role: string; content: string; toolCalls?: { name: string; arguments: unknown }[] }[]).map((m) => [
+        m.role,
+        m.content,
+        (m.toolCalls ?? []).map((c) => [c.name, c.arguments]),
+      ]),
+      sim.messages.map((m) => [
+        m.role,
+        (m.content as string | null) ?? "",
+        ((m.tool_calls ?? []) as { name: string; arguments: unknown }[]).map((c) => [c.name, c.arguments]),
+      ]),
     );
-    assert.ok(!JSON.stringify(run.config).includes(token), "the token is never stored");
-  },
-);
+    assert.equal((t.group.task as { id: string }).id, sim.task_id, "the group's task is tasks[]'s");
+    assert.equal(t.llmCalls.length, sim.messages.filter((m) => m.role === "user" && m.cost !== undefined).length);
+  }
+});
+
+test("rollout-lab import tau2 <run folder>: τ²'s directory format (results.json + simulations/), named by folder or by its results.json", async () => {
+  const token = await server.token(["ingest"], "tau2-dir");
+  const folder = path.join(realFixtures, "tau2-dir");
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(["import", "tau2", folder, "--url", server.base, "--token", token], {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
+  assert.equal(code, 0, err.join("\n"));
+  assert.equal(await server.db.prisma.trajectory.count({ where: { runId: out[0] } }), 2);
+  const byFile: string[] = [];
+  const again = await main(["import", "tau2", path.join(folder, "results.json"), "--url", server.base, "--token", token], {
+    out: () => {},
+    err: (l) => byFile.push(l),
+  });
+  assert.equal(again, 9, "results.json brings its simulations/: the same files, so already imported");
+  assert.ok(
+    byFile.some((l) => l.includes(`already imported as run ${out[0]}`)),
+    byFile.join("\n"),
+  );
+});
+
+test("rollout-lab import verl <real dump>: text extras stay on their own sample", async () => {
+  const token = await server.token(["ingest"], "verl-real");
+  const out: string[] = [];
+  const code = await main(["import", "verl", path.join(realFixtures, "verl-sdpo-rollouts"), "--url", server.base, "--token", token], {
+    out: (l) => out.push(l),
+    err: () => {},
+  });
+  assert.equal(code, 0);
+  const samples = await server.db.prisma.trajectory.findMany({ where: { runId: out[0] }, orderBy: { reward: "asc" } });
+  assert.deepEqual(
+    samples.map((t) => [t.reward, t.reasoning?.split("\n")[0]]),
+    [
+      [0, "pred: Actions: ['getFlightInformation'], Inputs: {'flightNumber': 'KLM1234', 'date': '2023-04-05'}"],
+      [1, "pred: Actions: ['searchDomains'], Inputs: {'query': 'music'}"],
+    ],
+  );
+});
+
+test("an import that fails half way is marked failed with the reason; importing the same file again continues it without duplicates", async () => {
+  const token = await server.token(["ingest"], "interrupted");
+  const { startFlakyProxy } = await import("./helpers/flaky-proxy");
+  const proxy = await startFlakyProxy(server.base);
+  try {
+    const lines = [JSON.stringify({ type: "run", name: "interrupted import", source: "other" })];
+    for (let i = 0; i < 450; i++)
+      lines.push(
+        JSON.stringify({
+          type: "trajectory",
+          id: `s${i}`,
+          step: Math.floor(i / 16),
+          group: `p${i % 8}`,
+          reward: i % 2,
+          conversation: [
+            { role: "user", content: `q${i % 8}` },
+            { role: "assistant", content: `a${i}` },
+          ],
+        }),
+      );
+    const file = path.join(await mkdtemp(path.join(tmpdir(), "interrupted-")), "run.jsonl");
+    await writeFile(file, lines.join("\n"));
+    let sampleBatches = 0;
+    proxy.setFault(({ path: p }) => (p.endsWith("/trajectories") && ++sampleBatches === 2 ? 500 : null));
+    const err: string[] = [];
+    const first = await main(["import", "jsonl", file, "--url", proxy.url, "--token", token], { out: () => {}, err: (l) => err.push(l) });
+    assert.equal(first, 1, "a server error stops the import");
+    const db = server.db.prisma;
+    const run = await db.run.findFirstOrThrow({ where: { name: "interrupted import" } });
+    assert.equal(run.status, "failed", "never left running");
+    assert.match(run.error ?? "", /^The import stopped: /);
+    assert.equal(await db.trajectory.count({ where: { runId: run.id } }), 200, "the first batch landed");
+
+    proxy.setFault(() => null);
+    const out: string[] = [];
+    const again: string[] = [];
+    const second = await main(["import", "jsonl", file, "--url", server.base, "--token", token], {
+      out: (l) => out.push(l),
+      err: (l) => again.push(l),
+    });
+    assert.equal(second, 0, again.join("\n"));
+    assert.equal(out[0], run.id, "continued in the same run");
+    assert.ok(
+      again.some((l) => /import stopped \(failed\); continued it/.test(l)),
+      again.join("\n"),
+    );
+    assert.equal(await db.trajectory.count({ where: { runId: run.id } }), 450);
+    assert.equal((await db.run.findUniqueOrThrow({ where: { id: run.id } })).status, "succeeded");
+  } finally {
+    await proxy.close();
+  }
+});

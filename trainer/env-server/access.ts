@@ -1,6 +1,6 @@
 /**
  * Who may play: API tokens exactly as for the REST API (db/api-tokens.ts; playing records runs, so the token needs
- * the "write" scope). A token is required whenever the server is reachable beyond loopback; on loopback the server
+ * the "ingest" scope, which "write" includes). A token is required whenever the server is reachable beyond loopback; on loopback the server
  * is open like the dashboard without a password, and a token, when sent, still names the owner of the sessions.
  *
  * The token travels as `Authorization: Bearer rl_…`, or as HTTP Basic credentials (token as the password, or as the
@@ -87,7 +87,7 @@ export class AccessGate {
     if (hit && hit.until > Date.now()) return hit.owner;
     const check = await checkApiToken(this.db, token);
     if (!check.ok) throw new RequestError(401, WS_ERROR.session, check.message);
-    const problem = scopeProblem(check.token, "write");
+    const problem = scopeProblem(check.token, "ingest");
     if (problem) throw new RequestError(403, WS_ERROR.session, `${problem} (playing episodes records runs).`);
     const owner: Owner = { key: check.token.id, name: check.token.name, tokenPrefix: check.token.prefix };
     if (this.cache.size > 10_000) this.cache.clear();

@@ -18,7 +18,7 @@ export const tokensRouter = router({
     .query(({ ctx, input }) => listTokens(ctx.db, input)),
 
   create: publicProcedure
-    .input(z.object({ name: z.string().trim().min(1).max(80), scopes: z.array(z.enum(TOKEN_SCOPES)).min(1).max(2) }).strict())
+    .input(z.object({ name: z.string().trim().min(1).max(80), scopes: z.array(z.enum(TOKEN_SCOPES)).min(1).max(3) }).strict())
     .mutation(({ ctx, input }) => createToken(ctx.db, input)),
 
   revoke: publicProcedure.input(z.object({ id: entityId }).strict()).mutation(({ ctx, input }) => revokeToken(ctx.db, input.id)),
