@@ -1,97 +1,38 @@
 /**
- * The pre-flight check of a run config (lib/preflight.ts): render the environment's real opening prompt for its
- * first training task with the chosen policy's chat template and tokenizer, and compare it with the context; then
- * estimate tokens, memory and time per step. Runs on a trainer worker: the environments, tokenizers and model live
- * here, never in the web app.
+ * The pre-flight check of a run config (lib/preflight.ts): the opening prompt against the context, tokens and
+ * memory per step (plan.ts), then one forward pass over the opening prompt timed on this worker for a rough step
+ * time. Runs on a trainer worker: the environments, tokenizers and model live here, never in the web app.
  */
 import os from "node:os";
 import * as tf from "@tensorflow/tfjs";
 import type { PreflightResult } from "../../lib/preflight";
 import type { RunConfig } from "../../lib/run-config";
-import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../lib/step-memory";
-import { getEnvironment } from "../envs/registry";
-import type { LlmChat } from "../envs/types";
+import { stepMemoryLimitBytes } from "../../lib/step-memory";
 import { loadPolicy } from "../loop/real/load-policy";
 import { confineRunPaths } from "../loop/real/run-paths";
 import { padBatch, tokenLogProbs } from "../policy/logprobs";
-import { EpisodeTokens } from "../rollout/episode-tokens";
-
-/** The opening needs no LLM: environments open from the task; a simulated user's first line uses its offline reply. */
-const offlineOnly: LlmChat = {
-  async chat(req) {
-    if (!req.offline) throw new Error("the opening of this environment needs an LLM call; pre-flight only renders offline openings");
-    return { text: await req.offline(), callId: "preflight" };
-  },
-};
+import { planPreflight } from "./plan";
 
 /** `roots`: the folders a run config may read (dataReadRoots in trainer/data-roots.ts). */
 export async function computePreflight(raw: RunConfig, roots: string[]): Promise<PreflightResult> {
   const config = await confineRunPaths(raw, roots);
-  const env = getEnvironment(config.environment, config.environmentOptions);
-  const tasks = config.dataset.path && env.loadTasks ? await env.loadTasks(config.dataset.path) : env.builtinTasks();
-  const train = tasks.filter((t) => t.split === config.dataset.trainSplit);
-  const task = (train.length ? train : tasks)[0];
-  if (!task) throw new Error(`environment "${env.name}" has no training task${config.dataset.path ? ` in ${config.dataset.path}` : ""}`);
-
   const { model, tokenizer } = await loadPolicy(config);
   try {
-    const episode = env.createEpisode(task, { seed: config.seed, llm: offlineOnly, maxTurns: config.rollout.maxTurns });
-    const opening = await episode.reset();
-    const ids = new EpisodeTokens(tokenizer).prompt(opening);
-    const contextLength = model.config.maxPositions;
-    const { maxNewTokens, maxTurns } = config.rollout;
-    const fits = ids.length + maxNewTokens <= contextLength;
-    const episodesPerStep = config.grpo.groupsPerStep * config.grpo.groupSize;
-    const sampledPerEpisode = maxTurns * maxNewTokens;
-    const tokensPerStep = episodesPerStep * Math.min(contextLength, ids.length + sampledPerEpisode);
-    const sampledTokensPerStep = episodesPerStep * Math.min(sampledPerEpisode, Math.max(0, contextLength - ids.length));
-
-    const memoryInput = stepMemoryInputOf(config, model.config, model.config.vocabSize);
-    const microBatch = memoryInput.microBatch;
-    const estimate = estimateStepMemory(memoryInput);
-    const limit = stepMemoryLimitBytes(process.env, os.totalmem());
-
-    const measured = ids.slice(-Math.min(ids.length, contextLength));
+    const { openingIds, ...plan } = await planPreflight(
+      config,
+      { modelConfig: model.config, tokenizer },
+      stepMemoryLimitBytes(process.env, os.totalmem()),
+    );
+    const measured = openingIds.slice(-Math.min(openingIds.length, plan.contextLength));
     const started = performance.now();
     tf.tidy(() => tokenLogProbs(model, padBatch([measured])).logp.dataSync());
     const forwardMs = performance.now() - started;
     const perToken = forwardMs / Math.max(1, measured.length) / 1000;
-    const stepSecondsEstimate = 3 * perToken * tokensPerStep + perToken * sampledTokensPerStep;
-
-    const problems: string[] = [];
-    if (!fits) {
-      problems.push(
-        `The opening prompt is ${ids.length} tokens and a reply may take ${maxNewTokens}, but the policy's context is ${contextLength}: ` +
-          `the prompt would be cut by ${ids.length + maxNewTokens - contextLength} tokens from the start and later turns could not fit. ` +
-          `Raise policy.contextLength to at least ${ids.length + maxNewTokens + maxNewTokens}, lower rollout.maxNewTokens, or use a tokenizer that needs fewer tokens.`,
-      );
-    } else if (ids.length + 2 * maxNewTokens > contextLength && maxTurns > 1) {
-      problems.push(
-        `Only one turn fits: after the first reply, ${contextLength - ids.length - maxNewTokens} tokens are left for the next observation and reply, so most episodes will end context_full. Raise policy.contextLength.`,
-      );
-    }
-    const memory = stepMemoryProblem(estimate, limit, microBatch, contextLength);
-    if (memory) problems.push(memory);
-
-    const text = tokenizer.decode(ids);
+    const stepSecondsEstimate = 3 * perToken * plan.tokensPerStep + perToken * plan.sampledTokensPerStep;
     return {
-      environment: env.name,
-      taskId: task.id,
-      promptTokens: ids.length,
-      contextLength,
-      maxNewTokens,
-      fits,
-      headroom: contextLength - ids.length - maxNewTokens,
-      promptTail: text.slice(-600),
-      episodesPerStep,
-      tokensPerStep,
-      sampledTokensPerStep,
-      parameters: estimate.parameters,
-      memoryBytes: estimate.bytes.total,
-      memoryLimitBytes: limit,
+      ...plan,
       forwardMs: Math.round(forwardMs * 10) / 10,
       stepSecondsEstimate: Math.round(stepSecondsEstimate * 10) / 10,
-      problems,
     };
   } finally {
     model.dispose();

@@ -21,7 +21,8 @@ function builtInConfig(name: BuiltinModelSize, vocabSize: number, contextLength?
   return { ...dims, maxPositions: contextLength ?? dims.maxPositions, vocabSize, ropeTheta: 10000, rmsNormEps: 1e-5 };
 }
 
-async function loadTokenizer(spec: string): Promise<Tokenizer> {
+/** The tokenizer `policy.tokenizer` names (a checkpoint folder's own tokenizer.json takes precedence in loadPolicy). */
+export async function loadTokenizer(spec: string): Promise<Tokenizer> {
   if (spec === "byte") return new ByteTokenizer();
   return loadHfTokenizer(await readDataJson(spec));
 }
