@@ -32,3 +32,11 @@ export function parseOptions<T>(
   if (!parsed.success) throw new Error(`Invalid ${what}: ${describeZodIssues(parsed.error, "options")}`);
   return parsed.data;
 }
+
+/**
+ * Absolute file paths (and file:// URLs) reduced to their last part: an error a browser shows must not reveal
+ * where the server keeps its files ("imported from /home/ops/rollout-lab/trainer/backend/select.ts" → "select.ts").
+ */
+export function withoutFilePaths(text: string): string {
+  return text.replace(/(?<![\w.@+~-])(?:file:\/\/)?(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]+)+[\\/]([\w.@+~-]+)/g, (_m, last: string) => last);
+}

@@ -2,7 +2,9 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import { formatDuration, formatNumber } from "@/lib/format";
+import { formatNumber } from "@/lib/format";
+import { Elapsed } from "./elapsed";
+import { QueueNotice } from "./queue-notice";
 import { CheckpointList } from "./checkpoint-list";
 import { EventLog } from "./event-log";
 import { MetricPanel } from "./metric-panel";
@@ -11,7 +13,7 @@ import { RunActions } from "./run-actions";
 import { StatusBadge } from "./status-badge";
 import { RewardHealthPanel } from "@/components/signals/reward-health-panel";
 import { RunHealthBanner } from "@/components/signals/run-health-banner";
-import { slowPathNotice } from "@/lib/backend-notice";
+import { describeBackend, slowPathNotice } from "@/lib/backend-notice";
 
 function isLive(status: string | undefined) {
   return status === "running" || status === "queued";
@@ -28,7 +30,7 @@ export function RunDetail({ runId }: { runId: string }) {
   if (run.isError) return <p className="text-sm text-red-700">Could not load this run: {run.error.message}</p>;
   const r = run.data!;
   const live = isLive(r.status);
-  const duration = r.startedAt ? (r.finishedAt ?? new Date()).getTime() - r.startedAt.getTime() : null;
+  const backend = r.backend ? describeBackend(r.backend) : null;
 
   return (
     <article className="space-y-6">
@@ -67,12 +69,15 @@ export function RunDetail({ runId }: { runId: string }) {
         <Fact label="Environment" value={r.environment} />
         <Fact label="Policy model" value={r.policyModel} />
         <Fact label="Latest reward" value={formatNumber(r.latestReward)} />
-        <Fact label="Duration" value={duration === null ? "—" : formatDuration(duration)} />
+        <Fact label="Duration">
+          <Elapsed startedAt={r.startedAt} finishedAt={r.finishedAt} />
+        </Fact>
         <Fact label="Seed" value={String(r.seed)} />
         <Fact label="Launched by" value={r.launchedByName ? `${r.launchedBy} · ${r.launchedByName}` : r.launchedBy} />
         <Fact label="Worker" value={r.workerId ?? "—"} wrap />
-        <Fact label="Backend" value={r.backend ?? "—"} wide />
+        <Fact label="Backend" value={backend?.summary ?? "—"} detail={backend?.detail} wide />
       </dl>
+      {r.status === "queued" && <QueueNotice runId={r.id} />}
       {r.error && (
         <p className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800" data-testid="run-error">
           {r.error}
@@ -100,17 +105,35 @@ export function RunDetail({ runId }: { runId: string }) {
   );
 }
 
-/** One fact; `wide` spans the grid's full width and `wrap` breaks long values (a backend's reason, a worker id). */
-function Fact({ label, value, mono, wide, wrap }: { label: string; value: string; mono?: boolean; wide?: boolean; wrap?: boolean }) {
+/**
+ * One fact; `wide` spans the grid's full width and `wrap` breaks long values (a worker id). `detail` is a second,
+ * smaller line (the reasons behind the backend).
+ */
+function Fact({
+  label,
+  value,
+  detail,
+  children,
+  wide,
+  wrap,
+}: {
+  label: string;
+  value?: string;
+  detail?: string | null;
+  children?: React.ReactNode;
+  wide?: boolean;
+  wrap?: boolean;
+}) {
   return (
     <div
       className={`min-w-0 rounded border border-slate-200 bg-white px-3 py-2 ${wide ? "col-span-2 sm:col-span-4" : ""}`}
       data-testid={`fact-${label.toLowerCase().replace(/\s+/g, "-")}`}
     >
-      <dt className="text-xs text-slate-500">{label}</dt>
-      <dd className={`${wide || wrap ? "break-words" : "truncate"} ${mono ? "font-mono text-xs" : ""}`} title={value}>
-        {value}
+      <dt className="text-xs text-slate-600">{label}</dt>
+      <dd className={wide || wrap ? "break-words" : "truncate"} title={value}>
+        {children ?? value}
       </dd>
+      {detail && <dd className="mt-0.5 break-words text-xs text-slate-600">{detail}</dd>}
     </div>
   );
 }
