@@ -13,7 +13,7 @@ import { isUserFacingStartupError, prepareDatabase, type PreparedDatabase } from
 import { createPrismaClient } from "../db/client";
 import { assertPortFree } from "../db/embedded";
 import { seedIfEmpty } from "../server/seed/demo";
-import { buildIsCurrent, recordBuild } from "./build-fingerprint";
+import { buildIsCurrent, buildWebApp } from "./build-fingerprint";
 import { Supervisor } from "./supervisor";
 
 const args = new Set(process.argv.slice(2));
@@ -81,12 +81,10 @@ async function main() {
   }
   if (!dev && !buildIsCurrent()) {
     log("Building the web app (first start or sources changed; 1–3 minutes on a 2-core machine)…");
-    const build = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit" });
-    if (build.status !== 0) {
+    if (!buildWebApp()) {
       log("The web build failed; see the output above.");
       await shutdown(1);
     }
-    recordBuild();
   }
 
   const childEnv: NodeJS.ProcessEnv = {
