@@ -52,3 +52,12 @@ test("config difference across three runs lists only the paths that differ, abse
   ]);
   assert.equal(sameCount, 2);
 });
+
+test("for configs, an empty list or object counts as absent: no `tags [] vs absent` rows", () => {
+  const launched = { tags: [], environmentOptions: {}, grpo: { lr: 1e-5 } };
+  const imported = { grpo: { lr: 1e-5 } };
+  assert.deepEqual(diffManyJson([launched, imported], { emptyIsAbsent: true }).differing, []);
+  assert.deepEqual(diffManyJson([{ tags: ["a"] }, {}], { emptyIsAbsent: true }).differing, [{ path: "tags[0]", values: ["a", undefined] }]);
+  // Without the option (the state diff's use), `{}` against a missing key stays visible.
+  assert.equal(diffManyJson([launched, imported]).differing.length, 2);
+});

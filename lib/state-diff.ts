@@ -42,6 +42,10 @@ export function flattenJson(value: unknown, prefix = ""): Map<string, unknown> {
   return out;
 }
 
+function isEmptyContainer(v: unknown): boolean {
+  return (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0);
+}
+
 /** Leaves are equal when their JSON is equal (so `{}` equals `{}`, and 1 equals 1.0). */
 export function leafEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -101,10 +105,19 @@ export interface MultiDiffRow {
 
 /**
  * Paths whose leaf differs between any of several values (e.g. run configs): a path present in some and absent
- * in others counts as different. Rows are in first-seen order across the inputs.
+ * in others counts as different (with `emptyIsAbsent`, an empty list or object is absent). Rows are in first-seen
+ * order across the inputs.
  */
-export function diffManyJson(values: unknown[]): { differing: MultiDiffRow[]; sameCount: number } {
-  const flat = values.map((v) => flattenJson(v));
+export function diffManyJson(
+  values: unknown[],
+  options: { emptyIsAbsent?: boolean } = {},
+): { differing: MultiDiffRow[]; sameCount: number } {
+  const flat = values.map((v) => {
+    const leaves = flattenJson(v);
+    // `tags: []` against a config without tags says nothing about how the runs differ.
+    if (options.emptyIsAbsent) for (const [path, leaf] of leaves) if (isEmptyContainer(leaf)) leaves.delete(path);
+    return leaves;
+  });
   const paths: string[] = [];
   const seen = new Set<string>();
   for (const f of flat) {
