@@ -97,6 +97,52 @@ export function summarizeStateDiff(expected: unknown, actual: unknown): StateDif
   return { ...summary, matches: summary.changed + summary.missing + summary.unexpected === 0 };
 }
 
+/**
+ * What the inspector's "final vs expected state" shows. An environment declares what is comparable by the top-level
+ * keys both states share (guess-number's `answer`, τ²'s tables, simulated's `calls`); keys on one side only are its
+ * bookkeeping (turns taken, format errors) or a spec with nothing to match it (calls that must not be made), shown
+ * as recorded but never counted as missing or unexpected — which marked solved episodes red.
+ */
+export type StateComparison =
+  | { kind: "none" }
+  | { kind: "no-expected"; actual: unknown }
+  | { kind: "no-final"; expected: unknown }
+  /** Both recorded, no key in common: they describe different things. */
+  | { kind: "unrelated"; expected: unknown; actual: unknown }
+  | {
+      kind: "compared";
+      /** The shared top-level keys compared, or null when the states were compared whole (lists, primitives). */
+      keys: string[] | null;
+      entries: StateDiffEntry[];
+      summary: StateDiffSummary;
+      expectedOnly: Record<string, unknown>;
+      finalOnly: Record<string, unknown>;
+    };
+
+export function compareStates(expected: unknown, actual: unknown): StateComparison {
+  if (expected == null && actual == null) return { kind: "none" };
+  if (expected == null) return { kind: "no-expected", actual };
+  if (actual == null) return { kind: "no-final", expected };
+  if (!isPlainObject(expected) || !isPlainObject(actual)) {
+    return { kind: "compared", keys: null, ...diffWithSummary(expected, actual), expectedOnly: {}, finalOnly: {} };
+  }
+  const keys = Object.keys(expected).filter((k) => Object.hasOwn(actual, k));
+  if (keys.length === 0) return { kind: "unrelated", expected, actual };
+  const pick = (o: Record<string, unknown>, wanted: boolean) =>
+    Object.fromEntries(Object.entries(o).filter(([k]) => keys.includes(k) === wanted));
+  return {
+    kind: "compared",
+    keys,
+    ...diffWithSummary(pick(expected, true), pick(actual, true)),
+    expectedOnly: pick(expected, false),
+    finalOnly: pick(actual, false),
+  };
+}
+
+function diffWithSummary(expected: unknown, actual: unknown): { entries: StateDiffEntry[]; summary: StateDiffSummary } {
+  return { entries: diffStates(expected, actual, { includeEqual: true }), summary: summarizeStateDiff(expected, actual) };
+}
+
 export interface MultiDiffRow {
   path: string;
   /** One value per input, `undefined` where that input lacks the path. */

@@ -9,7 +9,7 @@ import type { Episode, EpisodeContext, Evaluation, StepResult, Task } from "../t
 import { formatErrorObservation, formatToolsPrompt, parsePolicyAction, toolCallIdPrefix, type ToolPromptStyle } from "../parse";
 import type { SimulatedTaskData } from "./task-schema";
 import { judgePromptFor, renderTemplate, TERMINATE_MARKER, type SimulatedPrompts } from "./prompts";
-import { judgeSimulatedEpisode } from "./judge-episode";
+import { judgeSimulatedEpisode, simulatedFinalState } from "./judge-episode";
 import {
   createSimulatedState,
   offlineToolAnswer,
@@ -121,11 +121,7 @@ export class SimulatedEpisode implements Episode {
       state: this.state,
       judge: this.options.judge,
       endReason,
-      finalState: {
-        calls: this.state.calls,
-        formatErrors: this.state.formatErrors,
-        revealedFacts: [...this.state.revealedFacts].map((i) => d.facts[i]?.value),
-      },
+      finalState: simulatedFinalState(this.state, { revealedFacts: [...this.state.revealedFacts].map((i) => d.facts[i]?.value) }),
     });
   }
 

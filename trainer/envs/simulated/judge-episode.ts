@@ -10,6 +10,19 @@ import type { SimulatedEpisodeOptions } from "./episode";
 import { offlineJudgeReply, type SimulatedState } from "./offline-simulators";
 import type { SimulatedTaskData } from "./task-schema";
 
+/**
+ * A simulated episode's final state: the calls made as name and arguments (compared with the expected calls), and
+ * beside them what each returned and the episode's bookkeeping.
+ */
+export function simulatedFinalState(state: SimulatedState, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    calls: state.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
+    toolResults: state.calls.map((c) => ({ turn: c.turn, name: c.name, result: c.result })),
+    formatErrors: state.formatErrors,
+    ...extra,
+  };
+}
+
 export async function judgeSimulatedEpisode(opts: {
   ctx: EpisodeContext;
   prompt: string;
@@ -37,6 +50,8 @@ export async function judgeSimulatedEpisode(opts: {
     components,
     reasoning: `${result.reasoning} (episode ended: ${opts.endReason})`,
     finalState: opts.finalState,
-    expectedState: task.expected,
+    // `calls` as name and arguments, like the final state's: what the inspector compares (the canned results and
+    // the facts and forbidden calls are the judge's spec, shown beside the comparison).
+    expectedState: { ...task.expected, calls: task.expected.calls.map(({ name, arguments: args }) => ({ name, arguments: args })) },
   };
 }

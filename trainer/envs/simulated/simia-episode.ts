@@ -12,7 +12,7 @@
 import type { ConversationMessage, EpisodeEndReason } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, StepResult, Task } from "../types";
 import { parsePolicyAction, toolCallIdPrefix } from "../parse";
-import { judgeSimulatedEpisode } from "./judge-episode";
+import { judgeSimulatedEpisode, simulatedFinalState } from "./judge-episode";
 import type { SimulatedTaskData } from "./task-schema";
 import { judgePromptFor, renderTemplate, simiaReference, simiaTranscript, TERMINATE_MARKER } from "./prompts";
 import { agentSystemPrompt, type SimulatedEpisodeOptions } from "./episode";
@@ -110,7 +110,7 @@ export class SimiaEpisode implements Episode {
       state: this.state,
       judge: this.options.judge,
       endReason,
-      finalState: { calls: this.state.calls, formatErrors: this.state.formatErrors },
+      finalState: simulatedFinalState(this.state),
     });
   }
 
