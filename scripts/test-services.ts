@@ -52,7 +52,7 @@ function freePort(): Promise<number> {
  * embedded PostgreSQL (db/embedded.ts) in a temporary folder on a free port, removed by stop().
  */
 export async function provideTestPostgres(
-  env: NodeJS.ProcessEnv = process.env,
+  env: Record<string, string | undefined> = process.env,
   log: (line: string) => void = console.log,
   /** Where the CI's server would listen (a test points it at an unused port). */
   localPort = 5432,
@@ -85,12 +85,15 @@ export async function provideTestPostgres(
 }
 
 /** The Chromium Playwright drives (playwright.config.ts: CHROMIUM_PATH, else Debian's /usr/bin/chromium). */
-export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
+export function chromiumPath(env: Record<string, string | undefined> = process.env): string {
   return env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 }
 
 /** null when Chromium is there; else the one line `npm test` prints instead of running the end-to-end suite. */
-export function missingChromium(env: NodeJS.ProcessEnv = process.env, exists: (p: string) => boolean = existsSync): string | null {
+export function missingChromium(
+  env: Record<string, string | undefined> = process.env,
+  exists: (p: string) => boolean = existsSync,
+): string | null {
   const file = chromiumPath(env);
   if (exists(file)) return null;
   return `e2e: not run — no Chromium at ${file}. Install it (Debian/Ubuntu: sudo apt-get install chromium) or set CHROMIUM_PATH to a Chromium binary.`;
