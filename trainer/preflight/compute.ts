@@ -13,6 +13,13 @@ import { confineRunPaths } from "../loop/real/run-paths";
 import { padBatch, tokenLogProbs } from "../policy/logprobs";
 import { planPreflight } from "./plan";
 
+/**
+ * The forward pass is timed on at most this many tokens of the opening: τ²'s 9,750-token opening would hold 1.6 GB
+ * of attention probabilities per layer, on a worker whose wasm heap (4 GiB) may be training another run. Per-token
+ * time grows with length, so a longer prompt's step estimate is low by up to its length over this.
+ */
+const MAX_TIMED_TOKENS = 2048;
+
 /** `roots`: the folders a run config may read (dataReadRoots in trainer/data-roots.ts). */
 export async function computePreflight(raw: RunConfig, roots: string[]): Promise<PreflightResult> {
   const config = await confineRunPaths(raw, roots);
@@ -23,7 +30,7 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
       { modelConfig: model.config, tokenizer },
       stepMemoryLimitBytes(process.env, os.totalmem()),
     );
-    const measured = openingIds.slice(-Math.min(openingIds.length, plan.contextLength));
+    const measured = openingIds.slice(-Math.min(openingIds.length, plan.contextLength, MAX_TIMED_TOKENS));
     const started = performance.now();
     tf.tidy(() => tokenLogProbs(model, padBatch([measured])).logp.dataSync());
     const forwardMs = performance.now() - started;
