@@ -148,3 +148,16 @@ export async function selectBackend(
   const nativeKernels = opts.native === false ? { enabled: false, reason: "disabled by caller" } : await enableNativeKernels(backend);
   return { backend, reason, ...describeThreads(backend), nativeKernels, tfjsVersion: tf.version.tfjs };
 }
+
+let selectedOnce: Promise<BackendReport> | null = null;
+
+/**
+ * The process's backend, chosen on first use and shared by everything the worker runs: training, and the
+ * pre-flight checks beside it. A fresh worker that answered a check before its first run used to compute it on
+ * TF.js's default, the pure-JS cpu backend (~200× slower: minutes for a 2,500-token opening, so the launch form
+ * gave up waiting).
+ */
+export function selectBackendOnce(): Promise<BackendReport> {
+  selectedOnce ??= selectBackend();
+  return selectedOnce;
+}

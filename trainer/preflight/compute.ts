@@ -8,6 +8,7 @@ import * as tf from "@tensorflow/tfjs";
 import type { PreflightResult } from "../../lib/preflight";
 import type { RunConfig } from "../../lib/run-config";
 import { stepMemoryLimitBytes } from "../../lib/step-memory";
+import { selectBackendOnce } from "../backend/select";
 import { loadPolicy } from "../loop/real/load-policy";
 import { confineRunPaths } from "../loop/real/run-paths";
 import { padBatch, tokenLogProbs } from "../policy/logprobs";
@@ -23,6 +24,7 @@ const MAX_TIMED_TOKENS = 2048;
 /** `roots`: the folders a run config may read (dataReadRoots in trainer/data-roots.ts). */
 export async function computePreflight(raw: RunConfig, roots: string[]): Promise<PreflightResult> {
   const config = await confineRunPaths(raw, roots);
+  await selectBackendOnce();
   const { model, tokenizer } = await loadPolicy(config);
   try {
     const { openingIds, ...plan } = await planPreflight(
@@ -39,6 +41,7 @@ export async function computePreflight(raw: RunConfig, roots: string[]): Promise
     return {
       ...plan,
       forwardMs: Math.round(forwardMs * 10) / 10,
+      backend: tf.getBackend(),
       stepSecondsEstimate: Math.round(stepSecondsEstimate * 10) / 10,
     };
   } finally {

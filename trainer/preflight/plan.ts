@@ -14,7 +14,7 @@ import type { ModelConfig } from "../policy/config";
 import { EpisodeTokens } from "../rollout/episode-tokens";
 
 /** Everything but the timing, which needs the model's weights. */
-export type PreflightPlan = Omit<PreflightResult, "forwardMs" | "stepSecondsEstimate"> & {
+export type PreflightPlan = Omit<PreflightResult, "forwardMs" | "stepSecondsEstimate" | "backend"> & {
   /** The opening prompt's ids (the forward pass is timed on them). */
   openingIds: number[];
 };
