@@ -47,7 +47,7 @@ export function RunDetail({ runId }: { runId: string }) {
         </div>
       </header>
       {/* Scrolls sideways on a phone instead of pushing Compare off-screen. */}
-      <nav className="flex gap-4 overflow-x-auto whitespace-nowrap border-b border-slate-200 text-sm" data-testid="run-tabs">
+      <nav className="flex gap-4 relative overflow-x-auto whitespace-nowrap border-b border-slate-200 text-sm" data-testid="run-tabs">
         <span className="border-b-2 border-blue-700 pb-2 font-medium">Overview</span>
         <Link href={`/runs/${r.id}/trajectories`} className="shrink-0 pb-2 text-slate-600 hover:text-slate-900">
           Trajectories
@@ -97,7 +97,7 @@ export function RunDetail({ runId }: { runId: string }) {
       </div>
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-700">Config</h2>
-        <pre className="max-h-96 overflow-auto rounded border border-slate-200 bg-white p-3 text-xs">
+        <pre className="max-h-96 overflow-auto rounded border border-slate-200 bg-white p-3 text-xs" tabIndex={0} aria-label="Run config">
           {JSON.stringify(r.config, null, 2)}
         </pre>
       </section>

@@ -72,7 +72,7 @@ export function StateDiffView({ expected, actual }: { expected: unknown; actual:
 
 function DiffTable({ rows }: { rows: ReturnType<typeof diffStates> }) {
   return (
-    <div className="overflow-x-auto">
+    <div className="relative overflow-x-auto">
       <table className="w-full text-left font-mono text-xs">
         <thead className="text-slate-500">
           <tr>
