@@ -9,17 +9,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ENVIRONMENT_NAMES } from "../../lib/environments";
 import { compareStates } from "../../lib/state-diff";
-import { runOfflineCall } from "../llm/offline-provider";
 import { getEnvironment } from "./registry";
-import type { LlmChat } from "./types";
-
-const offline: LlmChat = {
-  async chat(req) {
-    const { record, text, error } = await runOfflineCall(req);
-    if (error || text === null) throw error ?? new Error("no offline reply");
-    return { text, callId: record.id };
-  },
-};
+import { offlineChat as offline } from "./scripted-demonstration";
 
 for (const name of ENVIRONMENT_NAMES) {
   test(`${name}: a solved episode's final state shows as agreeing with the expected one`, async (t) => {
