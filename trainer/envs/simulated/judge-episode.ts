@@ -23,6 +23,14 @@ export function simulatedFinalState(state: SimulatedState, extra: Record<string,
   };
 }
 
+/**
+ * The expected state beside it: the expected calls as name and arguments, like the final state's, which is what the
+ * inspector compares; the canned results, facts to tell and forbidden calls are the judge's spec, shown beside.
+ */
+export function simulatedExpectedState(task: SimulatedTaskData): Record<string, unknown> {
+  return { ...task.expected, calls: task.expected.calls.map(({ name, arguments: args }) => ({ name, arguments: args })) };
+}
+
 export async function judgeSimulatedEpisode(opts: {
   ctx: EpisodeContext;
   prompt: string;
@@ -50,8 +58,6 @@ export async function judgeSimulatedEpisode(opts: {
     components,
     reasoning: `${result.reasoning} (episode ended: ${opts.endReason})`,
     finalState: opts.finalState,
-    // `calls` as name and arguments, like the final state's: what the inspector compares (the canned results and
-    // the facts and forbidden calls are the judge's spec, shown beside the comparison).
-    expectedState: { ...task.expected, calls: task.expected.calls.map(({ name, arguments: args }) => ({ name, arguments: args })) },
+    expectedState: simulatedExpectedState(task),
   };
 }
