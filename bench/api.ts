@@ -1,13 +1,16 @@
 /**
  * npm run bench:api — latency of the dashboard's heaviest queries on a large synthetic run, against the real
  * PostgreSQL: 100k steps × 20 metric keys (2M points) and 1M trajectories (125k groups × 8). Prints JSON with p50 /
- * p95 per query; the target is p95 ≤ 100 ms. The filled database (rl_bench_api) is kept between runs because filling
+ * p95 per query; the target is p95 ≤ 100 ms, and < 1 s for the signals page (its warnings over the most recent
+ * 4,000 trajectories and the run's curves, grouped by kind). The filled database (rl_bench_api) is kept between runs because filling
  * takes minutes; pass --refill to rebuild it.
  *
  * Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres).
  */
+import type pg from "pg";
 import { createPrismaClient } from "../db/client";
-import { benchDbUrl, insertMetricRun, openBenchDb } from "./bench-db";
+import { benchConditions, benchDbUrl, insertMetricRun, insertRollups, loadAverageNow, openBenchDb } from "./bench-db";
+import { getRunSignals } from "../server/services/reward-signals";
 import { getMetricSeries } from "../server/services/metrics";
 import { getTrajectory, getTrajectoryNeighbors, listTrajectories } from "../server/services/trajectories";
 
@@ -16,13 +19,41 @@ const STEPS = 100_000;
 const KEYS = Array.from({ length: 20 }, (_, i) => (i === 0 ? "reward/mean" : `bench/key_${String(i).padStart(2, "0")}`));
 const GROUP_STEPS = 15_625; // × 8 groups × 8 samples = 1,000,000 trajectories
 const RUN_ID = "bench-run";
+/** The curves the signals page reads (drift, divergence), added to a database filled before they were benched. */
+const SIGNAL_KEYS = ["response/length_mean", "env/turns_mean", "eval/reward_mean"];
 
 const dbUrl = () => benchDbUrl(DB);
+
+/** The signals page's curves and the rollups long curves are read from; a no-op once present. */
+async function addSignalCurves(c: pg.Client): Promise<void> {
+  const have = await c.query(`SELECT 1 FROM "MetricRollup" WHERE "runId" = $1 AND key = $2 LIMIT 1`, [RUN_ID, SIGNAL_KEYS[0]]);
+  if (have.rowCount) return;
+  console.error("adding the signals page's curves and their rollups…");
+  // Length and turns wander like a real run's (a slow sine plus noise); eval every 10 steps.
+  await c.query(
+    `INSERT INTO "MetricPoint" ("runId", key, step, value, "wallTime")
+     SELECT $1, k, s, CASE WHEN k = 'env/turns_mean' THEN 3 + sin(s / 900.0) + random() * 0.5 ELSE 80 + 40 * sin(s / 1300.0) + random() * 20 END,
+            now() - make_interval(secs => ($2 - s) * 30)
+     FROM generate_series(0, $2 - 1) s, unnest($3::text[]) k
+     ON CONFLICT DO NOTHING`,
+    [RUN_ID, STEPS, SIGNAL_KEYS.slice(0, 2)],
+  );
+  await c.query(
+    `INSERT INTO "MetricPoint" ("runId", key, step, value, "wallTime")
+     SELECT $1, 'eval/reward_mean', s, 0.5 + 0.3 * cos(s / 700.0), now() - make_interval(secs => ($2 - s) * 30)
+     FROM generate_series(0, $2 - 1, 10) s ON CONFLICT DO NOTHING`,
+    [RUN_ID, STEPS],
+  );
+  await c.query(`DELETE FROM "MetricRollup" WHERE "runId" = $1`, [RUN_ID]);
+  await insertRollups(c, RUN_ID);
+  await c.query("ANALYZE");
+}
 
 async function fill(refill: boolean): Promise<void> {
   const c = await openBenchDb(DB, refill);
   const done = await c.query(`SELECT count(*)::int AS n FROM "Trajectory" WHERE "runId" = $1`, [RUN_ID]);
   if (done.rows[0].n >= 1_000_000) {
+    await addSignalCurves(c);
     await c.end();
     return;
   }
@@ -56,6 +87,7 @@ async function fill(refill: boolean): Promise<void> {
      FROM "Trajectory" t, generate_series(0, 2) n WHERE t.step >= $2 - 200`,
     [RUN_ID, GROUP_STEPS],
   );
+  await addSignalCurves(c);
   await c.query("ANALYZE");
   await c.end();
   console.error(`filled in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
@@ -75,6 +107,7 @@ async function time(fn: () => Promise<unknown>, n: number): Promise<{ p50_ms: nu
 }
 
 await fill(process.argv.includes("--refill"));
+const loadBefore = loadAverageNow();
 const db = createPrismaClient(dbUrl());
 const N = Number(process.env.BENCH_ITERATIONS ?? 30);
 const latest = `t${GROUP_STEPS - 1}-0-0`;
@@ -100,10 +133,16 @@ const results = {
   ),
   "inspector: trajectory with its LLM calls": await time(() => getTrajectory(db, { runId: RUN_ID, id: latest }), N),
   "inspector: prev/next in browser order (whole run)": await time(() => getTrajectoryNeighbors(db, { ...base, id: latest }), 5),
+  "signals page: warnings grouped by kind (target < 1 s)": await time(() => getRunSignals(db, { runId: RUN_ID }), 5),
 };
 console.log(
   JSON.stringify(
-    { database: "PostgreSQL (127.0.0.1:5432)", metricPoints: STEPS * KEYS.length, trajectories: GROUP_STEPS * 64, results },
+    {
+      conditions: { ...benchConditions(loadBefore), database: "PostgreSQL (127.0.0.1:5432)" },
+      metricPoints: STEPS * (KEYS.length + SIGNAL_KEYS.length - 1) + STEPS / 10,
+      trajectories: GROUP_STEPS * 64,
+      results,
+    },
     null,
     2,
   ),

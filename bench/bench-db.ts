@@ -2,6 +2,7 @@
  * A benchmark's own database on the local PostgreSQL, kept between runs (filling is slow) and migrated: created if
  * missing, dropped and recreated with `refill`. Env: BENCH_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres).
  */
+import os from "node:os";
 import pg from "pg";
 import { applyMigrations } from "../db/migrate";
 
@@ -40,4 +41,30 @@ export async function insertMetricRun(c: pg.Client, run: { id: string; name: str
      FROM generate_series(0, $2 - 1) s, unnest($3::text[]) k`,
     [run.id, run.steps, run.keys],
   );
+}
+
+/** The rollups the trainer maintains step by step (db/metric-rollups.ts), built for a whole run in one pass per width. */
+export async function insertRollups(c: pg.Client, runId: string, keys?: string[]): Promise<void> {
+  for (const width of [16, 256, 4096]) {
+    await c.query(
+      `INSERT INTO "MetricRollup" ("runId", "key", "width", "bucket", "count", "sum", "min", "max", "lastStep", "lastWallTime")
+       SELECT "runId", key, $2, step / $2, count(*), sum(value), min(value), max(value), max(step), max("wallTime")
+       FROM "MetricPoint" WHERE "runId" = $1 AND ($3::text[] IS NULL OR key = ANY($3)) GROUP BY "runId", key, step / $2`,
+      [runId, width, keys ?? null],
+    );
+  }
+}
+
+/** Load average and machine facts for a benchmark's `conditions` (figures under load are not comparable). */
+export function benchConditions(loadAverageBefore: number[]): Record<string, unknown> {
+  return {
+    cores: os.availableParallelism(),
+    loadAverageBefore,
+    loadAverageAfter: loadAverageNow(),
+    node: process.version,
+  };
+}
+
+export function loadAverageNow(): number[] {
+  return os.loadavg().map((l) => Number(l.toFixed(2)));
 }

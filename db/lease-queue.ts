@@ -30,12 +30,14 @@ export interface LeasedQueue {
   alsoSet?: string;
   /** The RETURNING list of the claim. */
   returning: string;
+  /** Which queued row a worker takes first: the oldest (a fair queue, the default) or the newest. */
+  order?: "oldest" | "newest";
 }
 
 const COUNT_CLAIM = `, claims = claims + 1, "startedAt" = COALESCE("startedAt", ${DB_NOW})`;
 
 /**
- * Claim the oldest queued row, or a running one whose lease expired, for `workerId`: status running, a fresh lease
+ * Claim the oldest (or, by `order`, the newest) queued row, or a running one whose lease expired, for `workerId`: status running, a fresh lease
  * (and, when the table counts claims, claims + 1 and startedAt kept from the first claim). The locking SELECT and the UPDATE share one transaction.
  * Returns the claimed row's `returning` columns, or null when there is nothing to do.
  */
@@ -45,7 +47,7 @@ export async function claimLeased<Row>(db: PrismaClient, queue: LeasedQueue, wor
       `SELECT id FROM "${queue.table}"
         WHERE ${queue.onlyWhere ? `(${queue.onlyWhere}) AND ` : ""}
               (status = 'queued' OR (status = 'running' AND ("leaseExpiresAt" IS NULL OR "leaseExpiresAt" < ${DB_NOW})))
-        ORDER BY "createdAt", id
+        ORDER BY ${queue.order === "newest" ? `"createdAt" DESC, id DESC` : `"createdAt", id`}
         LIMIT 1
         FOR UPDATE SKIP LOCKED`,
     );

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { slowPathNotice } from "./backend-notice";
+import { describeBackend, slowPathNotice } from "./backend-notice";
 
 test("the slow CPU paths get a notice with the fix; the native path and the GPU do not", () => {
   assert.equal(slowPathNotice("wasm + native OpenBLAS kernels; default order"), null);
@@ -19,4 +19,21 @@ test("the slow CPU paths get a notice with the fix; the native path and the GPU 
     slowPathNotice(`cpu (stock kernels: addon missing); ${placed}, no native kernels`) ?? "",
     /does not fit the wasm heap.*Install libopenblas-dev/,
   );
+});
+
+test("the Backend fact is a short summary with its reasons, and never a server file path", () => {
+  const recorded =
+    "wasm + native OpenBLAS kernels; default order; skipped tensorflow: @tensorflow/tfjs-node-gpu could not be loaded (Cannot find package '@tensorflow/tfjs-node-gpu' imported from /srv/rollout-lab/trainer/backend/select.ts)";
+  const fact = describeBackend(recorded);
+  assert.equal(fact.summary, "wasm + native OpenBLAS kernels");
+  assert.match(fact.detail ?? "", /^default order; skipped tensorflow: .* imported from select\.ts\)$/);
+  const stock = describeBackend(
+    "wasm (stock kernels: native BLAS addon failed to load (/srv/app/native/blas/build/Release/blas.node: invalid ELF header); rebuild with node native/build.mjs); default order; first choice loaded",
+  );
+  assert.equal(stock.summary, "wasm, stock kernels");
+  assert.equal(
+    stock.detail,
+    "no native kernels: native BLAS addon failed to load (blas.node: invalid ELF header); rebuild with node native/build.mjs; default order; first choice loaded",
+  );
+  assert.deepEqual(describeBackend("cpu"), { summary: "cpu", detail: null });
 });

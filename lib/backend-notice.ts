@@ -3,6 +3,33 @@
  * without the native OpenBLAS kernels train 5–7× slower and sample 2–4× slower (README, bench:trainer), which a
  * user should hear about before waiting on a slow run, with the fix.
  */
+import { withoutFilePaths } from "./error-text";
+/** Index of the first "; " outside parentheses (a stock-kernel reason in parentheses may hold its own "; "). */
+function topLevelSemicolon(text: string): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "(") depth++;
+    else if (text[i] === ")") depth = Math.max(0, depth - 1);
+    else if (depth === 0 && text.startsWith("; ", i)) return i;
+  }
+  return -1;
+}
+
+/**
+ * The run page's Backend fact from what the worker recorded ("<backend><kernels>; <why>"): a short summary and the
+ * reasons beneath it, with server file paths cut to file names (runs recorded before the trainer stopped writing
+ * them still carry "imported from /…/select.ts").
+ */
+export function describeBackend(backend: string): { summary: string; detail: string | null } {
+  const text = withoutFilePaths(backend);
+  const cut = topLevelSemicolon(text);
+  const head = cut < 0 ? text : text.slice(0, cut);
+  const why = cut < 0 ? null : text.slice(cut + 2);
+  const stock = /^(\w+) \(stock kernels: (.*)\)$/.exec(head);
+  if (!stock) return { summary: head, detail: why };
+  return { summary: `${stock[1]}, stock kernels`, detail: [`no native kernels: ${stock[2]}`, why].filter(Boolean).join("; ") };
+}
+
 export function slowPathNotice(backend: string | null | undefined): string | null {
   if (!backend) return null;
   if (backend.startsWith("tensorflow")) return null;

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { describeConfigFields, getAtPath, setAtPath, validateConfigInput } from "./config-form";
+import { describeConfigFields, getAtPath, placeErrors, setAtPath, validateConfigInput } from "./config-form";
 
 test("every RunConfig field appears in the form with its help text, default and kind", () => {
   const fields = describeConfigFields();
@@ -30,4 +30,29 @@ test("validation errors are keyed by the field they belong to", () => {
   assert.equal(r.ok, false);
   if (!r.ok) assert.match(r.errors["grpo.groupSize"], /at least 2/);
   assert.equal(validateConfigInput({}).ok, true);
+});
+
+test("every refusal is placed beside the control that holds it, so none points nowhere", () => {
+  const fields = describeConfigFields().map((f) => f.path.join("."));
+  // The environment select is a control of its own, outside the generated fields.
+  const place = (input: unknown) => {
+    const r = validateConfigInput(input);
+    assert.equal(r.ok, false);
+    return r.ok ? null! : { errors: r.errors, placed: placeErrors(r.errors, ["environment", ...fields], ["grpo", "rollout", "policy"]) };
+  };
+  const rules = place({ environment: "nope-env", grpo: { groupSize: 1 } });
+  assert.match(rules.placed.fields.environment, /Unknown environment "nope-env"; choose one of: .*guess-number/);
+  assert.match(rules.placed.fields["grpo.groupSize"], /at least 2/);
+  assert.deepEqual(rules.placed.rest, []);
+
+  const shape = place({
+    grpo: { overlongPenalty: { bufferTokens: -3, factor: 1 }, bogus: 1 },
+    llm: { judge: { baseUrl: "http://127.0.0.1:1/v1" } },
+    stray: true,
+  });
+  // Inside a JSON-edited value: beside that field, naming the part that is wrong.
+  assert.match(shape.placed.fields["grpo.overlongPenalty"], /^bufferTokens: /);
+  assert.match(shape.placed.fields["llm.judge"], /^model: /);
+  assert.match(shape.placed.sections.grpo, /bogus/);
+  assert.deepEqual(shape.placed.rest, ['Unrecognized key: "stray"']);
 });

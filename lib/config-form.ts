@@ -107,3 +107,32 @@ export function validateConfigInput(input: unknown): ValidationResult {
     return { ok: false, errors };
   }
 }
+
+/** Where the form shows each refusal (keys are dot paths, as validateConfigInput returns them). */
+export interface PlacedErrors {
+  /** By the field's dot path: errors inside a JSON field's value are shown beside that field, path included. */
+  fields: Record<string, string>;
+  /** By section ("grpo"): an unknown key inside a section, shown under its title. */
+  sections: Record<string, string>;
+  /** Errors no field or section holds (an unknown top-level key): shown above the Launch button, path first. */
+  rest: string[];
+}
+
+/**
+ * Places every error next to what it refers to, so "Fix the highlighted fields" never names a field that nothing
+ * highlights: the field whose path is the longest prefix of the error's, else the section, else the form's foot.
+ * `fieldPaths` includes controls outside the generated fields (the environment select).
+ */
+export function placeErrors(errors: Record<string, string>, fieldPaths: string[], sectionNames: string[]): PlacedErrors {
+  const placed: PlacedErrors = { fields: {}, sections: {}, rest: [] };
+  const add = (bucket: Record<string, string>, key: string, message: string) => {
+    bucket[key] = bucket[key] ? `${bucket[key]} ${message}` : message;
+  };
+  for (const [key, message] of Object.entries(errors)) {
+    const owner = fieldPaths.filter((f) => key === f || key.startsWith(`${f}.`)).sort((a, b) => b.length - a.length)[0];
+    if (owner !== undefined) add(placed.fields, owner, owner === key ? message : `${key.slice(owner.length + 1)}: ${message}`);
+    else if (sectionNames.includes(key)) add(placed.sections, key, message);
+    else placed.rest.push(key ? `${key}: ${message}` : message);
+  }
+  return placed;
+}

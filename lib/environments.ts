@@ -36,12 +36,14 @@ function learningPreset(p: {
   steps?: number;
   turnCredit?: boolean;
   environmentOptions?: Record<string, unknown>;
+  /** Activation checkpointing, for contexts whose attention would not fit otherwise. */
+  recomputeActivations?: boolean;
 }): RunConfigInput {
   const groups = p.groups ?? 4;
   const groupSize = p.groupSize ?? 4;
   return {
     ...(p.environmentOptions ? { environmentOptions: p.environmentOptions } : {}),
-    policy: { model: p.model ?? "small", contextLength: p.context },
+    policy: { model: p.model ?? "small", contextLength: p.context, ...(p.recomputeActivations ? { recomputeActivations: true } : {}) },
     rollout: { maxTurns: p.maxTurns, maxNewTokens: p.maxNewTokens },
     grpo: {
       steps: p.steps ?? 40,
@@ -82,13 +84,14 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     seedSystem: "τ²-bench / SkyRL",
     description:
       "Retail customer service (or a τ² airline or mock folder) on a private copy of the database; reward = the product of the checks each task's reward basis names (DB, COMMUNICATE, ACTION, NL / env assertions; DB × COMMUNICATE when it names none), as τ²'s own code computes it.",
-    // τ²'s policy document and 16 tool schemas are ~10 K bytes. A byte-level policy would need a 12 K context, whose
-    // T × T attention alone exceeds the 4 GiB CPU heap; this preset keeps the end of the prompt (the customer's
-    // request, the tool list's tail) in 4 K. It runs, but cannot learn τ² at this scale (bench:learn, README): use a
-    // BPE checkpoint (policy.model / policy.tokenizer) for real work.
+    // τ²'s policy document and 16 tool schemas are 9,750 byte tokens: the context holds them, the first reply and
+    // a second turn (the pre-flight check's bar). Its T × T attention would take 3.4 GB of the wasm heap's 4 GiB for
+    // all layers at once, so activations are recomputed layer by layer (1.7 GB). It runs, but cannot learn τ² at this
+    // scale (bench:learn, README): use a BPE checkpoint (policy.model / policy.tokenizer) for real work.
     preset: learningPreset({
       model: "tiny",
-      context: 4096,
+      context: 10240,
+      recomputeActivations: true,
       maxTurns: 8,
       maxNewTokens: 128,
       sft: 10,
@@ -194,3 +197,11 @@ export const ENVIRONMENT_NAMES = ENVIRONMENT_CATALOG.map((e) => e.name);
 export function findEnvironment(name: string): EnvironmentInfo | undefined {
   return ENVIRONMENT_CATALOG.find((e) => e.name === name);
 }
+
+/** The launch form's default for an environment: the preset the form starts from and loads when one is chosen. */
+export function presetConfig(name: string): RunConfigInput {
+  return { ...(findEnvironment(name)?.preset ?? {}), environment: name };
+}
+
+/** The environment the launch form opens with. */
+export const DEFAULT_ENVIRONMENT = "simulated";

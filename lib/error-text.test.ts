@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { firstLine, parseOptions, untrustedExcerpt } from "./error-text";
+import { firstLine, parseOptions, untrustedExcerpt, withoutFilePaths } from "./error-text";
 
 test("the first line is the first one with text, so a run error is never empty or a lone '['", () => {
   assert.equal(firstLine(new Error("\nInvalid `prisma.run.update()` invocation:\n\ndetails")), "Invalid `prisma.run.update()` invocation:");
@@ -29,4 +29,18 @@ test("an untrusted body becomes a short excerpt without markup or control charac
   assert.match(out, /^404 This page could not be found\.x+…$/);
   assert.doesNotMatch(out, /[<>\u0000-\u001f]|alert|color/);
   assert.equal(untrustedExcerpt("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1", 20), "root:x:0:0:root:/ro…");
+});
+
+test("file paths in an error keep only their file name", () => {
+  assert.equal(
+    withoutFilePaths("Cannot find package '@tensorflow/tfjs-node-gpu' imported from /work/wt/x/trainer/backend/select.ts"),
+    "Cannot find package '@tensorflow/tfjs-node-gpu' imported from select.ts",
+  );
+  assert.equal(withoutFilePaths("addon failed (file:///srv/app/native/blas.node: bad ELF)"), "addon failed (blas.node: bad ELF)");
+  assert.equal(withoutFilePaths("C:\\app\\native\\blas.node missing"), "blas.node missing");
+  // Ratios, versions and package names are not paths.
+  assert.equal(
+    withoutFilePaths("0.5/1 steps, OpenBLAS 0.3.21, @tensorflow/tfjs/dist 4.22"),
+    "0.5/1 steps, OpenBLAS 0.3.21, @tensorflow/tfjs/dist 4.22",
+  );
 });

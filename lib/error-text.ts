@@ -47,3 +47,11 @@ export function untrustedExcerpt(text: string, max = 200): string {
     .trim();
   return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
 }
+
+/**
+ * Absolute file paths (and file:// URLs) reduced to their last part: an error a browser shows must not reveal
+ * where the server keeps its files ("imported from /home/ops/rollout-lab/trainer/backend/select.ts" → "select.ts").
+ */
+export function withoutFilePaths(text: string): string {
+  return text.replace(/(?<![\w.@+~-])(?:file:\/\/)?(?:[A-Za-z]:)?(?:[\\/][\w.@+~-]+)+[\\/]([\w.@+~-]+)/g, (_m, last: string) => last);
+}

@@ -28,8 +28,10 @@ export interface PreflightResult {
   parameters: number;
   memoryBytes: number;
   memoryLimitBytes: number;
-  /** One forward pass over the opening prompt on the worker, as measured (slower while it trains another run). */
+  /** One forward pass over the opening prompt (its last 2,048 tokens at most) on the worker, as measured (slower while it trains another run). */
   forwardMs: number;
+  /** The TF.js backend that pass ran on (the worker's, as a run would train). */
+  backend: string;
   /** A rough step time: the update ≈ 3 forward passes per token trained, sampling ≈ one per token sampled. */
   stepSecondsEstimate: number;
   /** Plain sentences: what does not fit and what to change. */

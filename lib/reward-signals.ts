@@ -77,15 +77,20 @@ export function programmaticCheck(t: Pick<SignalTrajectory, "finalState" | "expe
 
 function byStep<T extends { step: number }>(rows: T[]): Map<number, T[]> {
   const m = new Map<number, T[]>();
-  for (const r of rows) m.set(r.step, [...(m.get(r.step) ?? []), r]);
+  for (const r of rows) {
+    const list = m.get(r.step);
+    if (list) list.push(r);
+    else m.set(r.step, [r]);
+  }
   return new Map([...m.entries()].sort((a, b) => a[0] - b[0]));
 }
 
 export function judgeCheckMismatches(trajs: SignalTrajectory[]): Signal[] {
   const out: Signal[] = [];
   for (const [step, rows] of byStep(trajs)) {
-    const high = rows.filter((t) => t.reward !== null && t.reward >= VERDICT_THRESHOLD && programmaticCheck(t) === false);
-    const low = rows.filter((t) => t.reward !== null && t.reward < VERDICT_THRESHOLD && programmaticCheck(t) === true);
+    const scored = rows.filter((t) => t.reward !== null).map((t) => ({ t, check: programmaticCheck(t) }));
+    const high = scored.filter(({ t, check }) => (t.reward as number) >= VERDICT_THRESHOLD && check === false).map(({ t }) => t);
+    const low = scored.filter(({ t, check }) => (t.reward as number) < VERDICT_THRESHOLD && check === true).map(({ t }) => t);
     if (high.length) {
       out.push({
         kind: "judge_high_check_fails",
@@ -108,19 +113,37 @@ export function judgeCheckMismatches(trajs: SignalTrajectory[]): Signal[] {
   return out;
 }
 
-function meanUpTo(series: SeriesPoint[], step: number, window: number): number | null {
-  const pts = series.filter((p) => p.step <= step).slice(-window);
-  return pts.length ? pts.reduce((a, p) => a + p.value, 0) / pts.length : null;
+/**
+ * Mean of the last `window` points at or before a step, for many steps: prefix sums and a binary search, so a
+ * 100k-step train series against 10k evaluations is linear, not 10k scans of the whole series.
+ */
+function trailingMeans(sorted: SeriesPoint[], window: number): (step: number) => number | null {
+  const prefix = [0];
+  for (const p of sorted) prefix.push(prefix[prefix.length - 1] + p.value);
+  return (step) => {
+    let lo = 0;
+    let hi = sorted.length; // first index with step > `step`
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid].step <= step) lo = mid + 1;
+      else hi = mid;
+    }
+    const from = Math.max(0, lo - window);
+    return lo === 0 ? null : (prefix[lo] - prefix[from]) / (lo - from);
+  };
 }
 
 /** Between consecutive evaluations: train reward (smoothed over `window` steps) up while eval reward went down. */
 export function rewardEvalDivergence(train: SeriesPoint[], evalSeries: SeriesPoint[], minDelta = 0.03, window = 3): Signal[] {
-  const t = [...train].sort((a, b) => a.step - b.step);
+  const meanUpTo = trailingMeans(
+    [...train].sort((a, b) => a.step - b.step),
+    window,
+  );
   const e = [...evalSeries].sort((a, b) => a.step - b.step);
   const out: Signal[] = [];
   for (let i = 1; i < e.length; i++) {
-    const a = meanUpTo(t, e[i - 1].step, window);
-    const b = meanUpTo(t, e[i].step, window);
+    const a = meanUpTo(e[i - 1].step);
+    const b = meanUpTo(e[i].step);
     if (a === null || b === null) continue;
     const trainDelta = b - a;
     const evalDelta = e[i].value - e[i - 1].value;
@@ -172,8 +195,10 @@ function shingles(text: string): Set<string> {
 
 /** Jaccard similarity of word 3-grams (1 = same text up to case and spacing). */
 export function textSimilarity(a: string, b: string): number {
-  const sa = shingles(a);
-  const sb = shingles(b);
+  return shingleSimilarity(shingles(a), shingles(b));
+}
+
+function shingleSimilarity(sa: Set<string>, sb: Set<string>): number {
   let inter = 0;
   for (const x of sa) if (sb.has(x)) inter++;
   const union = sa.size + sb.size - inter;
@@ -183,7 +208,11 @@ export function textSimilarity(a: string, b: string): number {
 /** Groups where at least `share` of the samples have a near-identical sibling (GRPO then learns ~nothing from them). */
 export function nearIdenticalGroups(trajs: SignalTrajectory[], share = 0.75, similarity = 0.9): Signal[] {
   const groups = new Map<string, SignalTrajectory[]>();
-  for (const t of trajs) groups.set(t.groupId, [...(groups.get(t.groupId) ?? []), t]);
+  for (const t of trajs) {
+    const list = groups.get(t.groupId);
+    if (list) list.push(t);
+    else groups.set(t.groupId, [t]);
+  }
   const flagged = new Map<number, { groups: number; examples: string[]; total: number }>();
   for (const rows of groups.values()) {
     const step = rows[0].step;
@@ -191,7 +220,8 @@ export function nearIdenticalGroups(trajs: SignalTrajectory[], share = 0.75, sim
     entry.total++;
     flagged.set(step, entry);
     if (rows.length < 2) continue;
-    const dup = rows.filter((t, i) => rows.some((u, j) => i !== j && textSimilarity(t.policyText, u.policyText) >= similarity));
+    const sets = rows.map((t) => shingles(t.policyText));
+    const dup = rows.filter((_, i) => sets.some((other, j) => i !== j && shingleSimilarity(sets[i], other) >= similarity));
     if (dup.length >= Math.max(2, Math.ceil(share * rows.length))) {
       entry.groups++;
       entry.examples.push(dup[0].id);

@@ -42,6 +42,10 @@ export function flattenJson(value: unknown, prefix = ""): Map<string, unknown> {
   return out;
 }
 
+function isEmptyContainer(v: unknown): boolean {
+  return (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0);
+}
+
 /** Leaves are equal when their JSON is equal (so `{}` equals `{}`, and 1 equals 1.0). */
 export function leafEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -93,6 +97,52 @@ export function summarizeStateDiff(expected: unknown, actual: unknown): StateDif
   return { ...summary, matches: summary.changed + summary.missing + summary.unexpected === 0 };
 }
 
+/**
+ * What the inspector's "final vs expected state" shows. An environment declares what is comparable by the top-level
+ * keys both states share (guess-number's `answer`, τ²'s tables, simulated's `calls`); keys on one side only are its
+ * bookkeeping (turns taken, format errors) or a spec with nothing to match it (calls that must not be made), shown
+ * as recorded but never counted as missing or unexpected — which marked solved episodes red.
+ */
+export type StateComparison =
+  | { kind: "none" }
+  | { kind: "no-expected"; actual: unknown }
+  | { kind: "no-final"; expected: unknown }
+  /** Both recorded, no key in common: they describe different things. */
+  | { kind: "unrelated"; expected: unknown; actual: unknown }
+  | {
+      kind: "compared";
+      /** The shared top-level keys compared, or null when the states were compared whole (lists, primitives). */
+      keys: string[] | null;
+      entries: StateDiffEntry[];
+      summary: StateDiffSummary;
+      expectedOnly: Record<string, unknown>;
+      finalOnly: Record<string, unknown>;
+    };
+
+export function compareStates(expected: unknown, actual: unknown): StateComparison {
+  if (expected == null && actual == null) return { kind: "none" };
+  if (expected == null) return { kind: "no-expected", actual };
+  if (actual == null) return { kind: "no-final", expected };
+  if (!isPlainObject(expected) || !isPlainObject(actual)) {
+    return { kind: "compared", keys: null, ...diffWithSummary(expected, actual), expectedOnly: {}, finalOnly: {} };
+  }
+  const keys = Object.keys(expected).filter((k) => Object.hasOwn(actual, k));
+  if (keys.length === 0) return { kind: "unrelated", expected, actual };
+  const pick = (o: Record<string, unknown>, wanted: boolean) =>
+    Object.fromEntries(Object.entries(o).filter(([k]) => keys.includes(k) === wanted));
+  return {
+    kind: "compared",
+    keys,
+    ...diffWithSummary(pick(expected, true), pick(actual, true)),
+    expectedOnly: pick(expected, false),
+    finalOnly: pick(actual, false),
+  };
+}
+
+function diffWithSummary(expected: unknown, actual: unknown): { entries: StateDiffEntry[]; summary: StateDiffSummary } {
+  return { entries: diffStates(expected, actual, { includeEqual: true }), summary: summarizeStateDiff(expected, actual) };
+}
+
 export interface MultiDiffRow {
   path: string;
   /** One value per input, `undefined` where that input lacks the path. */
@@ -101,10 +151,19 @@ export interface MultiDiffRow {
 
 /**
  * Paths whose leaf differs between any of several values (e.g. run configs): a path present in some and absent
- * in others counts as different. Rows are in first-seen order across the inputs.
+ * in others counts as different (with `emptyIsAbsent`, an empty list or object is absent). Rows are in first-seen
+ * order across the inputs.
  */
-export function diffManyJson(values: unknown[]): { differing: MultiDiffRow[]; sameCount: number } {
-  const flat = values.map((v) => flattenJson(v));
+export function diffManyJson(
+  values: unknown[],
+  options: { emptyIsAbsent?: boolean } = {},
+): { differing: MultiDiffRow[]; sameCount: number } {
+  const flat = values.map((v) => {
+    const leaves = flattenJson(v);
+    // `tags: []` against a config without tags says nothing about how the runs differ.
+    if (options.emptyIsAbsent) for (const [path, leaf] of leaves) if (isEmptyContainer(leaf)) leaves.delete(path);
+    return leaves;
+  });
   const paths: string[] = [];
   const seen = new Set<string>();
   for (const f of flat) {

@@ -21,10 +21,9 @@ import { isUserFacingStartupError, prepareDatabase, type PreparedDatabase } from
 import { createPrismaClient } from "../db/client";
 import { assertPortFree } from "../db/embedded";
 import { seedIfEmpty } from "../server/seed/demo";
-import { buildIsCurrent } from "./build-fingerprint";
+import { buildIsCurrent, buildWebApp } from "./build-fingerprint";
 import { watchLaunchers } from "./launcher-watch";
 import { Supervisor } from "./supervisor";
-import { runWebBuild } from "./web-build";
 
 const args = new Set(process.argv.slice(2));
 const HTTP_GUARD = fileURLToPath(new URL("./http-guard.mjs", import.meta.url));
@@ -103,7 +102,7 @@ async function main() {
   }
   if (!dev && !buildIsCurrent()) {
     log("Building the web app (first start or sources changed; 1–3 minutes on a 2-core machine)…");
-    if (!runWebBuild()) {
+    if (!buildWebApp()) {
       log("The web build failed; see the output above.");
       await shutdown(1);
     }

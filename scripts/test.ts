@@ -4,20 +4,22 @@
  * Debian's Chromium. Ends with one line "N passed, N failed" summing every suite (CI reads it).
  *
  * Environment: TEST_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres) — tests create and drop
- * their own databases there; ROLLOUT_LAB_LLM_BASE_URLS (default http://127.0.0.1: for the fake LLM servers).
+ * their own databases there; when it is unset and nothing answers on 5432, the embedded PostgreSQL is started for
+ * the run (scripts/test-services.ts). ROLLOUT_LAB_LLM_BASE_URLS defaults to http://127.0.0.1: (the fake LLM
+ * servers). No Chromium: the e2e suite is not run, and one line says how to install it.
  * `--only unit,integration` runs a subset.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildIsCurrent } from "./build-fingerprint";
-import { runWebBuild } from "./web-build";
+import { buildIsCurrent, buildWebApp } from "./build-fingerprint";
 import { createEmptyDatabase, dropDatabase } from "../tests/integration/helpers/db";
 import { trainE2eFixtures } from "./e2e-fixtures";
 import { createPrismaClient } from "../db/client";
 import { applyMigrations } from "../db/migrate";
 import pg from "pg";
+import { missingChromium, provideTestPostgres } from "./test-services";
 
 interface SuiteResult {
   name: string;
@@ -40,6 +42,13 @@ const only = readOnlyFlag(process.argv.slice(2));
 // default policy build it from an explicit env object.
 process.env.ROLLOUT_LAB_LLM_BASE_URLS ??= "http://127.0.0.1:";
 const want = (suite: string) => !only || only.has(suite);
+
+// ── machine services (scripts/test-services.ts): PostgreSQL found or started, Chromium found or reported ──
+const postgres = want("integration") || want("e2e") ? await provideTestPostgres() : null;
+if (postgres) process.env.TEST_PG_ADMIN_URL = postgres.adminUrl; // every suite's processes inherit it
+const noChromium = want("e2e") ? missingChromium() : null;
+const notRun: string[] = noChromium ? [noChromium] : [];
+// ──
 
 function run(command: string, args: string[], env: Record<string, string> = {}): number {
   const res = spawnSync(command, args, { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env } });
@@ -127,11 +136,12 @@ if (want("unit")) nodeTests("unit", findTests(["lib", "db", "server", "trainer",
 if (want("build") || want("e2e")) {
   timed("build", () => {
     if (buildIsCurrent()) return { passed: 1, failed: 0 };
-    return runWebBuild() ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
+    const ok = buildWebApp();
+    return ok ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
   });
 }
 if (want("integration")) nodeTests("integration", findTests(["tests/integration"], ".test.ts"), 2);
-if (want("e2e")) {
+if (want("e2e") && !noChromium) {
   const e2eDb = await createEmptyDatabase("rl_e2e");
   // Checkpoints of the runs the e2e tests launch go to a throwaway folder, not the user's .data.
   const e2eDataDir = mkdtempSync(path.join(os.tmpdir(), "rollout-lab-e2e-"));
@@ -171,6 +181,8 @@ for (const r of results) {
   );
   for (const title of r.flaky ?? []) console.log(`  flaky: ${title}`);
 }
+for (const line of notRun) console.log(line);
+await postgres?.stop();
 const passed = results.reduce((s, r) => s + r.passed, 0);
 const failed = results.reduce((s, r) => s + r.failed, 0);
 // Running nothing is a failure, not a pass: a typo in --only must not turn CI green.

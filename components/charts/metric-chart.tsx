@@ -2,14 +2,17 @@
 /**
  * One metric's curve. Data arrive already downsampled by the server (mean with a min–max band per bucket); the
  * chart smooths on the client and draws missing stretches as gaps (connectNulls=false), never as zeros. The y axis
- * comes from lib/chart-axis (distinct ticks, no magnified noise). Charts with the same `syncId` share a hover line;
- * a click on a step calls `onPickStep` (the run page opens the trajectory browser there). The chart is drawn only
- * once it scrolls into view: a run page with 40 curves would otherwise spend seconds drawing charts nobody sees.
+ * comes from lib/chart-axis (distinct ticks, no magnified noise), the x axis ticks at round steps or round local
+ * times (with dates when the run spans days), and the caption states the metric's unit (lib/metric-units). Each
+ * chart has its own tooltip; charts given the same `syncId` show theirs together. A click on a step calls
+ * `onPickStep` (the run page opens the trajectory browser there). The chart is drawn only once it scrolls into
+ * view: a run page with 40 curves would otherwise spend seconds drawing charts nobody sees.
  */
 import { useEffect, useRef, useState } from "react";
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { formatTick, yAxisFor } from "@/lib/chart-axis";
-import { formatNumber } from "@/lib/format";
+import { axisWidthFor, formatStep, formatTick, formatValue, stepTicks, yAxisFor } from "@/lib/chart-axis";
+import { formatTimestamp, timeAxisFor } from "@/lib/chart-time-axis";
+import { metricUnit } from "@/lib/metric-units";
 
 export interface ChartPoint {
   x: number;
@@ -85,6 +88,7 @@ export function MetricChart({
   xMode: XAxisMode;
   /** A log y-axis, where every value is positive (a series with zeros or negatives stays linear, and says so). */
   logScale?: boolean;
+  /** Charts with the same id show their tooltips at the same x together (the panel's "sync hover"). */
   syncId?: string;
   onPickStep?: (step: number) => void;
   /** A pin toggle in the caption when given (pinned charts lead the grid). */
@@ -95,20 +99,28 @@ export function MetricChart({
   const values = points.flatMap((p) => [p.raw, p.value, ...(p.band ?? [])]).filter((v): v is number => v !== null);
   const log = logScale && values.length > 0 && values.every((v) => v > 0);
   const axis = log ? null : yAxisFor(values);
+  const unit = metricUnit(title);
+  const withUnit = (v: string) => (unit && v !== "—" ? `${v} ${unit.unit}` : v);
   const pick =
     onPickStep && xMode === "step"
       ? (state: { activeLabel?: string | number } | null) => state?.activeLabel !== undefined && onPickStep(Number(state.activeLabel))
       : undefined;
-  const formatX = (x: number) =>
-    xMode === "step" ? String(x) : new Date(x).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const xs = points.map((p) => p.x);
+  const [xMin, xMax] = xs.length ? [Math.min(...xs), Math.max(...xs)] : [0, 0];
+  const time = xMode === "time" ? timeAxisFor(xMin, xMax) : null;
+  const xTicks = time ? time.ticks : stepTicks(xMin, xMax);
+  const formatX = (x: number) => (time ? time.format(x) : formatStep(x));
+  const yLabel = (v: number) => (axis ? formatTick(v, axis.decimals) : formatValue(v));
+  const yWidth = axisWidthFor(axis ? axis.ticks.map(yLabel) : ["0.000"]);
+  const latest = [...points].reverse().find((p) => p.raw !== null)?.raw ?? null;
   return (
     <figure ref={ref} className="rounded border border-slate-200 bg-white p-3" data-testid="metric-chart" data-key={title}>
-      <figcaption className="mb-1 flex justify-between font-mono text-xs text-slate-600">
-        <span>
+      <figcaption className="mb-1 flex justify-between gap-2 font-mono text-xs text-slate-600">
+        <span className="min-w-0 truncate">
           {onTogglePin && (
             <button
               type="button"
-              className={`mr-1 ${pinned ? "text-amber-500" : "text-slate-300 hover:text-slate-500"}`}
+              className={`mr-1 ${pinned ? "text-amber-600" : "text-slate-500 hover:text-slate-700"}`}
               aria-label={pinned ? `Unpin ${title}` : `Pin ${title}`}
               aria-pressed={Boolean(pinned)}
               onClick={onTogglePin}
@@ -117,37 +129,57 @@ export function MetricChart({
             </button>
           )}
           <span>{title}</span>
-          {logScale && !log && points.length > 0 && <span className="ml-2 text-slate-400">(linear: values ≤ 0)</span>}
+          {unit && (
+            <span className="ml-1 text-slate-500" title={unit.description} data-testid="metric-unit">
+              ({unit.unit})
+            </span>
+          )}
+          {logScale && !log && points.length > 0 && <span className="ml-2 text-slate-500">(linear: values ≤ 0)</span>}
         </span>
-        <span className="text-slate-400">{formatNumber([...points].reverse().find((p) => p.raw !== null)?.raw ?? null)}</span>
+        <span className="shrink-0 text-slate-600" data-testid="metric-latest">
+          {withUnit(formatValue(latest))}
+        </span>
       </figcaption>
       {points.length === 0 ? (
-        <p className="py-10 text-center text-xs text-slate-400">No data yet</p>
+        <p className="py-10 text-center text-xs text-slate-600">No data yet</p>
       ) : !seen ? (
         <div style={{ height: 160 }} aria-hidden />
       ) : (
         <ResponsiveContainer width="100%" height={160}>
           <ComposedChart
             data={points}
-            margin={{ top: 4, right: 8, bottom: 0, left: -12 }}
+            margin={{ top: 4, right: 12, bottom: 0, left: 0 }}
             syncId={syncId}
             onClick={pick}
             className={pick ? "cursor-pointer" : undefined}
           >
             <CartesianGrid stroke="var(--color-slate-100)" />
-            <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tick={{ fontSize: 10 }} tickFormatter={formatX} />
+            <XAxis
+              dataKey="x"
+              type="number"
+              domain={[xMin, xMax]}
+              ticks={xTicks}
+              tick={{ fontSize: 10 }}
+              tickFormatter={formatX}
+              minTickGap={12}
+            />
             <YAxis
+              width={yWidth}
               tick={{ fontSize: 10 }}
               scale={log ? "log" : "auto"}
               domain={axis?.domain ?? ["auto", "auto"]}
               ticks={axis?.ticks}
-              tickFormatter={(v: number) => (axis ? formatTick(v, axis.decimals) : formatNumber(v, 2))}
+              tickFormatter={yLabel}
               allowDataOverflow
             />
             <Tooltip
-              labelFormatter={(x) => (xMode === "step" ? `step ${x}` : new Date(Number(x)).toLocaleString())}
+              // Above the neighbouring charts, and free to leave this one's box rather than being cut by it.
+              wrapperStyle={{ zIndex: 20 }}
+              allowEscapeViewBox={{ x: false, y: true }}
+              contentStyle={{ fontSize: 11, padding: "4px 8px" }}
+              labelFormatter={(x) => (time ? formatTimestamp(Number(x)) : `step ${formatStep(Number(x))}`)}
               formatter={(v, name) => [
-                Array.isArray(v) ? v.map((n) => formatNumber(Number(n))).join(" – ") : formatNumber(Number(v)),
+                Array.isArray(v) ? v.map((n) => withUnit(formatValue(Number(n)))).join(" – ") : withUnit(formatValue(Number(v))),
                 name === "band" ? "min – max" : name === "raw" ? "raw" : "smoothed",
               ]}
             />

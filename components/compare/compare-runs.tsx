@@ -126,7 +126,7 @@ function ConfigDiff({
       ) : rows.length === 0 ? (
         <p className="text-sm text-slate-500">The configs are identical ({same} settings).</p>
       ) : (
-        <div className="overflow-x-auto rounded border border-slate-200 bg-white" data-testid="config-diff">
+        <div className="relative overflow-x-auto rounded border border-slate-200 bg-white" data-testid="config-diff">
           <table className="w-full text-left text-xs">
             <thead className="bg-slate-50 text-slate-500">
               <tr>

@@ -67,7 +67,7 @@ export function GroupView({ runId, groupId }: { runId: string; groupId: string }
         // One column per sample, sharing the width: a group of 8 fits a 1440 px screen, so an outlier is never
         // off-screen; very large groups scroll sideways rather than shrink columns below ~150 px.
         <div
-          className="grid gap-2 overflow-x-auto pb-2"
+          className="grid gap-2 relative overflow-x-auto pb-2"
           style={{ gridTemplateColumns: `repeat(${d.samples.length}, minmax(9.5rem, 1fr))` }}
           data-testid="group-columns"
         >
@@ -135,12 +135,17 @@ export function GroupView({ runId, groupId }: { runId: string; groupId: string }
                         {m.content && (
                           <pre
                             className={`max-h-48 overflow-auto whitespace-pre-wrap break-words ${content.json ? "font-mono" : "font-sans"}`}
+                            tabIndex={0}
                           >
                             {content.text}
                           </pre>
                         )}
                         {m.toolCalls?.map((c) => (
-                          <pre key={c.id} className="mt-1 overflow-x-auto rounded bg-slate-900 p-1 font-mono text-[11px] text-slate-100">
+                          <pre
+                            key={c.id}
+                            className="mt-1 overflow-x-auto rounded bg-slate-900 p-1 font-mono text-[11px] text-slate-100"
+                            tabIndex={0}
+                          >
                             {c.name}({JSON.stringify(c.arguments)})
                           </pre>
                         ))}

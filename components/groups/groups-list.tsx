@@ -58,7 +58,7 @@ export function GroupsList({ runId }: { runId: string }) {
       <QueryState loading={groups.isLoading} error={groups.error} empty={groups.data?.total === 0} what="groups" />
       {groups.data && groups.data.total > 0 && (
         <>
-          <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+          <div className="relative overflow-x-auto rounded border border-slate-200 bg-white">
             <table className="w-full text-left text-sm">
               <thead className="bg-slate-50 text-xs uppercase text-slate-500">
                 <tr>

@@ -111,7 +111,7 @@ export function UploadRun() {
           <span className="mb-1 block text-slate-600">Format</span>
           <select
             aria-label="Format"
-            className="rounded border border-slate-300 px-2 py-1"
+            className="block w-full min-w-0 max-w-full rounded border border-slate-300 px-2 py-1"
             value={format}
             onChange={(e) => (setFormat(e.target.value as ImportFormat), setFiles([]))}
           >

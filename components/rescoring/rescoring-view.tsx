@@ -134,7 +134,7 @@ export function RescoringView({ runId, rescoringId }: { runId: string; rescoring
             <input type="checkbox" checked={onlyFlipped} onChange={(e) => setOnlyFlipped(e.target.checked)} /> only changed
           </label>
         </div>
-        <div className="overflow-x-auto">
+        <div className="relative overflow-x-auto">
           <table className="w-full text-sm">
             <thead className="text-left text-xs text-slate-500">
               <tr>

@@ -6,8 +6,8 @@
  */
 import { useCallback, useMemo, useState } from "react";
 import { PreflightPanel, type PreflightVerdict } from "./preflight-panel";
-import { describeConfigFields, getAtPath, setAtPath, validateConfigInput } from "@/lib/config-form";
-import { ENVIRONMENT_CATALOG } from "@/lib/environments";
+import { describeConfigFields, getAtPath, placeErrors, setAtPath, validateConfigInput } from "@/lib/config-form";
+import { DEFAULT_ENVIRONMENT, ENVIRONMENT_CATALOG, findEnvironment, presetConfig } from "@/lib/environments";
 import type { RunConfigInput } from "@/lib/run-config";
 import { ConfigField } from "./config-field";
 import { ConfigLoader } from "./config-loader";
@@ -27,6 +27,9 @@ const SECTION_TITLES: Record<string, string> = {
   eval: "Eval (evaluation runs)",
 };
 
+/** The element a field's error scrolls to: the environment select, or the generated field's input. */
+const controlId = (path: string) => (path === "environment" ? "preset" : `cfg-${path.replace(/\./g, "-")}`);
+
 export function LaunchForm({
   initial,
   onLaunch,
@@ -44,7 +47,12 @@ export function LaunchForm({
   const [loads, setLoads] = useState(0);
   const [submitted, setSubmitted] = useState(false);
   const validation = validateConfigInput(value);
-  const errors = validation.ok ? {} : validation.errors;
+  // Every refusal beside what it refers to: a field (the environment select included), a section, or the foot.
+  const placed = placeErrors(
+    validation.ok ? {} : validation.errors,
+    ["environment", ...fields.map((f) => f.path.join("."))],
+    Object.keys(SECTION_TITLES).filter(Boolean),
+  );
   const [verdict, setVerdict] = useState<PreflightVerdict>("checking");
   const [launchAnyway, setLaunchAnyway] = useState(false);
   // JSON fields whose text does not parse: their option would be silently dropped, so they hold the launch.
@@ -73,8 +81,7 @@ export function LaunchForm({
   }
 
   const applyPreset = (name: string) => {
-    const env = ENVIRONMENT_CATALOG.find((e) => e.name === name);
-    if (env) setValue({ ...(env.preset as Record<string, unknown>), name: value.name, tags: value.tags, environment: name });
+    if (findEnvironment(name)) setValue({ ...(presetConfig(name) as Record<string, unknown>), name: value.name, tags: value.tags });
   };
 
   return (
@@ -89,8 +96,8 @@ export function LaunchForm({
         }
         if (!validation.ok) {
           // Show the first problem: the field's error sits beside it.
-          const first = Object.keys(validation.errors).find((k) => k !== "");
-          if (first) document.getElementById(`cfg-${first.replace(/\./g, "-")}`)?.scrollIntoView({ block: "center" });
+          const first = Object.keys(placed.fields)[0];
+          if (first) document.getElementById(controlId(first))?.scrollIntoView({ block: "center" });
           return;
         }
         if (!blocked) onLaunch(value as RunConfigInput);
@@ -109,8 +116,10 @@ export function LaunchForm({
           <label htmlFor="preset">Environment</label>
           <select
             id="preset"
-            className="rounded border border-slate-300 px-2 py-1 text-sm"
-            value={String(value.environment ?? "simulated")}
+            aria-invalid={Boolean(placed.fields.environment)}
+            aria-describedby={placed.fields.environment ? "error-environment" : undefined}
+            className={`rounded border px-2 py-1 text-sm ${placed.fields.environment ? "border-red-400" : "border-slate-300"}`}
+            value={String(value.environment ?? DEFAULT_ENVIRONMENT)}
             onChange={(e) => applyPreset(e.target.value)}
           >
             {ENVIRONMENT_CATALOG.map((env) => (
@@ -123,6 +132,11 @@ export function LaunchForm({
               <option value={value.environment}>{value.environment}</option>
             )}
           </select>
+          {placed.fields.environment && (
+            <p id="error-environment" className="max-w-md text-xs text-red-700" role="alert" data-testid="error-environment">
+              {placed.fields.environment}
+            </p>
+          )}
         </div>
         <span className="text-[11px] text-slate-500">choosing one loads its learning preset</span>
         <p className="max-w-xl text-xs text-slate-500">{ENVIRONMENT_CATALOG.find((e) => e.name === value.environment)?.description}</p>
@@ -142,13 +156,18 @@ export function LaunchForm({
           className="rounded border border-slate-200 bg-white p-4"
         >
           <legend className="px-1 text-sm font-semibold text-slate-700">{SECTION_TITLES[section] ?? section}</legend>
+          {section && placed.sections[section] && (
+            <p className="mb-3 text-xs text-red-700" role="alert" data-testid={`error-section-${section}`}>
+              {section}: {placed.sections[section]}
+            </p>
+          )}
           <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
             {sectionFields.map((f) => (
               <ConfigField
                 key={f.path.join(".")}
                 field={f}
                 value={getAtPath(value, f.path)}
-                error={submitted || getAtPath(value, f.path) !== undefined ? errors[f.path.join(".")] : undefined}
+                error={submitted || getAtPath(value, f.path) !== undefined ? placed.fields[f.path.join(".")] : undefined}
                 onChange={(v) => setValue((prev) => setAtPath(prev, f.path, v))}
                 onJsonValidity={jsonValidity(f.path.join("."))}
               />
@@ -156,7 +175,13 @@ export function LaunchForm({
           </div>
         </fieldset>
       ))}
-      {submitted && errors[""] && <p className="text-sm text-red-700">{errors[""]}</p>}
+      {placed.rest.length > 0 && (
+        <ul className="list-disc pl-5 text-sm text-red-700" role="alert" data-testid="config-errors">
+          {placed.rest.map((m) => (
+            <li key={m}>{m}</li>
+          ))}
+        </ul>
+      )}
       {serverError && (
         <p className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800" role="alert">
           {serverError}
@@ -186,7 +211,7 @@ export function LaunchForm({
         {submitted && (!validation.ok || badJson.size > 0) && (
           <span className="text-sm text-red-700" role="alert">
             Fix the highlighted fields:{" "}
-            {[...badJson, ...(validation.ok ? [] : Object.keys(validation.errors).filter((k) => k !== ""))].join(", ")}.
+            {[...badJson, ...Object.keys(placed.fields), ...Object.keys(placed.sections)].join(", ") || "see above"}.
           </span>
         )}
       </div>

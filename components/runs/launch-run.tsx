@@ -1,8 +1,9 @@
 "use client";
-/** The launch page: a blank (or cloned) config in the launch form; on success, go to the new run's page. */
+/** The launch page: the default environment's preset (or a cloned config) in the launch form; on success, go to the new run's page. */
 import { useRouter } from "next/navigation";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
+import { DEFAULT_ENVIRONMENT, presetConfig } from "@/lib/environments";
 import type { RunConfigInput } from "@/lib/run-config";
 import { LaunchForm } from "./launch-form";
 
@@ -21,7 +22,7 @@ export function LaunchRun({ cloneFrom }: { cloneFrom?: string }) {
     );
   const initial: RunConfigInput = source.data
     ? { ...(source.data.config as RunConfigInput), name: `${source.data.name} (clone)` }
-    : { environment: "simulated" };
+    : presetConfig(DEFAULT_ENVIRONMENT);
 
   return (
     <section className="space-y-4">

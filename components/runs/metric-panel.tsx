@@ -1,10 +1,10 @@
 "use client";
 /**
  * All recorded metric keys of a run as curves, grouped by namespace, with smoothing, a step / wall-time x-axis and a
- * log y-axis. Hovering one chart shows the same step on all of them; clicking a step opens the trajectory browser at
- * that step. A namespace can be folded away (its button in the group bar) and a chart pinned to lead the grid.
- * Smoothing, filter, x-axis, log scale, folded namespaces and pins live in the URL (`smooth`, `filter`, `x`, `log`,
- * `hide`, `pin`), so a view can be shared and survives a reload.
+ * log y-axis. Each chart has its own tooltip; "sync hover" shows the same step on all of them. Clicking a step opens
+ * the trajectory browser at that step. A namespace can be folded away (its button in the group bar) and a chart pinned to lead the grid.
+ * Smoothing, filter, x-axis, log scale, hover sync, folded namespaces and pins live in the URL (`smooth`, `filter`,
+ * `x`, `log`, `sync`, `hide`, `pin`), so a view can be shared and survives a reload.
  */
 import { useEffect, useRef, useState } from "react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -51,12 +51,13 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
   const [xMode, setXModeState] = useState<XAxisMode>(params.get("x") === "time" ? "time" : "step");
   const [filter, setFilterState] = useState(params.get("filter") ?? "");
   const [logScale, setLogScaleState] = useState(params.get("log") === "1");
+  const [sync, setSyncState] = useState(params.get("sync") === "1");
   const initialView = chartViewFromParams((name) => params.get(name));
   const [hidden, setHiddenState] = useState<string[]>(initialView.hidden);
   const [pinned, setPinnedState] = useState<string[]>(initialView.pinned);
   // Every change writes the whole view from state, not a patch over `params`: router.replace lands asynchronously,
   // so quick successive changes patched over a stale URL would undo each other.
-  type View = { smoothing: number; xMode: XAxisMode; filter: string; logScale: boolean; hidden: string[]; pinned: string[] };
+  type View = { smoothing: number; xMode: XAxisMode; filter: string; logScale: boolean; sync: boolean; hidden: string[]; pinned: string[] };
   const writeUrl = (v: View) => {
     const q = new URLSearchParams(params.toString());
     const set = (k: string, value: string | null) => (value === null ? q.delete(k) : q.set(k, value));
@@ -64,15 +65,17 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
     set("x", v.xMode === "step" ? null : v.xMode);
     set("filter", v.filter || null);
     set("log", v.logScale ? "1" : null);
+    set("sync", v.sync ? "1" : null);
     set("hide", v.hidden.length ? v.hidden.join(",") : null);
     set("pin", v.pinned.length ? v.pinned.join(",") : null);
     router.replace(`${pathname}${q.size ? `?${q}` : ""}`, { scroll: false });
   };
-  const view: View = { smoothing, xMode, filter, logScale, hidden, pinned };
+  const view: View = { smoothing, xMode, filter, logScale, sync, hidden, pinned };
   const setSmoothing = (v: number) => (setSmoothingState(v), writeUrl({ ...view, smoothing: v }));
   const setXMode = (v: XAxisMode) => (setXModeState(v), writeUrl({ ...view, xMode: v }));
   const setFilter = (v: string) => (setFilterState(v), writeUrl({ ...view, filter: v }));
   const setLogScale = (v: boolean) => (setLogScaleState(v), writeUrl({ ...view, logScale: v }));
+  const setSync = (v: boolean) => (setSyncState(v), writeUrl({ ...view, sync: v }));
   const toggle = (xs: string[], x: string) => (xs.includes(x) ? xs.filter((y) => y !== x) : [...xs, x]);
   const toggleGroup = (g: string) => {
     const next = toggle(hidden, g);
@@ -121,6 +124,10 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
           <input type="checkbox" aria-label="Log scale" checked={logScale} onChange={(e) => setLogScale(e.target.checked)} />
           log y
         </label>
+        <label className="flex items-center gap-1" title="Hovering one chart shows the same step's values on every chart">
+          <input type="checkbox" aria-label="Sync hover" checked={sync} onChange={(e) => setSync(e.target.checked)} />
+          sync hover
+        </label>
         <select
           aria-label="X axis"
           className="rounded border border-slate-300 px-2 py-1"
@@ -159,7 +166,7 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
             title={key}
             xMode={xMode}
             logScale={logScale}
-            syncId={`run-${runId}`}
+            syncId={sync ? `run-${runId}` : undefined}
             onPickStep={(step) => router.push(`/runs/${runId}/trajectories?stepMin=${step}&stepMax=${step}`)}
             points={toChartPoints(series.data?.[key], smoothing, xMode)}
             pinned={pinned.includes(key)}

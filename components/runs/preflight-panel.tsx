@@ -3,8 +3,8 @@
  * The launch form's pre-flight check: for a valid config, a trainer worker renders the environment's real opening
  * prompt with the chosen policy's tokenizer and answers with the fit and per-step estimates (lib/preflight.ts).
  * A check belongs to the config it was asked for: when the config changes, the old answer is dropped, so a stale
- * "does not fit" can never hold the Launch button. No answer within a few seconds means no worker is listening;
- * the user may launch anyway.
+ * "does not fit" can never hold the Launch button. No answer within a few seconds likely means no worker is listening:
+ * the user may launch anyway, and the panel keeps asking for two minutes, so a late answer still shows.
  */
 import { useEffect, useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
@@ -46,10 +46,14 @@ export function PreflightPanel({
   const result = useQuery({
     ...trpc.runActions.preflightResult.queryOptions({ id: current ?? "" }),
     enabled: Boolean(current),
-    refetchInterval: (q) =>
-      q.state.data && (q.state.data.status === "done" || q.state.data.status === "failed" || q.state.data.ageSeconds > NO_WORKER_AFTER_S)
-        ? false
-        : 400,
+    refetchInterval: (q) => {
+      const d = q.state.data;
+      if (d && (d.status === "done" || d.status === "failed")) return false;
+      // Past the wait a busy or slow worker may still answer: keep asking, less often, while a worker would still
+      // take the check (trainer/preflight/loop.ts skips checks older than 2 minutes).
+      if (d && d.ageSeconds > NO_WORKER_AFTER_S) return d.ageSeconds > 120 ? false : 2000;
+      return 400;
+    },
   });
   const data = current ? result.data : undefined;
   const verdict: PreflightVerdict = !key
@@ -149,7 +153,10 @@ function Figures({ r }: { r: PreflightResult }) {
           `${(r.memoryBytes / GiB).toFixed(2)} of ${(r.memoryLimitBytes / GiB).toFixed(0)} GiB`,
           r.memoryBytes > r.memoryLimitBytes,
         )}
-        {row("step time (rough)", `~${r.stepSecondsEstimate} s (one forward pass took ${r.forwardMs} ms)`)}
+        {row(
+          "step time (rough)",
+          `~${r.stepSecondsEstimate} s (one forward pass took ${r.forwardMs} ms${r.backend ? ` on ${r.backend}` : ""})`,
+        )}
       </dl>
       {r.problems.length > 0 ? (
         <ul className="space-y-1 rounded border border-red-200 bg-red-50 p-2 text-red-800" role="alert">
@@ -173,7 +180,7 @@ function Figures({ r }: { r: PreflightResult }) {
             ? `The opening prompt as the policy reads it (${r.promptTokens.toLocaleString("en-US")} tokens)`
             : "What the policy reads last"}
         </summary>
-        <pre className="mt-1 max-h-80 overflow-auto whitespace-pre-wrap" data-testid="preflight-prompt">
+        <pre className="mt-1 max-h-80 overflow-auto whitespace-pre-wrap" data-testid="preflight-prompt" tabIndex={0}>
           {r.prompt ?? r.promptTail}
         </pre>
       </details>

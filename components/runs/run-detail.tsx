@@ -2,7 +2,9 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import { formatDuration, formatNumber } from "@/lib/format";
+import { formatNumber } from "@/lib/format";
+import { Elapsed } from "./elapsed";
+import { QueueNotice } from "./queue-notice";
 import { CheckpointList } from "./checkpoint-list";
 import { EventLog } from "./event-log";
 import { MetricPanel } from "./metric-panel";
@@ -11,7 +13,7 @@ import { RunActions } from "./run-actions";
 import { StatusBadge } from "./status-badge";
 import { RewardHealthPanel } from "@/components/signals/reward-health-panel";
 import { RunHealthBanner } from "@/components/signals/run-health-banner";
-import { slowPathNotice } from "@/lib/backend-notice";
+import { describeBackend, slowPathNotice } from "@/lib/backend-notice";
 import { EvaluationPanel } from "@/components/evaluations/evaluation-panel";
 
 /** An evaluation run (its config has an eval section): its scores come first on the page. */
@@ -34,7 +36,7 @@ export function RunDetail({ runId }: { runId: string }) {
   if (run.isError) return <p className="text-sm text-red-700">Could not load this run: {run.error.message}</p>;
   const r = run.data!;
   const live = isLive(r.status);
-  const duration = r.startedAt ? (r.finishedAt ?? new Date()).getTime() - r.startedAt.getTime() : null;
+  const backend = r.backend ? describeBackend(r.backend) : null;
 
   return (
     <article className="space-y-6">
@@ -51,7 +53,7 @@ export function RunDetail({ runId }: { runId: string }) {
         </div>
       </header>
       {/* Scrolls sideways on a phone instead of pushing Compare off-screen. */}
-      <nav className="flex gap-4 overflow-x-auto whitespace-nowrap border-b border-slate-200 text-sm" data-testid="run-tabs">
+      <nav className="flex gap-4 relative overflow-x-auto whitespace-nowrap border-b border-slate-200 text-sm" data-testid="run-tabs">
         <span className="border-b-2 border-blue-700 pb-2 font-medium">Overview</span>
         <Link href={`/runs/${r.id}/trajectories`} className="shrink-0 pb-2 text-slate-600 hover:text-slate-900">
           Trajectories
@@ -73,12 +75,15 @@ export function RunDetail({ runId }: { runId: string }) {
         <Fact label="Environment" value={r.environment} />
         <Fact label={isEvaluationConfig(r.config) ? "Evaluated policy" : "Policy model"} value={r.policyModel} />
         <Fact label="Latest reward" value={formatNumber(r.latestReward)} />
-        <Fact label="Duration" value={duration === null ? "—" : formatDuration(duration)} />
+        <Fact label="Duration">
+          <Elapsed startedAt={r.startedAt} finishedAt={r.finishedAt} />
+        </Fact>
         <Fact label="Seed" value={String(r.seed)} />
         <Fact label="Launched by" value={r.launchedByName ? `${r.launchedBy} · ${r.launchedByName}` : r.launchedBy} />
         <Fact label="Worker" value={r.workerId ?? "—"} wrap />
-        <Fact label="Backend" value={r.backend ?? "—"} wide />
+        <Fact label="Backend" value={backend?.summary ?? "—"} detail={backend?.detail} wide />
       </dl>
+      {r.status === "queued" && <QueueNotice runId={r.id} />}
       {r.error && (
         <p className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800" data-testid="run-error">
           {r.error}
@@ -101,7 +106,7 @@ export function RunDetail({ runId }: { runId: string }) {
       </div>
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-700">Config</h2>
-        <pre className="max-h-96 overflow-auto rounded border border-slate-200 bg-white p-3 text-xs">
+        <pre className="max-h-96 overflow-auto rounded border border-slate-200 bg-white p-3 text-xs" tabIndex={0} aria-label="Run config">
           {JSON.stringify(r.config, null, 2)}
         </pre>
       </section>
@@ -109,17 +114,35 @@ export function RunDetail({ runId }: { runId: string }) {
   );
 }
 
-/** One fact; `wide` spans the grid's full width and `wrap` breaks long values (a backend's reason, a worker id). */
-function Fact({ label, value, mono, wide, wrap }: { label: string; value: string; mono?: boolean; wide?: boolean; wrap?: boolean }) {
+/**
+ * One fact; `wide` spans the grid's full width and `wrap` breaks long values (a worker id). `detail` is a second,
+ * smaller line (the reasons behind the backend).
+ */
+function Fact({
+  label,
+  value,
+  detail,
+  children,
+  wide,
+  wrap,
+}: {
+  label: string;
+  value?: string;
+  detail?: string | null;
+  children?: React.ReactNode;
+  wide?: boolean;
+  wrap?: boolean;
+}) {
   return (
     <div
       className={`min-w-0 rounded border border-slate-200 bg-white px-3 py-2 ${wide ? "col-span-2 sm:col-span-4" : ""}`}
       data-testid={`fact-${label.toLowerCase().replace(/\s+/g, "-")}`}
     >
-      <dt className="text-xs text-slate-500">{label}</dt>
-      <dd className={`${wide || wrap ? "break-words" : "truncate"} ${mono ? "font-mono text-xs" : ""}`} title={value}>
-        {value}
+      <dt className="text-xs text-slate-600">{label}</dt>
+      <dd className={wide || wrap ? "break-words" : "truncate"} title={value}>
+        {children ?? value}
       </dd>
+      {detail && <dd className="mt-0.5 break-words text-xs text-slate-600">{detail}</dd>}
     </div>
   );
 }

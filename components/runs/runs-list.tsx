@@ -25,6 +25,11 @@ type SortKey = (typeof SORTABLE)[number] | `config:${string}`;
 const isSortKey = (k: string): k is SortKey => (SORTABLE as readonly string[]).includes(k) || k.startsWith("config:");
 
 /** The runs list: filters live in the URL (shareable, kept on reload); ticked runs open side by side in Compare. */
+/** Columns a phone leaves out (the table still scrolls sideways for the rest): from sm, md and lg widths up. */
+const SM = "hidden sm:table-cell";
+const MD = "hidden md:table-cell";
+const LG = "hidden lg:table-cell";
+
 export function RunsList() {
   const trpc = useTRPC();
   const params = useSearchParams();
@@ -120,8 +125,8 @@ export function RunsList() {
     };
   };
   const rows = runs.data ? (sort ? sortRows(runs.data.items, valueOf(sort), dir) : runs.data.items) : [];
-  const header = (key: SortKey, label: string, title?: string) => (
-    <SortHeader label={label} title={title} active={sort === key} dir={dir} onSort={() => sortBy(key)} />
+  const header = (key: SortKey, label: string, title?: string, className?: string) => (
+    <SortHeader label={label} title={title} active={sort === key} dir={dir} onSort={() => sortBy(key)} className={className} />
   );
 
   return (
@@ -178,7 +183,7 @@ export function RunsList() {
         <p className="text-sm text-slate-500">No runs match. Launch one with New run, the API or the CLI.</p>
       )}
       {runs.data && runs.data.items.length > 0 && (
-        <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+        <div className="relative overflow-x-auto rounded border border-slate-200 bg-white">
           <table className="w-full text-left text-sm">
             <thead className="bg-slate-50 text-xs uppercase text-slate-500">
               <tr>
@@ -187,14 +192,14 @@ export function RunsList() {
                 </th>
                 {header("name", "Name")}
                 {header("status", "Status")}
-                {header("environment", "Environment")}
-                <th className="px-3 py-2">Policy</th>
+                {header("environment", "Environment", undefined, SM)}
+                <th className={`px-3 py-2 ${MD}`}>Policy</th>
                 {header("progress", "Progress")}
                 {header("reward", "Reward", "Mean reward of the latest step")}
-                {header("best", "Best", "Highest mean reward of any step")}
-                {header("kl", "KL", "KL to the reference at the latest step")}
-                {header("cost", "LLM cost", "Simulator and judge calls, USD")}
-                {header("duration", "Duration")}
+                {header("best", "Best", "Highest mean reward of any step", MD)}
+                {header("kl", "KL", "KL to the reference at the latest step", MD)}
+                {header("cost", "LLM cost", "Simulator and judge calls, USD", MD)}
+                {header("duration", "Duration", undefined, SM)}
                 {columns.map((path) => (
                   <ConfigHeader
                     key={path}
@@ -205,7 +210,7 @@ export function RunsList() {
                     onRemove={() => setColumns(columns.filter((c) => c !== path))}
                   />
                 ))}
-                <th className="px-3 py-2">Launched by</th>
+                <th className={`whitespace-nowrap px-3 py-2 ${LG}`}>Launched by</th>
               </tr>
             </thead>
             <tbody>
@@ -228,7 +233,7 @@ export function RunsList() {
                         onChange={() => toggle(run.id)}
                       />
                     </td>
-                    <td className="px-3 py-2">
+                    <td className="min-w-32 px-3 py-2 sm:min-w-48">
                       <Link href={`/runs/${run.id}`} className="font-medium text-blue-700 hover:underline">
                         {run.name}
                       </Link>
@@ -237,8 +242,8 @@ export function RunsList() {
                     <td className="px-3 py-2">
                       <StatusBadge status={run.status} />
                     </td>
-                    <td className="px-3 py-2">{run.environment}</td>
-                    <td className="px-3 py-2">{run.policyModel}</td>
+                    <td className={`px-3 py-2 ${SM}`}>{run.environment}</td>
+                    <td className={`px-3 py-2 ${MD}`}>{run.policyModel}</td>
                     <td className="px-3 py-2">
                       <ProgressBar done={run.step} total={run.totalSteps} />
                       {eta !== null && <div className="text-xs text-slate-500">ETA {formatDuration(eta)}</div>}
@@ -249,12 +254,12 @@ export function RunsList() {
                         {formatNumber(run.latestReward)}
                       </div>
                     </td>
-                    <td className="px-3 py-2 tabular-nums">{formatNumber(summary?.bestReward ?? null)}</td>
-                    <td className="px-3 py-2 tabular-nums">{formatNumber(summary?.kl ?? null)}</td>
-                    <td className="px-3 py-2 tabular-nums">
+                    <td className={`px-3 py-2 tabular-nums ${MD}`}>{formatNumber(summary?.bestReward ?? null)}</td>
+                    <td className={`px-3 py-2 tabular-nums ${MD}`}>{formatNumber(summary?.kl ?? null)}</td>
+                    <td className={`px-3 py-2 tabular-nums ${MD}`}>
                       {summary?.costUsd ? `$${summary.costUsd.toFixed(summary.costUsd < 1 ? 4 : 2)}` : "—"}
                     </td>
-                    <td className="px-3 py-2 tabular-nums">
+                    <td className={`whitespace-nowrap px-3 py-2 tabular-nums ${SM}`}>
                       {run.startedAt ? formatDuration(end.getTime() - run.startedAt.getTime()) : "—"}
                     </td>
                     {columns.map((path) => (
@@ -262,7 +267,7 @@ export function RunsList() {
                         {formatConfigValue(configs.data?.[run.id]?.[path])}
                       </td>
                     ))}
-                    <td className="px-3 py-2">
+                    <td className={`px-3 py-2 ${LG}`}>
                       {run.launchedBy}
                       {run.launchedByName ? ` · ${run.launchedByName}` : ""}
                     </td>

@@ -64,7 +64,7 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
         <ul className="space-y-1 text-sm">
           {a.disagreements.slice(0, 15).map((d) => (
             <li key={d.trajectoryId} data-testid="component-disagreement">
-              <Link className="text-blue-700 hover:underline" href={`/runs/${runId}/trajectories/${d.trajectoryId}`}>
+              <Link className="text-blue-700 underline" href={`/runs/${runId}/trajectories/${d.trajectoryId}`}>
                 step {d.step}
               </Link>{" "}
               · reward <RewardValue value={d.reward} /> · high: {d.high.join(", ")} · low: {d.low.join(", ")}

@@ -16,7 +16,7 @@ export function ReliabilitySummary({ runId, compact }: { runId: string; compact?
       {r.noiseFloor === null ? (
         <p className="text-slate-600">
           Judge noise not measured yet:{" "}
-          <Link className="text-blue-700 hover:underline" href={`/runs/${runId}/rescoring`}>
+          <Link className="text-blue-700 underline" href={`/runs/${runId}/rescoring`}>
             re-judge some steps with k ≥ 2 judgements
           </Link>
           .
@@ -25,7 +25,7 @@ export function ReliabilitySummary({ runId, compact }: { runId: string; compact?
         <p data-testid="run-noise-floor">
           Judge noise floor on a step&apos;s mean reward: <strong>±{formatNumber(r.noiseFloor)}</strong> (1σ, {r.perStep} trajectories per
           step, from{" "}
-          <Link className="text-blue-700 hover:underline" href={`/runs/${runId}/rescoring/${r.noiseFloorFrom?.id}`}>
+          <Link className="text-blue-700 underline" href={`/runs/${runId}/rescoring/${r.noiseFloorFrom?.id}`}>
             k={r.noiseFloorFrom?.samples} re-judging
           </Link>
           ). Reward differences below ~{formatNumber(2 * r.noiseFloor)} are within judge noise.

@@ -25,7 +25,7 @@ export function RewardHealthPanel({ runId }: { runId: string }) {
       </div>
       <ReliabilitySummary runId={runId} compact />
       {warnings.data ? (
-        <WarningList runId={runId} signals={warnings.data.signals} limit={3} notLearning={(health.data?.problems.length ?? 0) > 0} />
+        <WarningList runId={runId} groups={warnings.data.groups} limit={3} notLearning={(health.data?.problems.length ?? 0) > 0} />
       ) : (
         <QueryState loading={warnings.isLoading} error={warnings.error} what="reward signals" />
       )}

@@ -33,11 +33,11 @@ export function SignalsView({ runId }: { runId: string }) {
         <h2 className="mb-2 text-sm font-semibold text-slate-700">
           Warnings
           {warnings.data
-            ? ` (${warnings.data.signals.length}, from ${warnings.data.trajectoriesAnalysed} trajectories${warnings.data.truncated ? ", most recent only" : ""})`
+            ? ` (${warnings.data.total.toLocaleString("en-US")} in ${warnings.data.groups.length} ${warnings.data.groups.length === 1 ? "kind" : "kinds"}, from ${warnings.data.trajectoriesAnalysed.toLocaleString("en-US")} trajectories${warnings.data.truncated ? ", most recent only" : ""})`
             : ""}
         </h2>
         {warnings.data ? (
-          <WarningList runId={runId} signals={warnings.data.signals} notLearning={(health.data?.problems.length ?? 0) > 0} />
+          <WarningList runId={runId} groups={warnings.data.groups} notLearning={(health.data?.problems.length ?? 0) > 0} />
         ) : (
           <QueryState loading={warnings.isLoading} error={warnings.error} what="reward signals" />
         )}

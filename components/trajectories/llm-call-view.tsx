@@ -55,7 +55,9 @@ export function LlmCallView({ call }: { call: LlmCallRecord }) {
             <>
               <pre className="whitespace-pre-wrap break-words font-mono">{call.response.text || "(empty)"}</pre>
               {call.response.toolCalls?.length ? (
-                <pre className="mt-1 overflow-x-auto font-mono">{JSON.stringify(call.response.toolCalls, null, 2)}</pre>
+                <pre className="mt-1 overflow-x-auto font-mono" tabIndex={0}>
+                  {JSON.stringify(call.response.toolCalls, null, 2)}
+                </pre>
               ) : null}
               {call.response.finishReason && <div className="text-slate-500">finish: {call.response.finishReason}</div>}
             </>

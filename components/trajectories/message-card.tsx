@@ -75,6 +75,7 @@ export function MessageCard({
           message.content && (
             <pre
               className={`whitespace-pre-wrap break-words text-sm ${content.json ? "max-h-80 overflow-auto font-mono text-xs" : "font-sans"}`}
+              tabIndex={content.json ? 0 : undefined}
             >
               {content.text}
             </pre>
@@ -82,9 +83,11 @@ export function MessageCard({
         )}
         {message.toolCalls?.map((c) => (
           <div key={c.id} className="mt-2 rounded bg-slate-900 p-2 font-mono text-xs text-slate-100">
-            <span className="text-teal-300">{c.name}</span>
-            <span className="text-slate-400"> ({c.id})</span>
-            <pre className="overflow-x-auto">{JSON.stringify(c.arguments, null, 2)}</pre>
+            <span className="text-teal-200">{c.name}</span>
+            <span className="text-slate-300"> ({c.id})</span>
+            <pre className="overflow-x-auto" tabIndex={0}>
+              {JSON.stringify(c.arguments, null, 2)}
+            </pre>
           </div>
         ))}
         {message.formatError && <p className="mt-2 rounded bg-amber-50 p-2 text-xs text-amber-900">Format error: {message.formatError}</p>}

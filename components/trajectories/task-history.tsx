@@ -52,7 +52,9 @@ export function TaskHistory({ runId, taskId }: { runId: string; taskId: string }
       {h.task !== null && (
         <details className="rounded border border-slate-200 bg-white p-2 text-sm">
           <summary className="cursor-pointer text-slate-600">Task definition</summary>
-          <pre className="mt-2 max-h-72 overflow-auto text-xs">{JSON.stringify(h.task, null, 2)}</pre>
+          <pre className="mt-2 max-h-72 overflow-auto text-xs" tabIndex={0}>
+            {JSON.stringify(h.task, null, 2)}
+          </pre>
         </details>
       )}
       <figure className="rounded border border-slate-200 bg-white p-3" data-testid="task-reward-chart">

@@ -109,7 +109,7 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
         <Fact
           label="Task"
           value={
-            <Link className="text-blue-700 hover:underline" href={`/runs/${runId}/tasks/${encodeURIComponent(d.taskId)}`}>
+            <Link className="text-blue-700 underline" href={`/runs/${runId}/tasks/${encodeURIComponent(d.taskId)}`}>
               {d.taskId}
             </Link>
           }
@@ -123,7 +123,7 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
         <Fact
           label="Group"
           value={
-            <Link className="text-blue-700 hover:underline" href={`/runs/${runId}/groups/${d.group.id}`}>
+            <Link className="text-blue-700 underline" href={`/runs/${runId}/groups/${d.group.id}`}>
               compare samples
             </Link>
           }
@@ -184,7 +184,7 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
           </h2>
           {[...calls3.rescoring].map(([rescoringId, list]) => (
             <div key={rescoringId} className="mb-2 space-y-1">
-              <Link href={`/runs/${runId}/rescoring/${rescoringId}`} className="text-xs text-blue-700 hover:underline">
+              <Link href={`/runs/${runId}/rescoring/${rescoringId}`} className="text-xs text-blue-700 underline">
                 re-scoring {rescoringId}
               </Link>
               {list.map((c) => (

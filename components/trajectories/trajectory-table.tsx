@@ -48,7 +48,7 @@ export function TrajectoryTable({
     return () => window.removeEventListener("keydown", open);
   }, [cursor, rows, router, runId, suffix]);
   return (
-    <div className="overflow-x-auto rounded border border-slate-200 bg-white">
+    <div className="relative overflow-x-auto rounded border border-slate-200 bg-white">
       <table className="w-full text-left text-sm">
         <thead className="bg-slate-50 text-xs uppercase text-slate-500">
           <tr>
@@ -92,14 +92,21 @@ export function TrajectoryTable({
               </td>
               <td className="px-3 py-2 text-right tabular-nums">{t.numTurns}</td>
               <td className="px-3 py-2 tabular-nums">
-                <Link href={`/runs/${runId}/groups/${t.groupId}`} className="text-slate-700 hover:underline" title="Open the GRPO group">
+                <Link
+                  href={`/runs/${runId}/groups/${t.groupId}`}
+                  className="text-slate-700 underline decoration-slate-400"
+                  title="Open the GRPO group"
+                >
                   g{t.groupIndexInStep}
                 </Link>
                 <span className="text-slate-400"> · </span>#{t.indexInGroup}
               </td>
               {showTask && (
                 <td className="max-w-48 truncate px-3 py-2">
-                  <Link href={`/runs/${runId}/tasks/${encodeURIComponent(t.taskId)}`} className="text-slate-700 hover:underline">
+                  <Link
+                    href={`/runs/${runId}/tasks/${encodeURIComponent(t.taskId)}`}
+                    className="text-slate-700 underline decoration-slate-400"
+                  >
                     {t.taskId}
                   </Link>
                 </td>

@@ -1,11 +1,13 @@
 /**
  * Reward-hacking and simulator-failure signals and per-component reward analysis for a run, computed from stored
  * metrics, trajectories and LLM calls by the pure functions in lib/reward-signals.ts and lib/reward-analysis.ts.
- * Reads are bounded (the most recent trajectories) so a long run's page stays fast.
+ * Reads are bounded (the most recent trajectories, curves at chart resolution) so a long run's page stays fast, and
+ * the warnings come grouped by kind (lib/signal-groups.ts).
  */
-import type { ConversationMessage } from "../../lib/conversation";
 import { analyseComponents } from "../../lib/reward-analysis";
 import { computeSignals, type SeriesPoint, type SignalTrajectory } from "../../lib/reward-signals";
+import { groupSignals } from "../../lib/signal-groups";
+import { getMetricSeries } from "./metrics";
 import type { PrismaClient } from "../../db/client";
 import { notFound } from "../errors";
 
@@ -14,73 +16,64 @@ const MAX_TRAJECTORIES = 4000;
 /** The split the signals read: a training run's train trajectories, an evaluation run's (which has only eval ones). */
 const mainSplit = (rows: { split: string }[]) => (rows.some((r) => r.split === "train") ? "train" : "eval");
 const SERIES_KEYS = ["reward/mean", "eval/reward_mean", "response/length_mean", "env/turns_mean"] as const;
+/**
+ * The curves' resolution for drift and divergence: a run up to this many steps is read step by step; a longer one
+ * as the charts draw it (bucket means from the trainer's rollups), so a 100k-step run reads ~2k points per key
+ * instead of 100k, and a drift is a change of the curve rather than one step's jitter.
+ */
+const SERIES_POINTS = 2000;
 
-async function loadRows(db: PrismaClient, runId: string) {
+/** The trajectory columns the checks read, with only the policy's text of each conversation (not the whole JSON). */
+interface SignalRow {
+  id: string;
+  step: number;
+  groupId: string;
+  split: string;
+  reward: number | null;
+  status: string;
+  endReason: string | null;
+  numTurns: number;
+  finalState: unknown;
+  expectedState: unknown;
+  policyText: string;
+  formatErrors: number;
+  /** Failed user/tool simulator calls of the episode. */
+  simulatorErrors: number;
+}
+
+async function loadRows(db: PrismaClient, runId: string): Promise<SignalRow[]> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
   if (!run) throw notFound("Run", runId);
-  const trajectories = await db.trajectory.findMany({
-    where: { runId },
-    orderBy: [{ step: "desc" }, { groupId: "asc" }, { indexInGroup: "asc" }],
-    take: MAX_TRAJECTORIES,
-    select: {
-      id: true,
-      step: true,
-      groupId: true,
-      split: true,
-      reward: true,
-      rewardComponents: true,
-      status: true,
-      endReason: true,
-      numTurns: true,
-      finalState: true,
-      expectedState: true,
-      conversation: true,
-    },
-  });
-  return trajectories;
+  // The policy's messages are picked out in the database: a τ² conversation is ~10 KB, and 4,000 of them decoded
+  // in Node took longer than every check together.
+  return db.$queryRaw<SignalRow[]>`
+    SELECT t.id, t.step, t."groupId", t.split, t.reward, t.status::text AS status, t."endReason", t."numTurns",
+           t."finalState", t."expectedState",
+           coalesce(p.text, '') AS "policyText", coalesce(p.errors, 0)::int AS "formatErrors",
+           (SELECT count(*) FROM "LlmCall" c
+             WHERE c."trajectoryId" = t.id AND c.error IS NOT NULL AND c.role IN ('user_simulator', 'tool_simulator'))::int AS "simulatorErrors"
+    FROM "Trajectory" t
+    LEFT JOIN LATERAL (
+      SELECT string_agg(m->>'content', E'\n' ORDER BY i) AS text, count(*) FILTER (WHERE coalesce(m->>'formatError', '') <> '') AS errors
+      FROM jsonb_array_elements(CASE WHEN jsonb_typeof(t.conversation) = 'array' THEN t.conversation ELSE '[]'::jsonb END)
+           WITH ORDINALITY AS e(m, i)
+      WHERE m->>'source' = 'policy'
+    ) p ON true
+    WHERE t."runId" = ${runId}
+    ORDER BY t.step DESC, t."groupId", t."indexInGroup"
+    LIMIT ${MAX_TRAJECTORIES}`;
 }
 
 export async function getRunSignals(db: PrismaClient, input: { runId: string }) {
-  const rows = await loadRows(db, input.runId);
-  const errors = await db.llmCall.groupBy({
-    by: ["trajectoryId"],
-    where: {
-      runId: input.runId,
-      error: { not: null },
-      role: { in: ["user_simulator", "tool_simulator"] },
-      trajectoryId: { in: rows.map((r) => r.id) },
-    },
-    _count: { _all: true },
-  });
-  const errorCount = new Map(errors.map((e) => [e.trajectoryId, e._count._all]));
-  const points = await db.metricPoint.findMany({
-    where: { runId: input.runId, key: { in: [...SERIES_KEYS] } },
-    select: { key: true, step: true, value: true },
-    orderBy: { step: "asc" },
-  });
-  const series = (key: string): SeriesPoint[] => points.filter((p) => p.key === key).map((p) => ({ step: p.step, value: p.value }));
+  // The trajectories and the curves are independent reads.
+  const [rows, curves] = await Promise.all([
+    loadRows(db, input.runId),
+    getMetricSeries(db, { runId: input.runId, keys: [...SERIES_KEYS], maxPoints: SERIES_POINTS }),
+  ]);
+  const series = (key: string): SeriesPoint[] => (curves[key] ?? []).map((p) => ({ step: p.step, value: p.value }));
 
   const split = mainSplit(rows);
-  const trajectories: SignalTrajectory[] = rows
-    .filter((r) => r.split === split)
-    .map((r) => {
-      const conv = (Array.isArray(r.conversation) ? r.conversation : []) as unknown as ConversationMessage[];
-      const policy = conv.filter((m) => m.source === "policy");
-      return {
-        id: r.id,
-        step: r.step,
-        groupId: r.groupId,
-        reward: r.reward,
-        status: r.status,
-        endReason: r.endReason,
-        numTurns: r.numTurns,
-        finalState: r.finalState,
-        expectedState: r.expectedState,
-        policyText: policy.map((m) => m.content).join("\n"),
-        formatErrors: policy.filter((m) => m.formatError).length,
-        simulatorErrors: errorCount.get(r.id) ?? 0,
-      };
-    });
+  const trajectories: SignalTrajectory[] = rows.filter((r) => r.split === split);
   const signals = computeSignals({
     trajectories,
     rewardSeries: series("reward/mean"),
@@ -88,7 +81,13 @@ export async function getRunSignals(db: PrismaClient, input: { runId: string }) 
     lengthSeries: series("response/length_mean"),
     turnsSeries: series("env/turns_mean"),
   });
-  return { signals, trajectoriesAnalysed: trajectories.length, truncated: rows.length === MAX_TRAJECTORIES };
+  return {
+    /** One entry per kind of warning, the most recent first, each with its step ranges and latest instances. */
+    groups: groupSignals(signals),
+    total: signals.length,
+    trajectoriesAnalysed: trajectories.length,
+    truncated: rows.length === MAX_TRAJECTORIES,
+  };
 }
 
 export async function getComponentAnalysis(db: PrismaClient, input: { runId: string }) {

@@ -109,3 +109,34 @@ test("a config file loads into the form as the CLI reads it, the budget line fol
   await page.locator("#cfg-grpo-steps").fill("5");
   await expect(budget).toContainText("5 steps × 8 episodes (2 groups × 4) = 40 training episodes");
 });
+
+test("the form's own defaults pass its pre-flight check, for the first environment and τ² retail", async ({ page }) => {
+  test.setTimeout(180_000);
+  await page.goto("/runs/new");
+  const preflight = page.getByTestId("preflight");
+  // Untouched: the simulated preset (its opening used to need 2,503 tokens of a 512-token context).
+  await expect(page.getByLabel("Environment", { exact: true })).toHaveValue("simulated");
+  await expect(preflight).toHaveAttribute("data-verdict", "ok", { timeout: 90_000 });
+  await expect(page.getByRole("button", { name: "Launch run" })).toBeEnabled();
+  await expect(page.getByLabel("Launch anyway")).toHaveCount(0);
+  await page.getByLabel("Environment", { exact: true }).selectOption("tau2-retail");
+  await expect(preflight).toHaveAttribute("data-verdict", "ok", { timeout: 90_000 });
+  await expect(preflight).toContainText(/fits with \d+ tokens to spare/);
+});
+
+test("a refused field shows its reason beside it, including the environment", async ({ page }) => {
+  await page.goto("/runs/new");
+  await page.getByText("Load a config file").click();
+  await page.getByLabel("or paste it").fill("environment: nope-env\ngrpo:\n  groupSize: 1\n  colour: blue\n");
+  await page.getByRole("button", { name: "Use this config" }).click();
+  // The unknown key stops the rules that need a well-formed config; its reason sits under the GRPO section.
+  await expect(page.getByTestId("error-section-grpo")).toContainText('Unrecognized key: "colour"');
+  await page.getByLabel("or paste it").fill("environment: nope-env\ngrpo:\n  groupSize: 1\n");
+  await page.getByRole("button", { name: "Use this config" }).click();
+  const envError = page.getByTestId("error-environment");
+  await expect(envError).toContainText('Unknown environment "nope-env"; choose one of:');
+  await expect(page.getByLabel("Environment", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  await page.getByRole("button", { name: "Launch run" }).click();
+  await expect(page.getByText(/Fix the highlighted fields: environment, grpo\.groupSize/)).toBeVisible();
+  await expect(page.getByTestId("error-grpo.groupSize")).toContainText("at least 2");
+});

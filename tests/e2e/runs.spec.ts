@@ -112,15 +112,18 @@ test("a finished run's page shows its curves; the runs list filters by status", 
   await page.setViewportSize({ width: 390, height: 800 });
   await expect(page.getByTestId("run-tabs").getByRole("link", { name: "Compare" })).toBeAttached();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // The backend's summary and the reasons beneath it.
   const backend = page.getByTestId("fact-backend").locator("dd");
-  expect(await backend.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+  expect(await backend.evaluateAll((els) => els.every((el) => el.scrollWidth <= el.clientWidth))).toBe(true);
   await page.setViewportSize({ width: 1280, height: 800 });
 });
 
-test("a click on a curve opens that step's trajectories; hovering one chart marks the step on all; unknown ids are a 404", async ({
+test("a click on a curve opens that step's trajectories; with hover synced, one chart marks the step on all; unknown ids are a 404", async ({
   page,
 }) => {
   const runId = await openRun(page, GUESS_RUN);
+  // Each chart has its own tooltip; "sync hover" shows the same step on all of them.
+  await page.getByLabel("Sync hover").check();
   const chart = page.locator('[data-testid="metric-chart"][data-key="reward/mean"] .recharts-surface');
   await expect(chart).toBeVisible();
   const box = (await chart.boundingBox())!;

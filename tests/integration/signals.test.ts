@@ -95,15 +95,21 @@ after(async () => {
 });
 
 test("warnings name the step and link the offending trajectories", async () => {
-  const { signals, trajectoriesAnalysed } = await caller.signals.warnings({ runId });
+  const { groups, total, trajectoriesAnalysed } = await caller.signals.warnings({ runId });
   assert.ok(trajectoriesAnalysed > 100);
-  const at = (kind: string) => signals.find((s) => s.kind === kind && s.step === 61);
+  assert.equal(
+    groups.reduce((n, g) => n + g.count, 0),
+    total,
+  );
+  assert.equal(new Set(groups.map((g) => g.kind)).size, groups.length, "one group per kind");
+  const at = (kind: string) => groups.find((g) => g.kind === kind)?.latest.find((s) => s.step === 61);
   assert.deepEqual(at("judge_high_check_fails")?.examples, [ids[0]], "judge passed, state check failed");
   assert.deepEqual(at("judge_low_check_passes")?.examples, [ids[1]]);
   assert.deepEqual(at("abnormal_ending")?.examples, [ids[1]], "the simulated user left after one agent turn");
   assert.deepEqual(at("simulator_errors_in_low_reward")?.examples, [ids[2], ids[3]]);
   // The demo's late steps: every sample in a group says the same thing (GRPO learns nothing there).
-  assert.ok(signals.some((s) => s.kind === "near_identical_group" && s.step === 59));
+  const nearIdentical = groups.find((g) => g.kind === "near_identical_group");
+  assert.ok(nearIdentical?.stepRanges.some(([a, b]) => a <= 59 && 59 <= b));
 });
 
 test("component analysis: curves per step, correlations with the reward, and trajectories where components disagree", async () => {

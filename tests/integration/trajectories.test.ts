@@ -13,6 +13,7 @@ import { insertSyntheticRun } from "./helpers/synthetic-run";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
 import { discardStepsFrom, recordStep } from "../../trainer/record/record-step";
 import { makeStepRecord } from "../../trainer/record/testing/fixtures";
+import { insertQueuedRun } from "../../trainer/record/testing/make-run";
 import type { PolicyTokens } from "../../lib/policy-tokens";
 
 let db: TestDatabase;
@@ -276,6 +277,19 @@ test("a group shows its samples best first with advantages, unscored last, and w
     caller.groups.get({ runId: "other", groupId: g.id }),
     (e: unknown) => e instanceof TRPCError && e.code === "NOT_FOUND",
   );
+});
+
+test("the config difference leaves out noise: names, empty lists against absent ones, defaults a stored config lacks", async () => {
+  const launched = await insertQueuedRun(db.prisma, { name: "launched", environment: "guess-number", grpo: { learningRate: 2e-3 } });
+  // As a run stored by an older version, or written by a script: no tags, no defaults filled in.
+  const sparse = await insertQueuedRun(db.prisma, { name: "sparse", environment: "guess-number" });
+  await db.prisma.run.update({
+    where: { id: sparse },
+    data: { config: { name: "sparse", environment: "guess-number", grpo: { learningRate: 1e-3 } } },
+  });
+  const c = await caller.trajectories.compareRuns({ runIds: [launched, sparse] });
+  assert.deepEqual(c.configDiff, [{ path: "grpo.learningRate", values: ["0.002", "0.001"] }]);
+  await db.prisma.run.deleteMany({ where: { id: { in: [launched, sparse] } } });
 });
 
 test("comparing runs lists exactly the config paths that differ and which runs recorded each metric", async () => {

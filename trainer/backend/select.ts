@@ -5,7 +5,7 @@
  * loads, else wasm (SIMD, XNNPACK), else the pure-JS cpu backend. `tf.setBackend()` resolves `false` instead of
  * throwing when a backend fails to start, so every choice is confirmed with `tf.getBackend()`.
  */
-import { firstLine } from "../../lib/error-text";
+import { firstLine, withoutFilePaths } from "../../lib/error-text";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
@@ -49,7 +49,10 @@ async function tryTensorflow(): Promise<string | null> {
     // Optional dependency: its install downloads libtensorflow, which fails without network access to its binaries, so it is usually absent.
     await import(/* webpackIgnore: true */ "@tensorflow/tfjs-node-gpu" as string);
   } catch (e) {
-    return `@tensorflow/tfjs-node-gpu could not be loaded (${firstLine(e)})`;
+    // The usual case (libtensorflow cannot be fetched offline, so npm drops the optional package). The run page shows
+    // this text: no import stack with the server's file paths.
+    if ((e as { code?: string }).code === "ERR_MODULE_NOT_FOUND") return "@tensorflow/tfjs-node-gpu is not installed";
+    return `@tensorflow/tfjs-node-gpu could not be loaded (${withoutFilePaths(firstLine(e))})`;
   }
   const ok = await tf.setBackend("tensorflow");
   if (!ok || tf.getBackend() !== "tensorflow") return "tfjs-node-gpu loaded but the tensorflow backend did not start";
@@ -61,7 +64,7 @@ async function tryWasm(): Promise<string | null> {
     const wasm = await import("@tensorflow/tfjs-backend-wasm");
     wasm.setWasmPaths(localWasmDir());
   } catch (e) {
-    return `@tensorflow/tfjs-backend-wasm could not be loaded (${firstLine(e)})`;
+    return `@tensorflow/tfjs-backend-wasm could not be loaded (${withoutFilePaths(firstLine(e))})`;
   }
   const ok = await tf.setBackend("wasm");
   if (!ok || tf.getBackend() !== "wasm") return "the wasm backend did not start";
@@ -90,7 +93,7 @@ async function enableNativeKernels(backend: string): Promise<{ enabled: boolean;
     }
     return await mod.tryEnableNativeKernels(backend);
   } catch (e) {
-    return { enabled: false, reason: `native kernels unavailable (${firstLine(e)})` };
+    return { enabled: false, reason: `native kernels unavailable (${withoutFilePaths(firstLine(e))})` };
   }
 }
 
@@ -144,4 +147,17 @@ export async function selectBackend(
   await tf.ready();
   const nativeKernels = opts.native === false ? { enabled: false, reason: "disabled by caller" } : await enableNativeKernels(backend);
   return { backend, reason, ...describeThreads(backend), nativeKernels, tfjsVersion: tf.version.tfjs };
+}
+
+let selectedOnce: Promise<BackendReport> | null = null;
+
+/**
+ * The process's backend, chosen on first use and shared by everything the worker runs: training, and the
+ * pre-flight checks beside it. A fresh worker that answered a check before its first run used to compute it on
+ * TF.js's default, the pure-JS cpu backend (~200× slower: minutes for a 2,500-token opening, so the launch form
+ * gave up waiting).
+ */
+export function selectBackendOnce(): Promise<BackendReport> {
+  selectedOnce ??= selectBackend();
+  return selectedOnce;
 }

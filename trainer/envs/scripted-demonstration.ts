@@ -9,7 +9,7 @@ import type { Demonstration, DemonstrationMessage, Environment, LlmChat, Task } 
 import { runOfflineCall } from "../llm/offline-provider";
 
 /** The offline provider as an LlmChat: every simulator and judge call is answered by the environment's own rules. */
-const offlineChat: LlmChat = {
+export const offlineChat: LlmChat = {
   async chat(req) {
     const { record, text, error } = await runOfflineCall(req);
     if (error || text === null) throw error ?? new Error("offline simulator gave no reply");

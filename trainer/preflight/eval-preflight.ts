@@ -49,6 +49,8 @@ export async function computeEvalPreflight(config: RunConfig): Promise<Preflight
     memoryBytes: 0,
     memoryLimitBytes: 0,
     forwardMs: 0,
+    // No model runs here: the policy is the endpoint (or the script).
+    backend: endpoint ? "endpoint" : "script",
     stepSecondsEstimate: 0,
     problems,
     evaluation: {

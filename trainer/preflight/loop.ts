@@ -9,15 +9,29 @@ import { firstLine } from "../../lib/error-text";
 import { parseRunConfig } from "../../lib/run-config";
 import { storable, storableText } from "../../lib/storable";
 import { createPrismaClient } from "../../db/client";
-import { claimLeased } from "../../db/lease-queue";
+import { claimLeased, DB_NOW } from "../../db/lease-queue";
 import { dataRoots } from "../data-roots";
 import { createWorkerId } from "../worker/worker-id";
 import { computePreflight } from "./compute";
 
 const LEASE_MS = 60_000;
 
+/**
+ * A check is asked for by a launch form someone is looking at, and each edit of the form asks again: the newest is
+ * the one they wait for, and one nobody has waited on for a while (the form gives up after 12 s) is not worth a
+ * forward pass. Oldest-first, every visit of the launch page queued a check, and a busy worker answered the one in
+ * front of the user minutes late.
+ */
+const PREFLIGHT_QUEUE = {
+  table: "Preflight",
+  countsClaims: false,
+  returning: "id, config",
+  order: "newest",
+  onlyWhere: `"createdAt" > ${DB_NOW} - interval '2 minutes'`,
+} as const;
+
 export async function claimNextPreflight(db: PrismaClient, workerId: string): Promise<{ id: string; config: unknown } | null> {
-  return claimLeased(db, { table: "Preflight", countsClaims: false, returning: "id, config" }, workerId, LEASE_MS);
+  return claimLeased(db, PREFLIGHT_QUEUE, workerId, LEASE_MS);
 }
 
 /** Claims and answers one check; false when none was queued. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
 import { getRun, getRunConfigLeaves, getRunFacets, listRunEvents, listRuns } from "../../services/runs";
 import { getMetricSeries, getRewardSparklines, getRunSummaries, listMetricKeys } from "../../services/metrics";
+import { getRunQueueStanding } from "../../services/run-queue";
 import { runIdSchema } from "../ids";
 import { RUN_STATUSES } from "../../../lib/run-status";
 
@@ -26,6 +27,9 @@ export const runsRouter = router({
     .query(({ ctx, input }) => listRuns(ctx.db, input)),
 
   get: publicProcedure.input(z.object({ id: runId }).strict()).query(({ ctx, input }) => getRun(ctx.db, input.id)),
+
+  /** A queued run's place in the queue and what holds it (null once it is no longer queued). */
+  queueStanding: publicProcedure.input(z.object({ id: runId }).strict()).query(({ ctx, input }) => getRunQueueStanding(ctx.db, input.id)),
 
   events: publicProcedure
     .input(

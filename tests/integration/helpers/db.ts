@@ -7,7 +7,8 @@ import pg from "pg";
 import { applyMigrations } from "../../../db/migrate";
 import { createPrismaClient, type PrismaClient } from "../../../db/client";
 
-export const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+/** Read when used, not at import: scripts/test.ts sets it after starting a server when none was found. */
+const adminUrl = () => process.env.TEST_PG_ADMIN_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 
 export interface TestDatabase {
   name: string;
@@ -17,7 +18,7 @@ export interface TestDatabase {
 }
 
 async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
+  const client = new pg.Client({ connectionString: adminUrl() });
   await client.connect();
   try {
     return await fn(client);
@@ -27,7 +28,7 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 }
 
 export function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
+  const url = new URL(adminUrl());
   url.pathname = `/${name}`;
   return url.toString();
 }

@@ -56,6 +56,8 @@ class GuessEpisode implements Episode {
   private turns = 0;
   private solved = false;
   private invalid = 0;
+  /** The last valid guess: the final state's `answer`, compared with the secret in the inspector. */
+  private lastGuess: number | null = null;
 
   constructor(
     private readonly data: GuessTaskData,
@@ -74,10 +76,11 @@ class GuessEpisode implements Episode {
     if (g === null || g < 1 || g > this.data.max) {
       this.invalid++;
       reply = `say 1-${this.data.max}`;
-    } else if (g === this.data.secret) {
-      this.solved = true;
-      reply = "correct";
-    } else reply = hint(g, this.data.secret);
+    } else {
+      this.lastGuess = g;
+      this.solved = g === this.data.secret;
+      reply = this.solved ? "correct" : hint(g, this.data.secret);
+    }
     const done = this.solved || this.turns >= this.ctx.maxTurns;
     return {
       observations: [{ role: "user", source: "environment", content: reply, turn: turn + 1 }],
@@ -92,8 +95,9 @@ class GuessEpisode implements Episode {
       reward,
       components: { solved: this.solved ? 1 : 0, turns: this.turns, invalid: this.invalid },
       reasoning: this.solved ? `solved in ${this.turns} turn(s)` : `not solved (${endReason}) after ${this.turns} turn(s)`,
-      finalState: { turns: this.turns, solved: this.solved },
-      expectedState: { secret: this.data.secret },
+      // `answer` in both: what the inspector compares; turns and solved are the episode's bookkeeping.
+      finalState: { answer: this.lastGuess, turns: this.turns, solved: this.solved },
+      expectedState: { answer: this.data.secret },
     };
   }
 }

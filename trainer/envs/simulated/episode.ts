@@ -17,7 +17,7 @@ import {
 } from "../parse";
 import type { SimulatedTaskData } from "./task-schema";
 import { judgePromptFor, renderTemplate, TERMINATE_MARKER, type SimulatedPrompts } from "../../../lib/simulated-prompts";
-import { judgeSimulatedEpisode } from "./judge-episode";
+import { judgeSimulatedEpisode, simulatedFinalState } from "./judge-episode";
 import {
   createSimulatedState,
   offlineToolAnswer,
@@ -150,11 +150,7 @@ export class SimulatedEpisode implements Episode {
       judge: this.options.judge,
       simiaSampling: this.options.simiaSampling,
       endReason,
-      finalState: {
-        calls: this.state.calls,
-        formatErrors: this.state.formatErrors,
-        revealedFacts: [...this.state.revealedFacts].map((i) => d.facts[i]?.value),
-      },
+      finalState: simulatedFinalState(this.state, { revealedFacts: [...this.state.revealedFacts].map((i) => d.facts[i]?.value) }),
     });
   }
 

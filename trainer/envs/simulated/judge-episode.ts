@@ -12,6 +12,27 @@ import type { SimulatedEpisodeOptions } from "./episode";
 import { offlineJudgeReply, type SimulatedState } from "./offline-simulators";
 import type { SimulatedTaskData } from "./task-schema";
 
+/**
+ * A simulated episode's final state: the calls made as name and arguments (compared with the expected calls), and
+ * beside them what each returned and the episode's bookkeeping.
+ */
+export function simulatedFinalState(state: SimulatedState, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    calls: state.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
+    toolResults: state.calls.map((c) => ({ turn: c.turn, name: c.name, result: c.result })),
+    formatErrors: state.formatErrors,
+    ...extra,
+  };
+}
+
+/**
+ * The expected state beside it: the expected calls as name and arguments, like the final state's, which is what the
+ * inspector compares; the canned results, facts to tell and forbidden calls are the judge's spec, shown beside.
+ */
+export function simulatedExpectedState(task: SimulatedTaskData): Record<string, unknown> {
+  return { ...task.expected, calls: task.expected.calls.map(({ name, arguments: args }) => ({ name, arguments: args })) };
+}
+
 export async function judgeSimulatedEpisode(opts: {
   ctx: EpisodeContext;
   prompt: string;
@@ -36,7 +57,7 @@ export async function judgeSimulatedEpisode(opts: {
       components: verdict.unparsable ? { judge_unparsable: 1 } : verdict.components,
       reasoning: verdict.reasoning,
       finalState: opts.finalState,
-      expectedState: task.expected,
+      expectedState: simulatedExpectedState(task),
     };
   }
   const result = await runJudge({
@@ -56,6 +77,6 @@ export async function judgeSimulatedEpisode(opts: {
     components,
     reasoning: `${result.reasoning} (episode ended: ${opts.endReason})`,
     finalState: opts.finalState,
-    expectedState: task.expected,
+    expectedState: simulatedExpectedState(task),
   };
 }

@@ -12,7 +12,7 @@
 import type { ConversationMessage, EpisodeEndReason } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, StepResult, Task } from "../types";
 import { parsePolicyAction, textWithToolCalls, toolCallIdPrefix, type StructuredToolCall } from "../parse";
-import { judgeSimulatedEpisode } from "./judge-episode";
+import { judgeSimulatedEpisode, simulatedFinalState } from "./judge-episode";
 import type { SimulatedTaskData } from "./task-schema";
 import { judgePromptFor, renderTemplate, simiaReference, simiaTranscript, TERMINATE_MARKER } from "../../../lib/simulated-prompts";
 import { agentSystemPrompt, type SimulatedEpisodeOptions } from "./episode";
@@ -118,7 +118,7 @@ export class SimiaEpisode implements Episode {
       judge: this.options.judge,
       simiaSampling: this.options.simiaSampling,
       endReason,
-      finalState: { calls: this.state.calls, formatErrors: this.state.formatErrors },
+      finalState: simulatedFinalState(this.state),
     });
   }
 

@@ -129,8 +129,9 @@ export const intentionRules: GymRules<IntentionTask, IntentionState> = {
         unproductive_questions: s.unproductive,
       },
       reasoning: `Uncovered ${s.covered.size}/${task.details.length} details (importance-weighted ${(coverage * 100).toFixed(0)}%) with ${s.questions} question(s).`,
-      finalState: { covered: [...s.covered].sort().map((i) => task.details[i].description) },
-      expectedState: { details: task.details.map((d) => d.description) },
+      // Keyed by detail in both, so the inspector lists the details left uncovered as missing.
+      finalState: { covered: Object.fromEntries([...s.covered].sort().map((i) => [task.details[i].description, true])) },
+      expectedState: { covered: Object.fromEntries(task.details.map((d) => [d.description, true])) },
     };
   },
 };

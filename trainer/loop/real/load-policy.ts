@@ -35,6 +35,18 @@ const hasTokenizer = (dir: string) =>
   );
 
 /**
+ * The ChatFormat a run's policy reads and writes through, without its weights (the pre-flight plan needs no more):
+ * a checkpoint folder's own tokenizer and template win; checkpoints Rollout Lab saved from a byte-tokenizer model
+ * have none and use policy.tokenizer's.
+ */
+export async function policyChatFormat(config: RunConfig): Promise<ChatFormat> {
+  const name = config.policy.model;
+  const settings = chatSettingsOf(config);
+  if (!Object.hasOwn(BUILTIN_MODEL_DIMS, name) && (await hasTokenizer(name))) return loadChatFormat(name, settings);
+  return tokenizerChat(config.policy.tokenizer, settings);
+}
+
+/**
  * The policy's dimensions without building it: the worker places a run on a backend (the wasm heap or RAM) from
  * them before any weight is allocated.
  */
@@ -60,18 +72,14 @@ function withContext(c: ModelConfig, contextLength: number | undefined): ModelCo
 
 export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM; chat: ChatFormat }> {
   const name = config.policy.model;
-  const settings = chatSettingsOf(config);
+  // Read before the weights: a broken template fails the run before gigabytes are loaded.
+  const chat = await policyChatFormat(config);
   let model: DecoderLM;
-  let chat: ChatFormat;
   if (Object.hasOwn(BUILTIN_MODEL_DIMS, name)) {
-    chat = await tokenizerChat(config.policy.tokenizer, settings);
     model = new DecoderLM(builtInConfig(name as BuiltinModelSize, chat.tokenizer.vocabSize, config.policy.contextLength), {
       seed: config.seed,
     });
   } else {
-    // The folder's own tokenizer and template win; checkpoints Rollout Lab saved from a byte-tokenizer model have none.
-    // Read before the weights: a broken template fails the run before gigabytes are loaded.
-    chat = (await hasTokenizer(name)) ? await loadChatFormat(name, settings) : await tokenizerChat(config.policy.tokenizer, settings);
     const loaded = await loadHfCheckpoint(name, { trainable: true, configure: (c) => withContext(c, config.policy.contextLength) });
     model = loaded.model;
     const tokenizer = chat.tokenizer;

@@ -12,7 +12,7 @@ import path from "node:path";
 import { readdirSync, rmSync, statSync } from "node:fs";
 import type { RunConfig } from "../../../lib/run-config";
 import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../../lib/step-memory";
-import { selectBackend, type BackendReport } from "../../backend/select";
+import { selectBackendOnce, type BackendReport } from "../../backend/select";
 import { placeRun } from "../../backend/placement";
 import { getEnvironment } from "../../envs/registry";
 import type { Task } from "../../envs/types";
@@ -38,8 +38,6 @@ import { bySegment } from "./segments";
 
 export type { PolicySample } from "./play-group";
 
-let backendOnce: Promise<BackendReport> | null = null;
-
 export interface RealDeps {
   deps: LoopDeps<PolicySample>;
   backend: BackendReport;
@@ -47,14 +45,13 @@ export interface RealDeps {
 }
 
 export async function createRealDeps(config: RunConfig, checkpointDir: string): Promise<RealDeps> {
-  backendOnce ??= selectBackend();
   // The step's memory decides the backend (the wasm heap stops at 4 GiB) before any weight is allocated; the worker
   // checks the same estimate against its budget. A checkpoint folder whose config.json cannot be read fails below.
   const estimateFor = (dims: Awaited<ReturnType<typeof policyModelConfig>>) =>
     estimateStepMemory(stepMemoryInputOf(config, dims, dims.vocabSize));
   const microBatch = Math.min(config.grpo.microBatchSize ?? config.grpo.minibatchSize, config.grpo.minibatchSize);
   const planned = await policyModelConfig(config).then(estimateFor, () => null);
-  const backend = await placeRun(await backendOnce, planned?.bytes.total ?? 0);
+  const backend = await placeRun(await selectBackendOnce(), planned?.bytes.total ?? 0);
 
   const env = getEnvironment(config.environment, config.environmentOptions);
   let tasks: Task[];
