@@ -26,7 +26,7 @@ function checkout(): { root: string; build: (root: string) => boolean; builds: (
 
 test("npm run build goes through the recorded build", () => {
   const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, "../package.json"), "utf8")) as { scripts: Record<string, string> };
-  assert.equal(pkg.scripts.build, "tsx scripts/build.ts");
+  assert.equal(pkg.scripts.build, "node --import tsx scripts/build.ts");
   assert.match(readFileSync(path.join(import.meta.dirname, "build.ts"), "utf8"), /buildWebApp\(\)/);
 });
 

@@ -111,6 +111,11 @@ const preflightResult = z.strictObject({
   fits: z.boolean(),
   headroom: z.number(),
   promptTail: z.string(),
+  prompt: z
+    .string()
+    .optional()
+    .describe("The opening prompt exactly as the policy's chat template renders it (its last 40,000 characters)"),
+  chatTemplate: z.string().optional().describe("Which template rendered it"),
   episodesPerStep: z.number(),
   tokensPerStep: z.number(),
   sampledTokensPerStep: z.number(),
@@ -118,8 +123,23 @@ const preflightResult = z.strictObject({
   memoryBytes: z.number(),
   memoryLimitBytes: z.number(),
   forwardMs: z.number(),
+  backend: z.string().describe("The TF.js backend the forward pass ran on; endpoint or script for an evaluation so played"),
   stepSecondsEstimate: z.number(),
   problems: z.array(z.string()),
+  evaluation: z
+    .strictObject({
+      tasks: z.number().int(),
+      trials: z.number().int(),
+      firstRequest: z.strictObject({
+        endpoint: z.string(),
+        model: z.string(),
+        messages: z.array(z.looseObject({ role: z.string() })),
+        tools: z.array(z.looseObject({ name: z.string() })),
+        params: z.record(z.string(), z.unknown()),
+      }),
+    })
+    .optional()
+    .describe("Evaluations played by an endpoint or the gold replay: their size and the first request the policy gets"),
 });
 const preflightStatus = z.enum(["queued", "running", "done", "failed"]);
 const seriesPoint = z.strictObject({ step: z.number().int(), value: z.number(), min: z.number(), max: z.number(), wallTime: timestamp });
@@ -339,6 +359,63 @@ const signal = z.strictObject({
   examples: z.array(z.string()),
 });
 
+/** lib/pass-k.ts: one task's trials and pass^k (k = 1..trials, index k − 1). */
+const taskScore = z.strictObject({
+  taskId: z.string(),
+  trials: z.number().int(),
+  successes: z.number().int(),
+  unscored: z.number().int(),
+  rewardMean: nullableNumber,
+  passHat: z.array(z.number()),
+  costUsd: z.number(),
+  components: z.record(z.string(), z.number()),
+});
+
+/** lib/pass-k.ts EvalSummary: pass^k and pass@k keyed by k ("1", "2", …). */
+const evalSummary = z.strictObject({
+  tasks: z.number().int(),
+  trials: z.number().int(),
+  unscored: z.number().int(),
+  maxK: z.number().int(),
+  rewardMean: nullableNumber,
+  passHat: z.record(z.string(), z.number()),
+  passAt: z.record(z.string(), z.number()),
+  costUsd: z.number(),
+  costPerTrial: nullableNumber,
+  components: z.record(z.string(), z.number()),
+  perTask: z.array(taskScore),
+});
+
+const evaluatedPolicyKind = z.enum(["endpoint", "scripted", "checkpoint", "model"]);
+
+const evaluationView = z.strictObject({
+  runId: z.string(),
+  isEvaluation: z.boolean(),
+  policy: z.string(),
+  policyKind: evaluatedPolicyKind.nullable(),
+  k: z.number().int().nullable(),
+  taskSet: z.strictObject({ key: z.string(), label: z.string() }).nullable(),
+  summary: evalSummary,
+});
+
+const leaderboardEntry = z.strictObject({
+  runId: z.string(),
+  name: z.string(),
+  status: runStatus,
+  policy: z.string(),
+  policyKind: evaluatedPolicyKind,
+  k: z.number().int(),
+  tasks: z.number().int(),
+  trials: z.number().int(),
+  unscored: z.number().int(),
+  passAt1: nullableNumber,
+  passHatK: nullableNumber,
+  passHat: z.array(z.number()),
+  rewardMean: nullableNumber,
+  costUsd: z.number(),
+  createdAt: timestamp,
+});
+
 /** Each REST procedure's success body. */
 export const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   "ingest.createRun": attachedRun,
@@ -349,6 +426,12 @@ export const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   "ingest.appendHistory": z.strictObject({ ...sampleCounts, points: z.number().int().describe("Metric points written") }),
   "ingest.finish": finishResult,
   "runActions.create": createdRun,
+  "evaluations.get": evaluationView,
+  "evaluations.evaluateCheckpoint": createdRun,
+  "evaluations.environment": z.strictObject({
+    environment: z.string(),
+    leaderboards: z.array(z.strictObject({ key: z.string(), label: z.string(), k: z.number().int(), entries: z.array(leaderboardEntry) })),
+  }),
   "runActions.preflight": z.strictObject({ id: z.string(), status: preflightStatus }),
   "runActions.preflightResult": z.strictObject({
     id: z.string(),
@@ -385,7 +468,21 @@ export const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   "rescoring.create": z.strictObject({ id: z.string(), status: rescoringStatus, name: z.string(), groups: z.number().int() }),
   "rescoring.list": z.array(rescoringJob),
   "rescoring.get": rescoringDetail,
-  "signals.warnings": z.strictObject({ signals: z.array(signal), trajectoriesAnalysed: z.number().int(), truncated: z.boolean() }),
+  "signals.warnings": z.strictObject({
+    groups: z.array(
+      z.strictObject({
+        kind: signal.shape.kind,
+        title: z.string(),
+        count: z.number().int().describe("Warnings of this kind (one per step it fired on)"),
+        stepRanges: z.array(z.tuple([z.number().int(), z.number().int()])).describe("Inclusive step ranges, oldest first"),
+        rangesOmitted: z.number().int(),
+        latest: z.array(signal).describe("The most recent instances in full, newest first"),
+      }),
+    ),
+    total: z.number().int(),
+    trajectoriesAnalysed: z.number().int(),
+    truncated: z.boolean(),
+  }),
   "signals.reliability": z.strictObject({
     perStep: z.number().int(),
     noiseFloor: nullableNumber,

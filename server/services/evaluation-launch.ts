@@ -52,6 +52,14 @@ export async function evaluateCheckpoint(db: PrismaClient, input: CheckpointEval
 
 export const DEMO_EVALUATION_NAME = `demo · tau2-retail · ${SCRIPTED_POLICY_LABEL}`;
 
+/**
+ * The built-in τ² tasks an offline evaluation can score. The fifth, hg_lamp_options_info, counts a natural-language
+ * assertion, which nothing judges without a judge endpoint: offline it is unscored, so the demo leaves it out.
+ */
+const DEMO_TASKS = ["hg_cancel_bottle", "hg_return_lamp_gift_card", "hg_exchange_socks_size", "hg_move_lamp_address"].map(
+  (id) => `tau2-builtin-${id}`,
+);
+
 /** The demo's evaluation: τ² retail's built-in tasks played twice each by the gold replay, offline, in seconds. */
 export function demoEvaluationConfig(): RunConfigInput {
   return {
@@ -60,7 +68,7 @@ export function demoEvaluationConfig(): RunConfigInput {
     environment: "tau2-retail",
     rollout: { maxTurns: 30 },
     policy: { scripted: "gold" },
-    eval: { k: 2, concurrency: 4 },
+    eval: { k: 2, concurrency: 4, tasks: DEMO_TASKS },
   };
 }
 

@@ -14,7 +14,7 @@ test("the demo evaluation: one click, the gold replay's scores per task, labelle
   const evaluation = page.getByTestId("evaluation");
   await expect(evaluation.getByTestId("scripted-badge")).toHaveText("scripted · not a model");
   const tasks = page.getByTestId("evaluation-tasks").locator("tbody tr");
-  await expect(tasks).toHaveCount(5, { timeout: 200_000 });
+  await expect(tasks).toHaveCount(4, { timeout: 200_000 });
   await expect(page.getByTestId("evaluation-overall")).toContainText("pass@1");
   await expect(page.getByTestId("evaluation-overall").locator("dd").first()).toHaveText("1.000");
   await expect(page.getByTestId("run-status")).toHaveText("succeeded");

@@ -113,11 +113,11 @@ test("an endpoint evaluation is created, played by the worker and scored per tas
   for await (const line of exportRunJsonl(db.prisma, { runId: created.id })) lines.push(line);
   assert.equal(lines.length, 6);
   const record = JSON.parse(lines[0]) as {
-    gpt_call_history: { metadata: { role: string } }[];
+    gpt_call_history: { metadata: { type: string } }[];
     conversation_history: { role: string; content: string }[];
   };
   assert.ok(
-    record.gpt_call_history.some((c) => c.metadata.role === "policy"),
+    record.gpt_call_history.some((c) => c.metadata.type === "agent_response"),
     "the policy's calls are exported",
   );
   assert.ok(

@@ -104,14 +104,15 @@ export interface GoldEpisode {
   taskId: string;
   /** Actions in OpenEnv's step data shape. */
   actions: { message: string; tool_calls?: { name: string; arguments: Record<string, unknown> }[] }[];
-  /** The reward the environment's own gold test expects for this play. */
-  expectedReward: number;
+  /** The reward the environment's own gold test expects for this play (null: unscored offline). */
+  expectedReward: number | null;
   maxTurns: number;
 }
 
 /**
  * τ²: its gold actions as structured tool calls, then the message its gold test sends (communicate info and NL
- * assertions) — reward 1 (trainer/envs/tau2/tau2.test.ts). Others: the gold demonstration's assistant turns, whose
+ * assertions) — reward 1 (trainer/envs/tau2/tau2.test.ts), or unscored (null) for a task whose reward counts NL
+ * assertions, which offline nothing can judge (trainer/envs/tau2/omitted-write.test.ts). Others: the gold demonstration's assistant turns, whose
  * reward the environments' tests state: 1 for bfcl and the UserRL gyms, 1 − 0.25 × (turns − 1) for guess-number.
  */
 export async function goldEpisodes(envName: string): Promise<GoldEpisode[]> {
@@ -125,7 +126,7 @@ export async function goldEpisodes(envName: string): Promise<GoldEpisode[]> {
         ...t.data.actions.map((a) => ({ message: "", tool_calls: [{ name: a.name, arguments: a.arguments }] })),
         { message: `All done. ${[...t.data.communicateInfo, ...t.data.nlAssertions].join(" ")}`.trim() },
       ],
-      expectedReward: 1,
+      expectedReward: t.data.rewardBasis.includes("NL_ASSERTION") && t.data.nlAssertions.length > 0 ? null : 1,
       maxTurns: 40,
     }));
   }
