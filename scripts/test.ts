@@ -1,7 +1,8 @@
 /**
  * npm test — every suite, in the order a failure is cheapest to find: lint, type check, unit tests, web build,
  * integration tests against the real PostgreSQL (plus the embedded-mode test), Playwright end-to-end tests in
- * Debian's Chromium. Ends with one line "N passed, N failed" summing every suite (CI reads it).
+ * Debian's Chromium. Ends with one line "N passed, N failed" (CI reads it): N passed counts each test once; the
+ * checks (lint, format, typecheck, build) are listed apart, and each one that fails adds one to N failed.
  *
  * Environment: TEST_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres) — tests create and drop
  * their own databases there; when it is unset and nothing answers on 5432, the embedded PostgreSQL is started for
@@ -23,6 +24,8 @@ import { missingChromium, provideTestPostgres } from "./test-services";
 
 interface SuiteResult {
   name: string;
+  /** A check (lint, format, typecheck, build) is one pass/fail, not a test: it is shown apart and not counted as one. */
+  kind: "check" | "tests";
   passed: number;
   failed: number;
   seconds: number;
@@ -89,16 +92,21 @@ function flakyTitles(suites: PlaywrightSuite[], prefix = ""): string[] {
   });
 }
 
-function timed(name: string, fn: () => { passed: number; failed: number; flaky?: string[] }) {
+function timed(name: string, kind: SuiteResult["kind"], fn: () => { passed: number; failed: number; flaky?: string[] }) {
   const start = Date.now();
   console.log(`\n━━ ${name} ━━`);
   const r = fn();
-  results.push({ name, ...r, seconds: (Date.now() - start) / 1000 });
+  results.push({ name, kind, ...r, seconds: (Date.now() - start) / 1000 });
 }
+
+// Each test's own bound: a regression that hangs (a lost lease, a server that never answers) fails in minutes, not
+// after ten. The slowest tests take ~80 s on this 2-core machine under a full run; a test that needs longer (the
+// npm start tests, which build and boot the whole app) declares its own timeout.
+const TEST_TIMEOUT_MS = 240_000;
 
 /** node:test files, counted from a TAP copy of the output (the spec reporter stays on the console). */
 function nodeTests(name: string, files: string[], concurrency: number) {
-  timed(name, () => {
+  timed(name, "tests", () => {
     if (files.length === 0) return { passed: 0, failed: 0 };
     mkdirSync("test-results", { recursive: true });
     const tap = `test-results/${name}.tap`;
@@ -110,7 +118,7 @@ function nodeTests(name: string, files: string[], concurrency: number) {
       ...(typeof globalThis.WebSocket === "undefined" ? ["--experimental-websocket"] : []),
       "--test",
       `--test-concurrency=${concurrency}`,
-      "--test-timeout=600000",
+      `--test-timeout=${TEST_TIMEOUT_MS}`,
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",
       "--test-reporter=tap",
@@ -125,7 +133,7 @@ function nodeTests(name: string, files: string[], concurrency: number) {
 }
 
 function check(name: string, command: string, args: string[]) {
-  timed(name, () => (run(command, args) === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 }));
+  timed(name, "check", () => (run(command, args) === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 }));
 }
 
 if (want("lint")) check("lint", process.execPath, ["node_modules/eslint/bin/eslint.js", "."]);
@@ -134,7 +142,7 @@ if (want("lint")) check("format", process.execPath, ["node_modules/prettier/bin/
 if (want("typecheck")) check("typecheck", process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]);
 if (want("unit")) nodeTests("unit", findTests(["lib", "db", "server", "trainer", "scripts", "components", "cli"], ".test.ts"), 2);
 if (want("build") || want("e2e")) {
-  timed("build", () => {
+  timed("build", "check", () => {
     if (buildIsCurrent()) return { passed: 1, failed: 0 };
     const ok = buildWebApp();
     return ok ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
@@ -155,7 +163,7 @@ if (want("e2e") && !noChromium) {
     await trainE2eFixtures(prisma, e2eDataDir);
     console.log(`e2e fixtures trained in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     await prisma.$disconnect();
-    timed("e2e", () => {
+    timed("e2e", "tests", () => {
       const code = run(process.execPath, ["node_modules/@playwright/test/cli.js", "test"], {
         E2E_DATABASE_URL: e2eDb.url,
         E2E_START_WORKER: "true",
@@ -174,7 +182,9 @@ if (want("e2e") && !noChromium) {
 }
 
 console.log("\n━━ summary ━━");
-for (const r of results) {
+const checks = results.filter((r) => r.kind === "check");
+if (checks.length) console.log(`checks       ${checks.map((c) => `${c.name} ${c.failed ? "FAILED" : "ok"}`).join(", ")}`);
+for (const r of results.filter((x) => x.kind === "tests")) {
   const flaky = r.flaky?.length ? `  (${r.flaky.length} flaky: passed only on a retry)` : "";
   console.log(
     `${r.name.padEnd(12)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  ${r.seconds.toFixed(1)}s${flaky}`,
@@ -183,9 +193,11 @@ for (const r of results) {
 }
 for (const line of notRun) console.log(line);
 await postgres?.stop();
-const passed = results.reduce((s, r) => s + r.passed, 0);
-const failed = results.reduce((s, r) => s + r.failed, 0);
+// The closing line counts tests, each once; a failed check counts as one failure so it can never read as green.
+const tests = results.filter((r) => r.kind === "tests");
+const passed = tests.reduce((s, r) => s + r.passed, 0);
+const failed = tests.reduce((s, r) => s + r.failed, 0) + checks.filter((c) => c.failed).length;
 // Running nothing is a failure, not a pass: a typo in --only must not turn CI green.
-const failedTotal = passed + failed === 0 ? 1 : failed;
+const failedTotal = passed + failed === 0 && checks.length === 0 ? 1 : failed;
 console.log(`${passed} passed, ${failedTotal} failed`);
 process.exit(failedTotal > 0 ? 1 : 0);

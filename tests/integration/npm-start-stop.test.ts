@@ -8,7 +8,7 @@
  * Along the way, the CLI and a separate worker given only ROLLOUT_LAB_DATA_DIR find the embedded database on the
  * port it really uses (not the default), and once it is gone the CLI says why.
  */
-import { after, test } from "node:test";
+import { after, afterEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,12 +19,30 @@ import { embeddedDatabaseUrl, readEmbeddedPassword } from "../../db/embedded-cre
 import { api } from "./api-harness";
 import { descendantsOf, freePort, portOpen, stillRunning, waitFor } from "./helpers/start-app";
 
+// Each test has its own data folder: one test's app still finishing its stop must not hold the next one's.
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "rollout-lab-npm-start-"));
-after(() => rmSync(dataDir, { recursive: true, force: true }));
+const killDataDir = mkdtempSync(path.join(os.tmpdir(), "rollout-lab-npm-kill-"));
+/** Every npm start's process group: a test that fails midway must not leave its app holding the data folder. */
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
+after(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(killDataDir, { recursive: true, force: true });
+});
 
 interface Started {
   child: ChildProcess;
   output: () => string;
+  /** Waits for a line of output; fails at once (with the output) if npm start ends first. */
+  printed: (text: string, timeoutMs: number, what: string) => Promise<void>;
   /** npm's exit: it re-raises a signal its script stopped on, so a Ctrl-C ends it by SIGINT once the script is done. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -39,13 +57,25 @@ function userEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 /** `npm start` as a terminal runs it: the leader of a new process group (so a Ctrl-C can reach all of it). */
 function npmStart(env: Record<string, string>): Started {
   const child = spawn("npm", ["start"], { env: userEnv(env), stdio: ["ignore", "pipe", "pipe"], detached: true });
+  started.push(child);
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
-  return { child, output: () => out, exited };
+  const printed = (text: string, timeoutMs: number, what: string) =>
+    waitFor(
+      () => {
+        if (out.includes(text)) return true;
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start ended before ${what}:\n${out}`);
+        return false;
+      },
+      timeoutMs,
+      what,
+      () => out,
+    );
+  return { child, output: () => out, printed, exited };
 }
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -82,8 +112,8 @@ test(
     const dbPort = await freePort();
     const env = { PORT: String(port), EMBEDDED_DB_PORT: String(dbPort), SEED_DEMO: "false", START_WORKER: "true" };
     const app = npmStart(env);
-    await waitFor(() => app.output().includes("Rollout Lab is running at"), 300_000, "npm start", app.output);
-    await waitFor(() => app.output().includes("waiting for runs"), 60_000, "the worker", app.output);
+    await app.printed("Rollout Lab is running at", 300_000, "npm start");
+    await app.printed("waiting for runs", 60_000, "the worker");
 
     // The CLI, given only the data folder, reaches the embedded database on its real port.
     const created = cli(["tokens", "create", "--name", "ctrl-c test"]);
@@ -104,7 +134,7 @@ test(
 
     // Look at what the stop left, with the database up again and no worker to touch the run.
     const again = npmStart({ ...env, START_WORKER: "false" });
-    await waitFor(() => again.output().includes("Rollout Lab is running at"), 300_000, "restart", again.output);
+    await again.printed("Rollout Lab is running at", 300_000, "restart");
     const [run] = await query<{ status: string; workerId: string | null; step: number; crashes: number }>(
       dbPort,
       `SELECT status, "workerId", step, crashes FROM "Run" WHERE id = $1`,
@@ -117,7 +147,7 @@ test(
     const checkpoints = await query<{ step: number }>(dbPort, `SELECT step FROM "Checkpoint" WHERE "runId" = $1`, [runId]);
     assert.ok(
       checkpoints.some((c) => c.step === run.step),
-      `a checkpoint at step ${run.step} (saveFreq is 100): no finished step is thrown away; got ${JSON.stringify(checkpoints)}`,
+      `a checkpoint at step ${run.step} (saveFreq is 100): no finished step is thrown away; got ${JSON.stringify(checkpoints)}\n${app.output()}`,
     );
     const steps = await query<{ step: number }>(dbPort, `SELECT DISTINCT step FROM "MetricPoint" WHERE "runId" = $1 ORDER BY step`, [
       runId,
@@ -143,9 +173,16 @@ test(
     worker.kill("SIGTERM");
     await workerExit;
 
+    const againTree = descendantsOf(again.child.pid!);
     process.kill(-again.child.pid!, "SIGTERM");
     const second = await again.exited;
     assert.ok(second.code === 0 || second.signal === "SIGTERM", `npm ended with ${second.code ?? second.signal}`);
+    await waitFor(
+      () => stillRunning(againTree.map((p) => p.pid)).length === 0,
+      60_000,
+      "every process of the stopped app to end",
+      () => JSON.stringify(stillRunning(againTree.map((p) => p.pid))),
+    );
     const refused = cli(["tokens", "list"]);
     assert.notEqual(refused.status, 0);
     assert.match(refused.stderr, new RegExp(`Cannot use the database at .*:${dbPort}/rollout_lab: \\S.*127\\.0\\.0\\.1:${dbPort}`));
@@ -155,15 +192,21 @@ test(
 test("kill -9 of npm start leaves no process and no open port behind", { timeout: 600_000 }, async () => {
   const port = await freePort();
   const dbPort = await freePort();
-  const app = npmStart({ PORT: String(port), EMBEDDED_DB_PORT: String(dbPort), SEED_DEMO: "false", START_WORKER: "true" });
-  await waitFor(() => app.output().includes("Rollout Lab is running at"), 300_000, "npm start", app.output);
-  await waitFor(() => app.output().includes("waiting for runs"), 60_000, "the worker", app.output);
+  const app = npmStart({
+    PORT: String(port),
+    EMBEDDED_DB_PORT: String(dbPort),
+    SEED_DEMO: "false",
+    START_WORKER: "true",
+    ROLLOUT_LAB_DATA_DIR: killDataDir,
+  });
+  await app.printed("Rollout Lab is running at", 300_000, "npm start");
+  await app.printed("waiting for runs", 60_000, "the worker");
   const tree = descendantsOf(app.child.pid!);
   assert.ok(
     tree.some((p) => p.cmdline.includes("scripts/start.ts")),
     "start.ts runs under npm",
   );
-  assert.ok(tree.some((p) => p.cmdline.includes(`postgres -D ${dataDir}`)));
+  assert.ok(tree.some((p) => p.cmdline.includes(`postgres -D ${killDataDir}`)));
 
   app.child.kill("SIGKILL"); // npm itself, not the process group
   await waitFor(

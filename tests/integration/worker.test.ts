@@ -3,7 +3,7 @@
  * share a run, a dead worker's run is reclaimed and resumed under the same id with continuous curves, cancel takes
  * effect within a step, a graceful stop puts the run back in the queue, and a failing run shows its error.
  */
-import { after, before, test } from "node:test";
+import { after, before, test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +20,13 @@ import { createMemorySink } from "../../trainer/loop/memory-sink";
 import { LeaseLostError, recordStep } from "../../trainer/record/record-step";
 import { makeStepRecord } from "../../trainer/record/testing/fixtures";
 import { insertQueuedRun } from "../../trainer/record/testing/make-run";
+
+/**
+ * Each of these tests takes a few seconds; a regression in leases or claims shows up as a wait that never ends, which
+ * must fail here in seconds, not after the runner's default timeout.
+ */
+const TEST_TIMEOUT_MS = 30_000;
+const test = (name: string, fn: () => Promise<void>) => nodeTest(name, { timeout: TEST_TIMEOUT_MS }, fn);
 
 let db: TestDatabase;
 before(async () => {

@@ -106,6 +106,48 @@ test("cancel takes effect at the next step boundary and checkpoints", async () =
   );
 });
 
+/** Deps whose update of `atStep` is where the stop arrives (the update checks its signal, as the real one does). */
+function stopDuringUpdate(reason: StopReason, atStep: number) {
+  const ac = new AbortController();
+  let why: StopReason | null = null;
+  const checkpointDir = tmp();
+  const deps = createFakeDeps({ checkpointDir });
+  const update = deps.update.bind(deps);
+  deps.update = async (groups, step, signal) => {
+    if (step === atStep) {
+      why = reason;
+      ac.abort(new Error(`stopped: ${reason}`));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      signal.throwIfAborted();
+    }
+    return update(groups, step, signal);
+  };
+  return { deps, checkpointDir, control: { signal: ac.signal, reason: () => why } satisfies StopControl };
+}
+
+test("a shutdown during an update lets it finish: the step is recorded and checkpointed, not thrown away", async () => {
+  const reference = await uninterruptedRewards();
+  const { deps, checkpointDir, control: stop } = stopDuringUpdate("shutdown", 2);
+  const sink = createMemorySink();
+  const outcome = await trainRun(parseRunConfig(base), deps, sink, stop);
+  assert.deepEqual(outcome, { kind: "stopped", reason: "shutdown", steps: 3 });
+  assert.deepEqual([...sink.steps.keys()], [0, 1, 2]);
+  assert.deepEqual(sink.checkpoints.map((c) => c.step).sort(), [2, 3]);
+  assert.equal(sink.steps.get(2)!.groups.filter((g) => g.split === "eval").length, 0, "the step's evaluation is skipped");
+  const resumed = await trainRun(parseRunConfig(base), createFakeDeps({ checkpointDir }), sink, control());
+  assert.deepEqual(resumed, { kind: "completed", steps: 6 });
+  assert.deepEqual(sink.series("reward/mean"), reference.series("reward/mean"));
+});
+
+test("a cancel during an update interrupts it: the run keeps its last checkpoint and says so", async () => {
+  const { deps, control: stop } = stopDuringUpdate("cancel", 2);
+  const sink = createMemorySink();
+  const outcome = await trainRun(parseRunConfig(base), deps, sink, stop);
+  assert.deepEqual(outcome, { kind: "stopped", reason: "cancel", steps: 2 });
+  assert.deepEqual([...sink.steps.keys()], [0, 1]);
+  assert.ok(sink.events.some((e) => /Stopped during the update of step 2; the run resumes from its checkpoint at step 2/.test(e.message)));
+});
+
 test("an unreadable newest checkpoint falls back to an older one with a warning", async () => {
   const dir = tmp();
   const sink = createMemorySink();

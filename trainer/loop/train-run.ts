@@ -3,8 +3,9 @@
  *
  *   resume from the last complete checkpoint (or start at step 0)
  *   warm start           fresh runs only: e.g. the SFT warm-start; its metrics and events go with step 0
- *   for each step until grpo.steps, stopping on shutdown / cancel (at once: the abort signal reaches rollouts, LLM
- *   calls and the update; the weights are checkpointed only if they still match the last completed step):
+ *   for each step until grpo.steps, stopping on shutdown / cancel (at once: the abort signal reaches rollouts and
+ *   LLM calls; a cancel also the update, while a shutdown lets an update in flight finish so the step is recorded
+ *   and checkpointed rather than thrown away; the weights are checkpointed only if they match a completed step):
  *     sample tasks       deterministic from (seed, step): a resume reproduces the uninterrupted order
  *     rollouts           every group's episodes, groups run concurrently (capped); rewards come back scored
  *     shape scores       optional (deps.adjustScores): e.g. reward - klCoef * KL to the reference
@@ -163,7 +164,10 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       await sink.setPhase("update");
       t0 = performance.now();
       weightsAhead = updateGroups.length > 0;
-      const update = updateGroups.length ? await deps.update(updateGroups, step, control.signal) : { metrics: {} };
+      const interrupt = updateInterrupt(control);
+      const update = updateGroups.length
+        ? await deps.update(updateGroups, step, interrupt.signal).finally(interrupt.dispose)
+        : (interrupt.dispose(), { metrics: {} });
       const updateSeconds = seconds(t0);
       if ("advantagesUsed" in update && update.advantagesUsed) recordAdvantagesUsed(groups, updateGroups, update.advantagesUsed);
       if (!updateGroups.length)
@@ -173,14 +177,18 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       const completed = step + 1;
       let evalGroups: GroupRecord[] = [];
       const testFreq = config.evaluation.testFreq;
-      if (testFreq > 0 && deps.evalTasks.length && (completed % testFreq === 0 || completed === totalSteps)) {
+      const evaluate = testFreq > 0 && deps.evalTasks.length && (completed % testFreq === 0 || completed === totalSteps);
+      if (evaluate && !control.signal.aborted) {
         await sink.setPhase("eval");
         const tasks = deps.evalTasks.slice(0, config.evaluation.maxTasks);
         const evalRollouts = await rollGroups("eval", tasks, config.evaluation.samplesPerTask);
-        evalGroups = tasks.map((task, i) => toGroupRecord("eval", i, task, evalRollouts[i], null, false));
+        // An evaluation cut short by a stop is left out (its episodes ended as errors); the step is still recorded.
+        if (!control.signal.aborted) evalGroups = tasks.map((task, i) => toGroupRecord("eval", i, task, evalRollouts[i], null, false));
       }
 
-      control.signal.throwIfAborted();
+      // The update finished, so the weights are this step's: a shutdown records and checkpoints it (the stop check
+      // at the top of the loop saves the checkpoint); only a lost lease must not write.
+      if (control.reason() === "lease_lost") control.signal.throwIfAborted();
 
       // --- checkpoint files (the row follows the recorded step) -----------------------------------------------
       let saved: { location: string; sizeBytes: number } | null = null;
@@ -252,6 +260,17 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
       return { kind: "stopped", reason, steps: step };
     }
     throw err;
+  }
+
+  /** What may interrupt an update: a cancel or a lost lease, not a graceful shutdown (it waits for the update). */
+  function updateInterrupt(stop: StopControl): { signal: AbortSignal; dispose: () => void } {
+    const interrupt = new AbortController();
+    const onAbort = () => {
+      if (stop.reason() !== "shutdown") interrupt.abort(stop.signal.reason);
+    };
+    if (stop.signal.aborted) onAbort();
+    else stop.signal.addEventListener("abort", onAbort, { once: true });
+    return { signal: interrupt.signal, dispose: () => stop.signal.removeEventListener("abort", onAbort) };
   }
 
   async function checkpoint(completed: number, onStop: boolean): Promise<void> {
