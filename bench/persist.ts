@@ -21,6 +21,7 @@ import { summariseStep } from "../trainer/record/summarise-step";
 import { makeGroup } from "../trainer/record/testing/fixtures";
 import { insertQueuedRun } from "../trainer/record/testing/make-run";
 import { realStepShares } from "./persist-real-steps";
+import { benchConditions, loadAverageNow } from "./bench-db";
 
 const GROUPS = 16;
 const GROUP_SIZE = 8;
@@ -41,6 +42,7 @@ async function admin(sql: string) {
   }
 }
 
+const loadBefore = loadAverageNow();
 await admin(`CREATE DATABASE "${name}"`);
 const url = new URL(adminUrl);
 url.pathname = `/${name}`;
@@ -79,6 +81,7 @@ try {
     JSON.stringify(
       {
         bench: "persist",
+        conditions: { ...benchConditions(loadBefore), postgres: adminUrl.replace(/\/\/[^@]*@/, "//") },
         step: { groups: GROUPS, groupSize: GROUP_SIZE, turns: TURNS, ...rows },
         repeats: REPEATS,
         recordStepSeconds: {

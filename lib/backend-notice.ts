@@ -1,6 +1,6 @@
 /**
  * What the run page says about the backend a run trains on (the worker records it on the run): the CPU paths
- * without the native OpenBLAS kernels train 5–7× slower and sample 2–4× slower (README, bench:trainer), which a
+ * without the native OpenBLAS kernels train 5–7× slower and sample 2–4× slower (docs/cpu-training.md, bench:trainer), which a
  * user should hear about before waiting on a slow run, with the fix.
  */
 import { withoutFilePaths } from "./error-text";

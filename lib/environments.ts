@@ -15,7 +15,7 @@ export interface EnvironmentInfo {
 }
 
 /**
- * A launch preset that learns on a CPU within minutes (figures: `npm run bench:learn`, README). The common recipe
+ * A launch preset that learns on a CPU within minutes (figures: `npm run bench:learn`, docs/benchmarks.md). The common recipe
  * of the seed systems at toy scale: a policy whose context holds the environment's prompts (measured opening
  * prompts: guess-number 9 bytes, UserRL gyms 300–550, bfcl 1.4–2.1 K, sgd 2.1 K, simulated 2.5 K, τ² retail 10 K; the
  * byte tokenizer spends one token per byte), an SFT warm-start on the environment's gold or scripted solver
@@ -87,7 +87,7 @@ export const ENVIRONMENT_CATALOG: EnvironmentInfo[] = [
     // τ²'s policy document and 16 tool schemas are 9,750 byte tokens: the context holds them, the first reply and
     // a second turn (the pre-flight check's bar). Its T × T attention would take 3.4 GB of the wasm heap's 4 GiB for
     // all layers at once, so activations are recomputed layer by layer (1.7 GB). It runs, but cannot learn τ² at this
-    // scale (bench:learn, README): use a BPE checkpoint (policy.model / policy.tokenizer) for real work.
+    // scale (bench:learn, docs/benchmarks.md): use a BPE checkpoint (policy.model / policy.tokenizer) for real work.
     preset: learningPreset({
       model: "tiny",
       context: 10240,

@@ -119,7 +119,9 @@ export const messageInput = z.looseObject({
 
 export const llmCallInput = z
   .object({
-    role: z.enum(["user_simulator", "tool_simulator", "judge"]),
+    role: z
+      .enum(["user_simulator", "tool_simulator", "judge", "policy"])
+      .describe('"policy": a call to the trained or evaluated model itself, shown beside its message in the inspector.'),
     model: z.string().min(1).max(200),
     endpoint: z.string().max(500).default("external"),
     messages: z.array(z.looseObject({ role: z.string().max(40), content: messageContent })).max(500),

@@ -1,4 +1,4 @@
-// Generates the Prisma client offline (see README "Prisma offline").
+// Generates the Prisma client offline (docs/operations.md, "Migrations offline").
 // The Prisma CLI tries to download a native schema engine first; generate does not need it,
 // so we point it at /bin/true. Never use this trick for migrations (it silently applies nothing).
 import { spawnSync } from "node:child_process";

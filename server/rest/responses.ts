@@ -182,7 +182,7 @@ const message = z.looseObject({
 });
 const llmCall = z.strictObject({
   id: z.string(),
-  role: z.enum(["user_simulator", "tool_simulator", "judge"]),
+  role: z.enum(["user_simulator", "tool_simulator", "judge", "policy"]),
   model: z.string(),
   endpoint: z.string(),
   request: z.looseObject({ messages: z.array(z.looseObject({ role: z.string(), content: z.string() })), params: jsonObject }),

@@ -64,6 +64,7 @@ test("an external run gets steps and samples; retried batches never duplicate; g
         rewardComponents: { correct: 1 },
         reasoning: "matches the reference",
         llmCalls: [
+          { role: "policy", model: "qwen-7b-ft", messages: [{ role: "user", content: "solve it" }], response: "42", latencyMs: 95 },
           { role: "judge", model: "gpt-4.1", messages: [{ role: "user", content: "score it" }], response: '{"score": 1}', latencyMs: 812 },
         ],
       }),
@@ -111,7 +112,10 @@ test("an external run gets steps and samples; retried batches never duplicate; g
   const calls = one.json.llmCalls as { role: string; model: string; latencyMs: number }[];
   assert.deepEqual(
     calls.map((c) => [c.role, c.model, c.latencyMs]),
-    [["judge", "gpt-4.1", 812]],
+    [
+      ["policy", "qwen-7b-ft", 95],
+      ["judge", "gpt-4.1", 812],
+    ],
   );
 
   const finished = await api(server.base, token, "POST", `/external-runs/${id}/finish`, {});

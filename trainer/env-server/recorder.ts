@@ -10,7 +10,8 @@
  * Several servers may share one database: run, group and trajectory ids are derived from their keys (a retried
  * episode_id is stored once), and a flush locks its runs' rows so group and sample indexes stay unique.
  *
- * All recording SQL lives in this module, to be switched to the ingest path's bulk writer (db/, issue #32) at merge.
+ * Rows go in through the same bulk writer as the trainer's step record (db/bulk-insert.ts); a step's curves are
+ * computed here from every episode stored for it (by any server), so they stay right however episodes are spread.
  */
 import { createHash } from "node:crypto";
 import { Prisma, type PrismaClient } from "../../generated/prisma/client";

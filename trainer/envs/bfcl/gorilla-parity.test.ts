@@ -68,7 +68,7 @@ test("every ground-truth call gives gorilla's result (byte for byte, or differin
     );
   }
   assert.deepEqual(differing.slice(0, 10), [], `${differing.length} of ${compared} results differ`);
-  // The figure the README gives: how many are byte for byte the same.
+  // The figure docs/environments/bfcl.md gives: how many are byte for byte the same.
   console.log(
     `gorilla parity: ${exact} of ${compared} ground-truth results identical, the other ${compared - exact} differ only in integral-float printing`,
   );
