@@ -28,9 +28,21 @@ export async function realStepShares(db: PrismaClient, presets: string[]) {
     await trainLocally({ ...info.preset, environment: name }, { onStep: (r) => records.push(r), stopAfter: () => STEPS });
     const runId = await insertQueuedRun(db);
     for (const record of records.filter((r) => r.groups.length > 0)) {
+      // Where the write's time goes: milliseconds from the previous stage to each stage of recordStep's transaction.
+      const stages: Record<string, number> = {};
       const t0 = performance.now();
-      await recordStep(db, runId, record, { workerId: undefined });
-      const recordS = (performance.now() - t0) / 1000;
+      let last = t0;
+      await recordStep(db, runId, record, {
+        workerId: undefined,
+        onStage: (stage) => {
+          const now = performance.now();
+          stages[stage] = Number((now - last).toFixed(1));
+          last = now;
+        },
+      });
+      const end = performance.now();
+      stages["events+commit"] = Number((end - last).toFixed(1));
+      const recordS = (end - t0) / 1000;
       const stepS = stepSeconds(record);
       rows.push({
         environment: name,
@@ -45,6 +57,7 @@ export async function realStepShares(db: PrismaClient, presets: string[]) {
         stepSeconds: Number(stepS.toFixed(3)),
         recordSeconds: Number(recordS.toFixed(3)),
         shareOfStep: Number((recordS / (stepS + recordS)).toFixed(4)),
+        stageMs: stages,
       });
     }
   }

@@ -24,7 +24,9 @@
  * step over all rounds, peak RSS, KV-cache sampling tokens/s at batch 1 and 8; ratios of medians and of minima, the
  * per-round ratios, and the load average before and after every process.
  * Flags: --sizes 1M,25M (subset), --backends cpu (subset), --rounds N (default 3), --steps N (timed steps per side
- * per round, default 3), --no-pytorch.
+ * per round, default 3), --no-pytorch, --profile (after the rounds, one more process per size and backend times one
+ * step under tf.profile and prints where it goes per kernel, with that step's wall and CPU time; profiling adds
+ * overhead, so those figures stay out of the table).
  */
 import { spawnSync } from "node:child_process";
 import os from "node:os";
@@ -121,8 +123,37 @@ interface SideRound {
 
 const samples = (spec: SizeSpec) => !spec.lora && !spec.stateBits && !spec.recompute && !spec.reference && !spec.baseBf16;
 
-/** One (size, backend) round, in this process: a warm-up step, `steps` timed steps, then sampling. */
-async function child(sizeName: string, backendName: string, steps: number): Promise<void> {
+/** Kernel time of one step by kernel name (tf.profile), largest first, with the step's wall and CPU time. */
+async function profileOneStep(run: () => Promise<unknown>) {
+  const w0 = performance.now();
+  const c0 = process.cpuUsage();
+  const info = await tf.profile(async () => {
+    await run();
+  });
+  const c = process.cpuUsage(c0);
+  const byKernel = new Map<string, { ms: number; calls: number }>();
+  for (const k of info.kernels) {
+    const e = byKernel.get(k.name) ?? { ms: 0, calls: 0 };
+    e.ms += typeof k.kernelTimeMs === "number" ? k.kernelTimeMs : 0;
+    e.calls++;
+    byKernel.set(k.name, e);
+  }
+  const kernelMs = [...byKernel.values()].reduce((sum, e) => sum + e.ms, 0);
+  return {
+    stepWallSeconds: r4((performance.now() - w0) / 1000),
+    stepCpuSeconds: r4((c.user + c.system) / 1e6),
+    kernelSeconds: r4(kernelMs / 1000),
+    byKernel: Object.fromEntries(
+      [...byKernel.entries()]
+        .sort((a, b) => b[1].ms - a[1].ms)
+        .slice(0, 20)
+        .map(([name, e]) => [name, { ms: Math.round(e.ms), calls: e.calls, share: Number((e.ms / kernelMs).toFixed(3)) }]),
+    ),
+  };
+}
+
+/** One (size, backend) round, in this process: a warm-up step, `steps` timed steps, then sampling (or a profile). */
+async function child(sizeName: string, backendName: string, steps: number, profile = false): Promise<void> {
   const spec = SIZES[sizeName];
   const backend = await selectBackend({ ROLLOUT_LAB_BACKEND: backendName });
   const t0 = performance.now();
@@ -147,6 +178,10 @@ async function child(sizeName: string, backendName: string, steps: number): Prom
     return stepper.step([{ weight: 1, loss: () => ({ loss: maskedNll(model, demos), metrics: {} }) }]);
   };
   await run(); // warm-up: optimizer moments allocated
+  if (profile) {
+    console.log(JSON.stringify(await profileOneStep(run)));
+    return;
+  }
   const stepSeconds: number[] = [];
   const stepCpuSeconds: number[] = [];
   for (let i = 0; i < steps; i++) {
@@ -291,6 +326,7 @@ function parent(): void {
   const torchEnv = { ...process.env, ...PYTORCH_ALLOCATOR_ENV, OPENBLAS_NUM_THREADS: blasThreads, OMP_NUM_THREADS: "1" };
   const loadBefore = loadAverage();
   const rows: Record<string, unknown>[] = [];
+  const profiles: Record<string, unknown>[] = [];
   for (const size of sizes) {
     const spec = SIZES[size];
     const sides = [...backends.map((b) => `ours:${b}`), ...(python ? ["pytorch"] : [])];
@@ -309,6 +345,17 @@ function parent(): void {
       }
     }
     loads.push(loadAverage());
+    if (process.argv.includes("--profile")) {
+      for (const backend of backends) {
+        const out = spawnSync(process.execPath, ["--import", "tsx", self, "--child", size, backend, "0", "profile"], {
+          encoding: "utf8",
+          maxBuffer: 1 << 24,
+        });
+        const profiled = { size, side: backend, profile: JSON.parse(out.stdout.trim().split("\n").at(-1) || "null") as unknown };
+        profiles.push(profiled);
+        console.error(JSON.stringify(profiled));
+      }
+    }
     const ok = (side: string) => rounds[side].filter((r): r is SideRound => !("failed" in r));
     const torchRounds = python ? ok("pytorch") : [];
     for (const side of sides) {
@@ -347,6 +394,7 @@ function parent(): void {
           optimizer: "AdamW lr 1e-4, weight decay 0.01, grad-norm clip 1, both sides",
         },
         rows,
+        ...(profiles.length ? { profiles } : {}),
       },
       null,
       2,
@@ -355,7 +403,7 @@ function parent(): void {
 }
 
 if (process.argv[2] === "--child") {
-  await child(process.argv[3], process.argv[4], Number(process.argv[5]));
+  await child(process.argv[3], process.argv[4], Number(process.argv[5]), process.argv[6] === "profile");
   tf.disposeVariables();
 } else {
   parent();

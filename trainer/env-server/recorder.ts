@@ -25,6 +25,20 @@ import type { EpisodeTrajectory } from "../rollout/run-episode";
 const BATCH = 128;
 const FLUSH_MS = 200;
 const MAX_RETRY_MS = 30_000;
+/**
+ * A step's curves are aggregated from every episode stored for it, which costs in proportion to that step's episodes
+ * (a trainer that never sends `step` puts all of them in step 0). Paid on every batch, that made recording slower the
+ * longer a server ran; so while episodes keep coming a step's curves are refreshed at most this often, and always by
+ * the flush that empties the queue.
+ */
+const METRICS_REFRESH_MS = 1_000;
+
+/** A (run, step) whose curves need refreshing. */
+export interface StepKey {
+  runId: string;
+  step: number;
+}
+const stepKeyOf = (s: StepKey) => `${s.runId}\0${s.step}`;
 
 /** The external run an episode belongs to (one per API token and day, or per named experiment). */
 export interface RunKey {
@@ -69,6 +83,9 @@ export class EpisodeRecorder {
   private writing: Promise<void> | null = null;
   private failures = 0;
   private written = 0;
+  /** Steps written since their curves were last refreshed. */
+  private readonly staleSteps = new Map<string, StepKey>();
+  private metricsRefreshedAt = 0;
 
   constructor(
     private readonly db: PrismaClient,
@@ -117,10 +134,16 @@ export class EpisodeRecorder {
   private flush(): Promise<void> {
     if (this.writing || this.queue.length === 0) return this.writing ?? Promise.resolve();
     const batch = this.queue.splice(0, BATCH);
-    this.writing = writeEpisodes(this.db, batch)
+    for (const r of batch) this.staleSteps.set(stepKeyOf({ runId: r.run.id, step: r.step }), { runId: r.run.id, step: r.step });
+    const refreshNow = this.queue.length === 0 || Date.now() - this.metricsRefreshedAt >= METRICS_REFRESH_MS;
+    const refreshed = refreshNow ? [...this.staleSteps.values()] : [];
+    this.writing = writeEpisodes(this.db, batch, refreshed)
       .then(() => {
         this.failures = 0;
         this.written += batch.length;
+        if (!refreshNow) return;
+        for (const s of refreshed) this.staleSteps.delete(stepKeyOf(s));
+        this.metricsRefreshedAt = Date.now();
       })
       .catch((err: unknown) => {
         this.failures++;
@@ -155,7 +178,8 @@ export class EpisodeRecorder {
   }
 }
 
-async function ensureRuns(tx: Tx, runs: RunKey[]): Promise<void> {
+/** Creates the runs not stored yet and locks them, with `alsoLock` (runs whose curves this write refreshes). */
+async function ensureRuns(tx: Tx, runs: RunKey[], alsoLock: string[] = []): Promise<void> {
   const unique = [...new Map(runs.map((r) => [r.id, r])).values()].sort((a, b) => a.id.localeCompare(b.id));
   await tx.run.createMany({
     data: unique.map((r) => ({
@@ -177,7 +201,7 @@ async function ensureRuns(tx: Tx, runs: RunKey[]): Promise<void> {
   });
   // Locked in id order (two servers flushing the same runs must not deadlock) until the transaction ends.
   const stored = await tx.$queryRaw<{ id: string; environment: string }[]>`
-    SELECT id, environment FROM "Run" WHERE id IN (${Prisma.join(unique.map((r) => r.id))}) ORDER BY id FOR UPDATE`;
+    SELECT id, environment FROM "Run" WHERE id IN (${Prisma.join([...new Set([...unique.map((r) => r.id), ...alsoLock])])}) ORDER BY id FOR UPDATE`;
   for (const row of stored) {
     const envs = new Set(runs.filter((r) => r.id === row.id).map((r) => r.environment));
     if (row.environment !== "mixed" && [...envs].some((e) => e !== row.environment))
@@ -185,12 +209,21 @@ async function ensureRuns(tx: Tx, runs: RunKey[]): Promise<void> {
   }
 }
 
-export async function writeEpisodes(db: PrismaClient, given: EpisodeRecord[]): Promise<void> {
+/**
+ * Writes episodes (skipping ones already stored) and refreshes the curves of `refreshSteps` (by default the steps
+ * these episodes belong to).
+ */
+export async function writeEpisodes(
+  db: PrismaClient,
+  given: EpisodeRecord[],
+  refreshSteps: StepKey[] = given.map((r) => ({ runId: r.run.id, step: r.step })),
+): Promise<void> {
   await db.$transaction(
     async (tx) => {
       await ensureRuns(
         tx,
         given.map((r) => ({ ...r.run, environment: r.trajectory.envName })),
+        refreshSteps.map((s) => s.runId),
       );
       const existing = new Set(
         (await tx.trajectory.findMany({ where: { id: { in: given.map((r) => r.trajectoryId) } }, select: { id: true } })).map((t) => t.id),
@@ -198,7 +231,7 @@ export async function writeEpisodes(db: PrismaClient, given: EpisodeRecord[]): P
       const records = given.filter(
         (r, i) => !existing.has(r.trajectoryId) && given.findIndex((o) => o.trajectoryId === r.trajectoryId) === i,
       );
-      if (!records.length) return;
+      if (!records.length) return await refreshStepMetrics(tx, refreshSteps);
       const groupIds = records.map((r) => groupIdOf(r.run.id, r.step, r.split, r.groupKey));
       await insertGroups(tx, records, groupIds);
 
@@ -249,7 +282,7 @@ export async function writeEpisodes(db: PrismaClient, given: EpisodeRecord[]): P
         FROM (SELECT "groupId", avg(reward) AS mean, stddev_pop(reward) AS std FROM "Trajectory"
               WHERE "groupId" IN (${Prisma.join([...new Set(groupIds)])}) AND reward IS NOT NULL GROUP BY "groupId") s
         WHERE g.id = s."groupId"`;
-      await refreshStepMetrics(tx, records);
+      await refreshStepMetrics(tx, refreshSteps);
     },
     { timeout: 60_000, maxWait: 10_000 },
   );
@@ -294,11 +327,10 @@ async function insertGroups(tx: Tx, records: EpisodeRecord[], groupIds: string[]
   );
 }
 
-/** The curves: per touched step, reward and turn statistics over every episode stored for it (any server's). */
-async function refreshStepMetrics(tx: Tx, records: EpisodeRecord[]): Promise<void> {
-  const touched = new Map<string, { runId: string; step: number }>();
-  for (const r of records) touched.set(`${r.run.id}\0${r.step}`, { runId: r.run.id, step: r.step });
-  for (const { runId, step } of touched.values()) {
+/** The curves: per step, reward and turn statistics over every episode stored for it (any server's). */
+async function refreshStepMetrics(tx: Tx, steps: StepKey[]): Promise<void> {
+  const unique = new Map(steps.map((s) => [stepKeyOf(s), s]));
+  for (const { runId, step } of unique.values()) {
     await tx.$executeRaw`
       INSERT INTO "MetricPoint" ("runId", "key", "step", "value", "wallTime")
       SELECT ${runId}, m.key, ${step}, m.value, now() AT TIME ZONE 'UTC'
