@@ -20,6 +20,7 @@ import { PRESETS } from "../trainer/policy/config";
 import { setAttentionMode, type AttentionMode } from "../trainer/policy/attention";
 import { tokenLogProbs, type TokenBatch } from "../trainer/policy/logprobs";
 import { AdamW, globalGradNorm } from "../trainer/policy/optimizer";
+import { kernelTimesByName } from "./kernel-times";
 
 const args = process.argv.slice(2);
 const STEPS = Number(args[args.indexOf("--steps") + 1]) || 3;
@@ -181,18 +182,12 @@ async function profileStep(backend: "wasm" | "cpu", mode: AttentionMode): Promis
   const info = await tf.profile(() => {
     trainStep(model, opt, batch);
   });
-  const byKernel = new Map<string, { ms: number; n: number }>();
-  for (const k of info.kernels) {
-    const e = byKernel.get(k.name) ?? { ms: 0, n: 0 };
-    e.ms += typeof k.kernelTimeMs === "number" ? k.kernelTimeMs : 0;
-    e.n++;
-    byKernel.set(k.name, e);
-  }
+  const byKernel = kernelTimesByName(info);
   const total = [...byKernel.values()].reduce((s, e) => s + e.ms, 0);
   const rows = [...byKernel.entries()].sort((x, y) => y[1].ms - x[1].ms).slice(0, 14);
   console.log(`\nkernel time in one step, ${backend}+BLAS ${mode} (sum ${total.toFixed(0)} ms, profiling adds overhead):`);
   console.table(
-    Object.fromEntries(rows.map(([k, e]) => [k, { ms: +e.ms.toFixed(1), calls: e.n, share: `${((100 * e.ms) / total).toFixed(0)}%` }])),
+    Object.fromEntries(rows.map(([k, e]) => [k, { ms: +e.ms.toFixed(1), calls: e.calls, share: `${((100 * e.ms) / total).toFixed(0)}%` }])),
   );
   opt.dispose();
   model.dispose();

@@ -43,6 +43,7 @@ import { GuardedStepper } from "../trainer/update/step";
 import { maskedNll } from "../trainer/update/sft";
 import { padBatch, tokenLogProbs } from "../trainer/policy/logprobs";
 import { findTorchPython, PYTORCH_ALLOCATOR_ENV } from "./pytorch";
+import { kernelTimesByName } from "./kernel-times";
 
 interface SizeSpec {
   config: ModelConfig;
@@ -131,13 +132,7 @@ async function profileOneStep(run: () => Promise<unknown>) {
     await run();
   });
   const c = process.cpuUsage(c0);
-  const byKernel = new Map<string, { ms: number; calls: number }>();
-  for (const k of info.kernels) {
-    const e = byKernel.get(k.name) ?? { ms: 0, calls: 0 };
-    e.ms += typeof k.kernelTimeMs === "number" ? k.kernelTimeMs : 0;
-    e.calls++;
-    byKernel.set(k.name, e);
-  }
+  const byKernel = kernelTimesByName(info);
   const kernelMs = [...byKernel.values()].reduce((sum, e) => sum + e.ms, 0);
   return {
     stepWallSeconds: r4((performance.now() - w0) / 1000),
