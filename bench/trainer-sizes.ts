@@ -43,7 +43,7 @@ import { GuardedStepper } from "../trainer/update/step";
 import { maskedNll } from "../trainer/update/sft";
 import { padBatch, tokenLogProbs } from "../trainer/policy/logprobs";
 import { findTorchPython, PYTORCH_ALLOCATOR_ENV } from "./pytorch";
-import { kernelTimesByName } from "./kernel-times";
+import { kernelTimesByName, kernelTimesByShape, type KernelTime } from "./kernel-times";
 
 interface SizeSpec {
   config: ModelConfig;
@@ -116,6 +116,8 @@ const SAMPLE_TOKENS = 32;
 interface SideRound {
   stepSeconds: number[];
   stepCpuSeconds: number[];
+  /** The kernel's share of the CPU time (page faults on fresh buffers, mostly): absent from older rounds. */
+  stepSystemSeconds?: number[];
   peakRssMiB: number;
   /** tokens/s by "batch<N>"; absent for rows that do not sample (LoRA, 8-bit moments, recomputation, KL). */
   sampledTokensPerSecond?: Record<string, number> | null;
@@ -124,7 +126,7 @@ interface SideRound {
 
 const samples = (spec: SizeSpec) => !spec.lora && !spec.stateBits && !spec.recompute && !spec.reference && !spec.baseBf16;
 
-/** Kernel time of one step by kernel name (tf.profile), largest first, with the step's wall and CPU time. */
+/** Kernel time of one step by kernel name and by kernel + input shapes (tf.profile), largest first, with the step's wall and CPU time. */
 async function profileOneStep(run: () => Promise<unknown>) {
   const w0 = performance.now();
   const c0 = process.cpuUsage();
@@ -134,16 +136,19 @@ async function profileOneStep(run: () => Promise<unknown>) {
   const c = process.cpuUsage(c0);
   const byKernel = kernelTimesByName(info);
   const kernelMs = [...byKernel.values()].reduce((sum, e) => sum + e.ms, 0);
+  const top = (times: Map<string, KernelTime>, n: number) =>
+    Object.fromEntries(
+      [...times.entries()]
+        .sort((a, b) => b[1].ms - a[1].ms)
+        .slice(0, n)
+        .map(([name, e]) => [name, { ms: Math.round(e.ms), calls: e.calls, share: Number((e.ms / kernelMs).toFixed(3)) }]),
+    );
   return {
     stepWallSeconds: r4((performance.now() - w0) / 1000),
     stepCpuSeconds: r4((c.user + c.system) / 1e6),
     kernelSeconds: r4(kernelMs / 1000),
-    byKernel: Object.fromEntries(
-      [...byKernel.entries()]
-        .sort((a, b) => b[1].ms - a[1].ms)
-        .slice(0, 20)
-        .map(([name, e]) => [name, { ms: Math.round(e.ms), calls: e.calls, share: Number((e.ms / kernelMs).toFixed(3)) }]),
-    ),
+    byKernel: top(byKernel, 20),
+    byShape: top(kernelTimesByShape(info), 15),
   };
 }
 
@@ -179,6 +184,7 @@ async function child(sizeName: string, backendName: string, steps: number, profi
   }
   const stepSeconds: number[] = [];
   const stepCpuSeconds: number[] = [];
+  const stepSystemSeconds: number[] = [];
   for (let i = 0; i < steps; i++) {
     const w0 = performance.now();
     const c0 = process.cpuUsage();
@@ -186,6 +192,7 @@ async function child(sizeName: string, backendName: string, steps: number, profi
     const c = process.cpuUsage(c0);
     stepSeconds.push(r4((performance.now() - w0) / 1000));
     stepCpuSeconds.push(r4((c.user + c.system) / 1e6));
+    stepSystemSeconds.push(r4(c.system / 1e6));
   }
   let sampledTokensPerSecond: Record<string, number> | null = null;
   if (samples(spec)) {
@@ -206,6 +213,7 @@ async function child(sizeName: string, backendName: string, steps: number, profi
     initSeconds: Number(initSeconds.toFixed(1)),
     stepSeconds,
     stepCpuSeconds,
+    stepSystemSeconds,
     optimizerStateBits: opt.stateBits,
     peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     sampledTokensPerSecond,
@@ -263,6 +271,7 @@ function runSide(command: string, args: string[], env: NodeJS.ProcessEnv): SideR
 interface SideFigures {
   stepWallSeconds: { min: number; median: number };
   stepCpuSeconds: { min: number; median: number };
+  stepSystemSeconds: { median: number } | null;
   peakRssMiB: { median: number; max: number };
   sampledTokensPerSecond: Record<string, number> | null;
 }
@@ -270,11 +279,13 @@ interface SideFigures {
 function figures(rounds: SideRound[]): SideFigures {
   const wall = rounds.flatMap((r) => r.stepSeconds);
   const cpu = rounds.flatMap((r) => r.stepCpuSeconds);
+  const sys = rounds.flatMap((r) => r.stepSystemSeconds ?? []);
   const rss = rounds.map((r) => r.peakRssMiB);
   const sampled = rounds[0].sampledTokensPerSecond;
   return {
     stepWallSeconds: { min: r4(Math.min(...wall)), median: r4(median(wall)) },
     stepCpuSeconds: { min: r4(Math.min(...cpu)), median: r4(median(cpu)) },
+    stepSystemSeconds: sys.length ? { median: r4(median(sys)) } : null,
     peakRssMiB: { median: median(rss), max: Math.max(...rss) },
     sampledTokensPerSecond: sampled
       ? Object.fromEntries(Object.keys(sampled).map((k) => [k, median(rounds.map((r) => r.sampledTokensPerSecond?.[k] ?? 0))]))

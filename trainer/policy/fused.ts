@@ -6,7 +6,7 @@
  * stock compositions, which compute the same values (fused.test.ts compares both, values and gradients).
  */
 import * as tf from "@tensorflow/tfjs";
-import { FUSED, nativeSumSquares, type AttentionAttrs } from "../backend/native/fused-kernels";
+import { FUSED, nativeAdamWInPlace, nativeSumSquares, type AttentionAttrs } from "../backend/native/fused-kernels";
 import { loadBlasAddon } from "../backend/native/addon";
 
 /** Whether the fused kernels are registered for the backend in use (checked per call: a map lookup). */
@@ -130,6 +130,14 @@ export interface AdamWStep {
 /** One AdamW step for one variable: new [param, m, v] (not differentiable; the optimizer assigns them). */
 export function fusedAdamW(p: tf.Tensor, m: tf.Tensor, v: tf.Tensor, g: tf.Tensor, hp: AdamWStep): [tf.Tensor, tf.Tensor, tf.Tensor] {
   return run(FUSED.adamW, { p, m, v, g }, hp) as [tf.Tensor, tf.Tensor, tf.Tensor];
+}
+
+/**
+ * The same step written into p, m and v's own buffers; false (nothing done) where that is not safe or possible:
+ * another tensor shares one of the buffers (a KL reference before the first step), or no native kernel.
+ */
+export function fusedAdamWInPlace(p: tf.Tensor, m: tf.Tensor, v: tf.Tensor, g: tf.Tensor, hp: AdamWStep): boolean {
+  return nativeAdamWInPlace(loadBlasAddon().addon, p, m, v, g, hp);
 }
 
 /** AdamW's moments in 8 bits (codes packed four to an int32, one float scale per 256 values each). */

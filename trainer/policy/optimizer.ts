@@ -9,6 +9,7 @@ import {
   decodeMoments8,
   encodeMoments8,
   fusedAdamW,
+  fusedAdamWInPlace,
   fusedAdamW8,
   fusedAdamW8Available,
   fusedOpsAvailable,
@@ -136,8 +137,11 @@ export class AdamW {
         const mom = this.moments.get(name);
         if (!p || !mom) throw new Error(`gradient for unknown variable ${name}`);
         if (fused) {
-          // one native pass per variable instead of ~13 element-wise ops (same arithmetic, fused.test.ts)
-          const [p2, m2, v2] = fusedAdamW(p, mom.m, mom.v, g0, { lr, b1, b2, eps, wd: p.rank >= 2 ? wd : 0, bc1, bc2, clip });
+          // one native pass per variable instead of ~13 element-wise ops (same arithmetic, fused.test.ts), in
+          // place unless a buffer is shared (then into new tensors, which the variables take over)
+          const hp = { lr, b1, b2, eps, wd: p.rank >= 2 ? wd : 0, bc1, bc2, clip };
+          if (fusedAdamWInPlace(p, mom.m, mom.v, g0, hp)) continue;
+          const [p2, m2, v2] = fusedAdamW(p, mom.m, mom.v, g0, hp);
           mom.m.assign(m2);
           mom.v.assign(v2);
           p.assign(p2);

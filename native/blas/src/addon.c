@@ -9,11 +9,16 @@
  *   sumRows(x, xOff, rows, cols, out, outOff)             out[c] = sum_r x[r, c]
  *   unary(op, x, xOff, out, outOff, n)                     op 0 = exp
  *   threads() -> number, setThreads(n), config() -> string (OpenBLAS build description)
+ *   keepLargeBuffersInHeap(bytes) -> boolean   glibc malloc: blocks below `bytes` come from the heap and freed memory
+ *     stays there (mmap and trim thresholds); false where the C library has no such setting
  * plus the fused decoder kernels listed in fused_napi.c.
  */
 #include <node_api.h>
 #include <stdint.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "gemm.h"
 #include "layout.h"
@@ -258,6 +263,30 @@ static napi_value js_config(napi_env env, napi_callback_info info) {
   return r;
 }
 
+/*
+ * A training step allocates and frees the same large buffers every step (activations, gradients, logits). Under
+ * glibc's defaults each one above 32 MiB is a fresh mmap, so its pages are faulted in and zeroed by the kernel on
+ * every step: at 0.5B that was ~5 s of system time per step. Served from the heap and never trimmed, they are
+ * reused instead. The same setting PyTorch's side of bench:trainer runs with (MALLOC_MMAP_THRESHOLD_ and
+ * MALLOC_TRIM_THRESHOLD_), set here at run time because the trainer cannot set its own environment before start.
+ */
+static napi_value js_keep_large_buffers_in_heap(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], r;
+  int32_t bytes = 0;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || napi_get_value_int32(env, argv[0], &bytes) != napi_ok || bytes < 1) {
+    napi_throw_type_error(env, "BLAS_ARG", "keepLargeBuffersInHeap expects a positive byte count below 2^31");
+    return NULL;
+  }
+  int ok = 0;
+#ifdef __GLIBC__
+  ok = mallopt(M_MMAP_THRESHOLD, bytes) == 1 && mallopt(M_TRIM_THRESHOLD, bytes) == 1;
+#endif
+  CHECK(env, napi_get_boolean(env, ok, &r));
+  return r;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"gemm", NULL, js_gemm, NULL, NULL, NULL, napi_default, NULL},
@@ -268,6 +297,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"threads", NULL, js_threads, NULL, NULL, NULL, napi_default, NULL},
       {"setThreads", NULL, js_set_threads, NULL, NULL, NULL, napi_default, NULL},
       {"config", NULL, js_config, NULL, NULL, NULL, napi_default, NULL},
+      {"keepLargeBuffersInHeap", NULL, js_keep_large_buffers_in_heap, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
   CHECK(env, fused_register(env, exports));

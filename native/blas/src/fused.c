@@ -311,6 +311,42 @@ HOT void adamw_step(const float *restrict p, const float *restrict m, const floa
   }
 }
 
+/*
+ * The same step in place: p, m and v are read and overwritten element by element (distinct buffers, so `restrict`
+ * holds). Out of place, a step of a 0.5B model wrote ~6 GB of fresh buffers whose page faults cost more than the
+ * arithmetic; in place it touches only memory already mapped. Large tensors are split over two threads: the loop
+ * is memory-bound and one core cannot saturate the bandwidth.
+ */
+typedef struct {
+  float *p, *m, *v;
+  const float *g;
+  const adamw_params *hp;
+} adamw_inplace_job;
+
+HOT static void adamw_inplace_range(void *ctx, int64_t first, int64_t last) {
+  const adamw_inplace_job *j = (const adamw_inplace_job *)ctx;
+  float *restrict p = j->p, *restrict m = j->m, *restrict v = j->v;
+  const float *restrict g = j->g;
+  const float b1 = j->hp->b1, b2 = j->hp->b2, clip = j->hp->clip, ibc1 = 1.0f / j->hp->bc1, ibc2 = 1.0f / j->hp->bc2;
+  const float lr = j->hp->lr, eps = j->hp->eps, wd = j->hp->wd;
+  for (int64_t i = first; i < last; i++) {
+    const float gi = g[i] * clip;
+    const float mi = b1 * m[i] + (1.0f - b1) * gi;
+    const float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] = p[i] - lr * (mi * ibc1 / (sqrtf(vi * ibc2) + eps) + wd * p[i]);
+  }
+}
+
+/* Below this many values a second thread costs more to start than it saves. */
+#define ADAMW_THREADED_MIN (1L << 18)
+
+void adamw_step_inplace(float *p, float *m, float *v, const float *g, int64_t n, const adamw_params *hp) {
+  adamw_inplace_job job = {p, m, v, g, hp};
+  parallel_for(n, n >= ADAMW_THREADED_MIN ? gemm_threads() : 1, adamw_inplace_range, &job);
+}
+
 static inline float m_decode(int8_t c, float scale) {
   const float r = (float)c / 127.0f;
   return (r < 0 ? -r * r : r * r) * scale;

@@ -53,6 +53,8 @@ typedef struct {
 } adamw_params;
 void adamw_step(const float *p, const float *m, const float *v, const float *g, int64_t n, const adamw_params *hp,
                 float *p2, float *m2, float *v2);
+/* The same step overwriting p, m and v (four distinct buffers; the caller checks nothing else shares them). */
+void adamw_step_inplace(float *p, float *m, float *v, const float *g, int64_t n, const adamw_params *hp);
 
 /*
  * The same step with 8-bit moments, blockwise (Dettmers et al. 2022, 8-bit optimizers): each block of ADAMW8_BLOCK

@@ -13,6 +13,7 @@
  *   logprobFwd(N, V, logits, target, out) -> false on a target outside the vocabulary
  *   logprobBwd(N, V, logits, target, dout, dlogits)
  *   adamw(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, m, v, g, p2, m2, v2)
+ *   adamwInPlace(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, m, v, g)   overwrites p, m, v
  *   adamw8(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, g, mq, ms, vq, vs, p2, mq2, ms2, vq2, vs2)
  *   adamw8Decode(n, mq, ms, vq, vs, m, v)          adamw8Encode(n, m, v, mq, ms, vq, vs)
  *     8-bit moments: mq / vq are n bytes packed into Int32Arrays of ceil(n / 4), ms / vs ceil(n / 256) scales
@@ -275,6 +276,27 @@ static napi_value js_adamw(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* Whether two n-float ranges share memory (one heap on wasm: tensors there are slices of it). */
+static int overlap(const float *a, const float *b, int64_t n) { return a < b + n && b < a + n; }
+
+static napi_value js_adamw_inplace(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "adamwInPlace", 17)) return NULL;
+  const int64_t n = next_int(&c);
+  adamw_params hp;
+  float *fields[] = {&hp.lr, &hp.b1, &hp.b2, &hp.eps, &hp.wd, &hp.bc1, &hp.bc2, &hp.clip};
+  for (int f = 0; f < 8; f++) *fields[f] = (float)next_num(&c);
+  float *p = F32(&c, n), *m = F32(&c, n), *v = F32(&c, n);
+  const float *g = F32(&c, n);
+  if (c.ok && (overlap(p, m, n) || overlap(p, v, n) || overlap(m, v, n) || overlap(g, p, n) || overlap(g, m, n) ||
+               overlap(g, v, n))) {
+    napi_throw_range_error(env, "FUSED_ARG", "adamwInPlace: p, m, v and g must be distinct buffers");
+    return NULL;
+  }
+  if (c.ok) adamw_step_inplace(p, m, v, g, n, &hp);
+  return NULL;
+}
+
 #define PACKED(n) (((n) + 3) / 4)
 #define BLOCKS(n) (((n) + ADAMW8_BLOCK - 1) / ADAMW8_BLOCK)
 
@@ -425,6 +447,7 @@ napi_status fused_register(napi_env env, napi_value exports) {
       {"logprobFwd", NULL, js_logprob_fwd, NULL, NULL, NULL, napi_default, NULL},
       {"logprobBwd", NULL, js_logprob_bwd, NULL, NULL, NULL, napi_default, NULL},
       {"adamw", NULL, js_adamw, NULL, NULL, NULL, napi_default, NULL},
+      {"adamwInPlace", NULL, js_adamw_inplace, NULL, NULL, NULL, napi_default, NULL},
       {"sumSquares", NULL, js_sum_squares, NULL, NULL, NULL, napi_default, NULL},
       {"adamw8", NULL, js_adamw8, NULL, NULL, NULL, napi_default, NULL},
       {"adamw8Decode", NULL, js_adamw8_decode, NULL, NULL, NULL, napi_default, NULL},

@@ -72,6 +72,8 @@ export interface BlasAddon {
   threads(): number;
   setThreads(n: number): void;
   config(): string;
+  /** glibc: serve blocks under `bytes` from the heap and keep freed memory (native/blas/src/addon.c says why). */
+  keepLargeBuffersInHeap?(bytes: number): boolean;
   // Fused decoder kernels (native/blas/src/fused_napi.c): dimensions first, then (array, offset) per buffer.
   rmsnormFwd(R: number, D: number, eps: number, ...bufs: Buf[]): void;
   rmsnormBwd(R: number, D: number, eps: number, ...bufs: Buf[]): void;
@@ -86,6 +88,8 @@ export interface BlasAddon {
   logprobFwd(N: number, V: number, ...bufs: Buf[]): boolean;
   logprobBwd(N: number, V: number, ...bufs: Buf[]): void;
   adamw: AdamwCall;
+  /** Overwrites p, m and v (buffers p, m, v, g); throws when any two share memory. Absent from older builds. */
+  adamwInPlace?: AdamwCall;
   /** 8-bit moments: mq / vq are n bytes packed in Int32Arrays of ceil(n/4); ms / vs one scale per 256 values. */
   adamw8: AdamwCall;
   adamw8Decode(n: number, ...bufs: Buf[]): void;

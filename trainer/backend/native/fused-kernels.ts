@@ -322,7 +322,7 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
     [FUSED.adamW]: (p) => {
       const shape = shapeOf(p, "p");
       const n = sizeOf(shape);
-      const a = attrsOf<{ lr: number; b1: number; b2: number; eps: number; wd: number; bc1: number; bc2: number; clip: number }>(p);
+      const a = attrsOf<AdamWHyper>(p);
       return withMemory(
         p,
         FUSED.adamW,
@@ -360,7 +360,7 @@ function makeKernels(addon: BlasAddon): Record<string, tf.KernelFunc> {
       const n = sizeOf(shape);
       const packed = Math.ceil(n / 4);
       const blocks = Math.ceil(n / ADAMW8_BLOCK);
-      const a = attrsOf<{ lr: number; b1: number; b2: number; eps: number; wd: number; bc1: number; bc2: number; clip: number }>(p);
+      const a = attrsOf<AdamWHyper>(p);
       return withMemory(
         p,
         FUSED.adamW8,
@@ -559,4 +559,29 @@ export function nativeSumSquares(addon: BlasAddon | null, tensors: tf.Tensor[]):
     total += addon.sumSquares(t.size, buf, off);
   }
   return total;
+}
+
+/** AdamW's hyperparameters as the kernels take them (bias corrections and clip factor precomputed; policy/fused.ts). */
+type AdamWHyper = Record<"lr" | "b1" | "b2" | "eps" | "wd" | "bc1" | "bc2" | "clip", number>;
+
+/**
+ * One AdamW step written into p, m and v's own buffers, bypassing TF.js's immutable tensors. Returns false, doing
+ * nothing, unless each of the three buffers is held by that tensor alone: a KL reference filled by `assign`
+ * shares the policy's buffers until the first step replaces them, and overwriting a shared buffer would move the
+ * reference too. Why: the out-of-place kernel allocates three fresh buffers per variable per step, whose page
+ * faults cost a 0.5B model more than the update's arithmetic (docs/cpu-training.md).
+ */
+export function nativeAdamWInPlace(addon: BlasAddon | null, p: tf.Tensor, m: tf.Tensor, v: tf.Tensor, g: tf.Tensor, hp: AdamWHyper): boolean {
+  const backend = tf.backend() as unknown as { refCount?(dataId: object): number };
+  const mem = kernelMemory(tf.getBackend(), backend);
+  if (!addon?.adamwInPlace || !mem || typeof backend.refCount !== "function") return false;
+  const tensors = [p, m, v, g];
+  if (tensors.some((t) => t.dtype !== "float32" || t.size !== p.size)) return false;
+  const ids = new Set(tensors.map((t) => t.dataId));
+  if (ids.size !== tensors.length) return false;
+  if ([p, m, v].some((t) => backend.refCount!(t.dataId) !== 1)) return false;
+  const at = tensors.map((t) => mem.at(t));
+  if (at.some(([buf]) => !(buf instanceof Float32Array))) return false;
+  addon.adamwInPlace(p.size, hp.lr, hp.b1, hp.b2, hp.eps, hp.wd, hp.bc1, hp.bc2, hp.clip, ...at.flat());
+  return true;
 }

@@ -44,6 +44,9 @@ const FACTORIES: Record<string, Record<string, Factory>> = {
   },
 };
 
+/** Largest block glibc serves from the heap on the cpu backend: above a 0.5B model's largest buffer (544 MB). */
+const HEAP_BUFFER_BYTES = 2 ** 31 - 1;
+
 /** Stock kernels we replaced, per backend, so `disableNativeKernels` can put them back. */
 const replaced = new Map<string, tf.KernelConfig[]>();
 
@@ -88,6 +91,11 @@ export async function tryEnableNativeKernels(backendName: string): Promise<Nativ
   }
   replaced.set(backendName, originals);
   const fused = registerFusedKernels(addon, backendName);
+  // The cpu backend's buffers are malloc'd typed arrays (wasm's live in its own heap): reuse them step to step.
+  const heapNote =
+    backendName === "cpu" && addon.keepLargeBuffersInHeap?.(HEAP_BUFFER_BYTES) === true
+      ? "; buffers under 2 GiB reused from the heap, not mapped afresh each step"
+      : "";
   const fusedNote = fused.length
     ? `, ${fused.length} fused decoder kernels added`
     : backendName === "wasm" || backendName === "cpu"
@@ -95,7 +103,7 @@ export async function tryEnableNativeKernels(backendName: string): Promise<Nativ
       : "";
   return {
     enabled: true,
-    reason: `${reason}; ${originals.length} ${backendName} kernels replaced${fusedNote}`,
+    reason: `${reason}; ${originals.length} ${backendName} kernels replaced${fusedNote}${heapNote}`,
     kernels: [...originals.map((k) => k.kernelName), ...fused],
   };
 }

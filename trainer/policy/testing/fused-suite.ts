@@ -14,7 +14,7 @@ import { loadBlasAddon } from "../../backend/native/addon";
 import { DecoderLM } from "../model";
 import type { ModelConfig } from "../config";
 import { padBatch, tokenLogProbs } from "../logprobs";
-import { fusedAttention, fusedOpsAvailable, fusedRope, fusedTokenLogProbs } from "../fused";
+import { fusedAdamW, fusedAdamWInPlace, fusedAttention, fusedOpsAvailable, fusedRope, fusedTokenLogProbs } from "../fused";
 import { attendBatched } from "../attention";
 import { FUSED } from "../../backend/native/fused-kernels";
 import { generate } from "../sampling";
@@ -170,6 +170,49 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
     assertClose(fused.norms, stock.norms, "global gradient norms");
     fused.weights.forEach((w, i) => assertClose(w, stock.weights[i], `weights ${i} after 3 steps`, 2e-4));
     fused.moments.forEach((m, i) => assertClose(m, stock.moments[i], `second moments ${i}`, 5e-4));
+  });
+
+  test(`${backend}: the in-place AdamW kernel writes what the out-of-place one returns`, { skip: !built }, async () => {
+    await tryEnableNativeKernels(backend);
+    const rng = new Rng(11);
+    // 2^18 + 3 values: large enough for the two-thread split, odd so the split is uneven
+    const n = (1 << 18) + 3;
+    const rand = (scale: number) => tf.tensor1d(Float32Array.from({ length: n }, () => (rng.next() - 0.5) * scale));
+    const [p, m, g] = [rand(1), rand(0.01), rand(0.1)];
+    const v = tf.tidy(() => tf.abs(rand(1e-4)));
+    const hp = { lr: 1e-3, b1: 0.9, b2: 0.999, eps: 1e-8, wd: 0.01, bc1: 0.19, bc2: 0.003, clip: 0.7 };
+    const [p2, m2, v2] = fusedAdamW(p, m, v, g, hp);
+    const expected = [p2, m2, v2].map((t) => Array.from(t.dataSync()));
+    assert.ok(fusedAdamWInPlace(p, m, v, g, hp), "sole owners of their buffers: updated in place");
+    [p, m, v].forEach((t, i) => assertClose(t.dataSync(), expected[i], `${["param", "m", "v"][i]} in place`, 1e-6));
+    const alias = p.clone();
+    assert.equal(fusedAdamWInPlace(p, m, v, g, hp), false, "a buffer another tensor shares is not overwritten");
+    tf.dispose([p, m, v, g, p2, m2, v2, alias]);
+  });
+
+  test(`${backend}: AdamW steps in place once the KL reference no longer shares the weights, and the reference keeps them`, { skip: !built }, async () => {
+    await tryEnableNativeKernels(backend);
+    const model = new DecoderLM(CONFIG, { seed: 5, initStd: 0.1 });
+    const reference = model.frozenCopy();
+    const initial = [...reference.params.values()].map((w) => Array.from(w.dataSync()));
+    const opt = new AdamW(model.trainableVariables(), { lr: 1e-2, weightDecay: 0.1 });
+    const step = () => {
+      const { grads, value } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogProbs(model, batch).logp)) as tf.Scalar, model.trainableVariables());
+      opt.apply(grads, globalGradNorm(grads));
+      tf.dispose([value, ...Object.values(grads)]);
+    };
+    const buffers = () => model.trainableVariables().map((w) => w.dataId);
+    step();
+    const afterFirst = buffers();
+    const firstWeights = model.trainableVariables().map((w) => Array.from(w.dataSync()));
+    step();
+    assert.deepEqual(buffers(), afterFirst, "the second step wrote into the weights' own buffers");
+    const moved = model.trainableVariables().filter((w, i) => w.dataSync().some((x, j) => x !== firstWeights[i][j]));
+    assert.equal(moved.length, afterFirst.length, "every weight changed in the second step");
+    [...reference.params.values()].forEach((w, i) => assertClose(w.dataSync(), initial[i], `reference weight ${i}`, 0));
+    opt.dispose();
+    reference.dispose();
+    model.dispose();
   });
 
   test(
