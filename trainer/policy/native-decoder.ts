@@ -16,9 +16,6 @@ import { lookupRows, mm } from "./ops";
 export class NativeDecoder {
   private readonly k: tf.Tensor[];
   private readonly v: tf.Tensor[];
-  /** The output head, transposed once for the whole decode when embeddings are tied (not per token). */
-  private readonly head: tf.Tensor2D;
-  private readonly ownsHead: boolean;
 
   /**
    * Available for plain float32 models on the fused path (LoRA adapters and bfloat16 weights would need their own
@@ -36,22 +33,21 @@ export class NativeDecoder {
 
   /**
    * Takes over a prefill cache ([B, L, kvHeads*headDim] per layer, fused layout) into buffers with room for
-   * `capacity` positions. The prefill cache stays the caller's to dispose.
+   * `capacity` positions. The prefill cache stays the caller's to dispose. `head`: the generation's
+   * `model.outputHead()` (the caller's to dispose), or null to read the weights as stored.
    */
   constructor(
     private readonly model: DecoderLM,
     prefill: KvCache,
     private readonly B: number,
     readonly capacity: number,
+    private readonly head: tf.Tensor2D | null = null,
   ) {
     if (!prefill.fused) throw new Error("NativeDecoder needs a cache built by the fused path");
     const width = model.config.numKvHeads * headDim(model.config);
     const grow = (t: tf.Tensor) => tf.tidy(() => tf.concat([t, tf.zeros([B, capacity - prefill.length, width])], 1));
     this.k = prefill.k.map(grow);
     this.v = prefill.v.map(grow);
-    // null only for a frozen tied embedding (a reference, which never samples): transpose it here then
-    this.head = model.outputHead() ?? (tf.transpose(model.p("model.embed_tokens.weight")) as tf.Tensor2D);
-    this.ownsHead = model.ownsOutputHead;
   }
 
   /**
@@ -95,7 +91,7 @@ export class NativeDecoder {
         h = tf.engine().runKernel(FUSED.decodeLayer, inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor;
       }
       const hf = fusedRmsNorm(h as tf.Tensor2D, m.p("model.norm.weight") as tf.Tensor1D, c.rmsNormEps);
-      return mm(hf, this.head);
+      return this.head ? mm(hf, this.head) : m.headLogits(hf);
     });
   }
 
@@ -106,6 +102,5 @@ export class NativeDecoder {
 
   dispose(): void {
     tf.dispose([...this.k, ...this.v]);
-    if (this.ownsHead) this.head.dispose();
   }
 }

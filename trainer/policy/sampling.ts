@@ -55,45 +55,63 @@ export interface Sample {
  */
 export function sampleFromLogits(l: Float32Array, temperature: number, topP: number, rng: Rng): { id: number; logprob: number } {
   let max = -Infinity;
-  for (const x of l) if (x > max) max = x;
-  let z = 0;
-  for (const x of l) z += Math.exp(x - max);
-  const logZ = max + Math.log(z);
-  let id = 0;
+  for (let i = 0; i < l.length; i++) if (l[i] > max) max = l[i];
   if (temperature <= 0) {
+    let z = 0;
+    for (let i = 0; i < l.length; i++) z += Math.exp(l[i] - max);
+    let id = 0;
     for (let i = 1; i < l.length; i++) if (l[i] > l[id]) id = i;
-  } else {
-    const p = new Float64Array(l.length);
-    let s = 0;
-    for (let i = 0; i < l.length; i++) s += p[i] = Math.exp((l[i] - max) / temperature);
-    for (let i = 0; i < l.length; i++) p[i] /= s;
-    let allowed: number[] | null = null;
-    if (topP < 1) {
-      const order = Array.from(p.keys()).sort((a, b) => p[b] - p[a]);
-      allowed = [];
-      let cum = 0;
-      for (const i of order) {
-        allowed.push(i);
-        cum += p[i];
-        if (cum >= topP) break;
-      }
-    }
-    const candidates = allowed ?? Array.from(p.keys());
-    const total = candidates.reduce((acc, i) => acc + p[i], 0);
-    let u = rng.next() * total;
-    id = candidates[candidates.length - 1];
-    for (const i of candidates) {
-      u -= p[i];
-      if (u <= 0) {
-        id = i;
-        break;
-      }
-    }
+    return { id, logprob: l[id] - (max + Math.log(z)) };
   }
-  if (temperature <= 0) return { id, logprob: l[id] - logZ };
-  let zT = 0;
-  for (const x of l) zT += Math.exp((x - max) / temperature);
-  return { id, logprob: (l[id] - max) / temperature - Math.log(zT) };
+  // One scratch buffer for every call: at a 151,936-token vocabulary a fresh one per row per token, plus an index
+  // array to draw from, cost more than the softmax itself.
+  if (probabilities.length < l.length) probabilities = new Float64Array(l.length);
+  const p = probabilities;
+  let s = 0;
+  for (let i = 0; i < l.length; i++) s += p[i] = Math.exp((l[i] - max) / temperature);
+  for (let i = 0; i < l.length; i++) p[i] /= s;
+  const id = topP < 1 ? draw(p, nucleus(p, l.length, topP), rng) : drawAll(p, l.length, rng);
+  // s is also the tempered distribution's normaliser: the same sum, in the same order.
+  return { id, logprob: (l[id] - max) / temperature - Math.log(s) };
+}
+
+let probabilities = new Float64Array(0);
+
+/** The smallest set of most likely ids whose probabilities reach topP (Holtzman et al. 2020). */
+function nucleus(p: Float64Array, n: number, topP: number): number[] {
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => p[b] - p[a]);
+  const allowed: number[] = [];
+  let cum = 0;
+  for (const i of order) {
+    allowed.push(i);
+    cum += p[i];
+    if (cum >= topP) break;
+  }
+  return allowed;
+}
+
+/** An id from `candidates` with probability proportional to p (renormalised over them). */
+function draw(p: Float64Array, candidates: number[], rng: Rng): number {
+  let total = 0;
+  for (const i of candidates) total += p[i];
+  let u = rng.next() * total;
+  for (const i of candidates) {
+    u -= p[i];
+    if (u <= 0) return i;
+  }
+  return candidates[candidates.length - 1];
+}
+
+/** The same over ids 0..n-1, without building the index list. */
+function drawAll(p: Float64Array, n: number, rng: Rng): number {
+  let total = 0;
+  for (let i = 0; i < n; i++) total += p[i];
+  let u = rng.next() * total;
+  for (let i = 0; i < n; i++) {
+    u -= p[i];
+    if (u <= 0) return i;
+  }
+  return n - 1;
 }
 
 /** Decodes the prompts to completion in one go (blocking the event loop until done). */
@@ -200,7 +218,7 @@ function* decodeSteps(model: DecoderLM, prompts: number[][], opts: SampleOptions
         cache = built;
         // after the prefill, decode token by token natively where the kernels allow (native-decoder.ts)
         if (cache && budget > 1 && NativeDecoder.supports(model)) {
-          decoder = new NativeDecoder(model, cache, B, L + budget);
+          decoder = new NativeDecoder(model, cache, B, L + budget, head ?? null);
           disposeCache(cache);
           cache = undefined;
         }

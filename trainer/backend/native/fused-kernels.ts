@@ -571,7 +571,14 @@ type AdamWHyper = Record<"lr" | "b1" | "b2" | "eps" | "wd" | "bc1" | "bc2" | "cl
  * reference too. Why: the out-of-place kernel allocates three fresh buffers per variable per step, whose page
  * faults cost a 0.5B model more than the update's arithmetic (docs/cpu-training.md).
  */
-export function nativeAdamWInPlace(addon: BlasAddon | null, p: tf.Tensor, m: tf.Tensor, v: tf.Tensor, g: tf.Tensor, hp: AdamWHyper): boolean {
+export function nativeAdamWInPlace(
+  addon: BlasAddon | null,
+  p: tf.Tensor,
+  m: tf.Tensor,
+  v: tf.Tensor,
+  g: tf.Tensor,
+  hp: AdamWHyper,
+): boolean {
   const backend = tf.backend() as unknown as { refCount?(dataId: object): number };
   const mem = kernelMemory(tf.getBackend(), backend);
   if (!addon?.adamwInPlace || !mem || typeof backend.refCount !== "function") return false;

@@ -190,30 +190,37 @@ export function fusedKernelSuite(backend: "wasm" | "cpu"): void {
     tf.dispose([p, m, v, g, p2, m2, v2, alias]);
   });
 
-  test(`${backend}: AdamW steps in place once the KL reference no longer shares the weights, and the reference keeps them`, { skip: !built }, async () => {
-    await tryEnableNativeKernels(backend);
-    const model = new DecoderLM(CONFIG, { seed: 5, initStd: 0.1 });
-    const reference = model.frozenCopy();
-    const initial = [...reference.params.values()].map((w) => Array.from(w.dataSync()));
-    const opt = new AdamW(model.trainableVariables(), { lr: 1e-2, weightDecay: 0.1 });
-    const step = () => {
-      const { grads, value } = tf.variableGrads(() => tf.neg(tf.mean(tokenLogProbs(model, batch).logp)) as tf.Scalar, model.trainableVariables());
-      opt.apply(grads, globalGradNorm(grads));
-      tf.dispose([value, ...Object.values(grads)]);
-    };
-    const buffers = () => model.trainableVariables().map((w) => w.dataId);
-    step();
-    const afterFirst = buffers();
-    const firstWeights = model.trainableVariables().map((w) => Array.from(w.dataSync()));
-    step();
-    assert.deepEqual(buffers(), afterFirst, "the second step wrote into the weights' own buffers");
-    const moved = model.trainableVariables().filter((w, i) => w.dataSync().some((x, j) => x !== firstWeights[i][j]));
-    assert.equal(moved.length, afterFirst.length, "every weight changed in the second step");
-    [...reference.params.values()].forEach((w, i) => assertClose(w.dataSync(), initial[i], `reference weight ${i}`, 0));
-    opt.dispose();
-    reference.dispose();
-    model.dispose();
-  });
+  test(
+    `${backend}: AdamW steps in place once the KL reference no longer shares the weights, and the reference keeps them`,
+    { skip: !built },
+    async () => {
+      await tryEnableNativeKernels(backend);
+      const model = new DecoderLM(CONFIG, { seed: 5, initStd: 0.1 });
+      const reference = model.frozenCopy();
+      const initial = [...reference.params.values()].map((w) => Array.from(w.dataSync()));
+      const opt = new AdamW(model.trainableVariables(), { lr: 1e-2, weightDecay: 0.1 });
+      const step = () => {
+        const { grads, value } = tf.variableGrads(
+          () => tf.neg(tf.mean(tokenLogProbs(model, batch).logp)) as tf.Scalar,
+          model.trainableVariables(),
+        );
+        opt.apply(grads, globalGradNorm(grads));
+        tf.dispose([value, ...Object.values(grads)]);
+      };
+      const buffers = () => model.trainableVariables().map((w) => w.dataId);
+      step();
+      const afterFirst = buffers();
+      const firstWeights = model.trainableVariables().map((w) => Array.from(w.dataSync()));
+      step();
+      assert.deepEqual(buffers(), afterFirst, "the second step wrote into the weights' own buffers");
+      const moved = model.trainableVariables().filter((w, i) => w.dataSync().some((x, j) => x !== firstWeights[i][j]));
+      assert.equal(moved.length, afterFirst.length, "every weight changed in the second step");
+      [...reference.params.values()].forEach((w, i) => assertClose(w.dataSync(), initial[i], `reference weight ${i}`, 0));
+      opt.dispose();
+      reference.dispose();
+      model.dispose();
+    },
+  );
 
   test(
     `${backend}: recomputing activations in the backward gives the same gradients, with and without LoRA, on both paths`,
