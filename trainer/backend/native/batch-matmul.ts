@@ -6,6 +6,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import type { BlasAddon } from "./addon";
+import { uninitialisedArray } from "./kernel-memory";
 
 type Shape = number[];
 type DataId = object;
@@ -94,7 +95,9 @@ export function makeCpuBatchMatMul(addon: BlasAddon, fallback: tf.KernelFunc): t
     const av = backend.data.get(a.dataId).values;
     const bv = backend.data.get(b.dataId).values;
     if (!plan || !(av instanceof Float32Array) || !(bv instanceof Float32Array)) return fallback(params);
-    const out = new Float32Array(plan.batch * plan.M * plan.N);
+    // uninitialised: sgemm with beta 0 overwrites it (an empty inner dimension writes nothing, so zero it then)
+    const n = plan.batch * plan.M * plan.N;
+    const out = plan.K > 0 ? (uninitialisedArray(n, "float32") as Float32Array) : new Float32Array(n);
     addon.gemm(plan.batch, +ta, +tb, plan.M, plan.N, plan.K, av, 0, plan.aStride, bv, 0, plan.bStride, out, 0);
     return backend.makeTensorInfo(plan.outShape, "float32", out);
   };

@@ -6,6 +6,7 @@
  */
 import type * as tf from "@tensorflow/tfjs";
 import type { BlasAddon } from "./addon";
+import { uninitialisedArray } from "./kernel-memory";
 
 interface CpuBackend {
   data: { get(id: object): { values?: unknown } | undefined };
@@ -32,7 +33,7 @@ function makeBinary(
       const bv = backend.data.get(b.dataId)?.values;
       if (!(av instanceof Float32Array) || !(bv instanceof Float32Array)) return fallback(params);
       if (sameShape(a.shape, b.shape)) {
-        const out = new Float32Array(av.length);
+        const out = uninitialisedArray(av.length, "float32") as Float32Array;
         loopSame(av, bv, out);
         return backend.makeTensorInfo([...a.shape], "float32", out);
       }
@@ -46,7 +47,7 @@ function makeBinary(
       if (!bSmall && !aSmall) return fallback(params);
       const big = bSmall ? a : b;
       const [bigV, smallV] = bSmall ? [av, bv] : [bv, av];
-      const out = new Float32Array(bigV.length);
+      const out = uninitialisedArray(bigV.length, "float32") as Float32Array;
       if (smallV.length === 1) {
         const s = smallV[0];
         for (let i = 0; i < out.length; i++) out[i] = bSmall ? op(bigV[i], s) : op(s, bigV[i]);

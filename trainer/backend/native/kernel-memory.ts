@@ -8,12 +8,15 @@
  * Kernels written against this interface run unchanged on both.
  */
 import type * as tf from "@tensorflow/tfjs";
+import { constants } from "node:buffer";
+
+const MAX_LENGTH = constants.MAX_LENGTH;
 
 type DataId = object;
 export type Buffer4 = Float32Array | Int32Array;
 
 export interface KernelMemory {
-  /** A new tensor of the given shape (zeroed on cpu, uninitialised on wasm). */
+  /** A new tensor of the given shape, uninitialised: kernels write every element of their outputs. */
   output(shape: number[], dtype: "float32" | "int32"): tf.TensorInfo;
   dispose(t: tf.TensorInfo): void;
   /** Shares t's buffer with a new reference (Identity-like kernels). */
@@ -42,6 +45,18 @@ interface CpuBackend {
 
 const sizeOf = (shape: number[]) => shape.reduce((p, d) => p * d, 1);
 
+/**
+ * A typed array of n elements whose memory is not zeroed, for an output the kernel overwrites entirely.
+ * `new Float32Array(n)` zero-fills (calloc), and a 0.5B training step allocates gigabytes of outputs: the zeroing was a
+ * pass over all of them that PyTorch (torch.empty) does not make. Node's unsafe buffers are plain malloc.
+ */
+export function uninitialisedArray(n: number, dtype: "float32" | "int32"): Buffer4 {
+  const bytes = n * 4;
+  if (bytes < 4096 || bytes > MAX_LENGTH) return dtype === "int32" ? new Int32Array(n) : new Float32Array(n);
+  const buf = Buffer.allocUnsafeSlow(bytes);
+  return dtype === "int32" ? new Int32Array(buf.buffer, buf.byteOffset, n) : new Float32Array(buf.buffer, buf.byteOffset, n);
+}
+
 function wasmMemory(backend: WasmBackend): KernelMemory {
   return {
     output: (shape, dtype) => backend.makeOutput(shape, dtype),
@@ -57,8 +72,7 @@ function wasmMemory(backend: WasmBackend): KernelMemory {
 
 function cpuMemory(backend: CpuBackend): KernelMemory {
   return {
-    output: (shape, dtype) =>
-      backend.makeTensorInfo(shape, dtype, dtype === "int32" ? new Int32Array(sizeOf(shape)) : new Float32Array(sizeOf(shape))),
+    output: (shape, dtype) => backend.makeTensorInfo(shape, dtype, uninitialisedArray(sizeOf(shape), dtype)),
     dispose: (t) => backend.disposeData(t.dataId),
     incRef: (t) => backend.incRef(t.dataId),
     at(t) {
