@@ -51,6 +51,20 @@ test("incremental rollups equal a rebuild after appends, a re-recorded step and 
   assert.equal(w16[1][6], 5, "the re-recorded value is the bucket's max");
 });
 
+test("a step re-recorded without one of its keys leaves no rollup for that key", { timeout: 120_000 }, async () => {
+  const runId = await insertQueuedRun(db.prisma, { grpo: { steps: 300 } });
+  for (let s = 0; s < 3; s++) await recordStep(db.prisma, runId, record(s));
+  const once = record(3);
+  once.metrics["debug/probe"] = 1; // logged once, then the step is re-run after a crash without it
+  await recordStep(db.prisma, runId, once);
+  assert.ok((await rollupRows(runId)).some((r) => r[0] === "debug/probe"));
+  await recordStep(db.prisma, runId, record(3));
+  const incremental = await rollupRows(runId);
+  assert.ok(!incremental.some((r) => r[0] === "debug/probe"), "no bucket is left for a key with no points");
+  await rebuildMetricRollups(db.prisma, runId);
+  assert.deepEqual(incremental, await rollupRows(runId));
+});
+
 test("a long run's chart comes from the rollups and agrees with the raw points", { timeout: 120_000 }, async () => {
   const runId = await insertQueuedRun(db.prisma, { grpo: { steps: 100_000 } });
   // 12,800 steps loaded in bulk (as the demo seed does), then rolled up.

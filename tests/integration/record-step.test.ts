@@ -72,9 +72,12 @@ test("recording the same step twice (resume after a crash) leaves one copy", asy
   const runId = await insertQueuedRun(db.prisma);
   const rec = makeStepRecord(4, 2, 2, 1);
   await recordStep(db.prisma, runId, rec);
+  // an event of the same step that recordStep did not write (a checkpoint note) must survive the re-recording
+  await db.prisma.runEvent.create({ data: { runId, level: "info", message: "checkpoint saved", step: 4 } });
   await recordStep(db.prisma, runId, rec); // same LLM call ids: must not collide
   await recordStep(db.prisma, runId, makeStepRecord(4, 2, 2, 1)); // a re-run of the step with new rollouts
-  assert.deepEqual(await counts(runId, 4), { groups: 2, trajectories: 4, llmCalls: 4 * 3, metrics: 2, events: 1 });
+  assert.deepEqual(await counts(runId, 4), { groups: 2, trajectories: 4, llmCalls: 4 * 3, metrics: 2, events: 2 });
+  assert.equal(await db.prisma.runEvent.count({ where: { runId, step: 4, message: "checkpoint saved" } }), 1);
 });
 
 test("unscorable rewards are stored as NULL, and non-finite metrics are skipped (a gap, not a 0)", async () => {

@@ -347,7 +347,7 @@ async function refreshStepMetrics(tx: Tx, steps: StepKey[]): Promise<void> {
                       ('eval/reward_mean', s.eval_mean)) AS m(key, value)
       WHERE m.value IS NOT NULL AND (m.key <> 'env/episodes' OR m.value > 0)
       ON CONFLICT ("runId", "key", "step") DO UPDATE SET "value" = EXCLUDED."value", "wallTime" = EXCLUDED."wallTime"`;
-    await refreshMetricRollups(tx, runId, step);
+    await refreshMetricRollups(tx, runId, step, { noPointsDeleted: true }); // upserts only
     await tx.$executeRaw`
       UPDATE "Run" SET step = GREATEST(step, ${step + 1}), "totalSteps" = GREATEST("totalSteps", ${step + 1}),
         "latestReward" = CASE WHEN ${step + 1} >= step

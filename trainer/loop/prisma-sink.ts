@@ -34,7 +34,7 @@ export function createPrismaSink(db: PrismaClient, runId: string, workerId: stri
           await tx.$executeRaw`INSERT INTO "MetricPoint" ("runId", "key", "step", "value") VALUES (${runId}, ${key}, ${step}, ${value})
             ON CONFLICT ("runId", "key", "step") DO UPDATE SET "value" = EXCLUDED."value"`;
         }
-        await refreshMetricRollups(tx, runId, step);
+        await refreshMetricRollups(tx, runId, step, { noPointsDeleted: true }); // upserts only
       });
     },
     async setPhase(phase) {

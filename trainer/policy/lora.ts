@@ -74,7 +74,9 @@ export class LoraAdapters {
   apply(x: tf.Tensor2D, y: tf.Tensor2D, module: string): tf.Tensor2D {
     const ad = this.adapters.get(module);
     if (!ad) return y;
-    return tf.add(y, tf.mul(mm(mm(x, ad.a as tf.Tensor2D), ad.b as tf.Tensor2D), this.scale));
+    // scaled at rank width ([rows, r]), not output width: the same product, and the multiply (and its gradient)
+    // touches r values per row instead of hundreds
+    return tf.add(y, mm(tf.mul(mm(x, ad.a as tf.Tensor2D), this.scale), ad.b as tf.Tensor2D));
   }
 
   /** Frozen copies of these adapters on the same model (a LoRA run's KL reference; see DecoderLM.frozenCopy). */

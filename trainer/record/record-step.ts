@@ -68,10 +68,7 @@ export async function recordStep(db: PrismaClient, runId: string, given: StepRec
       }
       await stage("run");
 
-      // Deleting the groups cascades to their trajectories and those trajectories' LLM calls.
-      await tx.group.deleteMany({ where: { runId, step: record.step } });
-      await tx.metricPoint.deleteMany({ where: { runId, step: record.step } });
-      await tx.runEvent.deleteMany({ where: { runId, step: record.step, data: { path: ["origin"], equals: STEP_EVENT_ORIGIN } } });
+      const replacedPoints = await clearStep(tx, runId, record.step);
       await stage("cleared");
 
       const nowIso = new Date().toISOString();
@@ -136,7 +133,7 @@ export async function recordStep(db: PrismaClient, runId: string, given: StepRec
           data: metricEntries.map(([key, value]) => ({ runId, key, step: record.step, value, wallTime: now })),
         });
       }
-      await refreshMetricRollups(tx, runId, record.step);
+      await refreshMetricRollups(tx, runId, record.step, { noPointsDeleted: replacedPoints === 0 });
       await stage("metrics");
       if (record.events?.length) {
         await tx.runEvent.createMany({
@@ -153,6 +150,20 @@ export async function recordStep(db: PrismaClient, runId: string, given: StepRec
     },
     { timeout: options.timeoutMs ?? 60_000, maxWait: 10_000 },
   );
+}
+
+/**
+ * Deletes what an earlier recording of this step wrote, in one statement (one round trip, not three): its groups
+ * (cascading to their trajectories and those trajectories' LLM calls), metric points and step events. Returns how
+ * many metric points there were: none for a step recorded for the first time.
+ */
+async function clearStep(tx: Tx, runId: string, step: number): Promise<number> {
+  const [row] = await tx.$queryRaw<{ points: bigint }[]>`
+    WITH groups AS (DELETE FROM "Group" WHERE "runId" = ${runId} AND "step" = ${step}),
+         events AS (DELETE FROM "RunEvent" WHERE "runId" = ${runId} AND "step" = ${step} AND "data"->>'origin' = ${STEP_EVENT_ORIGIN}),
+         points AS (DELETE FROM "MetricPoint" WHERE "runId" = ${runId} AND "step" = ${step} RETURNING 1)
+    SELECT count(*) AS points FROM points`;
+  return Number(row.points);
 }
 
 /**

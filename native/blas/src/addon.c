@@ -8,6 +8,7 @@
  *   gather(x, xOff, outer, axisDim, inner, idx, idxOff, n, out, outOff) -> false on an out-of-range index
  *   sumRows(x, xOff, rows, cols, out, outOff)             out[c] = sum_r x[r, c]
  *   unary(op, x, xOff, out, outOff, n)                     op 0 = exp
+ *   binary(op, a, aOff, b, bOff, out, outOff, n)           op 0 = add, 1 = subtract, 2 = multiply (equal shapes)
  *   threads() -> number, setThreads(n), config() -> string (OpenBLAS build description)
  *   keepLargeBuffersInHeap(bytes) -> boolean   glibc malloc: blocks below `bytes` come from the heap and freed memory
  *     stays there (mmap and trim thresholds); false where the C library has no such setting
@@ -236,6 +237,25 @@ static napi_value js_unary(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+static napi_value js_binary(napi_env env, napi_callback_info info) {
+  size_t argc = 8;
+  napi_value argv[8];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int64_t op, aOff, bOff, oOff, n;
+  float *a, *b, *out;
+  size_t la, lb, lo;
+  if (argc != 8 || !get_i64(env, argv[0], &op, "op") || !get_f32(env, argv[1], &a, &la, "a") ||
+      !get_i64(env, argv[2], &aOff, "aOff") || !get_f32(env, argv[3], &b, &lb, "b") || !get_i64(env, argv[4], &bOff, "bOff") ||
+      !get_f32(env, argv[5], &out, &lo, "out") || !get_i64(env, argv[6], &oOff, "outOff") || !get_i64(env, argv[7], &n, "n"))
+    return NULL;
+  if (op > BINARY_LAST || !fits(aOff, 1, 0, n, la) || !fits(bOff, 1, 0, n, lb) || !fits(oOff, 1, 0, n, lo)) {
+    napi_throw_range_error(env, "BLAS_ARG", "binary: unknown op or operand past the end of its array");
+    return NULL;
+  }
+  binary_f32((int)op, a + aOff, b + bOff, out + oOff, n);
+  return NULL;
+}
+
 static napi_value js_threads(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value r;
@@ -294,6 +314,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"gather", NULL, js_gather, NULL, NULL, NULL, napi_default, NULL},
       {"sumRows", NULL, js_sum_rows, NULL, NULL, NULL, napi_default, NULL},
       {"unary", NULL, js_unary, NULL, NULL, NULL, napi_default, NULL},
+      {"binary", NULL, js_binary, NULL, NULL, NULL, napi_default, NULL},
       {"threads", NULL, js_threads, NULL, NULL, NULL, napi_default, NULL},
       {"setThreads", NULL, js_set_threads, NULL, NULL, NULL, napi_default, NULL},
       {"config", NULL, js_config, NULL, NULL, NULL, napi_default, NULL},

@@ -166,3 +166,13 @@ void unary_f32(int op, const float *x, float *out, int64_t n) {
   if (op == UNARY_EXP)
     for (int64_t i = 0; i < n; i++) out[i] = expf(x[i]);
 }
+
+void binary_f32(int op, const float *a, const float *b, float *out, int64_t n) {
+  /* out may be a or b (an in-place caller); each element is read before it is written, so no restrict */
+  if (op == BINARY_ADD)
+    for (int64_t i = 0; i < n; i++) out[i] = a[i] + b[i];
+  else if (op == BINARY_SUB)
+    for (int64_t i = 0; i < n; i++) out[i] = a[i] - b[i];
+  else if (op == BINARY_MUL)
+    for (int64_t i = 0; i < n; i++) out[i] = a[i] * b[i];
+}

@@ -21,5 +21,8 @@ void sum_rows_f32(const float *x, int64_t rows, int64_t cols, float *out);
 
 enum unary_op { UNARY_EXP = 0, UNARY_LAST = UNARY_EXP };
 void unary_f32(int op, const float *x, float *out, int64_t n);
+/* out = a op b element-wise over n values (equal shapes): the gradient sums and residuals of a training step. */
+enum binary_op { BINARY_ADD = 0, BINARY_SUB = 1, BINARY_MUL = 2, BINARY_LAST = BINARY_MUL };
+void binary_f32(int op, const float *a, const float *b, float *out, int64_t n);
 
 #endif

@@ -67,6 +67,8 @@ export interface BlasAddon {
   ): boolean;
   /** out[c] = sum over r of x[r, c], x viewed as [rows, cols] float32. */
   sumRows(x: Float32Array, xOff: number, rows: number, cols: number, out: Float32Array, outOff: number): void;
+  /** out = a op b over n float32 values (op 0 add, 1 subtract, 2 multiply); absent from older builds. */
+  binary?(op: number, a: Float32Array, aOff: number, b: Float32Array, bOff: number, out: Float32Array, outOff: number, n: number): void;
   /** op 0 = exp over n float32 values. */
   unary(op: 0, x: Float32Array, xOff: number, out: Float32Array, outOff: number, n: number): void;
   threads(): number;

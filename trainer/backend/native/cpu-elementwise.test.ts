@@ -25,6 +25,10 @@ test("cpu Add / Sub / Multiply fast paths equal the stock kernels, and leave oth
     [[], [5, 7]],
     [[5, 7], [1]],
     [
+      [64, 130],
+      [64, 130],
+    ], // past NATIVE_MIN: the C loop
+    [
       [3, 4],
       [3, 1],
     ], // a column: stock broadcast
