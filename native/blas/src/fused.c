@@ -296,19 +296,31 @@ HOT void logprob_bwd(const float *logits, const int32_t *target, const float *do
   }
 }
 
+/* AdamW's constants as the loops use them: copied out of adamw_params so no store in the loop can alias them (which
+   would block vectorising), with the bias corrections inverted once. */
+typedef struct {
+  float b1, b2, clip, ibc1, ibc2, lr, eps, wd;
+} adamw_consts;
+
+static inline adamw_consts adamw_consts_of(const adamw_params *hp) {
+  return (adamw_consts){hp->b1, hp->b2, hp->clip, 1.0f / hp->bc1, 1.0f / hp->bc2, hp->lr, hp->eps, hp->wd};
+}
+
+/* One element: stores the new moments in *m2 and *v2 and returns the new parameter (all inputs read first, so the
+   outputs may be the inputs' own places). */
+static inline float adamw_element(float p, float m, float v, float g, adamw_consts k, float *m2, float *v2) {
+  const float gi = g * k.clip;
+  const float mi = k.b1 * m + (1.0f - k.b1) * gi;
+  const float vi = k.b2 * v + (1.0f - k.b2) * gi * gi;
+  *m2 = mi;
+  *v2 = vi;
+  return p - k.lr * (mi * k.ibc1 / (sqrtf(vi * k.ibc2) + k.eps) + k.wd * p);
+}
+
 HOT void adamw_step(const float *restrict p, const float *restrict m, const float *restrict v, const float *restrict g,
                     int64_t n, const adamw_params *hp, float *restrict p2, float *restrict m2, float *restrict v2) {
-  /* copied to locals: read through hp inside the loop they could alias the outputs, which blocks vectorising */
-  const float b1 = hp->b1, b2 = hp->b2, clip = hp->clip, ibc1 = 1.0f / hp->bc1, ibc2 = 1.0f / hp->bc2;
-  const float lr = hp->lr, eps = hp->eps, wd = hp->wd;
-  for (int64_t i = 0; i < n; i++) {
-    const float gi = g[i] * clip;
-    const float mi = b1 * m[i] + (1.0f - b1) * gi;
-    const float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
-    m2[i] = mi;
-    v2[i] = vi;
-    p2[i] = p[i] - lr * (mi * ibc1 / (sqrtf(vi * ibc2) + eps) + wd * p[i]);
-  }
+  const adamw_consts k = adamw_consts_of(hp);
+  for (int64_t i = 0; i < n; i++) p2[i] = adamw_element(p[i], m[i], v[i], g[i], k, &m2[i], &v2[i]);
 }
 
 /*
@@ -320,30 +332,22 @@ HOT void adamw_step(const float *restrict p, const float *restrict m, const floa
 typedef struct {
   float *p, *m, *v;
   const float *g;
-  const adamw_params *hp;
+  adamw_consts k;
 } adamw_inplace_job;
 
 HOT static void adamw_inplace_range(void *ctx, int64_t first, int64_t last) {
   const adamw_inplace_job *j = (const adamw_inplace_job *)ctx;
   float *restrict p = j->p, *restrict m = j->m, *restrict v = j->v;
   const float *restrict g = j->g;
-  const float b1 = j->hp->b1, b2 = j->hp->b2, clip = j->hp->clip, ibc1 = 1.0f / j->hp->bc1, ibc2 = 1.0f / j->hp->bc2;
-  const float lr = j->hp->lr, eps = j->hp->eps, wd = j->hp->wd;
-  for (int64_t i = first; i < last; i++) {
-    const float gi = g[i] * clip;
-    const float mi = b1 * m[i] + (1.0f - b1) * gi;
-    const float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
-    m[i] = mi;
-    v[i] = vi;
-    p[i] = p[i] - lr * (mi * ibc1 / (sqrtf(vi * ibc2) + eps) + wd * p[i]);
-  }
+  const adamw_consts k = j->k;
+  for (int64_t i = first; i < last; i++) p[i] = adamw_element(p[i], m[i], v[i], g[i], k, &m[i], &v[i]);
 }
 
 /* Below this many values a second thread costs more to start than it saves. */
 #define ADAMW_THREADED_MIN (1L << 18)
 
 void adamw_step_inplace(float *p, float *m, float *v, const float *g, int64_t n, const adamw_params *hp) {
-  adamw_inplace_job job = {p, m, v, g, hp};
+  adamw_inplace_job job = {p, m, v, g, adamw_consts_of(hp)};
   parallel_for(n, n >= ADAMW_THREADED_MIN ? gemm_threads() : 1, adamw_inplace_range, &job);
 }
 
@@ -393,19 +397,13 @@ void adamw8_encode(const float *m, const float *v, int64_t n, int8_t *mq, float 
 
 HOT void adamw8_step(const float *p, const float *g, int64_t n, const adamw_params *hp, const int8_t *mq, const float *ms,
                      const uint8_t *vq, const float *vs, float *p2, int8_t *mq2, float *ms2, uint8_t *vq2, float *vs2) {
-  const float b1 = hp->b1, b2 = hp->b2, clip = hp->clip, ibc1 = 1.0f / hp->bc1, ibc2 = 1.0f / hp->bc2;
-  const float lr = hp->lr, eps = hp->eps, wd = hp->wd;
+  const adamw_consts k = adamw_consts_of(hp);
   float m[ADAMW8_BLOCK], v[ADAMW8_BLOCK];
   for (int64_t b = 0; b * ADAMW8_BLOCK < n; b++) {
     const int64_t at = b * ADAMW8_BLOCK, len = n - at < ADAMW8_BLOCK ? n - at : ADAMW8_BLOCK;
     for (int64_t j = 0; j < len; j++) {
       const int64_t i = at + j;
-      const float gi = g[i] * clip;
-      const float mi = b1 * m_decode(mq[i], ms[b]) + (1.0f - b1) * gi;
-      const float vi = b2 * v_decode(vq[i], vs[b]) + (1.0f - b2) * gi * gi;
-      m[j] = mi;
-      v[j] = vi;
-      p2[i] = p[i] - lr * (mi * ibc1 / (sqrtf(vi * ibc2) + eps) + wd * p[i]);
+      p2[i] = adamw_element(p[i], m_decode(mq[i], ms[b]), v_decode(vq[i], vs[b]), g[i], k, &m[j], &v[j]);
     }
     encode_block(m, v, len, mq2 + at, ms2 + b, vq2 + at, vs2 + b);
   }

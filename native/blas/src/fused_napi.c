@@ -263,13 +263,19 @@ static napi_value js_logprob_bwd(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* AdamW's eight hyperparameters, in the order every adamw* call takes them. */
+static adamw_params next_adamw_params(cursor_t *c) {
+  adamw_params hp;
+  float *fields[] = {&hp.lr, &hp.b1, &hp.b2, &hp.eps, &hp.wd, &hp.bc1, &hp.bc2, &hp.clip};
+  for (int f = 0; f < 8; f++) *fields[f] = (float)next_num(c);
+  return hp;
+}
+
 static napi_value js_adamw(napi_env env, napi_callback_info info) {
   cursor_t c;
   if (!open_cursor(&c, env, info, "adamw", 23)) return NULL;
   const int64_t n = next_int(&c);
-  adamw_params hp;
-  float *fields[] = {&hp.lr, &hp.b1, &hp.b2, &hp.eps, &hp.wd, &hp.bc1, &hp.bc2, &hp.clip};
-  for (int f = 0; f < 8; f++) *fields[f] = (float)next_num(&c);
+  const adamw_params hp = next_adamw_params(&c);
   const float *p = F32(&c, n), *m = F32(&c, n), *v = F32(&c, n), *g = F32(&c, n);
   float *p2 = F32(&c, n), *m2 = F32(&c, n), *v2 = F32(&c, n);
   if (c.ok) adamw_step(p, m, v, g, n, &hp, p2, m2, v2);
@@ -283,9 +289,7 @@ static napi_value js_adamw_inplace(napi_env env, napi_callback_info info) {
   cursor_t c;
   if (!open_cursor(&c, env, info, "adamwInPlace", 17)) return NULL;
   const int64_t n = next_int(&c);
-  adamw_params hp;
-  float *fields[] = {&hp.lr, &hp.b1, &hp.b2, &hp.eps, &hp.wd, &hp.bc1, &hp.bc2, &hp.clip};
-  for (int f = 0; f < 8; f++) *fields[f] = (float)next_num(&c);
+  const adamw_params hp = next_adamw_params(&c);
   float *p = F32(&c, n), *m = F32(&c, n), *v = F32(&c, n);
   const float *g = F32(&c, n);
   if (c.ok && (overlap(p, m, n) || overlap(p, v, n) || overlap(m, v, n) || overlap(g, p, n) || overlap(g, m, n) ||
@@ -304,9 +308,7 @@ static napi_value js_adamw8(napi_env env, napi_callback_info info) {
   cursor_t c;
   if (!open_cursor(&c, env, info, "adamw8", 31)) return NULL;
   const int64_t n = next_int(&c);
-  adamw_params hp;
-  float *fields[] = {&hp.lr, &hp.b1, &hp.b2, &hp.eps, &hp.wd, &hp.bc1, &hp.bc2, &hp.clip};
-  for (int f = 0; f < 8; f++) *fields[f] = (float)next_num(&c);
+  const adamw_params hp = next_adamw_params(&c);
   const float *p = F32(&c, n), *g = F32(&c, n);
   const int8_t *mq = (const int8_t *)next_buf(&c, PACKED(n), 0);
   const float *ms = F32(&c, BLOCKS(n));
