@@ -108,9 +108,8 @@ test("tRPC input that used to be a 500 is a 400 that says what is wrong", async 
   const query = await fetch(`${server.base}${trpcUrl("runs.get", { id: "x\u0000" })}`);
   assert.equal(query.status, 400);
 
-  const huge = await post("runActions.create", createBody({ name: "x".repeat(11 * 1024 * 1024) }));
-  assert.equal(huge.status, 413);
-  assert.match(await message(huge), /larger than the 1,048,576 bytes/);
+  // An oversized body (413) is checked in its own test below, answered before the body ends: sent whole through fetch
+  // here, the server's answer could race the client still writing 11 MB and reach it as a reset connection instead.
 
   const batch = await fetch(`${server.base}/api/trpc/${Array(51).fill("runs.facets").join(",")}?batch=1&input=${encodeURIComponent("{}")}`);
   assert.equal(batch.status, 400);
