@@ -70,6 +70,7 @@ export class EnvServer {
       await this.recorder
         .noteLostSessions(this.lostAtStart)
         .catch((e: Error) => this.opts.log(`could not note lost sessions: ${e.message}`));
+    this.gate.answerTo(host);
     await new Promise<void>((resolve, reject) => {
       this.http.once("error", reject);
       this.http.listen(port, host, () => resolve());
@@ -77,7 +78,9 @@ export class EnvServer {
     this.registry.startSweeping((s) => !this.ws.get(s.id)?.attached);
     this.journal?.write();
     const address = this.http.address();
-    return typeof address === "object" && address ? address.port : port;
+    const bound = typeof address === "object" && address ? address.port : port;
+    this.catalog.ownPort = bound;
+    return bound;
   }
 
   /** Graceful stop: every open episode is ended (server_stopped), evaluated and recorded, then the journal cleared. */
@@ -118,6 +121,7 @@ export class EnvServer {
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      this.gate.checkHost(req);
       const url = new URL(req.url ?? "/", "http://server");
       const parts = url.pathname.split("/").filter(Boolean);
       const method = req.method ?? "GET";
@@ -249,6 +253,7 @@ export class EnvServer {
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on("error", () => socket.destroy());
     try {
+      this.gate.checkHost(req);
       const url = new URL(req.url ?? "/", "http://server");
       const parts = url.pathname.split("/").filter(Boolean);
       if (parts.length !== 3 || parts[0] !== "envs" || parts[2] !== "ws")

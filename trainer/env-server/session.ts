@@ -16,9 +16,11 @@ export interface Owner {
   key: string;
   name: string;
   tokenPrefix: string | null;
+  /** A token with the "write" scope: its resets may name LLM endpoints and this host's key variables (access.ts). */
+  mayCallEndpoints: boolean;
 }
 
-export const LOCAL_OWNER: Owner = { key: "local", name: "local", tokenPrefix: null };
+export const LOCAL_OWNER: Owner = { key: "local", name: "local", tokenPrefix: null, mayCallEndpoints: false };
 
 export interface SessionDeps {
   catalog: EnvironmentCatalog;
@@ -92,6 +94,7 @@ export class Session {
     this.touch();
     const parsed = resetDataSchema.safeParse(raw ?? {});
     if (!parsed.success) throw validationError(parsed.error, "");
+    if (!this.owner.mayCallEndpoints && endpointRoles(parsed.data.llm).length) throw endpointsNeedWriteToken(parsed.data.llm!, this.owner);
     if (this.resetting)
       throw new RequestError(409, WS_ERROR.execution, "A reset is already in progress in this session: wait for its observation.");
     this.resetting = true;
@@ -195,6 +198,21 @@ export class Session {
         : {}),
     };
   }
+}
+
+/** The LLM roles a reset's `llm` section points at an endpoint. */
+const endpointRoles = (llm: ResetData["llm"]) => (["userSimulator", "toolSimulator", "judge"] as const).filter((r) => llm?.[r]);
+
+/** Why a reset naming LLM endpoints is refused for this owner (see access.ts: the server's keys are the host's). */
+function endpointsNeedWriteToken(llm: NonNullable<ResetData["llm"]>, owner: Owner): RequestError {
+  const field = `llm.${endpointRoles(llm)[0]}`;
+  const who = owner.tokenPrefix ? `The API token ${owner.tokenPrefix}… lacks the "write" scope` : "No API token was sent";
+  return new RequestError(
+    403,
+    WS_ERROR.validation,
+    `${field}: ${who}; a reset that names LLM endpoints makes this server call them with keys from its own environment, which needs a token with the "write" scope even on loopback. Leave out \`llm\` to play with the offline simulators, or send a write token (rollout-lab tokens create --scope write).`,
+    field,
+  );
 }
 
 /** The action; the common `{message}` alone skips the schema (a measurable share of a step's CPU at 128 sessions). */
