@@ -11,14 +11,14 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { PrismaClient } from "../../generated/prisma/client";
-import { AccessGate, offeredProtocols } from "./access";
+import { AccessGate } from "./access";
 import { EnvironmentCatalog } from "./catalog";
 import { errorBody, errorHeaders, readJsonBody, sendJson } from "./http-util";
 import { RequestError, WS_ERROR, schemaResponse, stepRequestSchema, validationError } from "./protocol";
 import { EpisodeRecorder, type LostSession } from "./recorder";
 import { Session, type Owner, type SessionDeps } from "./session";
 import { SessionJournal, SessionRegistry, type SessionLimits } from "./sessions";
-import { CLOSE, handshakeProblem, refuseUpgrade, upgradeToWebSocket, type WebSocketConnection } from "./websocket";
+import { CLOSE, WebSocketEndpoint, handshakeProblem, refuseUpgrade, type WebSocketConnection } from "./websocket";
 import { WsSession } from "./ws-session";
 import type { StepView } from "./served-episode";
 
@@ -29,6 +29,10 @@ export interface EnvServerOptions {
   limits: SessionLimits;
   /** Largest action (WebSocket message or HTTP body) accepted. */
   maxMessageBytes: number;
+  /** Unread WebSocket output past which a client is disconnected (close 1008); default 16 MiB. */
+  maxBufferedBytes?: number;
+  /** WebSocket ping interval; a client that misses one is dropped (default 30 s). */
+  heartbeatMs?: number;
   /** Where live sessions are journaled (null: no journal, e.g. tests that do not restart). */
   journalFile: string | null;
   log: (line: string) => void;
@@ -45,6 +49,7 @@ export class EnvServer {
   private readonly gate: AccessGate;
   private readonly journal: SessionJournal | null;
   private readonly ws = new Map<string, WsSession>();
+  private readonly sockets: WebSocketEndpoint;
   private readonly deps: SessionDeps;
   lostAtStart: LostSession[] = [];
 
@@ -55,8 +60,18 @@ export class EnvServer {
     this.registry = new SessionRegistry(opts.limits, (s, reason) => void this.endSession(s, "idle_expired", `session expired: ${reason}`));
     this.journal = opts.journalFile ? new SessionJournal(opts.journalFile, () => this.registry.all().map((s) => s.summary)) : null;
     this.deps = { catalog: this.catalog, recorder: this.recorder, onChange: () => this.journal?.changed() };
+    this.sockets = new WebSocketEndpoint({
+      maxMessageBytes: opts.maxMessageBytes,
+      maxBufferedBytes: opts.maxBufferedBytes ?? 16 * 1024 * 1024,
+      heartbeatMs: opts.heartbeatMs ?? 30_000,
+    });
     this.http = http.createServer((req, res) => void this.route(req, res));
     this.http.on("upgrade", (req, socket, head) => void this.upgrade(req, socket, head));
+  }
+
+  /** Open WebSockets, and how many were closed for unread output or a missed heartbeat (also on /health). */
+  get websocketStats(): Readonly<WebSocketEndpoint["stats"]> {
+    return this.sockets.stats;
   }
 
   /** Listens, then reports what a previous process lost (its journal). */
@@ -75,7 +90,8 @@ export class EnvServer {
       this.http.once("error", reject);
       this.http.listen(port, host, () => resolve());
     });
-    this.registry.startSweeping((s) => !this.ws.get(s.id)?.attached);
+    this.registry.startSweeping();
+    this.sockets.startHeartbeat();
     this.journal?.write();
     const address = this.http.address();
     const bound = typeof address === "object" && address ? address.port : port;
@@ -86,6 +102,7 @@ export class EnvServer {
   /** Graceful stop: every open episode is ended (server_stopped), evaluated and recorded, then the journal cleared. */
   async stop(): Promise<void> {
     this.registry.stopSweeping();
+    this.sockets.stop();
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     await Promise.all(this.registry.all().map((s) => this.endSession(s, "server_stopped", "the server is shutting down")));
     await this.recorder.drain();
@@ -207,6 +224,12 @@ export class EnvServer {
       status: "healthy",
       sessions: this.registry.size,
       max_sessions: this.registry.limits.maxSessions,
+      max_sessions_per_client: this.registry.perClientLimit,
+      websockets: {
+        open: this.sockets.stats.open,
+        closed_for_unread_output: this.sockets.stats.backpressureCloses,
+        dropped_by_heartbeat: this.sockets.stats.heartbeatDrops,
+      },
       token_required: this.opts.tokenRequired,
       episodes_recorded: this.recorder.recorded,
       recording_backlog: this.recorder.backlog,
@@ -220,7 +243,7 @@ export class EnvServer {
   /** OpenEnv's HTTP /reset: a fresh environment per request; the opening observation, nothing recorded. */
   private async httpReset(req: IncomingMessage, env: string, owner: Owner): Promise<StepView> {
     const body = await readJsonBody(req, this.opts.maxMessageBytes);
-    return this.registry.oneShot(async () => {
+    return this.registry.oneShot(clientOf(req, owner), async () => {
       const session = new Session(env, owner, this.deps);
       try {
         return await session.reset(body ?? {});
@@ -237,7 +260,7 @@ export class EnvServer {
     const { action, timeout_s: _timeout, request_id: _requestId, ...resetData } = parsed.data;
     if (action === undefined)
       throw new RequestError(422, WS_ERROR.validation, 'action: required, e.g. {"action": {"message": "..."}}.', "action");
-    return this.registry.oneShot(async () => {
+    return this.registry.oneShot(clientOf(req, owner), async () => {
       const session = new Session(env, owner, this.deps);
       await session.reset(resetData);
       const view = await session.step(action).catch(async (err) => {
@@ -252,6 +275,7 @@ export class EnvServer {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on("error", () => socket.destroy());
+    let connection: WebSocketConnection | null = null;
     try {
       this.gate.checkHost(req);
       const url = new URL(req.url ?? "/", "http://server");
@@ -268,33 +292,39 @@ export class EnvServer {
         const session = this.registry.find(resume, owner, env);
         binding = this.ws.get(session.id) ?? new WsSession(session, this.hooks());
       } else {
-        const session = new Session(env, owner, this.deps);
+        const session = new Session(env, owner, this.deps, clientOf(req, owner));
         this.registry.add(session);
         binding = new WsSession(session, this.hooks());
         this.journal?.changed();
       }
       this.ws.set(binding.session.id, binding);
       const limit = this.opts.maxMessageBytes;
-      let connection: WebSocketConnection | null = null;
-      connection = upgradeToWebSocket(
+      this.sockets.accept(
         req,
         socket,
         head,
         {
           onMessage: (text) => binding.receive(text),
           onTooBig: (bytes) => binding.tooBig(bytes, limit),
-          onClose: (code) => {
+          onClose: ({ byClient }) => {
             if (!connection || !binding.isCurrent(connection)) return;
             binding.detach(connection);
-            // A clean close ends the session; a dropped connection keeps it for the grace period (resumable).
-            if (code !== 1006 && this.ws.get(binding.session.id) === binding)
-              void this.endSession(binding.session, "client_ended", "closed");
+            if (this.ws.get(binding.session.id) !== binding) return;
+            // A close of the client's own ends the session. A dropped connection (FIN, missed heartbeat, unread
+            // output) keeps a session mid-episode for the grace period, resumable with ?session_id=; one with no
+            // episode in progress has nothing to resume and frees its slot now.
+            if (byClient || !binding.session.inEpisode) void this.endSession(binding.session, "client_ended", "closed");
+            else binding.session.detachedAt = Date.now();
           },
         },
-        limit,
-        offeredProtocols(req).includes("rollout-lab.v1") ? "rollout-lab.v1" : undefined,
+        (c) => {
+          connection = c;
+          binding.session.detachedAt = null;
+          binding.attach(c);
+        },
       );
-      binding.attach(connection);
+      // ws cut the handshake (the socket closed meanwhile): a session opened for it holds no connection to wait for.
+      if (!connection && !resume) void this.endSession(binding.session, "client_ended", "the handshake did not complete");
     } catch (err) {
       if (err instanceof RequestError) return refuseUpgrade(socket, err.status, errorBody(err), errorHeaders(err));
       this.opts.log(`upgrade ${req.url}: ${(err as Error).stack ?? String(err)}`);
@@ -308,4 +338,9 @@ export class EnvServer {
       log: this.opts.log,
     };
   }
+}
+
+/** Whose share of the server a request counts against: its token, or (tokenless, on loopback) its address. */
+function clientOf(req: IncomingMessage, owner: Owner): string {
+  return owner.tokenPrefix ? `token ${owner.tokenPrefix}…` : `address ${req.socket.remoteAddress ?? "unknown"}`;
 }

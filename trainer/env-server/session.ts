@@ -63,6 +63,8 @@ export class Session {
   readonly id = randomUUID();
   readonly createdAt = new Date();
   lastActivity = Date.now();
+  /** When its connection dropped (it may be resumed within the grace period); null while connected. */
+  detachedAt: number | null = null;
   private current: Current | null = null;
   private episodes = 0;
   private resetting = false;
@@ -71,7 +73,14 @@ export class Session {
     readonly envName: string,
     readonly owner: Owner,
     private readonly deps: SessionDeps,
+    /** Whose share of the server the session counts against: the token, or the address of a tokenless client. */
+    readonly client: string = owner.key,
   ) {}
+
+  /** True while an episode is in progress (a dropped session without one has nothing to resume). */
+  get inEpisode(): boolean {
+    return this.current !== null && !this.current.episode.done;
+  }
 
   touch(): void {
     this.lastActivity = Date.now();
