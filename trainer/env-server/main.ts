@@ -95,7 +95,7 @@ export async function startEnvServer(
       detachedGraceMs: Math.min(opts.idleSeconds, 60) * 1000,
     },
     maxMessageBytes: opts.maxMessageBytes,
-    journalFile: path.join(opts.dataDir, "env-server", `sessions-${opts.host.replace(/[^A-Za-z0-9.-]/g, "_")}-${opts.port}.json`),
+    journalFile: path.join(opts.dataDir, "env-server", `episodes-${opts.host.replace(/[^A-Za-z0-9.-]/g, "_")}-${opts.port}.jsonl`),
     log: opts.log,
   });
   const port = await server.listen(opts.port, opts.host);

@@ -4,7 +4,9 @@
  * inspector, group view, signals and re-judging work on them unchanged.
  *
  * Writes are batched: a finished episode is queued (a step never waits for the database) and a flush writes up to
- * BATCH episodes in one transaction every FLUSH_MS. A failed flush keeps its episodes and retries with backoff; past
+ * BATCH episodes in one transaction every FLUSH_MS. What is queued is durable first: with a journal (journal.ts) an
+ * episode's start and end are appended and fsynced before the client is answered, and the recorder notes there which
+ * episodes reached PostgreSQL, so a crash loses no acknowledged episode. A failed flush keeps its episodes and retries with backoff; past
  * `maxBacklog` queued episodes the server refuses new episodes (503) rather than grow without bound.
  *
  * Several servers may share one database: run, group and trajectory ids are derived from their keys (a retried
@@ -21,6 +23,7 @@ import { storable } from "../../lib/storable";
 import type { Task } from "../envs/types";
 import { llmCallRow } from "../record/llm-call-row";
 import type { EpisodeTrajectory } from "../rollout/run-episode";
+import type { EpisodeJournal } from "./journal";
 
 const BATCH = 128;
 const FLUSH_MS = 200;
@@ -59,6 +62,8 @@ export interface EpisodeRecord {
   groupKey: string;
   task: Task;
   trajectory: EpisodeTrajectory;
+  /** The episode's key in the journal, marked stored once written. */
+  journalKey?: string;
 }
 
 export interface LostSession {
@@ -66,6 +71,8 @@ export interface LostSession {
   environment: string;
   taskId: string | null;
   episodeId: string | null;
+  /** The trajectory id the client was told (absent in journals of older versions). */
+  trajectoryId?: string;
   startedAt: string;
   run: RunKey | null;
 }
@@ -89,8 +96,19 @@ export class EpisodeRecorder {
 
   constructor(
     private readonly db: PrismaClient,
-    private readonly opts: { maxBacklog?: number; log?: (line: string) => void } = {},
+    private readonly opts: { maxBacklog?: number; log?: (line: string) => void; journal?: EpisodeJournal | null } = {},
   ) {}
+
+  /** An episode began: journaled (durably) when there is a journal. */
+  async started(key: string, lost: LostSession): Promise<void> {
+    await this.opts.journal?.started(key, lost);
+  }
+
+  /** An episode ended: journaled (durably) with its record, then queued for PostgreSQL. */
+  async ended(key: string, record: EpisodeRecord | null): Promise<void> {
+    await this.opts.journal?.ended(key, record);
+    if (record) this.enqueue({ ...record, journalKey: key });
+  }
 
   get backlog(): number {
     return this.queue.length;
@@ -141,6 +159,7 @@ export class EpisodeRecorder {
       .then(() => {
         this.failures = 0;
         this.written += batch.length;
+        this.opts.journal?.stored(batch.flatMap((r) => (r.journalKey ? [r.journalKey] : [])));
         if (!refreshNow) return;
         for (const s of refreshed) this.staleSteps.delete(stepKeyOf(s));
         this.metricsRefreshedAt = Date.now();
@@ -170,8 +189,13 @@ export class EpisodeRecorder {
         data: withRun.map((l) => ({
           runId: l.run.id,
           level: "warn" as const,
-          message: `The environment server restarted: session ${l.sessionId} (${l.environment}${l.taskId ? `, task ${l.taskId}` : ""}${l.episodeId ? `, episode ${l.episodeId}` : ""}, started ${l.startedAt}) was lost mid-episode and its episode was not recorded.`,
-          data: { origin: "env-server", sessionId: l.sessionId, episodeId: l.episodeId } as Prisma.InputJsonValue,
+          message: `The environment server restarted: session ${l.sessionId} (${l.environment}${l.taskId ? `, task ${l.taskId}` : ""}${l.episodeId ? `, episode ${l.episodeId}` : ""}${l.trajectoryId ? `, trajectory ${l.trajectoryId}` : ""}, started ${l.startedAt}) was lost mid-episode and its episode was not recorded.`,
+          data: {
+            origin: "env-server",
+            sessionId: l.sessionId,
+            episodeId: l.episodeId,
+            trajectoryId: l.trajectoryId ?? null,
+          } as Prisma.InputJsonValue,
         })),
       });
     });

@@ -17,7 +17,8 @@ import { errorBody, errorHeaders, readJsonBody, sendJson } from "./http-util";
 import { RequestError, WS_ERROR, schemaResponse, stepRequestSchema, validationError } from "./protocol";
 import { EpisodeRecorder, type LostSession } from "./recorder";
 import { Session, type Owner, type SessionDeps } from "./session";
-import { SessionJournal, SessionRegistry, type SessionLimits } from "./sessions";
+import { EpisodeJournal } from "./journal";
+import { SessionRegistry, type SessionLimits } from "./sessions";
 import { CLOSE, WebSocketEndpoint, handshakeProblem, refuseUpgrade, type WebSocketConnection } from "./websocket";
 import { WsSession } from "./ws-session";
 import type { StepView } from "./served-episode";
@@ -33,7 +34,10 @@ export interface EnvServerOptions {
   maxBufferedBytes?: number;
   /** WebSocket ping interval; a client that misses one is dropped (default 30 s). */
   heartbeatMs?: number;
-  /** Where live sessions are journaled (null: no journal, e.g. tests that do not restart). */
+  /**
+   * The episode journal (journal.ts): episodes are durable there before clients are answered, and a crash's lost
+   * episodes are named from it at the next start. Null: no journal (tests that do not restart).
+   */
   journalFile: string | null;
   log: (line: string) => void;
 }
@@ -47,7 +51,9 @@ export class EnvServer {
   readonly recorder: EpisodeRecorder;
   readonly registry: SessionRegistry;
   private readonly gate: AccessGate;
-  private readonly journal: SessionJournal | null;
+  private readonly journal: EpisodeJournal | null;
+  /** Episodes a previous process acknowledged but had not stored, written to PostgreSQL at this start. */
+  replayedAtStart = 0;
   private readonly ws = new Map<string, WsSession>();
   private readonly sockets: WebSocketEndpoint;
   private readonly deps: SessionDeps;
@@ -55,11 +61,11 @@ export class EnvServer {
 
   constructor(private readonly opts: EnvServerOptions) {
     this.catalog = new EnvironmentCatalog(opts.dataRoots);
-    this.recorder = new EpisodeRecorder(opts.db, { log: opts.log });
+    this.journal = opts.journalFile ? new EpisodeJournal(opts.journalFile) : null;
+    this.recorder = new EpisodeRecorder(opts.db, { log: opts.log, journal: this.journal });
     this.gate = new AccessGate(opts.db, opts.tokenRequired);
     this.registry = new SessionRegistry(opts.limits, (s, reason) => void this.endSession(s, "idle_expired", `session expired: ${reason}`));
-    this.journal = opts.journalFile ? new SessionJournal(opts.journalFile, () => this.registry.all().map((s) => s.summary)) : null;
-    this.deps = { catalog: this.catalog, recorder: this.recorder, onChange: () => this.journal?.changed() };
+    this.deps = { catalog: this.catalog, recorder: this.recorder };
     this.sockets = new WebSocketEndpoint({
       maxMessageBytes: opts.maxMessageBytes,
       maxBufferedBytes: opts.maxBufferedBytes ?? 16 * 1024 * 1024,
@@ -74,12 +80,27 @@ export class EnvServer {
     return this.sockets.stats;
   }
 
-  /** Listens, then reports what a previous process lost (its journal). */
+  /**
+   * Recovers what a previous process left in the journal (acknowledged episodes not yet in PostgreSQL are written
+   * now; episodes it died during are reported lost), then listens.
+   */
   async listen(port: number, host: string): Promise<number> {
-    this.lostAtStart = this.journal?.takeLost() ?? [];
+    if (this.journal) {
+      const recovered = this.journal.recover();
+      this.lostAtStart = recovered.lost;
+      this.replayedAtStart = recovered.unstored.length;
+      await this.journal.start();
+      for (const u of recovered.unstored) this.recorder.enqueue({ ...u.record, journalKey: u.key });
+      if (recovered.unstored.length)
+        await this.recorder
+          .drain()
+          .then(() => this.opts.log(`recorded ${recovered.unstored.length} episodes the previous process had acknowledged`))
+          .catch((e: Error) => this.opts.log(`replaying the journal: ${e.message} (kept in the journal, retried)`));
+      if (recovered.damaged) this.opts.log(`the episode journal had ${recovered.damaged} unreadable lines (a write cut by the crash)`);
+    }
     for (const l of this.lostAtStart)
       this.opts.log(
-        `lost at restart: session ${l.sessionId} on ${l.environment}${l.episodeId ? `, episode ${l.episodeId} (task ${l.taskId}, run ${l.run?.id})` : " (no episode in progress)"}`,
+        `lost at restart: session ${l.sessionId} on ${l.environment}, episode ${l.episodeId} (trajectory ${l.trajectoryId ?? "?"}, task ${l.taskId}, run ${l.run?.id})`,
       );
     if (this.lostAtStart.length)
       await this.recorder
@@ -92,7 +113,6 @@ export class EnvServer {
     });
     this.registry.startSweeping();
     this.sockets.startHeartbeat();
-    this.journal?.write();
     const address = this.http.address();
     const bound = typeof address === "object" && address ? address.port : port;
     this.catalog.ownPort = bound;
@@ -106,7 +126,7 @@ export class EnvServer {
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     await Promise.all(this.registry.all().map((s) => this.endSession(s, "server_stopped", "the server is shutting down")));
     await this.recorder.drain();
-    this.journal?.clear();
+    await this.journal?.clear();
     this.http.closeAllConnections();
     await closed;
   }
@@ -116,7 +136,6 @@ export class EnvServer {
     this.ws.get(session.id)?.disconnect(reason === "client_ended" ? CLOSE.normal : CLOSE.goingAway, message);
     this.ws.delete(session.id);
     await session.endEpisode(reason);
-    this.journal?.changed();
   }
 
   private environmentOf(raw: string): string {
@@ -237,6 +256,7 @@ export class EnvServer {
       memory: { rss_bytes: process.memoryUsage().rss, heap_used_bytes: process.memoryUsage().heapUsed },
       cpu_ms: { user: Math.round(process.cpuUsage().user / 1000), system: Math.round(process.cpuUsage().system / 1000) },
       lost_at_start: this.lostAtStart,
+      replayed_at_start: this.replayedAtStart,
     };
   }
 
@@ -295,7 +315,6 @@ export class EnvServer {
         const session = new Session(env, owner, this.deps, clientOf(req, owner));
         this.registry.add(session);
         binding = new WsSession(session, this.hooks());
-        this.journal?.changed();
       }
       this.ws.set(binding.session.id, binding);
       const limit = this.opts.maxMessageBytes;

@@ -8,7 +8,8 @@ import { randomInt, randomUUID } from "node:crypto";
 import type { ConversationMessage } from "../../lib/conversation";
 import type { EnvironmentCatalog } from "./catalog";
 import { RequestError, WS_ERROR, actionSchema, resetDataSchema, validationError, type Action, type ResetData } from "./protocol";
-import { runIdOf, trajectoryIdOf, type EpisodeRecorder, type RunKey } from "./recorder";
+import { runIdOf, trajectoryIdOf, type EpisodeRecord, type EpisodeRecorder, type LostSession, type RunKey } from "./recorder";
+import type { EpisodeTrajectory } from "../rollout/run-episode";
 import { ServedEpisode, type StepView } from "./served-episode";
 
 /** Who a session belongs to: an API token, or "local" on an open loopback server. */
@@ -25,8 +26,6 @@ export const LOCAL_OWNER: Owner = { key: "local", name: "local", tokenPrefix: nu
 export interface SessionDeps {
   catalog: EnvironmentCatalog;
   recorder: EpisodeRecorder;
-  /** Called when the session's episodes start or end (the journal of live sessions is rewritten). */
-  onChange(): void;
 }
 
 interface Current {
@@ -86,19 +85,6 @@ export class Session {
     this.lastActivity = Date.now();
   }
 
-  /** What the journal keeps of a live session (to say, after a crash, which sessions were lost). */
-  get summary() {
-    const c = this.current && !this.current.episode.done ? this.current : null;
-    return {
-      sessionId: this.id,
-      environment: this.envName,
-      taskId: c?.data.task_id ?? null,
-      episodeId: c?.episodeId ?? null,
-      startedAt: c?.startedAt ?? this.createdAt.toISOString(),
-      run: c?.run ?? null,
-    };
-  }
-
   async reset(raw: unknown): Promise<StepView> {
     this.touch();
     const parsed = resetDataSchema.safeParse(raw ?? {});
@@ -122,6 +108,20 @@ export class Session {
       const run = runKeyFor(this.owner, data, this.envName, new Date());
       const episodeId = data.episode_id ?? `${this.id}-${n}`;
       const trajectoryId = trajectoryIdOf(run.id, data.episode_id ?? `${this.id}:${n}`);
+      const key = `${this.id}:${n}`;
+      const record = (trajectory: EpisodeTrajectory): EpisodeRecord | null =>
+        // An episode the policy never acted in (a probe, or a reset right after a reset) has nothing to inspect.
+        trajectory.turns > 0
+          ? {
+              trajectoryId,
+              run,
+              step: data.step,
+              split: data.eval ? "eval" : "train",
+              groupKey: data.group ?? parts.task.id,
+              task: parts.task,
+              trajectory,
+            }
+          : null;
       const episode = new ServedEpisode({
         ...parts,
         seed,
@@ -131,32 +131,23 @@ export class Session {
         episodeId,
         runId: run.id,
         trajectoryId,
+        persist: (trajectory) => this.deps.recorder.ended(key, record(trajectory)),
       });
-      const current: Current = {
-        episode,
-        data: { ...data, task_id: parts.task.id },
-        run,
+      const startedAt = new Date().toISOString();
+      this.current = { episode, data: { ...data, task_id: parts.task.id }, run, episodeId, trajectoryId, startedAt };
+      // Journaled (durably) before the opening observation is sent: if the server dies mid-episode, the next start
+      // names this episode as lost.
+      const lost: LostSession = {
+        sessionId: this.id,
+        environment: this.envName,
+        taskId: parts.task.id,
         episodeId,
         trajectoryId,
-        startedAt: new Date().toISOString(),
+        startedAt,
+        run,
       };
-      this.current = current;
-      void episode.finished.then((trajectory) => {
-        // An episode the policy never acted in (a probe, or a reset right after a reset) has nothing to inspect.
-        if (trajectory.turns > 0)
-          this.deps.recorder.enqueue({
-            trajectoryId,
-            run,
-            step: data.step,
-            split: data.eval ? "eval" : "train",
-            groupKey: data.group ?? parts.task.id,
-            task: parts.task,
-            trajectory,
-          });
-        this.deps.onChange();
-      });
-      this.deps.onChange();
-      return await episode.start();
+      const [opening] = await Promise.all([episode.start(), this.deps.recorder.started(key, lost)]);
+      return opening;
     } finally {
       this.resetting = false;
     }

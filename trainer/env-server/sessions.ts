@@ -1,13 +1,9 @@
 /**
  * The server's sessions: bounded (past `maxSessions` a new one gets 503 with Retry-After, counting one-shot HTTP
- * requests too), owned (a session id used with another token is 404, as if it did not exist), expired when idle,
- * and journaled: a small file lists the live sessions, so a server that died (crash, OOM kill, power) says at its
- * next start which sessions and episodes were lost, in its log, on /health and as a warning on each affected run.
+ * requests too, and per client), owned (a session id used with another token is 404, as if it did not exist), and
+ * expired when idle or dropped. (Which episodes a crash lost is the episode journal's to say: journal.ts.)
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { RequestError, WS_ERROR } from "./protocol";
-import type { LostSession } from "./recorder";
 import type { Owner, Session } from "./session";
 
 export interface SessionLimits {
@@ -21,52 +17,6 @@ export interface SessionLimits {
   idleTimeoutMs: number;
   /** A session whose connection dropped may be resumed (`?session_id=`) for this long. */
   detachedGraceMs: number;
-}
-
-/** The journal of live sessions: rewritten (atomically, at most once a second) when sessions come and go. */
-export class SessionJournal {
-  private timer: NodeJS.Timeout | null = null;
-
-  constructor(
-    readonly file: string,
-    private readonly entries: () => LostSession[],
-  ) {}
-
-  /** The sessions a previous process left behind (it did not shut down cleanly), and forget them. */
-  takeLost(): LostSession[] {
-    let lost: LostSession[] = [];
-    try {
-      const parsed = JSON.parse(readFileSync(this.file, "utf8")) as { sessions?: LostSession[] };
-      lost = Array.isArray(parsed.sessions) ? parsed.sessions : [];
-    } catch {
-      // no journal (first start, or a clean shutdown), or an unreadable one: nothing to report
-    }
-    rmSync(this.file, { force: true });
-    return lost;
-  }
-
-  changed(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.write();
-    }, 1000);
-    this.timer.unref();
-  }
-
-  write(): void {
-    mkdirSync(path.dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ pid: process.pid, writtenAt: new Date().toISOString(), sessions: this.entries() }));
-    renameSync(tmp, this.file);
-  }
-
-  /** A clean shutdown: every session was ended and recorded. */
-  clear(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    rmSync(this.file, { force: true });
-  }
 }
 
 export class SessionRegistry {
