@@ -77,6 +77,10 @@ export interface LostSession {
   run: RunKey | null;
 }
 
+/** End reasons of an attempt that stopped before the environment ended it: a retry with its episode_id replaces it. */
+const UNFINISHED = new Set(["client_ended", "idle_expired", "server_stopped"]);
+export const isUnfinished = (endReason: string) => UNFINISHED.has(endReason);
+
 const hash = (...parts: (string | number)[]) => createHash("sha256").update(parts.join("\0")).digest("hex");
 export const runIdOf = (ownerKey: string, scope: string) => `oe${hash("run", ownerKey, scope).slice(0, 22)}`;
 export const trajectoryIdOf = (runId: string, episodeKey: string) => `ot${hash("trajectory", runId, episodeKey).slice(0, 22)}`;
@@ -116,6 +120,23 @@ export class EpisodeRecorder {
 
   get recorded(): number {
     return this.written;
+  }
+
+  /**
+   * The attempt of `trajectoryId` that was played to the end, if any (queued here, or stored by any server): a retry
+   * of its episode_id is refused, since the trajectory a client was told about must be the one stored.
+   */
+  async finishedAttempt(trajectoryId: string): Promise<{ reward: number | null } | null> {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const r = this.queue[i];
+      if (r.trajectoryId === trajectoryId)
+        return isUnfinished(r.trajectory.endReason) ? null : { reward: r.trajectory.evaluation?.reward ?? null };
+    }
+    // Unreachable database: let the attempt play; writeEpisodes still keeps a finished attempt over it.
+    const stored = await this.db.trajectory
+      .findUnique({ where: { id: trajectoryId }, select: { endReason: true, reward: true } })
+      .catch(() => null);
+    return stored && !isUnfinished(stored.endReason ?? "") ? { reward: stored.reward } : null;
   }
 
   /** True when so many episodes wait to be written that new ones should be refused. */
@@ -249,12 +270,18 @@ export async function writeEpisodes(
         given.map((r) => ({ ...r.run, environment: r.trajectory.envName })),
         refreshSteps.map((s) => s.runId),
       );
-      const existing = new Set(
-        (await tx.trajectory.findMany({ where: { id: { in: given.map((r) => r.trajectoryId) } }, select: { id: true } })).map((t) => t.id),
-      );
-      const records = given.filter(
-        (r, i) => !existing.has(r.trajectoryId) && given.findIndex((o) => o.trajectoryId === r.trajectoryId) === i,
-      );
+      // One record per trajectory id: a later attempt replaces an earlier unfinished one (a retry of its
+      // episode_id); an attempt played to the end is stored once.
+      const latest = new Map<string, EpisodeRecord>();
+      for (const r of given) {
+        const before = latest.get(r.trajectoryId);
+        if (!before || isUnfinished(before.trajectory.endReason)) latest.set(r.trajectoryId, r);
+      }
+      const stored = await tx.trajectory.findMany({ where: { id: { in: [...latest.keys()] } }, select: { id: true, endReason: true } });
+      const replaced = stored.filter((t) => isUnfinished(t.endReason ?? "")).map((t) => t.id);
+      if (replaced.length) await tx.trajectory.deleteMany({ where: { id: { in: replaced } } }); // its calls and scores cascade
+      const kept = new Set(stored.filter((t) => !isUnfinished(t.endReason ?? "")).map((t) => t.id));
+      const records = [...latest.values()].filter((r) => !kept.has(r.trajectoryId));
       if (!records.length) return await refreshStepMetrics(tx, refreshSteps);
       const groupIds = records.map((r) => groupIdOf(r.run.id, r.step, r.split, r.groupKey));
       await insertGroups(tx, records, groupIds);

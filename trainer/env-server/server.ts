@@ -260,13 +260,18 @@ export class EnvServer {
     };
   }
 
-  /** OpenEnv's HTTP /reset: a fresh environment per request; the opening observation, nothing recorded. */
+  /**
+   * OpenEnv's HTTP /reset: a fresh environment per request; the opening observation, nothing recorded — so it names
+   * no run or trajectory (they would never exist).
+   */
   private async httpReset(req: IncomingMessage, env: string, owner: Owner): Promise<StepView> {
     const body = await readJsonBody(req, this.opts.maxMessageBytes);
     return this.registry.oneShot(clientOf(req, owner), async () => {
       const session = new Session(env, owner, this.deps);
       try {
-        return await session.reset(body ?? {});
+        const view = await session.reset(body ?? {});
+        const { run_id: _run, trajectory_id: _trajectory, ...observation } = view.observation;
+        return { ...view, observation };
       } finally {
         void session.endEpisode("client_ended");
       }

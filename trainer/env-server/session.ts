@@ -108,6 +108,16 @@ export class Session {
       const run = runKeyFor(this.owner, data, this.envName, new Date());
       const episodeId = data.episode_id ?? `${this.id}-${n}`;
       const trajectoryId = trajectoryIdOf(run.id, data.episode_id ?? `${this.id}:${n}`);
+      if (data.episode_id) {
+        const finished = await this.deps.recorder.finishedAttempt(trajectoryId);
+        if (finished)
+          throw new RequestError(
+            409,
+            WS_ERROR.validation,
+            `episode_id: "${data.episode_id}" was already played to the end in run ${run.id} (trajectory ${trajectoryId}, reward ${finished.reward ?? "unscored"}); a finished episode is stored once, so give a new attempt a new episode_id.`,
+            "episode_id",
+          );
+      }
       const key = `${this.id}:${n}`;
       const record = (trajectory: EpisodeTrajectory): EpisodeRecord | null =>
         // An episode the policy never acted in (a probe, or a reset right after a reset) has nothing to inspect.
