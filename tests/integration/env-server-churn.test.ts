@@ -32,7 +32,7 @@ const masked = (text: string): Buffer => {
  * A client on a raw socket, as a killed trainer looks to the server: handshake, the given messages (each answered),
  * then a FIN without a close frame. Resolves with the handshake's status.
  */
-async function playThenFin(url: string, messages: object[]): Promise<number> {
+async function playThenFin(url: string, messages: object[], leave: "fin" | "silent" = "fin"): Promise<number> {
   const { port, pathname } = new URL(url);
   const socket = net.connect(Number(port), "127.0.0.1");
   await new Promise((r, j) => socket.once("connect", r).once("error", j));
@@ -55,7 +55,9 @@ async function playThenFin(url: string, messages: object[]): Promise<number> {
       await wait(() => received.length > had);
     }
   }
-  socket.end(); // FIN, no close frame
+  if (leave === "fin")
+    socket.end(); // FIN, no close frame
+  else socket.pause(); // a peer that vanished without a FIN: no pong, nothing (the server cuts it)
   return status;
 }
 
@@ -80,6 +82,29 @@ test("a FIN mid-episode is noticed at once; the session is released within the g
     const t = await db.prisma.trajectory.findFirstOrThrow({ where: { run: { name: "fin-grace" } } });
     assert.equal(t.status, "truncated");
     assert.equal(t.numTurns, 1);
+  } finally {
+    await srv.close();
+  }
+});
+
+test("a peer that vanishes without a FIN misses its heartbeats: dropped, then released within the grace", async () => {
+  const srv = await startTestEnvServer({
+    db,
+    heartbeatMs: 100,
+    heartbeatTimeoutMs: 400,
+    limits: { maxSessions: 8, idleTimeoutMs: 600_000, detachedGraceMs: 400 },
+  });
+  try {
+    await playThenFin(
+      `${srv.url}/envs/guess-number/ws`,
+      [
+        { type: "reset", data: { task_id: "guess-6", experiment: "silent" } },
+        { type: "step", data: { message: "2" } },
+      ],
+      "silent",
+    );
+    await until(() => srv.server.registry.size === 0, "the silent session to be dropped and released");
+    assert.equal(srv.server.websocketStats.heartbeatDrops, 1);
   } finally {
     await srv.close();
   }

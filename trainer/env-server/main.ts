@@ -26,6 +26,8 @@ export interface ServeOptions {
   /** Sessions one token (or, without one, one address) may hold; undefined: ¾ of maxSessions. */
   maxSessionsPerClient: number | undefined;
   idleSeconds: number;
+  /** A WebSocket client silent this long (no pong to the 30 s pings, no message) is dropped. */
+  heartbeatTimeoutSeconds: number;
   maxMessageBytes: number;
   requireToken: boolean;
   dataDir: string;
@@ -38,6 +40,7 @@ export const SERVE_FLAGS = {
   "max-sessions": { type: "string" },
   "max-sessions-per-client": { type: "string" },
   "idle-timeout": { type: "string" },
+  "heartbeat-timeout": { type: "string" },
   "max-message-bytes": { type: "string" },
   "require-token": { type: "boolean" },
 } as const;
@@ -63,6 +66,7 @@ export function serveOptionsFrom(
         ? num("max-sessions-per-client", flags["max-sessions-per-client"], 1)
         : readEnvVar("ROLLOUT_LAB_ENVS_MAX_SESSIONS_PER_CLIENT", env),
     idleSeconds: num("idle-timeout", flags["idle-timeout"], readEnvVar("ROLLOUT_LAB_ENVS_IDLE_SECONDS", env) ?? 600),
+    heartbeatTimeoutSeconds: num("heartbeat-timeout", flags["heartbeat-timeout"], 120, 30),
     maxMessageBytes: num("max-message-bytes", flags["max-message-bytes"], 1024 * 1024, 1024),
     requireToken: flags["require-token"] === true,
     dataDir: env.ROLLOUT_LAB_DATA_DIR || ".data",
@@ -95,6 +99,7 @@ export async function startEnvServer(
       detachedGraceMs: Math.min(opts.idleSeconds, 60) * 1000,
     },
     maxMessageBytes: opts.maxMessageBytes,
+    heartbeatTimeoutMs: opts.heartbeatTimeoutSeconds * 1000,
     journalFile: path.join(opts.dataDir, "env-server", `episodes-${opts.host.replace(/[^A-Za-z0-9.-]/g, "_")}-${opts.port}.jsonl`),
     log: opts.log,
   });

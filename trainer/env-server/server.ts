@@ -32,8 +32,10 @@ export interface EnvServerOptions {
   maxMessageBytes: number;
   /** Unread WebSocket output past which a client is disconnected (close 1008); default 16 MiB. */
   maxBufferedBytes?: number;
-  /** WebSocket ping interval; a client that misses one is dropped (default 30 s). */
+  /** WebSocket ping interval (default 30 s). */
   heartbeatMs?: number;
+  /** A WebSocket client silent this long (no pong, no message) is dropped (default 120 s). */
+  heartbeatTimeoutMs?: number;
   /**
    * The episode journal (journal.ts): episodes are durable there before clients are answered, and a crash's lost
    * episodes are named from it at the next start. Null: no journal (tests that do not restart).
@@ -70,6 +72,7 @@ export class EnvServer {
       maxMessageBytes: opts.maxMessageBytes,
       maxBufferedBytes: opts.maxBufferedBytes ?? 16 * 1024 * 1024,
       heartbeatMs: opts.heartbeatMs ?? 30_000,
+      heartbeatTimeoutMs: opts.heartbeatTimeoutMs ?? 120_000,
     });
     this.http = http.createServer((req, res) => void this.route(req, res));
     this.http.on("upgrade", (req, socket, head) => void this.upgrade(req, socket, head));

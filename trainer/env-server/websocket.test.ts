@@ -18,9 +18,14 @@ let port = 0;
 const tooBig: number[] = [];
 const closes: { code: number; byClient: boolean }[] = [];
 /** The echo server's endpoint: no heartbeat during the frame tests (their raw clients answer no ping). */
-const endpoint = new WebSocketEndpoint({ maxMessageBytes: LIMIT, maxBufferedBytes: 64 * 1024, heartbeatMs: 3_600_000 });
-/** A second echo server's, beating fast. */
-const beating = new WebSocketEndpoint({ maxMessageBytes: LIMIT, maxBufferedBytes: 64 * 1024, heartbeatMs: 150 });
+const endpoint = new WebSocketEndpoint({
+  maxMessageBytes: LIMIT,
+  maxBufferedBytes: 64 * 1024,
+  heartbeatMs: 3_600_000,
+  heartbeatTimeoutMs: 3_600_000,
+});
+/** A second echo server's, beating fast: a ping every 100 ms, silence past 400 ms dropped. */
+const beating = new WebSocketEndpoint({ maxMessageBytes: LIMIT, maxBufferedBytes: 64 * 1024, heartbeatMs: 100, heartbeatTimeoutMs: 400 });
 let beatingServer: http.Server;
 let beatingPort = 0;
 
@@ -234,18 +239,20 @@ test("a client that leaves with a FIN (no close frame) is noticed at once, as a 
   await c.closed;
 });
 
-test("a peer that answers no ping is dropped by the heartbeat; one that answers stays", async () => {
+test("a peer silent past the heartbeat timeout is dropped; one that answers pings stays", async () => {
   const silent = await rawClient({}, beatingPort);
   await silent.handshake();
   const before = beating.stats.heartbeatDrops;
+  const since = Date.now();
   await silent.closed;
+  assert.ok(Date.now() - since >= 350, "not before the timeout: a missed ping or two is a slow client, not a gone one");
   assert.equal(beating.stats.heartbeatDrops, before + 1);
   assert.equal(closes.at(-1)?.byClient, false);
 
   // Node's own WebSocket client answers pings, as every client library does.
   const lively = new WebSocket(`ws://127.0.0.1:${beatingPort}/ws`);
   await new Promise((r, j) => ((lively.onopen = r), (lively.onerror = j)));
-  await new Promise((r) => setTimeout(r, 750)); // five heartbeats
+  await new Promise((r) => setTimeout(r, 1000)); // ten heartbeats, more than twice the timeout
   const echoed = new Promise<string>((r) => (lively.onmessage = (e) => r(String(e.data))));
   lively.send("still here");
   assert.equal(await echoed, "still here");

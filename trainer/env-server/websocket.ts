@@ -7,8 +7,10 @@
  * - permessage-deflate off (a step's reply is small and latency-bound; compression costs memory per connection).
  * - Two message limits: past `maxMessageBytes` an action is answered with an error and the session goes on (onTooBig);
  *   past `hardLimitBytes` ws stops reading it and closes with 1009, so nothing larger is ever buffered.
- * - Heartbeats: a ping every `heartbeatMs`; a client that has not answered the previous one is dropped, so a peer that
- *   vanished without a FIN (power, network) is noticed. A FIN (a killed trainer) closes the connection at once.
+ * - Heartbeats: a ping every `heartbeatMs`; a client from which nothing (no pong, no message) came for
+ *   `heartbeatTimeoutMs` is dropped, so a peer that vanished without a FIN (power, network) is noticed. The timeout
+ *   spans several pings on purpose: a client that answers pings only when it reads (a blocked event loop, a stdlib
+ *   client) while its policy generates a long turn is slow, not gone. A FIN (a killed trainer) closes at once.
  * - Backpressure: a reply is not queued behind `maxBufferedBytes` of unread output; the client is disconnected with
  *   close 1008 and a reason saying so, instead of the server holding copy after copy of its conversation.
  */
@@ -27,8 +29,10 @@ export interface WebSocketLimits {
   maxMessageBytes: number;
   /** Unread output past which a client is disconnected (close 1008). */
   maxBufferedBytes: number;
-  /** Ping interval; a client that misses one ping is dropped. */
+  /** Ping interval. */
   heartbeatMs: number;
+  /** Silence (no pong, no message) after which a client is dropped; at least one ping interval. */
+  heartbeatTimeoutMs: number;
 }
 
 export interface WebSocketHandlers {
@@ -91,7 +95,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export class WebSocketConnection {
   private closeStarted = false;
   private failed = false;
-  private alive = true;
+  /** When the client last showed it is there (a message or a pong). */
+  private lastSeen = Date.now();
 
   constructor(
     private readonly ws: WebSocket,
@@ -100,7 +105,7 @@ export class WebSocketConnection {
     private readonly stats: ConnectionStats,
   ) {
     ws.on("message", (data: RawData, isBinary: boolean) => {
-      this.alive = true;
+      this.lastSeen = Date.now();
       const bytes = byteLength(data);
       if (bytes > limits.maxMessageBytes) return handlers.onTooBig(bytes);
       let text: string;
@@ -115,7 +120,7 @@ export class WebSocketConnection {
       }
       handlers.onMessage(text);
     });
-    ws.on("pong", () => (this.alive = true));
+    ws.on("pong", () => (this.lastSeen = Date.now()));
     // A protocol error (bad frame, invalid UTF-8, a message past maxPayload) is reported before "close"; ws has sent
     // its close code and cut the socket.
     ws.on("error", () => {
@@ -160,15 +165,14 @@ export class WebSocketConnection {
     setTimeout(() => this.ws.terminate(), CLOSE_TIMEOUT_MS).unref();
   }
 
-  /** One heartbeat: false (and the connection is cut) when the previous ping went unanswered. */
-  heartbeat(): boolean {
+  /** One heartbeat: false (and the connection is cut) when the client has been silent past the timeout. */
+  heartbeat(now = Date.now()): boolean {
     if (this.ws.readyState !== WebSocket.OPEN) return true;
-    if (!this.alive) {
+    if (now - this.lastSeen > Math.max(this.limits.heartbeatTimeoutMs, this.limits.heartbeatMs)) {
       this.stats.heartbeatDrops++;
       this.ws.terminate();
       return false;
     }
-    this.alive = false;
     this.ws.ping();
     return true;
   }
