@@ -108,6 +108,7 @@ export const envSchema = z.object({
   ROLLOUT_LAB_ENVS_PORT: port("ROLLOUT_LAB_ENVS_PORT", undefined),
   ROLLOUT_LAB_ENVS_MAX_SESSIONS: positive("ROLLOUT_LAB_ENVS_MAX_SESSIONS", "concurrent sessions", 256),
   ROLLOUT_LAB_ENVS_IDLE_SECONDS: positive("ROLLOUT_LAB_ENVS_IDLE_SECONDS", "seconds", 600),
+  ROLLOUT_LAB_ENVS_MAX_SESSIONS_PER_CLIENT: positive("ROLLOUT_LAB_ENVS_MAX_SESSIONS_PER_CLIENT", "sessions per client"),
   WORKER_LEASE_MS: positive("WORKER_LEASE_MS", "milliseconds"),
   WORKER_HEARTBEAT_MS: positive("WORKER_HEARTBEAT_MS", "milliseconds"),
   WORKER_POLL_MS: positive("WORKER_POLL_MS", "milliseconds"),

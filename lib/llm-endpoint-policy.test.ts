@@ -125,3 +125,14 @@ test("every problem of a config's llm section with its field path; one function 
     ["policy.endpoint.baseUrl"],
   );
 });
+
+test("the environment server's port is an own listener under the variable start.ts and `envs serve` use (ROLLOUT_LAB_ENVS_PORT), else PORT + 1", () => {
+  const set = llmEndpointPolicyFromEnv({ ROLLOUT_LAB_ALLOW_PRIVATE_LLM: "true", PORT: "3100", ROLLOUT_LAB_ENVS_PORT: "4711" });
+  assert.match(endpointUrlProblem("http://127.0.0.1:4711/v1", set) ?? "(allowed)", /own listeners \(port 4711/);
+  const unset = llmEndpointPolicyFromEnv({ ROLLOUT_LAB_ALLOW_PRIVATE_LLM: "true", PORT: "3100" });
+  assert.match(endpointUrlProblem("http://127.0.0.1:3101/v1", unset) ?? "(allowed)", /own listeners \(port 3101/);
+  assert.match(
+    endpointUrlProblem("http://127.0.0.1:3001/v1", llmEndpointPolicyFromEnv({ ROLLOUT_LAB_ALLOW_PRIVATE_LLM: "true" })) ?? "(allowed)",
+    /own listeners \(port 3001/,
+  );
+});

@@ -78,10 +78,13 @@ export function llmEndpointPolicyFromEnv(
 ): LlmEndpointPolicy {
   const prefixes = list(env[BASE_URLS]);
   const db = databaseEndpoint(env.DATABASE_URL);
+  const webPort = portOf(env.PORT, 3000)!;
   const ports = [
-    portOf(env.PORT, 3000),
+    webPort,
     portOf(env.EMBEDDED_DB_PORT, 54329),
-    portOf(env.ROLLOUT_LAB_ENV_SERVER_PORT, null),
+    // The environment server: the variable `npm start` and `envs serve` read (and start.ts sets for its children,
+    // since it may pick another port when PORT + 1 is taken), else its default.
+    portOf(env.ROLLOUT_LAB_ENVS_PORT, webPort + 1),
     db?.local ? Number(db.hostPort.split(":").pop()) : null,
     ...(extra.ownPorts ?? []),
   ];
