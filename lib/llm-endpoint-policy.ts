@@ -182,8 +182,9 @@ export function endpointUrlProblem(url: string, policy: LlmEndpointPolicy): stri
   if (policy.baseUrlPrefixes) {
     // Listing a prefix opens loopback and private ranges, never link-local or metadata addresses (the README's
     // "always refused"): no LLM server lives there, and a mistyped list must not reach the cloud's credentials.
-    const neverReachable = host.scope === "link-local" || (host.scope !== "name" && isMetadataAddress(host.ip ?? host.host));
-    if (neverReachable) return scopeProblem(shown, host.scope, host.ip ?? host.host, policy);
+    if (host.scope !== "name" && (host.scope === "link-local" || isMetadataAddress(host.ip ?? host.host))) {
+      return scopeProblem(shown, host.scope, host.ip ?? host.host, policy);
+    }
     if (policy.baseUrlPrefixes.some((p) => matchesPrefix(u, p))) return null;
     return `${shown}${u.pathname} is not an allowed LLM endpoint; allowed prefixes (${BASE_URLS}): ${policy.baseUrlPrefixes.join(", ")}.`;
   }
