@@ -1,5 +1,5 @@
 // Preloaded into the web server (`node --import ./scripts/http-guard.mjs next start …`, see scripts/start.ts): answers
-// the requests Next would mishandle before Next sees them.
+// the requests Next would mishandle before Next sees them, and records who is on the other end of the socket.
 //   - A method no page or API serves (TRACE, CONNECT, PROPFIND…) is a 405: Next builds a fetch Request for proxy.ts
 //     first, fetch refuses TRACE, and the answer was a 500.
 //   - An API write whose Content-Length is over the limit is a 413 at once. Next copies every body for proxy.ts and
@@ -70,8 +70,13 @@ function guard(req, res) {
   return false;
 }
 
+// PEER_HEADER in server/http/client-address.ts: a route handler sees headers, not the socket, so the socket's peer
+// is written here, over any copy the client sent; X-Forwarded-For is believed only when this peer is a trusted proxy.
+const PEER_HEADER = "x-rollout-lab-peer";
+
 const emit = http.Server.prototype.emit;
 http.Server.prototype.emit = function (event, ...args) {
+  if (event === "request") args[0].headers[PEER_HEADER] = args[0].socket?.remoteAddress ?? "";
   if (event === "request" && guard(args[0], args[1])) return true;
   return emit.call(this, event, ...args);
 };

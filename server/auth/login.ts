@@ -1,12 +1,15 @@
 /**
  * Signing in to the dashboard (POST /api/login from the login form, which works without JavaScript). Guessing is
- * throttled per client and in total (login-throttle.ts): an attempt over the limit waits for its turn instead of
- * being refused, so a slow stream of wrong guesses never keeps the owner out, and only failures count. A fixed
+ * throttled per client address and in total (login-throttle.ts): an attempt over the limit waits for its turn instead
+ * of being refused, so a slow stream of wrong guesses never keeps the owner out, only failures count, and an address
+ * with no recent failure is checked before the overall schedule (a flood from many addresses does not lock the owner
+ * out). A fixed
  * delay on every wrong password remains. The cookie's Secure flag comes from configuration
  * (ROLLOUT_LAB_COOKIE_SECURE, else the scheme of ROLLOUT_LAB_PUBLIC_URL), never from a request header.
  */
 import { readBodyText } from "../http/input-safety";
 import { AppError } from "../errors";
+import { clientAddress } from "../http/client-address";
 import { LoginThrottle } from "./login-throttle";
 import {
   SESSION_COOKIE,
@@ -68,8 +71,9 @@ export async function handleLogin(req: Request): Promise<Response> {
   const password = dashboardPassword();
   if (!password) return redirect(next);
 
-  // X-Forwarded-For's first entry is the client as the outermost proxy saw it (Next sets it to the socket's address).
-  const client = (req.headers.get("x-forwarded-for") ?? "").split(",")[0].trim().slice(0, 100) || "unknown";
+  // The socket's peer, or behind a configured proxy the right-most hop it does not vouch for: never a value the
+  // client wrote itself, so rotating X-Forwarded-For does not make one guesser many.
+  const client = clientAddress(req.headers);
   const admission = throttle.admit(client);
   if (!admission.ok) {
     logThrottling(client, `refusing sign-in attempts from ${client} for ${admission.retryAfterSeconds} s: too many failed attempts.`);
