@@ -232,3 +232,47 @@ test("an endpoint a run may not reach is a 400 naming the field and what to set,
   assert.match(issues[0].message, /gopher: URLs are not LLM endpoints/);
   assert.match(issues[1].message, new RegExp(`one of Rollout Lab's own listeners \\(port ${new URL(server.base).port}`));
 });
+
+test("a number larger than its int4 column is a 400 naming the field, on the batch and trajectories routes and tRPC", async () => {
+  const token = await server.token(["write"]);
+  const created = await api(server.base, token, "POST", "/external-runs", { name: "int4", source: "other" });
+  assert.equal(created.status, 201, created.text);
+  const runId = created.json.id as string;
+  const sample = (extra: Record<string, unknown>, call: Record<string, unknown> = {}) => ({
+    id: `s-${JSON.stringify(extra)}-${JSON.stringify(call)}`,
+    step: 0,
+    conversation: [{ role: "user", content: "hi" }],
+    reward: 1,
+    llmCalls: [{ role: "judge", model: "m", messages: [], response: "ok", ...call }],
+    ...extra,
+  });
+  const cases: [Record<string, unknown>, string][] = [
+    [sample({ promptTokens: 2 ** 31 }), "trajectories.0.promptTokens"],
+    [sample({ responseTokens: 2 ** 31 }), "trajectories.0.responseTokens"],
+    [sample({}, { turn: 2 ** 31 }), "trajectories.0.llmCalls.0.turn"],
+  ];
+  for (const [trajectory, field] of cases) {
+    for (const route of ["batch", "trajectories"]) {
+      const res = await api(server.base, token, "POST", `/external-runs/${runId}/${route}`, { trajectories: [trajectory] });
+      assert.equal(res.status, 400, `${route} ${field}: ${res.text.slice(0, 300)}`);
+      assert.deepEqual(
+        (res.json.error?.issues ?? []).map((i) => i.path),
+        [field],
+      );
+      assert.match(res.json.error?.issues?.[0].message ?? "", /2,147,483,647|100000|too big/i);
+    }
+  }
+  const trpc = await fetch(`${server.base}/api/trpc/ingest.appendTrajectories`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ json: { runId, trajectories: [sample({ promptTokens: 2 ** 31 })] } }),
+  });
+  assert.equal(trpc.status, 400);
+  const events = await fetch(`${server.base}${trpcUrl("runs.events", { id: runId, before: 2 ** 31 })}`);
+  assert.equal(events.status, 400, "a cursor past int4 is refused, not sent to the database");
+  assert.equal(await server.db.prisma.trajectory.count({ where: { runId } }), 0);
+  const ok = await api(server.base, token, "POST", `/external-runs/${runId}/batch`, {
+    trajectories: [sample({ promptTokens: 2 ** 31 - 1 })],
+  });
+  assert.equal(ok.status, 200, ok.text.slice(0, 300));
+});
