@@ -7,6 +7,11 @@
 //     the connection is closed. An API write without a Content-Length (chunked) gets a 411: every client of this API
 //     (browsers, fetch, the CLI, Python's requests) sends the length, and a chunked body could only be measured by
 //     reading it to the end.
+//   - A page takes no body at all (no page has a form or server action that posts to it; sign-in posts to
+//     /api/login): a request to a page path that carries one is a 413 before a byte is read. Next read such bodies
+//     (up to 33 MB) before its login redirect, for anyone.
+//   - The path is judged as Next routes it: dot segments resolved ("/./api/…", "/_next/../api/…" and their %2e
+//     spellings reach the API, so they get its limits); a spelling read as no API path is a page and takes no body.
 import http from "node:http";
 
 // MAX_REQUEST_BODY_BYTES in server/http/input-safety.ts: every API body fits in 1 MiB, but for the ingest route that
@@ -16,13 +21,26 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_HISTORY_BODY_BYTES = 32 * 1024 * 1024;
 const HISTORY_ROUTE = /^\/api\/v1\/external-runs\/[^/?#]+\/batch(?:[?#]|$)/;
 
-const bodyLimit = (method, url) => (method === "POST" && HISTORY_ROUTE.test(url) ? MAX_HISTORY_BODY_BYTES : MAX_BODY_BYTES);
+const bodyLimit = (method, path) => (method === "POST" && HISTORY_ROUTE.test(path) ? MAX_HISTORY_BODY_BYTES : MAX_BODY_BYTES);
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The request target as a URL with dot segments resolved. Concatenated rather than resolved against a base, so
+ * "//api/x" stays a path (Next redirects repeated slashes) instead of becoming the host "api"; an absolute-form
+ * target ("http://host/api/…") is read as written.
+ */
+function targetUrl(req) {
+  const raw = req.url ?? "/";
+  try {
+    return raw.startsWith("/") ? new URL(`http://x${raw}`) : new URL(raw);
+  } catch {
+    return new URL("http://x/");
+  }
+}
 
 /** The error in the shape the path's clients read: tRPC's envelope, the REST error object, or text for pages. */
 function refuse(req, res, status, code, message, headers = {}) {
-  const url = new URL(req.url ?? "/", "http://x");
+  const url = targetUrl(req);
   let body;
   if (url.pathname.startsWith("/api/trpc/")) {
     const one = (path) => ({ error: { json: { message, code: -32600, data: { code, httpStatus: status, path } } } });
@@ -55,13 +73,19 @@ function guard(req, res) {
     });
     return true;
   }
-  if (!BODY_METHODS.has(method) || !(req.url ?? "").startsWith("/api/")) return false;
+  const path = targetUrl(req).pathname;
   const length = req.headers["content-length"];
-  if (length === undefined && req.headers["transfer-encoding"]) {
+  const chunked = length === undefined && req.headers["transfer-encoding"] !== undefined;
+  if (!chunked && !(Number(length) > 0)) return false;
+  if (!path.startsWith("/api/")) {
+    refuse(req, res, 413, "PAYLOAD_TOO_LARGE", `This page takes no request body (${path.slice(0, 100)}); the API is under /api/.`);
+    return true;
+  }
+  if (chunked) {
     refuse(req, res, 411, "LENGTH_REQUIRED", "Send the request body with a Content-Length header (chunked bodies are not accepted).");
     return true;
   }
-  const limit = bodyLimit(method, req.url ?? "");
+  const limit = bodyLimit(method, path);
   if (Number(length) > limit) {
     const message = `The request body is larger than the ${limit.toLocaleString("en-US")} bytes this API accepts.`;
     refuse(req, res, 413, "PAYLOAD_TOO_LARGE", message);

@@ -212,6 +212,27 @@ test("an oversized body is refused from its Content-Length before it is read; a 
   assert.match(JSON.parse(chunked.body).error.message, /Content-Length/);
 });
 
+test("a page path takes no request body: refused before it is read, so an unauthenticated POST holds no memory", async () => {
+  const headers = { "content-type": "application/x-www-form-urlencoded", origin: server.base };
+  for (const path of ["/runs", "/settings/login", "/", "/%61pi/v1/runs"]) {
+    const res = await answerBeforeBodyEnds(path, { ...headers, "content-length": String(40_000_000) }, Buffer.from("a=1&"));
+    assert.equal(res.status, 413, `${path}: ${res.body.slice(0, 200)}`);
+    assert.match(res.body, /takes no request body/);
+  }
+  const chunked = await answerBeforeBodyEnds("/runs", { ...headers, "transfer-encoding": "chunked" }, Buffer.alloc(64 * 1024, "a"));
+  assert.equal(chunked.status, 413);
+  assert.equal((await fetch(`${server.base}/runs`, { method: "POST" })).status !== 413, true, "a bodiless POST is not a body");
+});
+
+test("the API's body limits hold however its path is spelled (/./api/…, /_next/../api/…)", async () => {
+  const json = { "content-type": "application/json", origin: server.base };
+  for (const path of ["/./api/v1/runs", "/_next/../api/v1/runs", "/_next/%2e%2e/api/trpc/runActions.create", "/api/v1/./runs"]) {
+    const res = await answerBeforeBodyEnds(path, { ...json, "content-length": String(20_000_000) }, Buffer.from("{"));
+    assert.equal(res.status, 413, `${path}: ${res.body.slice(0, 200)}`);
+    assert.match(res.body, /larger than the 1,048,576 bytes/);
+  }
+});
+
 test("an endpoint a run may not reach is a 400 naming the field and what to set, even where loopback is allowed", async () => {
   // This server runs with the test harness's ROLLOUT_LAB_LLM_BASE_URLS=http://127.0.0.1: (the fake LLM servers).
   const token = await server.token(["write"]);
