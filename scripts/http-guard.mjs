@@ -10,6 +10,8 @@
 //   - A page takes no body at all (no page has a form or server action that posts to it; sign-in posts to
 //     /api/login): a request to a page path that carries one is a 413 before a byte is read. Next read such bodies
 //     (up to 33 MB) before its login redirect, for anyone.
+//   - An API query string whose %-escapes are not UTF-8 is a 400 naming the parameter (Next would pass "%FF" on
+//     as U+FFFD, and the altered text would be stored or matched).
 //   - The path is judged as Next routes it: dot segments resolved ("/./api/…", "/_next/../api/…" and their %2e
 //     spellings reach the API, so they get its limits); a spelling read as no API path is a page and takes no body.
 import http from "node:http";
@@ -64,6 +66,27 @@ function refuse(req, res, status, code, message, headers = {}) {
   res.once("finish", () => req.socket.destroy());
 }
 
+/**
+ * The name of the first query parameter of `search` ("a=1&b=%FF") whose %-escapes do not decode to UTF-8, or null.
+ * Next re-encodes the query before a route sees it, "%FF" as U+FFFD, so this is the one place to see the bytes sent.
+ */
+function badQueryParameter(search) {
+  for (const pair of search.split("&")) {
+    const [name, value = ""] = pair.split("=", 2).map((part) => part.replace(/\+/g, " "));
+    try {
+      decodeURIComponent(name);
+      decodeURIComponent(value);
+    } catch {
+      try {
+        return decodeURIComponent(name);
+      } catch {
+        return name;
+      }
+    }
+  }
+  return null;
+}
+
 /** True when the request was answered here. */
 function guard(req, res) {
   const method = (req.method ?? "GET").toUpperCase();
@@ -73,7 +96,14 @@ function guard(req, res) {
     });
     return true;
   }
-  const path = targetUrl(req).pathname;
+  const target = targetUrl(req);
+  const path = target.pathname;
+  const badParameter = path.startsWith("/api/") && target.search ? badQueryParameter(target.search.slice(1)) : null;
+  if (badParameter !== null) {
+    const message = `The query parameter "${badParameter.slice(0, 60)}" is not valid UTF-8 once %-decoded (or has a broken %-escape); encode values with encodeURIComponent.`;
+    refuse(req, res, 400, "BAD_REQUEST", message);
+    return true;
+  }
   const length = req.headers["content-length"];
   const chunked = length === undefined && req.headers["transfer-encoding"] !== undefined;
   if (!chunked && !(Number(length) > 0)) return false;

@@ -7,7 +7,7 @@
  * delay on every wrong password remains. The cookie's Secure flag comes from configuration
  * (ROLLOUT_LAB_COOKIE_SECURE, else the scheme of ROLLOUT_LAB_PUBLIC_URL), never from a request header.
  */
-import { readBodyText } from "../http/input-safety";
+import { assertValidFormEncoding, readBodyText } from "../http/input-safety";
 import { AppError } from "../errors";
 import { clientAddress } from "../http/client-address";
 import { LoginThrottle } from "./login-throttle";
@@ -46,15 +46,23 @@ export function cookieSecure(env: Record<string, string | undefined> = process.e
 const redirect = (location: string, extra: Record<string, string> = {}) =>
   new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...extra } });
 
-async function readForm(req: Request): Promise<URLSearchParams | FormData | null> {
+/** The form, or the refusal to answer with (too large, not UTF-8, a %-escape that is not UTF-8). */
+async function readForm(req: Request): Promise<URLSearchParams | FormData | Response> {
   try {
     const text = await readBodyText(req, MAX_LOGIN_BODY_BYTES);
     const type = req.headers.get("content-type") ?? "";
     if (type.startsWith("multipart/form-data")) return await new Response(text, { headers: { "content-type": type } }).formData();
+    // URLSearchParams reads an escape that is not UTF-8 ("%FF") as U+FFFD: a password would silently change.
+    assertValidFormEncoding(text);
     return new URLSearchParams(text);
   } catch (error) {
-    if (error instanceof AppError) return null;
-    throw error;
+    if (!(error instanceof AppError)) throw error;
+    return error.code === "PAYLOAD_TOO_LARGE"
+      ? new Response("The sign-in form is larger than a sign-in form can be.", { status: 413 })
+      : new Response(`The sign-in form could not be read: ${error.message}`, {
+          status: 400,
+          headers: { "content-type": "text/plain; charset=utf-8" },
+        });
   }
 }
 
@@ -66,7 +74,7 @@ const tooMany = (seconds: number) =>
 
 export async function handleLogin(req: Request): Promise<Response> {
   const form = await readForm(req);
-  if (!form) return new Response("The sign-in form is larger than a sign-in form can be.", { status: 413 });
+  if (form instanceof Response) return form;
   const next = safeNextPath(String(form.get("next") ?? ""));
   const password = dashboardPassword();
   if (!password) return redirect(next);

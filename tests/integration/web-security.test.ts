@@ -297,3 +297,34 @@ test("a number larger than its int4 column is a 400 naming the field, on the bat
   });
   assert.equal(ok.status, 200, ok.text.slice(0, 300));
 });
+
+test("a body that is not valid UTF-8 is a 400 on REST, tRPC and the sign-in form; nothing is stored with U+FFFD", async () => {
+  const token = await server.token(["write"]);
+  const bytes = (before: string, after: string) => Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xfe]), Buffer.from(after)]);
+  const rest = await fetch(`${server.base}/api/v1/runs`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: bytes('{"config":{"name":"bad', '"}}'),
+  });
+  assert.equal(rest.status, 400);
+  assert.match(((await rest.json()) as { error: { message: string } }).error.message, /not valid UTF-8 \(at byte 22\)/);
+  const trpc = await fetch(`${server.base}/api/trpc/runActions.create`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: bytes('{"json":{"config":{"name":"bad', '"}}}'),
+  });
+  assert.equal(trpc.status, 400);
+  assert.match(JSON.stringify(await trpc.json()), /not valid UTF-8/);
+  const query = await fetch(`${server.base}/api/v1/runs?tag=%FF`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(query.status, 400);
+  assert.match(await query.text(), /query parameter \\"tag\\" is not valid UTF-8/);
+  const login = await fetch(`${server.base}/api/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "password=%FF&next=%2Fruns",
+    redirect: "manual",
+  });
+  assert.equal(login.status, 400);
+  assert.match(await login.text(), /not valid UTF-8/);
+  assert.equal(await server.db.prisma.run.count({ where: { name: { contains: "\ufffd" } } }), 0);
+});
