@@ -72,7 +72,8 @@ function refuse(req, res, status, code, message, headers = {}) {
  */
 function badQueryParameter(search) {
   for (const pair of search.split("&")) {
-    const [name, value = ""] = pair.split("=", 2).map((part) => part.replace(/\+/g, " "));
+    const eq = pair.indexOf("=");
+    const [name, value] = (eq < 0 ? [pair, ""] : [pair.slice(0, eq), pair.slice(eq + 1)]).map((part) => part.replace(/\+/g, " "));
     try {
       decodeURIComponent(name);
       decodeURIComponent(value);

@@ -3,8 +3,7 @@
  * throttled per client address and in total (login-throttle.ts): an attempt over the limit waits for its turn instead
  * of being refused, so a slow stream of wrong guesses never keeps the owner out, only failures count, and an address
  * with no recent failure is checked before the overall schedule (a flood from many addresses does not lock the owner
- * out). A fixed
- * delay on every wrong password remains. The cookie's Secure flag comes from configuration
+ * out). A fixed delay on every wrong password remains. The cookie's Secure flag comes from configuration
  * (ROLLOUT_LAB_COOKIE_SECURE, else the scheme of ROLLOUT_LAB_PUBLIC_URL), never from a request header.
  */
 import { assertValidFormEncoding, readBodyText } from "../http/input-safety";

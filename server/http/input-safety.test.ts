@@ -27,4 +27,5 @@ test("a form whose escapes are not UTF-8 is a 400 naming the field", () => {
   assert.throws(() => assertValidFormEncoding("next=%2Fruns&tag=%E9"), /"tag".*not valid UTF-8/);
   assertValidFormEncoding("tag=caf%C3%A9&x=a+b&y=100%25");
   assertValidFormEncoding("");
+  assert.throws(() => assertValidFormEncoding("next=a=%FF"), /"next"/, "a value holding '=' is checked whole");
 });

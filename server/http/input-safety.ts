@@ -1,8 +1,8 @@
 /**
  * Input every API (REST and tRPC) refuses with a 400 before it reaches a procedure: text PostgreSQL cannot store
  * (NUL; lone UTF-16 surrogates, which jsonb rejects), bytes that are not UTF-8 (which would be stored as U+FFFD)
- * and nesting deeper than any field of the API. Without this
- * check such input reached the database driver and came back as a 500.
+ * and nesting deeper than any field of the API. Without this check such input reached the database driver and came
+ * back as a 500, or was stored altered.
  */
 import { AppError } from "../errors";
 
@@ -112,7 +112,8 @@ function firstInvalidByte(bytes: Uint8Array): number {
 export function assertValidFormEncoding(raw: string): void {
   if (raw === "") return;
   for (const pair of raw.split("&")) {
-    const [name, value = ""] = pair.split("=", 2).map((part) => part.replace(/\+/g, " "));
+    const eq = pair.indexOf("=");
+    const [name, value] = (eq < 0 ? [pair, ""] : [pair.slice(0, eq), pair.slice(eq + 1)]).map((part) => part.replace(/\+/g, " "));
     for (const part of [name, value]) {
       try {
         decodeURIComponent(part);
