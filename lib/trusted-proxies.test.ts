@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseTrustedProxies, resolveClientAddress } from "./trusted-proxies";
+import { clientKey, parseTrustedProxies, resolveClientAddress } from "./trusted-proxies";
 
 test("with no trusted proxy the client is the socket's peer, whatever X-Forwarded-For claims", () => {
   const none = parseTrustedProxies(undefined);
@@ -31,4 +31,13 @@ test("a bad ROLLOUT_LAB_TRUSTED_PROXIES entry is an error naming the variable an
   }
   assert.equal(parseTrustedProxies("fd00::/8").has("fd12::1"), true);
   assert.equal(parseTrustedProxies("fd00::/8").has("fe80::1"), false);
+});
+
+test("an IPv6 client is counted by its /64, so rotating addresses within it is one client; IPv4 by its address", () => {
+  assert.equal(clientKey("2001:db8:1:2::1"), clientKey("2001:db8:1:2:ffff:eeee:dddd:cccc"));
+  assert.notEqual(clientKey("2001:db8:1:2::1"), clientKey("2001:db8:1:3::1"));
+  assert.equal(clientKey("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+  assert.equal(clientKey("203.0.113.9"), "203.0.113.9");
+  assert.equal(clientKey("::ffff:203.0.113.9"), "203.0.113.9");
+  assert.equal(clientKey("unknown"), "unknown");
 });

@@ -8,6 +8,7 @@
  * the client is the socket's own address, whatever the headers say.
  */
 import { BlockList, isIP } from "node:net";
+import { canonicalAddress } from "./network-address";
 
 export const TRUSTED_PROXIES_VAR = "ROLLOUT_LAB_TRUSTED_PROXIES";
 
@@ -83,4 +84,14 @@ export function resolveClientAddress(peer: string, forwardedFor: string | null, 
   }
   // Every hop was a trusted proxy: the left-most is as close to the client as anyone can tell.
   return client;
+}
+
+/**
+ * The key one client is counted under: its IPv4 address, or for IPv6 its /64. One host is usually given a whole /64
+ * and can send from any address in it, so counting single IPv6 addresses would make one guesser 2^64 fresh clients.
+ */
+export function clientKey(address: string): string {
+  const canonical = canonicalAddress(address);
+  if (!canonical) return address;
+  return canonical.includes(":") ? `${canonical.split(":").slice(0, 4).join(":")}::/64` : canonical;
 }

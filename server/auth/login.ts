@@ -9,6 +9,7 @@
 import { assertValidFormEncoding, readBodyText } from "../http/input-safety";
 import { AppError } from "../errors";
 import { clientAddress } from "../http/client-address";
+import { clientKey } from "../../lib/trusted-proxies";
 import { LoginThrottle } from "./login-throttle";
 import {
   SESSION_COOKIE,
@@ -80,7 +81,7 @@ export async function handleLogin(req: Request): Promise<Response> {
 
   // The socket's peer, or behind a configured proxy the right-most hop it does not vouch for: never a value the
   // client wrote itself, so rotating X-Forwarded-For does not make one guesser many.
-  const client = clientAddress(req.headers);
+  const client = clientKey(clientAddress(req.headers));
   const admission = throttle.admit(client);
   if (!admission.ok) {
     logThrottling(client, `refusing sign-in attempts from ${client} for ${admission.retryAfterSeconds} s: too many failed attempts.`);
