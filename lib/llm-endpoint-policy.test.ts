@@ -90,6 +90,29 @@ test("ROLLOUT_LAB_LLM_BASE_URLS is an allowlist of parsed prefixes; a listed loo
   assert.match(endpointUrlProblem("http://127.0.0.1:3000/api/", policy) ?? "", /own listeners \(port 3000/, "the default web port");
 });
 
+test("a listed prefix matches whole path segments: https://host/v1 admits /v1 and /v1/chat, not /v1evil", () => {
+  const policy = llmEndpointPolicyFromEnv({ ROLLOUT_LAB_LLM_BASE_URLS: "https://llm.example.com/v1,http://127.0.0.1:8000/api/" });
+  for (const ok of ["https://llm.example.com/v1", "https://llm.example.com/v1/", "https://llm.example.com/v1/chat/completions"])
+    assert.equal(endpointUrlProblem(ok, policy), null, ok);
+  assert.equal(endpointUrlProblem("http://127.0.0.1:8000/api/v1", policy), null);
+  for (const bad of [
+    "https://llm.example.com/v1evil",
+    "https://llm.example.com/v1.evil/x",
+    "http://127.0.0.1:8000/apix",
+    "http://127.0.0.1:8000/api",
+  ])
+    assert.match(endpointUrlProblem(bad, policy) ?? "(allowed)", /not an allowed LLM endpoint/, bad);
+});
+
+test("link-local and metadata addresses stay refused even when an operator lists their prefix", () => {
+  const policy = llmEndpointPolicyFromEnv({
+    ROLLOUT_LAB_LLM_BASE_URLS: "http://169.254.169.254/,http://[fe80::1]:8000/,http://100.100.100.200/",
+  });
+  assert.match(endpointUrlProblem("http://169.254.169.254/latest/meta-data", policy) ?? "(allowed)", /link-local address/);
+  assert.match(endpointUrlProblem("http://[fe80::1]:8000/v1", policy) ?? "(allowed)", /link-local address/);
+  assert.match(endpointUrlProblem("http://100.100.100.200/v1", policy) ?? "(allowed)", /metadata/);
+});
+
 test("after DNS: a name may not resolve to an address its text could not name; own listeners on any local interface", () => {
   const policy = llmEndpointPolicyFromEnv({ PORT: "3100" });
   const url = new URL("https://models.example.com/v1");
