@@ -55,3 +55,15 @@ export function explainEndedJob(state: string, reason: string | null): string {
 export function shouldRequeue(execution: { requeue: boolean; maxRequeues: number }, requeuesSoFar: number): boolean {
   return execution.requeue && requeuesSoFar < execution.maxRequeues;
 }
+
+/** A Slurm run's current (or last) job, as the API returns it (runs.get, runActions.status: `slurm`). */
+export interface SlurmJobView {
+  jobId: string | null;
+  state: string;
+  reason: string | null;
+  nodes: string | null;
+  /** Jobs submitted for the run after its first (each resumed from the last checkpoint). */
+  requeues: number;
+  active: boolean;
+  description: string;
+}

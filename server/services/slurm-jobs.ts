@@ -3,18 +3,9 @@
  * its nodes, how many times the run was requeued, and one line in words. null for runs a worker trains.
  */
 import type { PrismaClient } from "../../db/client";
-import { describeSlurmJob } from "../../lib/slurm-status";
+import { describeSlurmJob, type SlurmJobView } from "../../lib/slurm-status";
 
-export interface SlurmJobView {
-  jobId: string | null;
-  state: string;
-  reason: string | null;
-  nodes: string | null;
-  /** Jobs submitted for the run after its first (each resumed from the last checkpoint). */
-  requeues: number;
-  active: boolean;
-  description: string;
-}
+export type { SlurmJobView };
 
 export async function getSlurmJobView(db: PrismaClient, runId: string): Promise<SlurmJobView | null> {
   const jobs = await db.slurmJob.findMany({ where: { runId }, orderBy: { id: "desc" }, take: 1 });

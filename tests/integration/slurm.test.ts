@@ -6,7 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { findEnvironment } from "../../lib/environments";
 import type { RunConfigInput } from "../../lib/run-config";
@@ -129,35 +129,90 @@ test(
   },
 );
 
+/** Pids of the trainer processes a job started for `runId` (node … trainer/slurm/job-main.ts <runId>). */
+function trainerPids(runId: string): number[] {
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0");
+        return cmd.includes("trainer/slurm/job-main.ts") && cmd.includes(runId);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 test(
-  "a job killed mid-run is requeued and the new job resumes from the checkpoint, steps contiguous",
-  { skip, timeout: 400_000 },
+  "a job killed mid-run (scancel --signal=KILL, then kill -9 of its trainer) is requeued and resumed from the checkpoint, steps contiguous",
+  { skip, timeout: 500_000 },
   async () => {
-    const steps = 10;
+    const steps = 14;
     const created = await createRun(h.db().prisma, { config: tinyRun("killed on slurm", steps), launchedBy: "api" });
     const launcher = h.startLauncher();
     await h.waitFor("three trained steps", async () => (await run(created.id)).step >= 3, 240_000);
     const [first] = await jobsOf(created.id);
     h.slurm("scancel", ["--signal=KILL", first.jobId!]);
+    await h.waitFor(
+      "the second job to train two more steps",
+      async () => (await jobsOf(created.id)).length === 2 && (await run(created.id)).step >= 6,
+      240_000,
+    );
+    const pids = trainerPids(created.id);
+    assert.equal(pids.length, 1, "one trainer for the run");
+    process.kill(pids[0], "SIGKILL");
     await h.waitFor("the run to finish", async () => !["queued", "running"].includes((await run(created.id)).status), 300_000);
     await launcher.stop();
     const done = await run(created.id);
     const log = await events(created.id);
     assert.equal(done.status, "succeeded", `${done.error}\n${log.join("\n")}`);
     const jobs = await jobsOf(created.id);
-    assert.equal(jobs.length, 2, "one requeue: a second job");
-    assert.notEqual(jobs[1].jobId, first.jobId);
+    assert.equal(jobs.length, 3, "two requeues: three jobs");
     assert.ok(
       log.some((l) => new RegExp(`^warn: Slurm job ${first.jobId} .*requeued \\(1 of 3\\)`).test(l)),
       log.join("\n"),
     );
     assert.ok(
-      log.some((l) => /Resumed from the checkpoint at step \d+/.test(l)),
-      "the second job resumed, not restarted",
+      log.some((l) => new RegExp(`^warn: Slurm job ${jobs[1].jobId} failed: .*requeued \\(2 of 3\\)`).test(l)),
+      log.join("\n"),
     );
+    assert.equal(log.filter((l) => /Resumed from the checkpoint at step \d+/.test(l)).length, 2, "each new job resumed, none restarted");
     assert.deepEqual(await rewardSteps(created.id), [...Array(steps).keys()], "every step once, none missing or repeated");
     const caller = createCaller(createTrpcContext(h.db().prisma));
-    assert.equal((await caller.runActions.status({ id: created.id })).slurm?.requeues, 1);
+    assert.equal((await caller.runActions.status({ id: created.id })).slurm?.requeues, 2);
+  },
+);
+
+test(
+  "a job past its --time ends TIMEOUT: shown with Slurm's reason, the run failed (maxRequeues 0) and resumable",
+  { skip, timeout: 400_000 },
+  async () => {
+    const created = await createRun(h.db().prisma, {
+      config: tinyRun("timeout on slurm", 5000, { maxRequeues: 0, slurm: { time: "1" } }),
+      launchedBy: "api",
+    });
+    const launcher = h.startLauncher();
+    await h.waitFor("the time limit to end the run", async () => (await run(created.id)).status === "failed", 300_000);
+    const failed = await run(created.id);
+    assert.match(
+      failed.error ?? "",
+      /^Slurm job \d+ reached its time limit \(execution\.slurm\.time\)( \(Slurm: .+\))?; not requeued: it was requeued 0 times \(execution\.maxRequeues 0\)\. Resume the run to continue from step \d+\.$/,
+    );
+    const caller = createCaller(createTrpcContext(h.db().prisma));
+    assert.equal((await caller.runActions.status({ id: created.id })).slurm?.state, "TIMEOUT");
+    // The trainer got SIGTERM before the kill: it saved a checkpoint at the step it stopped at.
+    assert.ok(await h.db().prisma.checkpoint.findUnique({ where: { runId_step: { runId: created.id, step: failed.step } } }));
+    await caller.runActions.resume({ id: created.id });
+    await h.waitFor(
+      "a second job resuming the run",
+      async () => (await events(created.id)).some((l) => /Resumed from the checkpoint at step/.test(l)),
+      240_000,
+    );
+    await cancelRun(h.db().prisma, created.id);
+    await h.waitFor("the run cancelled", async () => (await run(created.id)).status === "cancelled", 120_000);
+    await h.waitFor("its job ended", async () => (await jobsOf(created.id)).every((j) => !j.active), 120_000);
+    await launcher.stop();
   },
 );
 
@@ -203,6 +258,10 @@ test(
     const caller = createCaller(createTrpcContext(h.db().prisma));
     const waiting = (await caller.runs.get({ id: pending[0].runId })).slurm!;
     assert.match(waiting.description, /^Slurm job \d+: PENDING \((Resources|Priority)\)$/);
+    // The runs list's line per run, and no "start a worker" advice for a run that waits in Slurm's queue.
+    const lines = await caller.runs.slurmJobLines({ ids });
+    assert.equal(Object.values(lines).filter((l) => / PENDING \((Resources|Priority)\)$/.test(l)).length, 4);
+    assert.equal(await caller.runs.queueStanding({ id: pending[0].runId }), null);
     // Cancelling them all leaves nothing in Slurm's queue.
     for (const id of ids) await cancelRun(h.db().prisma, id);
     await h.waitFor(

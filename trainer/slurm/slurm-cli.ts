@@ -28,7 +28,7 @@ export interface SlurmCli {
   submit(script: string): Promise<string>;
   /** Every job the controller still knows (pending, running and recently ended), by job id. */
   queue(): Promise<Map<string, SlurmJobStatus>>;
-  /** One job by id from scontrol (a job squeue no longer lists); null when Slurm does not know it. */
+  /** One job by id from scontrol (a job squeue no longer lists), else sacct where accounting exists; null when Slurm does not know it. */
   show(jobId: string): Promise<SlurmJobStatus | null>;
   /** scancel: SIGTERM to every process of the job, SIGKILL after the cluster's KillWait. */
   cancel(jobId: string): Promise<void>;
@@ -65,6 +65,15 @@ function parseScontrolLine(line: string): Record<string, string> {
 }
 
 export function createSlurmCli(env: NodeJS.ProcessEnv = process.env): SlurmCli {
+  /** A job the controller forgot (past MinJobAge) from accounting, where the cluster has it; null without it. */
+  const fromAccounting = async (jobId: string): Promise<SlurmJobStatus | null> => {
+    const r = await run("sacct", ["-n", "-X", "-P", "-j", jobId, "-o", "JobName,State,Reason,NodeList"], env);
+    const line = r.code === 0 ? r.stdout.trim().split("\n")[0] : "";
+    if (!line) return null; // "Slurm accounting storage is disabled", or no record
+    const [name, state, reason, nodes] = line.split("|");
+    // sacct writes "CANCELLED by 0"; the state is the first word.
+    return { jobId, name, state: state.split(" ")[0], reason: reason || null, nodes: nodes && nodes !== "None assigned" ? nodes : null };
+  };
   return {
     async submit(script) {
       const r = await run("sbatch", ["--parsable"], env, script);
@@ -87,7 +96,7 @@ export function createSlurmCli(env: NodeJS.ProcessEnv = process.env): SlurmCli {
     async show(jobId) {
       const r = await run("scontrol", ["show", "job", "-o", jobId], env);
       if (r.code !== 0) {
-        if (/Invalid job id/i.test(r.stderr)) return null;
+        if (/Invalid job id/i.test(r.stderr)) return fromAccounting(jobId);
         throw new SlurmCommandError("scontrol", r.stderr);
       }
       const f = parseScontrolLine(r.stdout);
