@@ -6,7 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { findEnvironment } from "../../lib/environments";
 import type { RunConfigInput } from "../../lib/run-config";
@@ -229,6 +229,27 @@ test("a bad partition fails the run at submit with Slurm's own words", { skip, t
   const [job] = await jobsOf(created.id);
   assert.equal(job.state, "REFUSED");
   assert.equal(job.jobId, null);
+});
+
+test("a controller that does not answer is retried, never a failed run", { skip, timeout: 120_000 }, async () => {
+  const created = await createRun(h.db().prisma, { config: tinyRun("controller down", 2), launchedBy: "api" });
+  // The same cluster's config with the controller's port changed to one nothing listens on: the real sbatch fails.
+  const badConf = path.join(h.settings().dataDir, "unreachable-slurm.conf");
+  writeFileSync(badConf, readFileSync(h.cluster().conf, "utf8").replace(/^SlurmctldPort=\d+$/m, "SlurmctldPort=9"));
+  await h.makeLauncher({ SLURM_CONF: badConf }).tick();
+  const [attempt] = await jobsOf(created.id);
+  assert.equal((await run(created.id)).status, "queued");
+  assert.equal(attempt.state, "SUBMITTING");
+  assert.equal(attempt.jobId, null);
+  // Reachable again: the next poll submits that same row (no second row, no second job).
+  await h.makeLauncher().tick();
+  const jobs = await jobsOf(created.id);
+  assert.equal(jobs.length, 1);
+  assert.match(jobs[0].jobId ?? "", /^\d+$/);
+  await cancelRun(h.db().prisma, created.id);
+  const launcher = h.startLauncher();
+  await h.waitFor("its job cancelled", async () => !(await jobsOf(created.id))[0].active, 60_000);
+  await launcher.stop();
 });
 
 test(

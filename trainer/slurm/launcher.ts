@@ -34,6 +34,9 @@ export function slurmWorkerId(jobId: string): string {
   return `slurm-job-${jobId}`;
 }
 
+/** sbatch's words when the controller could not be reached or was busy (retried), as opposed to refusing the job. */
+const TRANSIENT_SLURM_ERROR = /unable to contact slurm controller|socket timed out|connection refused|temporarily unavailable|try again/i;
+
 export interface SlurmLauncherOptions {
   db: PrismaClient;
   settings: SlurmLauncherSettings;
@@ -142,6 +145,12 @@ export class SlurmLauncher {
       jobId = await cli.submit(job.script);
     } catch (err) {
       const words = err instanceof SlurmCommandError ? err.stderr.trim().replace(/\s*\n\s*/g, " ") : firstLine(err);
+      if (TRANSIENT_SLURM_ERROR.test(words)) {
+        // The controller is down or busy, which says nothing about the run: the row stays SUBMITTING and the next
+        // poll submits again (after checking by name that this attempt did not get through after all).
+        this.log(`run ${job.runId}: sbatch could not reach Slurm, retrying next poll (${words})`);
+        return;
+      }
       await db.slurmJob.update({
         where: { id: job.id },
         data: { state: "REFUSED", reason: storableText(words), active: false, endedAt: new Date() },

@@ -21,6 +21,8 @@ export interface SlurmHarness {
   db(): TestDatabase;
   cluster(): TestSlurm;
   settings(): SlurmLauncherSettings;
+  /** A launcher the test drives with tick(); `env` overrides the Slurm client's environment (e.g. SLURM_CONF). */
+  makeLauncher(env?: Record<string, string>): SlurmLauncher;
   /** A launcher polling every 300 ms until stopLauncher(). */
   startLauncher(): { launcher: SlurmLauncher; stop(): Promise<void> };
   /** A Slurm client command against the test cluster (squeue, scancel…); its stdout. */
@@ -64,6 +66,8 @@ export function useSlurm(name: string): SlurmHarness {
     db: () => db!,
     cluster: () => cluster!,
     settings,
+    makeLauncher: (extra = {}) =>
+      new SlurmLauncher({ db: db!.prisma, settings: settings(), cli: createSlurmCli({ ...env(), ...extra }), log: () => {} }),
     startLauncher() {
       const launcher = new SlurmLauncher({ db: db!.prisma, settings: settings(), cli: createSlurmCli(env()), log: () => {} });
       const loop = launcher.start();
