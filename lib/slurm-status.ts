@@ -41,7 +41,7 @@ export function explainEndedJob(state: string, reason: string | null): string {
     PREEMPTED: "was preempted by a higher-priority job",
     OUT_OF_MEMORY: "ran out of memory (raise execution.slurm.mem)",
     CANCELLED: "was cancelled outside Rollout Lab (scancel)",
-    FAILED: "failed: the trainer exited with an error or was killed",
+    FAILED: "failed: the trainer exited with an error or was killed (its output is in the run's log)",
     BOOT_FAIL: "could not boot its node",
     DEADLINE: "reached its deadline",
     LOST: "is no longer known to Slurm (ended more than MinJobAge ago, and there is no accounting to ask)",
