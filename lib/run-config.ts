@@ -16,6 +16,7 @@ import {
   refineEvalConfig,
   SCRIPTED_POLICIES,
 } from "./eval-config";
+import { executionSchema } from "./execution-config";
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
@@ -321,6 +322,12 @@ export const runConfigSchema = z
       )
       .default([])
       .describe("Stages trained in order; each selects tasks by tag (EnvTuning: format → base → all)."),
+
+    execution: executionSchema
+      .prefault({})
+      .describe(
+        'Where the run trains: by a trainer worker (launcher "worker", the default) or as a Slurm batch job (launcher "slurm", docs/slurm.md).',
+      ),
 
     eval: evalSchema
       .optional()

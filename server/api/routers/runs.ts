@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { getSlurmJobLines } from "../../services/slurm-jobs";
 import { publicProcedure, router } from "../trpc";
 import { getRun, getRunConfigLeaves, getRunFacets, listRunEvents, listRuns } from "../../services/runs";
 import { getMetricSeries, getRewardSparklines, getRunSummaries, listMetricKeys } from "../../services/metrics";
@@ -60,6 +61,11 @@ export const runsRouter = router({
   configLeaves: publicProcedure
     .input(z.object({ ids: z.array(runId).max(200) }).strict())
     .query(({ ctx, input }) => getRunConfigLeaves(ctx.db, input.ids)),
+
+  /** Each listed Slurm run's job in one line ("Slurm job 12: PENDING (Resources)"); runs a worker trains are absent. */
+  slurmJobLines: publicProcedure
+    .input(z.object({ ids: z.array(runId).max(200) }).strict())
+    .query(({ ctx, input }) => getSlurmJobLines(ctx.db, input.ids)),
 
   facets: publicProcedure.query(({ ctx }) => getRunFacets(ctx.db)),
 
