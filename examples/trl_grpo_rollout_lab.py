@@ -95,16 +95,19 @@ def make_environment_class(tools, env_url=ENV_URL, token=TOKEN, experiment=EXPER
     """The class TRL instantiates once per generation (environment_factory)."""
 
     class RolloutLabToolEnv:
+        # TRL exposes every public method except reset and get_reward as a tool the model may call
+        # (GRPOTrainer's environment_factory handling), so everything else here is private.
+
         def __init__(self):
             self.client = None
-            self.reward = 0.0
+            self.reward = None
             self.done = False
 
         def reset(self, **kwargs) -> Optional[str]:
             # Dataset columns arrive as keyword arguments; the prompt already holds the opening, so nothing is added.
-            if self.client is None:
-                self.client = RolloutLabEnv(env_url, token=token)
-            self.reward, self.done = 0.0, False
+            self._close()  # TRL reuses instances: an episode it abandoned is ended (recorded as truncated) first
+            self.client = RolloutLabEnv(env_url, token=token)  # waits on a full server (503 + Retry-After)
+            self.reward, self.done = None, False
             self.client.reset(
                 task_id=kwargs["task_id"],
                 seed=int(kwargs.get("seed", 0)),
@@ -116,10 +119,17 @@ def make_environment_class(tools, env_url=ENV_URL, token=TOKEN, experiment=EXPER
             )
             return None
 
+        def _close(self):
+            if self.client is not None:
+                self.client.close()
+                self.client = None
+
         def _after(self, result):
             self.done = result.done
             if result.done:
-                self.reward = result.reward if result.reward is not None else 0.0
+                # null when the environment could not score the episode: kept None, never turned into 0.0
+                self.reward = result.reward
+                self._close()  # the server's session ends with the episode, not at the idle timeout
             return reply_text(result.observation)
 
         def _call_tool(self, name, arguments):
@@ -141,8 +151,13 @@ def make_environment_class(tools, env_url=ENV_URL, token=TOKEN, experiment=EXPER
                 raise ValueError("The episode is over.")
             return self._after(self.client.step(message))
 
-        def get_reward(self) -> float:
-            return self.reward
+        def get_reward(self) -> Optional[float]:
+            """The episode's reward; None when it is unscored (the server's null, or the rollout stopped before the
+            episode ended). TRL turns None into NaN and masks the completion: no reward, no advantage, left out of the
+            group's baseline (grpo_trainer.py's unscorable_mask), where 0.0 would train it as a failure."""
+            # TRL asks once the rollout is over; an episode still open (turn or token budget spent) ends here.
+            self._close()
+            return self.reward if self.done else None
 
     for schema in tools:
         setattr(RolloutLabToolEnv, schema["function"]["name"], make_tool_method(schema))
