@@ -47,14 +47,16 @@ class RolloutLabTextEnv(BaseTextEnv):
         super().__init__()
         config = dict(env_config or {})
         info = (extras or {}).get("extra_info", {})
+        # SkyRL hands a registered env getattr(environment.skyrl_gym, env_class, {}) -- {} for an env of ours, as its
+        # config has no field by that name -- so the launcher's environment variables are the usual source.
         self.env_url = config.get("env_url") or os.environ["ROLLOUT_LAB_ENV_URL"]
-        self.experiment = config.get("experiment", "skyrl")
-        self.max_turns = int(config.get("max_turns", 12))
+        self.experiment = config.get("experiment") or os.environ.get("ROLLOUT_LAB_EXPERIMENT", "skyrl")
+        self.max_turns = int(config.get("max_turns") or os.environ.get("ROLLOUT_LAB_MAX_TURNS", 12))
         self.task_id = info.get("task_id")
         self.seed = int(info.get("seed", 0))
         self.step_index = int(info.get("step", 0))
         self.options = config.get("options")
-        self.reward_mode = config.get("reward", "final")
+        self.reward_mode = config.get("reward") or os.environ.get("ROLLOUT_LAB_SKYRL_REWARD", "final")
         if self.reward_mode not in ("final", "turns"):
             raise ValueError(f'env_config reward must be "final" or "turns", not {self.reward_mode!r}')
         self.client = None
@@ -128,3 +130,45 @@ def prepare_rows(env_url, seeds, token=None, max_turns=12):
                 }
             )
     return rows
+
+
+def _prepare(env_url, out_dir, seeds):
+    """data/train.parquet for SkyRL (needs pandas): the openings of `seeds` seed-chosen tasks."""
+    import pandas as pd
+
+    os.makedirs(out_dir, exist_ok=True)
+    rows = prepare_rows(env_url, range(int(seeds)), token=os.environ.get("ROLLOUT_LAB_TOKEN"))
+    pd.DataFrame(rows).to_parquet(os.path.join(out_dir, "train.parquet"))
+
+
+def main():
+    """SkyRL's main_base entry with this env registered inside the Ray task that builds the generator (a
+    registration in the driver process alone does not reach it). Arguments: SkyRL's key=value overrides."""
+    import sys
+
+    import ray
+    from skyrl.train.config import SkyRLTrainConfig
+    from skyrl.train.entrypoints.main_base import BasePPOExp
+    from skyrl.train.utils import validate_cfg
+    from skyrl.train.utils.utils import initialize_ray
+
+    @ray.remote(num_cpus=1)
+    def entrypoint(cfg):
+        from skyrl_gym.envs import register
+
+        register(id="rollout-lab", entry_point="skyrl_rollout_lab_env:RolloutLabTextEnv")
+        BasePPOExp(cfg).run()
+
+    cfg = SkyRLTrainConfig.from_cli_overrides(sys.argv[1:])
+    validate_cfg(cfg)
+    initialize_ray(cfg)
+    ray.get(entrypoint.remote(cfg))
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:2] == ["--prepare"]:
+        _prepare(*sys.argv[2:5])
+    else:
+        main()

@@ -23,6 +23,7 @@ file):
     ROLLOUT_LAB_ENV_URL=http://HOST:3001/envs/tau2-retail ROLLOUT_LAB_TOKEN=rl_... python trl_grpo_rollout_lab.py
 """
 import inspect
+import json
 import os
 from typing import Optional
 
@@ -31,8 +32,9 @@ from rollout_lab_env import RolloutLabEnv
 ENV_URL = os.environ.get("ROLLOUT_LAB_ENV_URL", "http://127.0.0.1:3001/envs/tau2-retail")
 TOKEN = os.environ.get("ROLLOUT_LAB_TOKEN")
 EXPERIMENT = os.environ.get("ROLLOUT_LAB_EXPERIMENT", "trl-grpo")
+RUN_ID = os.environ.get("ROLLOUT_LAB_RUN_ID")  # set by Rollout Lab's launcher: episodes are recorded into that run
 MODEL = os.environ.get("MODEL", "Qwen/Qwen3-1.7B")
-MAX_TURNS = int(os.environ.get("MAX_TURNS", "12"))
+MAX_TURNS = int(os.environ.get("ROLLOUT_LAB_MAX_TURNS", os.environ.get("MAX_TURNS", "12")))
 
 # The trainer's step, for grouping recorded episodes (set by StepTracker each optimizer step).
 CURRENT_STEP = [0]
@@ -164,32 +166,74 @@ def make_environment_class(tools, env_url=ENV_URL, token=TOKEN, experiment=EXPER
     return RolloutLabToolEnv
 
 
+def load_launch_config(path):
+    """The config Rollout Lab renders for a run (trl-config.json, lib/engine-render.ts); without one, this file's
+    defaults. Returns (model, GRPOConfig keywords, LoRA settings or None)."""
+    if not path:
+        return MODEL, {"output_dir": f"outputs/{EXPERIMENT}", "num_generations": 8, "max_completion_length": 4096,
+                       "chat_template_kwargs": {"enable_thinking": False}, "log_completions": True, "logging_steps": 1}, None
+    with open(path) as f:
+        config = json.load(f)
+    return config["model"], config["grpo_config"], config.get("lora")
+
+
+class MetricsToRun:
+    """TRL's logged metrics into the Rollout Lab run that launched this process (ROLLOUT_LAB_RUN_ID), through the
+    stdlib logger (clients/python/rollout_lab_logger.py); a no-op when the script runs on its own."""
+
+    def __init__(self):
+        self.logger = None
+        if os.environ.get("ROLLOUT_LAB_RUN_ID") and os.environ.get("ROLLOUT_LAB_URL"):
+            from rollout_lab_logger import RolloutLabLogger
+
+            self.logger = RolloutLabLogger(os.environ["ROLLOUT_LAB_URL"], token=TOKEN)
+            self.logger.resume_run(os.environ["ROLLOUT_LAB_RUN_ID"])
+
+    def log(self, step, logs):
+        if self.logger is not None:
+            self.logger.log_step(step, {k: v for k, v in logs.items() if isinstance(v, (int, float))})
+
+    def finish(self):
+        if self.logger is not None:
+            self.logger.flush(timeout=60)
+
+
 def main():
+    import argparse
+
     from datasets import Dataset
     from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--config", help="trl-config.json rendered by Rollout Lab for a run")
+    model, grpo_kwargs, lora = load_launch_config(parser.parse_args().config)
+    metrics = MetricsToRun()
 
     class StepTracker(TrainerCallback):
         def on_step_begin(self, args, state, control, **kwargs):
             CURRENT_STEP[0] = state.global_step
 
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            metrics.log(state.global_step, logs or {})
+
+    peft_config = None
+    if lora:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=lora["r"], lora_alpha=lora["lora_alpha"], target_modules="all-linear", task_type="CAUSAL_LM")
     task_ids = os.environ["TASK_IDS"].split(",") if os.environ.get("TASK_IDS") else None
-    rows, tools = build_rows(task_ids, seeds=range(int(os.environ.get("SEEDS", "64"))))
+    rows, tools = build_rows(task_ids, seeds=range(int(os.environ.get("ROLLOUT_LAB_SEEDS", os.environ.get("SEEDS", "64")))))
     trainer = GRPOTrainer(
-        model=MODEL,
+        model=model,
         train_dataset=Dataset.from_list(rows),
-        args=GRPOConfig(
-            output_dir=f"outputs/{EXPERIMENT}",
-            num_generations=8,
-            max_completion_length=4096,  # counts every turn and tool output of the episode
-            chat_template_kwargs={"enable_thinking": False},
-            log_completions=True,
-            logging_steps=1,
-        ),
+        args=GRPOConfig(**grpo_kwargs),
         environment_factory=make_environment_class(tools),
         callbacks=[StepTracker()],
+        peft_config=peft_config,
     )
     trainer.train()
+    metrics.finish()
 
 
 if __name__ == "__main__":

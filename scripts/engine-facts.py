@@ -77,13 +77,13 @@ def yaml_keys(text):
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#") or line.lstrip().startswith("- "):
             continue
-        m = re.match(r"^(\s*)([A-Za-z0-9_]+):(.*)$", line)
+        m = re.match(r"^(\s*)(['\"]?)([A-Za-z0-9_]+)\2:(.*)$", line)  # 'n': 1 is quoted (YAML 1.1's n = false)
         if not m:
             continue
         indent = len(m.group(1))
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        stack.append((indent, m.group(2)))
+        stack.append((indent, m.group(3)))
         keys.append(".".join(k for _, k in stack))
     return sorted(set(keys))
 
@@ -130,6 +130,17 @@ def trl(repo):
         "config_class": "GRPOConfig",
         # GRPOConfig -> _BaseConfig -> transformers' TrainingArguments (another repository): see training_arguments.json
         "config_keys": sorted(classes(config, {"GRPOConfig"})["GRPOConfig"]["fields"] + classes(base, {"_BaseConfig"})["_BaseConfig"]["fields"]),
+        # TrainingArguments' fields live in transformers; the keywords TRL's own GRPO tests pass to GRPOConfig are
+        # evidence they are accepted (the tests construct the config), so those are recorded too
+        "config_keys_used_in_tests": sorted(
+            {
+                k.arg
+                for n in ast.walk(ast.parse(repo.read("tests/test_grpo_trainer.py")))
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "GRPOConfig"
+                for k in n.keywords
+                if k.arg
+            }
+        ),
         "environment_factory": {
             "not_tools": ["reset", "get_reward"] if m else [],
             "private_prefix": m.group(1) if m else None,
@@ -185,7 +196,11 @@ def skyrl(repo):
         "generator": {
             "sums_step_rewards": "per_step_rewards.append((step_reward" in generator,
             "close_after_exception": close_guarded,
+            # a custom env's env_config is an attribute of environment.skyrl_gym, which a registered env is not
+            "custom_env_config_by_getattr": "getattr(self.skyrl_gym_cfg, env_class, dict())" in generator,
         },
+        "entrypoint": functions(repo.read("skyrl/train/entrypoints/main_base.py"), {"main", "skyrl_entrypoint"})
+        | {"BasePPOExp": classes(repo.read("skyrl/train/entrypoints/main_base.py"), {"BasePPOExp"})["BasePPOExp"]["methods"].get("run", "")},
         "config_keys": dataclass_keys(repo.read("skyrl/train/config/config.py"), "SkyRLTrainConfig"),
     }
 
