@@ -89,7 +89,7 @@ export class AccessGate {
     if (!check.ok) throw new RequestError(401, WS_ERROR.session, check.message);
     const problem = scopeProblem(check.token, "ingest");
     if (problem) throw new RequestError(403, WS_ERROR.session, `${problem} (playing episodes records runs).`);
-    const owner: Owner = { key: check.token.id, name: check.token.name, tokenPrefix: check.token.prefix };
+    const owner: Owner = { key: check.token.id, name: check.token.name, tokenPrefix: check.token.prefix, runId: check.token.runId ?? null };
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(key, { owner, until: Date.now() + CACHE_MS });
     return owner;
