@@ -6,7 +6,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { ZodError } from "zod";
 import { parseRunConfig } from "./run-config";
@@ -55,6 +56,15 @@ function issues(input: unknown): Record<string, string> {
   }
 }
 
+/** Whether a rendered override's text fits the type the engine declares for its key (others are not checked). */
+function fitsType(declared: string | undefined, value: string): boolean {
+  const t = (declared ?? "").replace(/^Optional\[(.*)\]$/, "$1");
+  if (t === "bool") return value === "true" || value === "false";
+  if (t === "int") return /^-?\d+$/.test(value);
+  if (t === "float") return /^-?\d+(\.\d+)?(e-?\d+)?$/.test(value);
+  return true;
+}
+
 /** The key=value overrides of a rendered shell script (verl, SkyRL). */
 function overrides(script: string): Record<string, string> {
   return Object.fromEntries([...script.matchAll(/'([a-z_][A-Za-z0-9_.]*)=([^']*)'/g)].map((m) => [m[1], m[2]]));
@@ -88,10 +98,23 @@ test("verl: every override is a key of verl's generated ppo_trainer config", () 
     Object.keys(o).filter((k) => !known.has(k)),
     [],
   );
+  const kinds = facts("verl").config_kinds as Record<string, string>;
+  assert.deepEqual(
+    Object.entries(o).filter(([k, v]) => !fitsType(kinds[k], v)),
+    [],
+    "each value has the type of verl's default",
+  );
   assert.equal(o["actor_rollout_ref.rollout.n"], "8", "group size → rollout.n");
   assert.equal(o["actor_rollout_ref.actor.kl_loss_type"], "k3");
   assert.equal(o["actor_rollout_ref.model.lora_rank"], "16");
   assert.equal(o["custom_reward_function.name"], "compute_score", "the reward path verl calls");
+  const required = (facts("verl").required_keys as string[]).filter((k) => !k.startsWith("reward_model."));
+  assert.ok(required.length > 0);
+  assert.deepEqual(
+    required.filter((k) => !(k in o)),
+    [],
+    "verl's mandatory (???) keys are set",
+  );
   assert.ok(facts("verl").custom_reward_function_keys.includes("path") && facts("verl").custom_reward_function_keys.includes("name"));
   assert.match(launch.files["run-verl.sh"], /verl\.trainer\.main_ppo/);
 });
@@ -103,6 +126,12 @@ test("SkyRL: every override is a field of SkyRL's SkyRLTrainConfig dataclasses",
   assert.deepEqual(
     Object.keys(o).filter((k) => !known.has(k)),
     [],
+  );
+  const types = facts("skyrl").config_types as Record<string, string>;
+  assert.deepEqual(
+    Object.entries(o).filter(([k, v]) => !fitsType(types[k], v)),
+    [],
+    "each value has the type SkyRL's dataclass declares",
   );
   assert.equal(o["generator.n_samples_per_prompt"], "8", "group size → n_samples_per_prompt");
   assert.equal(o["generator.sampling_params.max_generate_length"], "512", "SkyRL's limit is per turn, like Rollout Lab's");
@@ -129,6 +158,8 @@ test("settings an engine cannot express are refused at creation, naming the fiel
   assert.match(verl["grpo.dynamicSampling"], /set grpo.dynamicSampling to false/);
   const skyrl = issues({ execution: { engine: "skyrl" }, policy: { model: "Qwen/Qwen3-1.7B" }, grpo: { klEstimator: "k3+" } });
   assert.match(skyrl["grpo.klEstimator"], /"k3\+" has no SkyRL setting/);
+  const fractional = issues({ execution: { engine: "skyrl" }, policy: { model: "Qwen/Qwen3-1.7B", lora: { rank: 8, alpha: 0.5 } } });
+  assert.match(fractional["policy.lora.alpha"], /whole number/);
   assert.deepEqual(issues({ execution: { engine: "builtin" } }), {}, "the built-in trainer is unaffected");
   assert.match(issues({ execution: { engine: "jax" } })["execution.engine"], /builtin|trl|verl|skyrl/);
 });
@@ -195,6 +226,21 @@ test("the adapters use only names the engines define, with the signatures they c
   const trlPy = adapter("trl_grpo_rollout_lab.py");
   for (const name of ["def reset(self, **kwargs)", "def get_reward(self)", "environment_factory=", "peft_config=", "GRPOConfig(**"])
     assert.ok(trlPy.includes(name), `TRL adapter uses ${name}`);
+});
+
+test("the rendered entry scripts are valid bash and start files that exist in the checkout", () => {
+  const here = { ...site, checkout: ROOT };
+  for (const engine of ["verl", "skyrl"] as const) {
+    const launch = renderEngineLaunch({ id: "run1", name: "it's a run" }, engineRun(engine), here);
+    const [file, text] = Object.entries(launch.files)[0];
+    const check = spawnSync("bash", ["-n"], { input: text, encoding: "utf8" });
+    assert.equal(check.status, 0, `${file}: ${check.stderr}`);
+    for (const m of text.matchAll(/'(\/[^']+\.py)'/g)) assert.ok(existsSync(m[1]), `${file} names ${m[1]}`);
+    assert.ok(text.includes(engine === "verl" ? "verl_rollout_lab.py" : "skyrl_rollout_lab_env"));
+  }
+  const trl = renderEngineLaunch({ id: "run1", name: "r" }, engineRun("trl"), here);
+  assert.ok(existsSync(trl.argv[1]), trl.argv[1]);
+  for (const dir of trl.env.PYTHONPATH.split(":")) assert.ok(existsSync(dir), dir);
 });
 
 test("every vendored fact file names its source, commit and Apache-2.0 licence", () => {

@@ -55,6 +55,11 @@ function commonRefusals(c: RunConfig, engine: OutsideEngine, refuse: (path: stri
     refuse("policy.optimizerState", `${name}'s optimizer is configured by the engine; set policy.optimizerState to "fp32".`);
   if (c.policy.frozenWeights !== "fp32")
     refuse("policy.frozenWeights", `${name} keeps its reference model as it chooses; set policy.frozenWeights to "fp32".`);
+  if (engine !== "trl" && c.policy.lora && !Number.isInteger(c.policy.lora.alpha))
+    refuse(
+      "policy.lora.alpha",
+      `${name}'s LoRA alpha is a whole number; set policy.lora.alpha to e.g. ${Math.max(1, Math.round(c.policy.lora.alpha))}.`,
+    );
   if (c.curriculum.length > 0) refuse("curriculum", `${name} trains on one dataset; remove curriculum or use the built-in trainer.`);
 }
 
@@ -153,6 +158,8 @@ function verl(c: RunConfig, m: EngineMapping, refuse: (path: string, message: st
     "actor_rollout_ref.rollout.temperature": c.rollout.temperature,
     "actor_rollout_ref.rollout.top_p": c.rollout.topP,
     "actor_rollout_ref.rollout.response_length": episodeTokens(c),
+    // mandatory in verl's config (???); SGLang is the rollout verl's multi-turn tool-calling docs use
+    "actor_rollout_ref.rollout.name": "sglang",
     "actor_rollout_ref.rollout.multi_turn.enable": true,
     "actor_rollout_ref.rollout.multi_turn.max_assistant_turns": c.rollout.maxTurns,
     "data.train_batch_size": g.groupsPerStep,

@@ -88,8 +88,45 @@ def yaml_keys(text):
     return sorted(set(keys))
 
 
-def dataclass_keys(source, root):
-    """Dotted keys of nested dataclasses from a root class (a field typed as another class of the file nests)."""
+def yaml_kinds(text):
+    """Dotted key -> the kind of its default (bool, int, float, str, list, null, mapping) in a block-style YAML file."""
+    kinds, stack = {}, []
+    for line in text.splitlines():
+        m = re.match(r"^(\s*)(['\"]?)([A-Za-z0-9_]+)\2:\s*(.*)$", line)
+        if not m or line.lstrip().startswith("#"):
+            continue
+        indent = len(m.group(1))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        stack.append((indent, m.group(3)))
+        v = m.group(4).split(" #")[0].strip()
+        kind = ("mapping" if v == "" else "null" if v in ("null", "~") else "bool" if v in ("true", "false", "True", "False")
+                else "int" if re.fullmatch(r"-?\d+", v) else "float" if re.fullmatch(r"-?[\d.]+(e-?\d+)?", v)
+                else "list" if v.startswith("[") else "str")
+        kinds[".".join(k for _, k in stack)] = kind
+    return kinds
+
+
+def yaml_required(text):
+    """Dotted keys whose value is OmegaConf's ??? (mandatory: the engine refuses to start without them)."""
+    keys = yaml_keys(text)
+    required, stack = [], []
+    for line in text.splitlines():
+        m = re.match(r"^(\s*)(['\"]?)([A-Za-z0-9_]+)\2:\s*(.*)$", line)
+        if not m or line.lstrip().startswith("#"):
+            continue
+        indent = len(m.group(1))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        stack.append((indent, m.group(3)))
+        if m.group(4).strip() == "???":
+            required.append(".".join(k for _, k in stack))
+    return sorted(k for k in required if k in keys)
+
+
+def dataclass_keys(source, root, annotations=None):
+    """Dotted keys of nested dataclasses from a root class (a field typed as another class of the file nests);
+    `annotations`, when given, gets each key's type annotation as written."""
     cls = {n.name: n for n in ast.parse(source).body if isinstance(n, ast.ClassDef)}
     keys = []
 
@@ -98,6 +135,8 @@ def dataclass_keys(source, root):
             if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name):
                 key = prefix + f.target.id
                 keys.append(key)
+                if annotations is not None:
+                    annotations[key] = ast.unparse(f.annotation)
                 nested = [n for n in re.findall(r"[A-Za-z_]+", ast.unparse(f.annotation)) if n in cls]
                 if nested and depth < 6:
                     walk(nested[0], key + ".", depth + 1)
@@ -170,10 +209,13 @@ def verl(repo):
         "compute_score_kwargs": sorted(set(re.findall(r"\b(data_source|solution_str|ground_truth|extra_info)=", naive))),
         "extra_info_merges_tool_extra_fields": 'get("tool_extra_fields"' in naive,
         "config_keys": yaml_keys(repo.read("verl/trainer/config/_generated_ppo_trainer.yaml")),
+        "config_kinds": yaml_kinds(repo.read("verl/trainer/config/_generated_ppo_trainer.yaml")),
+        "required_keys": yaml_required(repo.read("verl/trainer/config/_generated_ppo_trainer.yaml")),
     }
 
 
 def skyrl(repo):
+    annotations = {}
     env = repo.read("skyrl-gym/skyrl_gym/envs/base_text_env.py")
     generator = repo.read("skyrl/train/generators/skyrl_gym_generator.py")
     loop = ast.parse(generator)
@@ -201,7 +243,8 @@ def skyrl(repo):
         },
         "entrypoint": functions(repo.read("skyrl/train/entrypoints/main_base.py"), {"main", "skyrl_entrypoint"})
         | {"BasePPOExp": classes(repo.read("skyrl/train/entrypoints/main_base.py"), {"BasePPOExp"})["BasePPOExp"]["methods"].get("run", "")},
-        "config_keys": dataclass_keys(repo.read("skyrl/train/config/config.py"), "SkyRLTrainConfig"),
+        "config_keys": dataclass_keys(repo.read("skyrl/train/config/config.py"), "SkyRLTrainConfig", annotations),
+        "config_types": annotations,
     }
 
 
