@@ -17,6 +17,7 @@ import {
   SCRIPTED_POLICIES,
 } from "./eval-config";
 import { executionSchema } from "./execution-config";
+import { engineIssues } from "./engine-config";
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
@@ -354,6 +355,7 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
     });
   }
   refineEvalConfig(c, ctx);
+  for (const issue of engineIssues(c)) ctx.addIssue({ code: "custom", ...issue });
   if (c.grpo.groupSize < 2 && c.grpo.advantageEstimator !== "drgrpo") {
     ctx.addIssue({
       code: "custom",

@@ -128,6 +128,21 @@ async function streamResponse(
   return new Response(first.done ? "" : body, { status: 200, headers });
 }
 
+/**
+ * A run-scoped token (the launcher's, for an outside engine) logs into its own run and nothing else: the
+ * /external-runs/{id}/… routes with its run's id, except finish — the launcher settles the run from the engine's
+ * exit code.
+ */
+function assertRunScope(token: { runId?: string | null; prefix: string }, path: string, params: Record<string, string>): void {
+  if (!token.runId) return;
+  const ownRun = path.startsWith("/external-runs/{id}/") && params.id === token.runId && !path.endsWith("/finish");
+  if (!ownRun)
+    throw new AppError(
+      "FORBIDDEN",
+      `The API token ${token.prefix}… belongs to run ${token.runId} and may only log steps and samples into it; use a token of your own for anything else.`,
+    );
+}
+
 export async function handleRestRequest(req: Request, deps: RestDeps = defaultDeps()): Promise<Response> {
   const url = new URL(req.url);
   const path = url.pathname.startsWith(API_PREFIX) ? url.pathname.slice(API_PREFIX.length) : url.pathname;
@@ -172,6 +187,7 @@ export async function handleRestRequest(req: Request, deps: RestDeps = defaultDe
     }
     rateHeaders = { "x-ratelimit-remaining": String(decision.remaining) };
     assertScope(token, route.scope);
+    assertRunScope(token, route.path, decodeParams(matched.params));
     const input = await assembleInput(req, url, route, decodeParams(matched.params), token);
     assertSafeInput(input);
 

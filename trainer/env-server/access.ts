@@ -129,6 +129,7 @@ export class AccessGate {
       name: check.token.name,
       tokenPrefix: check.token.prefix,
       mayCallEndpoints: grants(check.token, "write"),
+      runId: check.token.runId ?? null,
     };
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(key, { owner, until: Date.now() + CACHE_MS });

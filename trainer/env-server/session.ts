@@ -19,6 +19,8 @@ export interface Owner {
   tokenPrefix: string | null;
   /** A token with the "write" scope: its resets may name LLM endpoints and this host's key variables (access.ts). */
   mayCallEndpoints: boolean;
+  /** A run-scoped token's run (an outside engine launched by Rollout Lab): every episode is recorded into it. */
+  runId?: string | null;
 }
 
 export const LOCAL_OWNER: Owner = { key: "local", name: "local", tokenPrefix: null, mayCallEndpoints: false };
@@ -42,7 +44,8 @@ export function runKeyFor(owner: Owner, data: ResetData, envName: string, now: D
   const day = now.toISOString().slice(0, 10);
   const scope = data.experiment ? `experiment:${data.experiment}` : `day:${day}`;
   return {
-    id: runIdOf(owner.key, scope),
+    // the launched run already exists (its row is kept as it is); its episodes group by the engine's step
+    id: owner.runId ?? runIdOf(owner.key, scope),
     name: data.experiment ?? `OpenEnv episodes · ${owner.name} · ${day}`,
     environment: envName,
     policyModel: data.policy_model ?? "external",
