@@ -80,6 +80,8 @@ interface EvaluationView {
     rewardMean: number | null;
     passHat: Record<string, number>;
     costUsd: number;
+    /** Absent from servers older than the per-environment success rules. */
+    successRule?: string;
     perTask: { taskId: string; trials: number; successes: number; rewardMean: number | null; costUsd: number }[];
   };
 }
@@ -93,6 +95,7 @@ export function printScores(view: EvaluationView, out: (line: string) => void): 
   out(
     `tasks ${s.tasks}, trials ${s.trials}${s.unscored ? ` (+${s.unscored} not scored)` : ""}; mean reward ${fmt(s.rewardMean)}; cost $${s.costUsd.toFixed(4)}`,
   );
+  if (s.successRule) out(`success: ${s.successRule}`);
   out(Array.from({ length: s.maxK }, (_, i) => `pass^${i + 1} ${fmt(s.passHat[String(i + 1)])}`).join("  "));
   out("task\ttrials\tsuccesses\tmean reward\tcost");
   for (const t of s.perTask) out(`${t.taskId}\t${t.trials}\t${t.successes}\t${fmt(t.rewardMean)}\t$${t.costUsd.toFixed(4)}`);

@@ -1,7 +1,10 @@
+import { REWARD_ONE, type SuccessRule } from "./success-rules";
+
 /**
  * Evaluation scores as τ²-bench reports them (sierra-research/tau2-bench, src/tau2/metrics/agent_metrics.py):
  *
- * - a trial succeeds when its reward is 1 (within 1e-6, τ²'s `is_successful`);
+ * - a trial succeeds as its environment defines success (lib/success-rules.ts): τ²'s own rule is reward 1 (within
+ *   1e-6, `is_successful`); environments with shaped rewards count "solved" (guess-number), gorilla's checker (BFCL)…;
  * - pass^k of a task with c successes in n trials is C(c, k) / C(n, k) — the chance that k trials drawn without
  *   replacement all succeed (Yao et al. 2024, τ-bench) — and the run's pass^k is its mean over tasks, for k = 1 up to
  *   the fewest trials any task has (τ² lowers its max k the same way);
@@ -55,6 +58,8 @@ export interface EvalSummary {
   costPerTrial: number | null;
   components: Record<string, number>;
   perTask: TaskScore[];
+  /** What counted as a success (the environment's rule, lib/success-rules.ts), to print beside the figures. */
+  successRule: string;
 }
 
 /** τ²'s tolerance around a reward of 1. */
@@ -114,13 +119,14 @@ function meanComponents(trials: EvalTrial[]): Record<string, number> {
 }
 
 /** Per-task and overall scores of an evaluation's trials; tasks keep the order of their first trial. */
-export function summariseTrials(trials: readonly EvalTrial[]): EvalSummary {
+export function summariseTrials(trials: readonly EvalTrial[], rule: SuccessRule = REWARD_ONE): EvalSummary {
+  const succeeded = (t: EvalTrial) => t.reward !== null && Number.isFinite(t.reward) && rule.success(t.reward, t.components ?? {});
   const byTask = new Map<string, EvalTrial[]>();
   for (const t of trials) byTask.set(t.taskId, [...(byTask.get(t.taskId) ?? []), t]);
   const perTask: TaskScore[] = [...byTask].map(([taskId, all]) => {
     const scored = all.filter((t) => t.reward !== null && Number.isFinite(t.reward));
     const n = scored.length;
-    const c = scored.filter((t) => isSuccess(t.reward)).length;
+    const c = scored.filter(succeeded).length;
     return {
       taskId,
       trials: n,
@@ -154,6 +160,7 @@ export function summariseTrials(trials: readonly EvalTrial[]): EvalSummary {
     costPerTrial: trials.length ? costUsd / trials.length : null,
     components: meanComponents(scoredTrials),
     perTask,
+    successRule: rule.text,
   };
 }
 

@@ -30,6 +30,11 @@ export function EnvironmentEvaluations({ name }: { name: string }) {
               {info.seedSystem} · {info.description}
             </p>
           )}
+          {page.data && (
+            <p className="max-w-3xl text-xs text-slate-600" data-testid="success-rule">
+              A trial succeeds when {page.data.successRule}; pass@1 and pass^k count these successes.
+            </p>
+          )}
         </div>
         {selected.length >= 1 && (
           <Link

@@ -50,6 +50,10 @@ export function EvaluationPanel({
         <Fact label="tasks × trials" value={`${s.tasks} · ${s.trials}${s.unscored ? ` (+${s.unscored} not scored)` : ""}`} />
         <Fact label="cost" value={usd(s.costUsd)} />
       </dl>
+      <p className="text-xs text-slate-600" data-testid="success-rule">
+        A trial succeeds when {s.successRule}. pass@k and pass^k count these successes; the mean reward is the environment&apos;s shaped
+        reward.
+      </p>
       {s.maxK > 1 && (
         <p className="text-xs text-slate-600">
           {ks.map((k) => (

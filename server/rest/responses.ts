@@ -384,6 +384,7 @@ const evalSummary = z.strictObject({
   costPerTrial: nullableNumber,
   components: z.record(z.string(), z.number()),
   perTask: z.array(taskScore),
+  successRule: z.string().describe("What counted as a success in this environment (lib/success-rules.ts)"),
 });
 
 const evaluatedPolicyKind = z.enum(["endpoint", "scripted", "checkpoint", "model"]);
@@ -430,6 +431,7 @@ export const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   "evaluations.evaluateCheckpoint": createdRun,
   "evaluations.environment": z.strictObject({
     environment: z.string(),
+    successRule: z.string().describe("What counted as a success in this environment (lib/success-rules.ts)"),
     leaderboards: z.array(z.strictObject({ key: z.string(), label: z.string(), k: z.number().int(), entries: z.array(leaderboardEntry) })),
   }),
   "runActions.preflight": z.strictObject({ id: z.string(), status: preflightStatus }),

@@ -7,6 +7,7 @@ import type { PrismaClient } from "../../db/client";
 import { evalTaskSet, isEvaluation, policyLabel } from "../../lib/eval-config";
 import { summariseTrials, type EvalSummary, type EvalTrial } from "../../lib/pass-k";
 import { parseRunConfig, type RunConfig } from "../../lib/run-config";
+import { successRuleFor } from "../../lib/success-rules";
 import { notFound } from "../errors";
 
 /** The stored config of a run, parsed; null when it no longer parses (an older schema) or is not an evaluation. */
@@ -55,7 +56,7 @@ export interface EvaluationView {
 
 /** One run's evaluation scores, per task and overall, from its stored trials. */
 export async function getEvaluation(db: PrismaClient, runId: string): Promise<EvaluationView> {
-  const run = await db.run.findUnique({ where: { id: runId }, select: { id: true, config: true, policyModel: true } });
+  const run = await db.run.findUnique({ where: { id: runId }, select: { id: true, config: true, policyModel: true, environment: true } });
   if (!run) throw notFound("Run", runId);
   const config = evalConfigOf(run.config);
   const set = config ? evalTaskSet(config) : null;
@@ -66,7 +67,7 @@ export async function getEvaluation(db: PrismaClient, runId: string): Promise<Ev
     policyKind: config ? policyKind(config) : null,
     k: config?.eval?.k ?? null,
     taskSet: set && { key: set.key, label: set.label },
-    summary: summariseTrials(await trialsOf(db, runId)),
+    summary: summariseTrials(await trialsOf(db, runId), successRuleFor(run.environment)),
   };
 }
 
@@ -101,7 +102,7 @@ export interface Leaderboard {
 export async function listEnvironmentEvaluations(
   db: PrismaClient,
   environment: string,
-): Promise<{ environment: string; leaderboards: Leaderboard[] }> {
+): Promise<{ environment: string; successRule: string; leaderboards: Leaderboard[] }> {
   const ids = await db.$queryRaw<{ id: string }[]>`
     SELECT id FROM "Run" WHERE environment = ${environment} AND config -> 'eval' IS NOT NULL AND config -> 'eval' <> 'null'::jsonb
     ORDER BY "createdAt" DESC LIMIT 500`;
@@ -115,7 +116,7 @@ export async function listEnvironmentEvaluations(
     const config = evalConfigOf(run.config);
     const set = config && evalTaskSet(config);
     if (!config || !set) continue;
-    const s = summariseTrials(await trialsOf(db, run.id));
+    const s = summariseTrials(await trialsOf(db, run.id), successRuleFor(environment));
     const boardKey = `${set.key}|k=${set.k}`;
     const board = boards.get(boardKey) ?? { key: boardKey, label: set.label, k: set.k, entries: [] };
     board.entries.push({
@@ -141,6 +142,7 @@ export async function listEnvironmentEvaluations(
     (b.passAt1 ?? -1) - (a.passAt1 ?? -1) || (b.rewardMean ?? -1) - (a.rewardMean ?? -1);
   return {
     environment,
+    successRule: successRuleFor(environment).text,
     leaderboards: [...boards.values()]
       .map((b) => ({ ...b, entries: b.entries.sort(byScore) }))
       .sort((a, b) => b.entries.length - a.entries.length),

@@ -21,7 +21,7 @@ import { createCaller } from "../../server/api/root";
 import { createTrpcContext } from "../../server/api/trpc";
 import { exportRunJsonl } from "../../server/services/export";
 import { getEnvironment } from "../../trainer/envs/registry";
-import { startFakeLlmServer, type FakeLlmServer } from "../../trainer/llm/fake-server/server";
+import { startFakeLlmServer, type FakeChatRequest, type FakeLlmServer, type FakeReply } from "../../trainer/llm/fake-server/server";
 import { createRealExecutor } from "../../trainer/loop/real/execute-run";
 import { goldReplier, recordGoldTranscripts } from "../../trainer/eval/testing/gold-replier";
 import { TrainerWorker } from "../../trainer/worker/worker";
@@ -236,6 +236,18 @@ test(
   },
 );
 
+/** A model that plays guess-number by binary search, reading the game's "higher than g" / "lower than g" replies. */
+function binarySearch(req: FakeChatRequest): FakeReply {
+  const max = Number(/Guess 1-(\d+)/.exec(req.messages.map((m) => m.content ?? "").join("\n"))?.[1] ?? 8);
+  let [lo, hi] = [1, max];
+  for (const m of req.messages) {
+    const hint = /^(higher|lower) than (\d+)/.exec(m.role === "user" ? (m.content ?? "") : "");
+    if (hint?.[1] === "higher") lo = Number(hint[2]) + 1;
+    if (hint?.[1] === "lower") hi = Number(hint[2]) - 1;
+  }
+  return { content: String(Math.floor((lo + hi) / 2)) };
+}
+
 /** The REST API's own handler on a loopback port (no Next build needed): what the CLI talks to. */
 async function serveRest(): Promise<{ url: string; close(): Promise<void> }> {
   const limiter = new TokenBucketLimiter({ perMinute: 10_000, burst: 1_000 });
@@ -291,10 +303,34 @@ test("rollout-lab eval: creates the run, waits, prints the scores and exits as r
     assert.match(ok.out, /pass\^1 1\.000 {2}pass\^2 1\.000/);
     assert.match(ok.out, /tau2-builtin-\S+\t2\t2\t1\.000/);
 
-    // Binary search solves only the middle number in one guess: pass@1 1/8, below a 0.5 bar.
-    const missed = await run(["eval", "--env", "guess-number", "--gold", "--k", "1", "--min-pass", "0.5"]);
+    // An API model playing binary search solves every secret: guess-number's success is "solved", so pass@1 = 1
+    // although the turn penalty leaves most rewards below 1 (mean 0.59375).
+    const searcher = await startFakeLlmServer({ reply: binarySearch });
+    try {
+      const solved = await run([
+        "eval",
+        "--env",
+        "guess-number",
+        "--base-url",
+        searcher.url,
+        "--model",
+        "bisect",
+        "--k",
+        "2",
+        "--min-pass",
+        "1",
+      ]);
+      assert.equal(solved.code, EXIT.OK, solved.err);
+      assert.match(solved.out, /pass\^1 1\.000 {2}pass\^2 1\.000/);
+      assert.match(solved.out, /success: the secret was guessed/);
+      assert.match(solved.out, /mean reward 0\.594/);
+    } finally {
+      await searcher.close();
+    }
+    // --metric reads another figure: the mean reward is below a 0.9 bar.
+    const missed = await run(["eval", "--env", "guess-number", "--gold", "--k", "1", "--metric", "eval/reward_mean", "--min-pass", "0.9"]);
     assert.equal(missed.code, EXIT.THRESHOLD_MISSED, missed.err);
-    assert.match(missed.err, /eval\/pass@1 0\.125 is below --min-pass 0\.5/);
+    assert.match(missed.err, /eval\/reward_mean 0\.5938 is below --min-pass 0\.9/);
 
     const usage = await run(["eval", "--env", "guess-number", "--gold", "--model", "m"]);
     assert.equal(usage.code, EXIT.USAGE);

@@ -15,6 +15,7 @@
 import { setMaxListeners } from "node:events";
 import { evalSummaryMetrics, summariseTrials, type EvalTrial } from "../../lib/pass-k";
 import type { RunConfig } from "../../lib/run-config";
+import { successRuleFor } from "../../lib/success-rules";
 import type { Task } from "../envs/types";
 import { mixSeed } from "../loop/task-order";
 import { toGroupRecord } from "../loop/train-run";
@@ -99,7 +100,7 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
       done.delete(step);
       const group = toGroupRecord("eval", 0, tasks[step], rollout, null, false);
       trials.push(...trialsOf(group));
-      const summary = summariseTrials(trials);
+      const summary = summariseTrials(trials, successRuleFor(config.environment));
       const task = summary.perTask.find((t) => t.taskId === tasks[step].id);
       const events: EventRecord[] = [];
       const last = step === tasks.length - 1;
