@@ -54,6 +54,8 @@ export interface EvalSummary {
   /** pass@k by k = 1..maxK. */
   passAt: Record<number, number>;
   costUsd: number;
+  /** Of costUsd: the LLM calls of tasks cut short (cost ceiling, cancel), kept without a trajectory. */
+  unattachedCostUsd: number;
   /** Cost per trial, scored or not (τ²'s avg_agent_cost is the same mean over its simulations). */
   costPerTrial: number | null;
   components: Record<string, number>;
@@ -119,7 +121,12 @@ function meanComponents(trials: EvalTrial[]): Record<string, number> {
 }
 
 /** Per-task and overall scores of an evaluation's trials; tasks keep the order of their first trial. */
-export function summariseTrials(trials: readonly EvalTrial[], rule: SuccessRule = REWARD_ONE): EvalSummary {
+export function summariseTrials(
+  trials: readonly EvalTrial[],
+  rule: SuccessRule = REWARD_ONE,
+  /** What the run's calls outside any recorded trial cost (tasks cut short): counted in costUsd. */
+  unattachedCostUsd = 0,
+): EvalSummary {
   const succeeded = (t: EvalTrial) => t.reward !== null && Number.isFinite(t.reward) && rule.success(t.reward, t.components ?? {});
   const byTask = new Map<string, EvalTrial[]>();
   for (const t of trials) byTask.set(t.taskId, [...(byTask.get(t.taskId) ?? []), t]);
@@ -147,7 +154,8 @@ export function summariseTrials(trials: readonly EvalTrial[], rule: SuccessRule 
     passAt[k] = mean(scoredTasks.map((t) => passAtK(t.trials, t.successes, k))) as number;
   }
   const scoredTrials = trials.filter((t) => t.reward !== null && Number.isFinite(t.reward));
-  const costUsd = trials.reduce((s, t) => s + (t.costUsd ?? 0), 0);
+  const trialCost = trials.reduce((s, t) => s + (t.costUsd ?? 0), 0);
+  const costUsd = trialCost + unattachedCostUsd;
   return {
     tasks: scoredTasks.length,
     trials: scoredTrials.length,
@@ -157,7 +165,8 @@ export function summariseTrials(trials: readonly EvalTrial[], rule: SuccessRule 
     passHat,
     passAt,
     costUsd,
-    costPerTrial: trials.length ? costUsd / trials.length : null,
+    unattachedCostUsd,
+    costPerTrial: trials.length ? trialCost / trials.length : null,
     components: meanComponents(scoredTrials),
     perTask,
     successRule: rule.text,

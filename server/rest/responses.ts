@@ -381,6 +381,7 @@ const evalSummary = z.strictObject({
   passHat: z.record(z.string(), z.number()),
   passAt: z.record(z.string(), z.number()),
   costUsd: z.number(),
+  unattachedCostUsd: z.number().describe("Of costUsd: LLM calls of tasks cut short (cost ceiling, cancel), kept without a trajectory"),
   costPerTrial: nullableNumber,
   components: z.record(z.string(), z.number()),
   perTask: z.array(taskScore),

@@ -27,7 +27,7 @@ function policyKind(c: RunConfig): EvaluatedPolicyKind {
   return c.policy.endpoint ? "endpoint" : c.policy.scripted ? "scripted" : c.policy.checkpoint ? "checkpoint" : "model";
 }
 
-async function trialsOf(db: PrismaClient, runId: string): Promise<EvalTrial[]> {
+async function trialsOf(db: PrismaClient, runId: string): Promise<{ trials: EvalTrial[]; unattachedCostUsd: number }> {
   const rows = await db.trajectory.findMany({
     where: { runId, split: "eval" },
     select: { id: true, taskId: true, reward: true, rewardComponents: true },
@@ -35,12 +35,19 @@ async function trialsOf(db: PrismaClient, runId: string): Promise<EvalTrial[]> {
   });
   const costs = await db.llmCall.groupBy({ by: ["trajectoryId"], where: { runId }, _sum: { costUsd: true } });
   const costOf = new Map(costs.map((c) => [c.trajectoryId, c._sum.costUsd ?? 0]));
-  return rows.map((r) => ({
+  const trials = rows.map((r) => ({
     taskId: r.taskId,
     reward: r.reward,
     components: (r.rewardComponents && typeof r.rewardComponents === "object" ? r.rewardComponents : {}) as Record<string, number>,
     costUsd: costOf.get(r.id) ?? 0,
   }));
+  // Calls without a trajectory: those of tasks cut short by the cost ceiling or a stop (made and billed all the same).
+  return { trials, unattachedCostUsd: costOf.get(null) ?? 0 };
+}
+
+async function summaryOf(db: PrismaClient, runId: string, environment: string): Promise<EvalSummary> {
+  const { trials, unattachedCostUsd } = await trialsOf(db, runId);
+  return summariseTrials(trials, successRuleFor(environment), unattachedCostUsd);
 }
 
 export interface EvaluationView {
@@ -67,7 +74,7 @@ export async function getEvaluation(db: PrismaClient, runId: string): Promise<Ev
     policyKind: config ? policyKind(config) : null,
     k: config?.eval?.k ?? null,
     taskSet: set && { key: set.key, label: set.label },
-    summary: summariseTrials(await trialsOf(db, runId), successRuleFor(run.environment)),
+    summary: await summaryOf(db, runId, run.environment),
   };
 }
 
@@ -116,7 +123,7 @@ export async function listEnvironmentEvaluations(
     const config = evalConfigOf(run.config);
     const set = config && evalTaskSet(config);
     if (!config || !set) continue;
-    const s = summariseTrials(await trialsOf(db, run.id), successRuleFor(environment));
+    const s = await summaryOf(db, run.id, environment);
     const boardKey = `${set.key}|k=${set.k}`;
     const board = boards.get(boardKey) ?? { key: boardKey, label: set.label, k: set.k, entries: [] };
     board.entries.push({

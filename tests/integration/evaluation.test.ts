@@ -170,13 +170,24 @@ test("the cost ceiling stops an evaluation cleanly: cancelled, with the reason, 
       eval: { k: 1, maxTasks: 3, maxCostUsd: 1, concurrency: 1 },
     }),
   });
+  const billedUsd = () => (fake.stats.billed.promptTokens + fake.stats.billed.completionTokens) / 1000; // $1,000 per M tokens
+  const before = billedUsd();
   assert.ok(await work());
+  const billed = billedUsd() - before;
   const run = await db.prisma.run.findUniqueOrThrow({ where: { id: created.id } });
   assert.equal(run.status, "cancelled");
   assert.match(run.error ?? "", /cost ceiling.*eval\.maxCostUsd is \$1/);
   assert.ok(run.step < 3, `${run.step} of 3 tasks`);
   const events = await db.prisma.runEvent.findMany({ where: { runId: created.id, level: "warn" } });
   assert.ok(events.some((e) => /cost ceiling/.test(e.message)));
+  // Every call the endpoint billed is stored and costed, those of the task cut short too (without a trajectory), and
+  // the stop reason, the stored calls and the scores' cost all say what was billed.
+  const stored = await db.prisma.llmCall.aggregate({ where: { runId: created.id }, _sum: { costUsd: true }, _count: true });
+  assert.ok(Math.abs((stored._sum.costUsd ?? 0) - billed) < 1e-9, `stored $${stored._sum.costUsd} vs billed $${billed}`);
+  assert.ok((await db.prisma.llmCall.count({ where: { runId: created.id, trajectoryId: null } })) > 0, "the cut task's calls are kept");
+  assert.ok(run.error?.includes(`$${billed.toFixed(4)}`), `${run.error} vs billed $${billed.toFixed(4)}`);
+  const view = await caller.evaluations.get({ runId: created.id });
+  assert.ok(Math.abs(view.summary.costUsd - billed) < 1e-9, `summary $${view.summary.costUsd} vs billed $${billed}`);
 });
 
 test(

@@ -7,8 +7,10 @@
  *     record                 one step per task, in task order, as soon as it and every task before it are done:
  *                            its group of k trajectories (with every policy / simulator / judge call), and the
  *                            scores over every task so far (lib/pass-k.ts: pass@1, pass^1..k, mean reward, cost)
- *   stop                     cancel / shutdown / lost lease as a training run does; at the cost ceiling the run ends
- *                            with the reason; tasks cut short are never recorded (a resume plays them again)
+ *   stop                     cancel / shutdown / lost lease as a training run does; at the cost ceiling no new task
+ *                            starts and no new policy call is sent, calls in flight finish, and the run ends with the
+ *                            reason; tasks cut short are not recorded (a resume plays them again) but their LLM calls
+ *                            are, without a trajectory: they were made and billed, so the cost counts them
  *
  * Step i is task i, so the run's progress is tasks done out of tasks selected.
  */
@@ -22,7 +24,7 @@ import { toGroupRecord } from "../loop/train-run";
 import type { GroupRequest, GroupRollout, RunSink, StopControl, TrainOutcome } from "../loop/types";
 import { summariseStep } from "../record/summarise-step";
 import type { EventRecord, GroupRecord } from "../record/step-record";
-import type { CostBudget } from "./cost-budget";
+import { CostCeilingReached, type CostBudget } from "./cost-budget";
 
 export interface EvalDeps {
   /** The selected tasks; step i plays tasks[i]. */
@@ -69,7 +71,9 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
   const start = recorded.length ? Math.max(...recorded.map((t) => t.step)) + 1 : 0;
   await sink.resetTo(start);
   const trials: EvalTrial[] = recorded.filter((t) => t.step < start);
-  deps.budget?.add(trials.reduce((s, t) => s + (t.costUsd ?? 0), 0));
+  // Calls of tasks an earlier attempt cut short were billed too.
+  const priorUnattachedUsd = (await sink.unattachedCostUsd?.()) ?? 0;
+  deps.budget?.add(trials.reduce((s, t) => s + (t.costUsd ?? 0), 0) + priorUnattachedUsd);
   for (const note of deps.notes ?? []) await sink.event("info", note);
   await sink.event(
     "info",
@@ -79,15 +83,30 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
     { step: start },
   );
 
-  // One signal for every way of stopping: the worker's (cancel, shutdown, lost lease) and the cost ceiling.
+  // The worker's ways of stopping (cancel, shutdown, lost lease) abort everything in flight. The cost ceiling does
+  // not: it starts no new task and refuses new policy calls (eval-deps.ts), but a call already sent finishes and is
+  // recorded, as the endpoint bills it either way.
   const stop = new AbortController();
   // Every episode and HTTP request listens to it: hundreds of listeners are expected.
   setMaxListeners(0, stop.signal);
   const abortWith = (reason: unknown) => !stop.signal.aborted && stop.abort(reason);
   if (control.signal.aborted) abortWith(control.signal.reason);
   control.signal.addEventListener("abort", () => abortWith(control.signal.reason), { once: true });
-  deps.budget?.onExceeded(() => abortWith(new Error(deps.budget!.reason())));
-  if (deps.budget?.exceeded) abortWith(new Error(deps.budget.reason()));
+  const halted = () => stop.signal.aborted || (deps.budget?.exceeded ?? false);
+  /** Tasks played (or cut short) but never recorded: their calls are kept without a trajectory. */
+  const unrecorded: GroupRollout<unknown>[] = [];
+
+  /** Every call of the tasks not recorded, kept without a trajectory; the last step's eval/cost_usd then counts them. */
+  const keepUnrecordedCalls = async (rollouts: GroupRollout<unknown>[]) => {
+    const calls = rollouts.flatMap((r) => r.samples.flatMap((s) => s.record.llmCalls));
+    if (calls.length === 0) return;
+    await sink.recordUnattachedCalls?.(calls);
+    if (nextToRecord > 0) {
+      const recordedCost = trials.reduce((sum, t) => sum + (t.costUsd ?? 0), 0);
+      const unattached = (await sink.unattachedCostUsd?.()) ?? 0;
+      await sink.recordLateMetrics?.(nextToRecord - 1, { "eval/cost_usd": recordedCost + unattached });
+    }
+  };
 
   // --- play, record in task order -------------------------------------------------------------------------------
   await sink.setPhase("eval");
@@ -100,7 +119,7 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
       done.delete(step);
       const group = toGroupRecord("eval", 0, tasks[step], rollout, null, false);
       trials.push(...trialsOf(group));
-      const summary = summariseTrials(trials, successRuleFor(config.environment));
+      const summary = summariseTrials(trials, successRuleFor(config.environment), priorUnattachedUsd);
       const task = summary.perTask.find((t) => t.taskId === tasks[step].id);
       const events: EventRecord[] = [];
       const last = step === tasks.length - 1;
@@ -128,7 +147,7 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
 
   let cursor = start;
   const playTasks = async (): Promise<void> => {
-    while (cursor < tasks.length && !stop.signal.aborted) {
+    while (cursor < tasks.length && !halted()) {
       const i = cursor++;
       const req: GroupRequest = {
         task: tasks[i],
@@ -146,8 +165,11 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
         if (stop.signal.aborted) return;
         throw err;
       }
-      // Trials cut short by a stop end "normally" (as errors): never record them.
-      if (stop.signal.aborted) return;
+      // Trials cut short by a stop or the ceiling end "normally" (as errors): never record them as scores.
+      if (stop.signal.aborted || rollout.samples.some((s) => cutByCeiling(s.record.error))) {
+        unrecorded.push(rollout);
+        return;
+      }
       done.set(i, rollout);
       recording = recording.then(recordReady);
       await recording;
@@ -163,6 +185,7 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
     await recording.catch(() => {});
   }
   await recording;
+  await keepUnrecordedCalls([...unrecorded, ...done.values()]);
 
   const reason = control.reason();
   if (reason) return { kind: "stopped", reason, steps: nextToRecord };
@@ -175,5 +198,8 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
   }
   return { kind: "completed", steps: tasks.length };
 }
+
+/** A trial ended by the ceiling's refusal of its next policy call (cost-budget.ts). */
+const cutByCeiling = (error: string | null | undefined) => (error ?? "").startsWith(`${CostCeilingReached.name}:`);
 
 const fmt = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? "n/a" : v.toFixed(3));

@@ -1,4 +1,5 @@
 /** An in-memory RunSink with the same semantics as the Postgres one (record-step.ts): loop tests and local runs without a database (local-run.ts). */
+import type { LlmCallRecord } from "../../lib/conversation";
 import type { CheckpointRow } from "../record/checkpoint-rows";
 import type { StepRecord } from "../record/step-record";
 import type { RunSink } from "./types";
@@ -8,6 +9,8 @@ export interface MemorySink extends RunSink {
   checkpoints: CheckpointRow[];
   events: { level: string; message: string; step?: number }[];
   phases: (string | null)[];
+  /** LLM calls of evaluation tasks cut short, kept without a trajectory. */
+  unattachedCalls: LlmCallRecord[];
   /** An evaluation's task count, once set. */
   totalSteps?: number;
   /** Metric values by step for one key, in step order. */
@@ -20,6 +23,13 @@ export function createMemorySink(): MemorySink {
     checkpoints: [],
     events: [],
     phases: [],
+    unattachedCalls: [],
+    async recordUnattachedCalls(calls) {
+      sink.unattachedCalls.push(...structuredClone(calls));
+    },
+    async unattachedCostUsd() {
+      return sink.unattachedCalls.reduce((s, c) => s + c.costUsd, 0);
+    },
     async recordStep(record) {
       sink.steps.set(record.step, structuredClone(record));
     },

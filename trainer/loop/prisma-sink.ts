@@ -3,6 +3,7 @@ import type { PrismaClient } from "../../generated/prisma/client";
 import { forgetCheckpointsAfter, listCheckpoints, pruneCheckpoints, recordCheckpoint } from "../record/checkpoint-rows";
 import { discardStepsFrom, recordStep } from "../record/record-step";
 import { recordEvent } from "../record/run-events";
+import { recordUnattachedCalls, unattachedCostUsd } from "../record/unattached-calls";
 import { refreshMetricRollups } from "../../db/metric-rollups";
 import type { RecordedEvalTrial, RunSink } from "./types";
 
@@ -49,6 +50,8 @@ export function createPrismaSink(db: PrismaClient, runId: string, workerId: stri
       await discardStepsFrom(db, runId, step);
     },
     recordedEvalTrials: () => recordedEvalTrials(db, runId),
+    recordUnattachedCalls: (calls) => recordUnattachedCalls(db, runId, calls),
+    unattachedCostUsd: () => unattachedCostUsd(db, runId),
     async setTotalSteps(steps) {
       await db.run.updateMany({ where: { id: runId, workerId }, data: { totalSteps: steps } });
     },

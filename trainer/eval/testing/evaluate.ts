@@ -48,7 +48,7 @@ export async function evaluate(s: Setup, fake: FakeLlmServerOptions, extra: Part
     const setup = await createEvalDeps(config);
     const sink = createMemorySink();
     const outcome = await evalRun(config, setup.deps, sink, running);
-    const summary = summariseTrials(await sink.recordedEvalTrials!(), successRuleFor(config.environment));
+    const summary = summariseTrials(await sink.recordedEvalTrials!(), successRuleFor(config.environment), await sink.unattachedCostUsd!());
     const spentUsd = setup.deps.budget?.spentUsd ?? 0;
     return {
       outcome,
