@@ -415,6 +415,11 @@ const leaderboardEntry = z.strictObject({
   passHat: z.array(z.number()),
   rewardMean: nullableNumber,
   costUsd: z.number(),
+  coverage: z.strictObject({
+    evaluated: z.number().int().describe("Tasks recorded with all their trials"),
+    selected: z.number().int().nullable().describe("Tasks the worker selected (null until it has)"),
+  }),
+  complete: z.boolean().describe("Succeeded with every selected task recorded: only complete runs are ranked"),
   createdAt: timestamp,
 });
 
@@ -433,7 +438,15 @@ export const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   "evaluations.environment": z.strictObject({
     environment: z.string(),
     successRule: z.string().describe("What counted as a success in this environment (lib/success-rules.ts)"),
-    leaderboards: z.array(z.strictObject({ key: z.string(), label: z.string(), k: z.number().int(), entries: z.array(leaderboardEntry) })),
+    leaderboards: z.array(
+      z.strictObject({
+        key: z.string(),
+        label: z.string(),
+        k: z.number().int(),
+        entries: z.array(leaderboardEntry).describe("Complete evaluations, best pass@1 first"),
+        partial: z.array(leaderboardEntry).describe("Cancelled, failed or running evaluations with their coverage; never ranked"),
+      }),
+    ),
   }),
   "runActions.preflight": z.strictObject({ id: z.string(), status: preflightStatus }),
   "runActions.preflightResult": z.strictObject({

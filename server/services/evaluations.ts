@@ -61,12 +61,44 @@ export interface EvaluationView {
   summary: EvalSummary;
 }
 
+/** The tasks an evaluation's worker selected and their label (recorded when it started; eval-run.ts). */
+interface RecordedSelection {
+  taskIds: string[];
+  label: string | null;
+}
+
+async function selectionsOf(db: PrismaClient, runIds: string[]): Promise<Map<string, RecordedSelection>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await db.$queryRaw<{ runId: string; selection: RecordedSelection }[]>`
+    SELECT DISTINCT ON ("runId") "runId", data -> 'evalSelection' AS selection FROM "RunEvent"
+    WHERE "runId" = ANY(${runIds}) AND data -> 'evalSelection' IS NOT NULL ORDER BY "runId", id DESC`;
+  return new Map(rows.filter((r) => Array.isArray(r.selection?.taskIds)).map((r) => [r.runId, r.selection]));
+}
+
+/**
+ * What makes two evaluations comparable: the environment, its options and dataset, k, and the tasks the worker
+ * actually selected (the config alone may select different tasks, e.g. a split with none in it). A run not started
+ * yet is keyed by its config.
+ */
+function taskSetOf(config: RunConfig, selection: RecordedSelection | undefined): { key: string; label: string; k: number } | null {
+  const set = evalTaskSet(config);
+  if (!set) return null;
+  if (!selection) return set;
+  const key = JSON.stringify({
+    environment: config.environment,
+    options: JSON.parse(set.key).options,
+    dataset: config.dataset.path ?? null,
+    tasks: [...selection.taskIds].sort(),
+  });
+  return { key, label: selection.label ?? `${config.dataset.path ?? "built-in tasks"} · ${selection.taskIds.length} tasks`, k: set.k };
+}
+
 /** One run's evaluation scores, per task and overall, from its stored trials. */
 export async function getEvaluation(db: PrismaClient, runId: string): Promise<EvaluationView> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { id: true, config: true, policyModel: true, environment: true } });
   if (!run) throw notFound("Run", runId);
   const config = evalConfigOf(run.config);
-  const set = config ? evalTaskSet(config) : null;
+  const set = config ? taskSetOf(config, (await selectionsOf(db, [runId])).get(runId)) : null;
   return {
     runId,
     isEvaluation: config !== null,
@@ -95,6 +127,10 @@ export interface LeaderboardEntry {
   passHat: number[];
   rewardMean: number | null;
   costUsd: number;
+  /** Tasks recorded (each with its k trials) out of the tasks selected (null until the worker has selected them). */
+  coverage: { evaluated: number; selected: number | null };
+  /** Finished (succeeded) with every selected task recorded: only these are ranked. */
+  complete: boolean;
   createdAt: Date;
 }
 
@@ -102,10 +138,17 @@ export interface Leaderboard {
   key: string;
   label: string;
   k: number;
+  /** Complete evaluations, best pass@1 first. */
   entries: LeaderboardEntry[];
+  /** Runs cancelled, failed or still going: shown apart with their coverage, never ranked. */
+  partial: LeaderboardEntry[];
 }
 
-/** Every evaluation of an environment, side by side: one leaderboard per task set and k, best pass^1 first. */
+/**
+ * Every evaluation of an environment side by side: one leaderboard per task set and k, complete runs ranked by
+ * pass@1, partial ones (cancelled at the cost ceiling, failed, still running) listed apart with their coverage —
+ * a run that scored 2 of 5 tasks is no peer of one that scored all 5.
+ */
 export async function listEnvironmentEvaluations(
   db: PrismaClient,
   environment: string,
@@ -115,18 +158,26 @@ export async function listEnvironmentEvaluations(
     ORDER BY "createdAt" DESC LIMIT 500`;
   const runs = await db.run.findMany({
     where: { id: { in: ids.map((r) => r.id) } },
-    select: { id: true, name: true, status: true, config: true, createdAt: true },
+    select: { id: true, name: true, status: true, config: true, createdAt: true, step: true },
     orderBy: { createdAt: "desc" },
   });
+  const selections = await selectionsOf(
+    db,
+    runs.map((r) => r.id),
+  );
   const boards = new Map<string, Leaderboard>();
   for (const run of runs) {
     const config = evalConfigOf(run.config);
-    const set = config && evalTaskSet(config);
+    const selection = selections.get(run.id);
+    const set = config && taskSetOf(config, selection);
     if (!config || !set) continue;
     const s = await summaryOf(db, run.id, environment);
+    const selected = selection?.taskIds.length ?? null;
+    // Step i is task i: the recorded steps are the tasks done with all their trials.
+    const evaluated = Math.min(run.step, selected ?? run.step);
     const boardKey = `${set.key}|k=${set.k}`;
-    const board = boards.get(boardKey) ?? { key: boardKey, label: set.label, k: set.k, entries: [] };
-    board.entries.push({
+    const board = boards.get(boardKey) ?? { key: boardKey, label: set.label, k: set.k, entries: [], partial: [] };
+    const entry: LeaderboardEntry = {
       runId: run.id,
       name: run.name,
       status: run.status,
@@ -141,18 +192,23 @@ export async function listEnvironmentEvaluations(
       passHat: Array.from({ length: s.maxK }, (_, i) => s.passHat[i + 1]),
       rewardMean: s.rewardMean,
       costUsd: s.costUsd,
+      coverage: { evaluated, selected },
+      complete: run.status === "succeeded" && selected !== null && evaluated >= selected,
       createdAt: run.createdAt,
-    });
+    };
+    (entry.complete ? board.entries : board.partial).push(entry);
     boards.set(boardKey, board);
   }
   const byScore = (a: LeaderboardEntry, b: LeaderboardEntry) =>
     (b.passAt1 ?? -1) - (a.passAt1 ?? -1) || (b.rewardMean ?? -1) - (a.rewardMean ?? -1);
+  const byCoverage = (a: LeaderboardEntry, b: LeaderboardEntry) =>
+    b.coverage.evaluated - a.coverage.evaluated || b.createdAt.getTime() - a.createdAt.getTime();
   return {
     environment,
     successRule: successRuleFor(environment).text,
     leaderboards: [...boards.values()]
-      .map((b) => ({ ...b, entries: b.entries.sort(byScore) }))
-      .sort((a, b) => b.entries.length - a.entries.length),
+      .map((b) => ({ ...b, entries: b.entries.sort(byScore), partial: b.partial.sort(byCoverage) }))
+      .sort((a, b) => b.entries.length + b.partial.length - (a.entries.length + a.partial.length)),
   };
 }
 

@@ -247,6 +247,64 @@ test(
   },
 );
 
+test(
+  "leaderboards compare runs on the same tasks and k; a run cut short at the ceiling sits apart with its coverage, below complete runs",
+  { timeout: 300_000 },
+  async () => {
+    const searcher = await startFakeLlmServer({ reply: binarySearch });
+    const alwaysOne = await startFakeLlmServer({ reply: () => ({ content: "1" }) });
+    // guess-number's built-in tasks are all in split "train": the default evalSplit "test" has none of them.
+    const guess = (name: string, endpoint: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+      name,
+      environment: "guess-number",
+      rollout: { maxTurns: 4 },
+      policy: { endpoint },
+      eval: { k: 1, maxTasks: 5, concurrency: 1, ...extra },
+    });
+    try {
+      // Binary search solves every game it plays, but its $ ceiling stops it after a task or two: pass@1 = 1 on those.
+      const partial = await caller.runActions.create({
+        config: guess(
+          "bisect, capped",
+          { baseUrl: searcher.url, model: "bisect", price: { inputPerMTok: 10_000, outputPerMTok: 10_000 } },
+          { maxCostUsd: 0.3 },
+        ),
+      });
+      // A weak model plays all five tasks (it solves only secret 1): pass@1 = 0.2, complete.
+      const complete = await caller.runActions.create({ config: guess("always one", { baseUrl: alwaysOne.url, model: "one" }) });
+      assert.ok(await work());
+      assert.ok(await work());
+      const cut = await db.prisma.run.findUniqueOrThrow({ where: { id: partial.id } });
+      assert.equal(cut.status, "cancelled", cut.error ?? "");
+      assert.ok(cut.step >= 1 && cut.step < 5, `stopped after ${cut.step} of 5 tasks`);
+      assert.equal((await db.prisma.run.findUniqueOrThrow({ where: { id: complete.id } })).status, "succeeded");
+
+      const page = await caller.evaluations.environment({ name: "guess-number" });
+      const board = page.leaderboards.find((b) => b.entries.some((e) => e.runId === complete.id))!;
+      assert.ok(board, "the complete run is ranked");
+      assert.deepEqual(
+        board.entries.map((e) => e.runId),
+        [complete.id],
+        "only complete runs are ranked",
+      );
+      const apart = board.partial.find((e) => e.runId === partial.id);
+      assert.ok(apart, "the capped run is on the same board (same tasks, same k), apart");
+      assert.equal(apart.passAt1, 1);
+      assert.deepEqual(apart.coverage, { evaluated: cut.step, selected: 5 });
+      assert.equal(apart.complete, false);
+      assert.equal(board.entries[0].passAt1, 0.2);
+      // The label says what was selected: no task is in split "test".
+      assert.doesNotMatch(board.label, /tasks of split "test"/);
+      assert.match(board.label, /first 5 of 8 tasks \(none is in split "test"\)/);
+      const view = await caller.evaluations.get({ runId: complete.id });
+      assert.equal(view.taskSet?.label, board.label, "the run page says the same");
+    } finally {
+      await searcher.close();
+      await alwaysOne.close();
+    }
+  },
+);
+
 /** A model that plays guess-number by binary search, reading the game's "higher than g" / "lower than g" replies. */
 function binarySearch(req: FakeChatRequest): FakeReply {
   const max = Number(/Guess 1-(\d+)/.exec(req.messages.map((m) => m.content ?? "").join("\n"))?.[1] ?? 8);

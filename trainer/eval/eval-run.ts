@@ -37,6 +37,8 @@ export interface EvalDeps {
   policyLabel: string;
   /** Notes about the task selection, recorded as events when the evaluation starts. */
   notes?: string[];
+  /** The selection in words true of it (select-tasks.ts), stored with the task ids for leaderboards and the run page. */
+  selectionLabel?: string;
 }
 
 /** Salt of evaluation seeds (the training loop uses 1 for train and 2 for its own evaluations). */
@@ -80,7 +82,8 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
     start === 0
       ? `Evaluating ${tasks.length} task(s) × ${k} trial(s) with ${deps.policyLabel}.`
       : `Resuming the evaluation at task ${start + 1} of ${tasks.length}.`,
-    { step: start },
+    // The tasks actually selected: leaderboards compare runs on the same tasks (server/services/evaluations.ts).
+    { step: start, data: { evalSelection: { taskIds: tasks.map((t) => t.id), label: deps.selectionLabel ?? null } } },
   );
 
   // The worker's ways of stopping (cancel, shutdown, lost lease) abort everything in flight. The cost ceiling does
