@@ -1,4 +1,5 @@
 import { REWARD_ONE, type SuccessRule } from "./success-rules";
+import type { UnscoredCause } from "./unscored-cause";
 
 /**
  * Evaluation scores as τ²-bench reports them (sierra-research/tau2-bench, src/tau2/metrics/agent_metrics.py):
@@ -24,6 +25,8 @@ export interface EvalTrial {
   components?: Record<string, number>;
   /** What the trial's LLM calls cost (policy, simulators, judge); counted even when the trial was not scored. */
   costUsd?: number;
+  /** Why it has no reward (lib/unscored-cause.ts); absent for a scored trial. */
+  unscoredCause?: UnscoredCause | null;
 }
 
 export interface TaskScore {
@@ -62,6 +65,8 @@ export interface EvalSummary {
   perTask: TaskScore[];
   /** What counted as a success (the environment's rule, lib/success-rules.ts), to print beside the figures. */
   successRule: string;
+  /** Unscored trials by cause (lib/unscored-cause.ts): only the causes that occurred. */
+  unscoredCauses: Partial<Record<UnscoredCause, number>>;
 }
 
 /** τ²'s tolerance around a reward of 1. */
@@ -170,7 +175,14 @@ export function summariseTrials(
     components: meanComponents(scoredTrials),
     perTask,
     successRule: rule.text,
+    unscoredCauses: countCauses(trials),
   };
+}
+
+function countCauses(trials: readonly EvalTrial[]): Partial<Record<UnscoredCause, number>> {
+  const out: Partial<Record<UnscoredCause, number>> = {};
+  for (const t of trials) if (t.unscoredCause) out[t.unscoredCause] = (out[t.unscoredCause] ?? 0) + 1;
+  return out;
 }
 
 /**

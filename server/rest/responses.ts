@@ -386,6 +386,11 @@ const evalSummary = z.strictObject({
   components: z.record(z.string(), z.number()),
   perTask: z.array(taskScore),
   successRule: z.string().describe("What counted as a success in this environment (lib/success-rules.ts)"),
+  unscoredCauses: z
+    .record(z.string(), z.number().int())
+    .describe(
+      "Unscored trials by cause (episode_failed, judge_failed, needs_judge_endpoint; lib/unscored-cause.ts): only those that occurred",
+    ),
 });
 
 const evaluatedPolicyKind = z.enum(["endpoint", "scripted", "checkpoint", "model"]);

@@ -3,6 +3,7 @@
  * as τ²-bench reports them), an environment's leaderboard of every evaluation — API models, checkpoints, the gold
  * replay — grouped by task set and k, and the overlay of several evaluations for the compare view.
  */
+import { unscoredCauseOf } from "../../lib/unscored-cause";
 import type { PrismaClient } from "../../db/client";
 import { evalTaskSet, isEvaluation, policyLabel } from "../../lib/eval-config";
 import { summariseTrials, type EvalSummary, type EvalTrial } from "../../lib/pass-k";
@@ -30,7 +31,7 @@ function policyKind(c: RunConfig): EvaluatedPolicyKind {
 async function trialsOf(db: PrismaClient, runId: string): Promise<{ trials: EvalTrial[]; unattachedCostUsd: number }> {
   const rows = await db.trajectory.findMany({
     where: { runId, split: "eval" },
-    select: { id: true, taskId: true, reward: true, rewardComponents: true },
+    select: { id: true, taskId: true, reward: true, rewardComponents: true, status: true, reasoning: true },
     orderBy: [{ step: "asc" }, { indexInGroup: "asc" }],
   });
   const costs = await db.llmCall.groupBy({ by: ["trajectoryId"], where: { runId }, _sum: { costUsd: true } });
@@ -40,6 +41,7 @@ async function trialsOf(db: PrismaClient, runId: string): Promise<{ trials: Eval
     reward: r.reward,
     components: (r.rewardComponents && typeof r.rewardComponents === "object" ? r.rewardComponents : {}) as Record<string, number>,
     costUsd: costOf.get(r.id) ?? 0,
+    unscoredCause: unscoredCauseOf(r),
   }));
   // Calls without a trajectory: those of tasks cut short by the cost ceiling or a stop (made and billed all the same).
   return { trials, unattachedCostUsd: costOf.get(null) ?? 0 };

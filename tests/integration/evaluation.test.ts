@@ -137,6 +137,33 @@ test("an endpoint evaluation is created, played by the worker and scored per tas
   assert.equal(rejudged.job.total, 6);
 });
 
+test(
+  "unscored trials say why: τ²'s natural-language assertions cannot be scored offline, which is no endpoint failure",
+  { timeout: 300_000 },
+  async () => {
+    // τ² retail's built-in lamp question counts an NL assertion besides DB and COMMUNICATE: a model that answers it
+    // right passes both, and offline nothing can read the assertion.
+    const answerer = await startFakeLlmServer({ reply: () => ({ content: "We have 3 desk lamp options; the cheapest costs $41.25." }) });
+    try {
+      const created = await caller.runActions.create({
+        config: tau2Eval({
+          name: "lamp question",
+          policy: { endpoint: { baseUrl: answerer.url, model: "answerer" } },
+          eval: { k: 2, tasks: ["tau2-builtin-hg_lamp_options_info"] },
+        }),
+      });
+      assert.ok(await work());
+      const run = await db.prisma.run.findUniqueOrThrow({ where: { id: created.id } });
+      assert.equal(run.status, "succeeded", run.error ?? "");
+      const view = await caller.evaluations.get({ runId: created.id });
+      assert.equal(view.summary.unscored, 2);
+      assert.deepEqual(view.summary.unscoredCauses, { needs_judge_endpoint: 2 });
+    } finally {
+      await answerer.close();
+    }
+  },
+);
+
 test("config mistakes are refused at creation with the field named", async () => {
   assert.match(
     await badRequest(
@@ -400,6 +427,28 @@ test("rollout-lab eval: creates the run, waits, prints the scores and exits as r
     const missed = await run(["eval", "--env", "guess-number", "--gold", "--k", "1", "--metric", "eval/reward_mean", "--min-pass", "0.9"]);
     assert.equal(missed.code, EXIT.THRESHOLD_MISSED, missed.err);
     assert.match(missed.err, /eval\/reward_mean 0\.5938 is below --min-pass 0\.9/);
+
+    // An endpoint that only ever answers 500: every trial fails on infrastructure, so the run fails (exit 5) and says why.
+    const broken = await startFakeLlmServer({ faults: { rate: 1, kinds: ["server_error"] } });
+    try {
+      const failed = await run([
+        "eval",
+        "--env",
+        "guess-number",
+        "--base-url",
+        broken.url,
+        "--model",
+        "down",
+        "--k",
+        "1",
+        "--max-tasks",
+        "2",
+      ]);
+      assert.equal(failed.code, EXIT.RUN_FAILED, failed.err);
+      assert.match(failed.err, /failed: All 2 trial\(s\) failed on infrastructure, so nothing was scored: the episode failed/);
+    } finally {
+      await broken.close();
+    }
 
     const usage = await run(["eval", "--env", "guess-number", "--gold", "--model", "m"]);
     assert.equal(usage.code, EXIT.USAGE);

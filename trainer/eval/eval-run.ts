@@ -18,6 +18,7 @@ import { setMaxListeners } from "node:events";
 import { evalSummaryMetrics, summariseTrials, type EvalTrial } from "../../lib/pass-k";
 import type { RunConfig } from "../../lib/run-config";
 import { successRuleFor } from "../../lib/success-rules";
+import { INFRASTRUCTURE_CAUSES, UNSCORED_CAUSE_TEXT, unscoredCauseOf } from "../../lib/unscored-cause";
 import type { Task } from "../envs/types";
 import { mixSeed } from "../loop/task-order";
 import { toGroupRecord } from "../loop/train-run";
@@ -50,6 +51,7 @@ const trialsOf = (g: GroupRecord): EvalTrial[] =>
     reward: t.reward,
     components: t.components,
     costUsd: t.llmCalls.reduce((s, c) => s + c.costUsd, 0),
+    unscoredCause: unscoredCauseOf(t),
   }));
 
 export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, control: StopControl): Promise<TrainOutcome> {
@@ -199,7 +201,23 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
       message: `${deps.budget.reason()} ${nextToRecord} of ${tasks.length} task(s) were evaluated; the scores cover those. Resume with a higher ceiling by cloning the run.`,
     };
   }
+  // Nothing was measured when every trial failed on infrastructure: that is a failed run, not a score of "n/a".
+  if (trials.length > 0 && trials.every((t) => t.unscoredCause && INFRASTRUCTURE_CAUSES.has(t.unscoredCause))) {
+    throw new EvaluationMeasuredNothing(trials, deps.policyLabel);
+  }
   return { kind: "completed", steps: tasks.length };
+}
+
+/** Every trial of an evaluation failed on infrastructure: the run fails with the cause (exit 5 from the CLI). */
+export class EvaluationMeasuredNothing extends Error {
+  constructor(trials: EvalTrial[], policy: string) {
+    const causes = [...new Set(trials.map((t) => t.unscoredCause!))].map((c) => UNSCORED_CAUSE_TEXT[c]);
+    super(
+      `All ${trials.length} trial(s) failed on infrastructure, so nothing was scored: ${causes.join("; ")}. ` +
+        `Check that ${policy} answers (its URL, model and key) and the judge endpoint; each trajectory shows its error.`,
+    );
+    this.name = "EvaluationMeasuredNothing";
+  }
 }
 
 /** A trial ended by the ceiling's refusal of its next policy call (cost-budget.ts). */

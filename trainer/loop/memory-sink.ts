@@ -1,5 +1,6 @@
 /** An in-memory RunSink with the same semantics as the Postgres one (record-step.ts): loop tests and local runs without a database (local-run.ts). */
 import type { LlmCallRecord } from "../../lib/conversation";
+import { unscoredCauseOf } from "../../lib/unscored-cause";
 import type { CheckpointRow } from "../record/checkpoint-rows";
 import type { StepRecord } from "../record/step-record";
 import type { RunSink } from "./types";
@@ -70,6 +71,7 @@ export function createMemorySink(): MemorySink {
               reward: t.reward,
               components: t.components,
               costUsd: t.llmCalls.reduce((s, c) => s + c.costUsd, 0),
+              unscoredCause: unscoredCauseOf(t),
             })),
           ),
       );

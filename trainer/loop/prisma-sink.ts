@@ -1,4 +1,5 @@
 /** The production RunSink: the loop's results go to Postgres, fenced by the worker's lease. */
+import { unscoredCauseOf } from "../../lib/unscored-cause";
 import type { PrismaClient } from "../../generated/prisma/client";
 import { forgetCheckpointsAfter, listCheckpoints, pruneCheckpoints, recordCheckpoint } from "../record/checkpoint-rows";
 import { discardStepsFrom, recordStep } from "../record/record-step";
@@ -11,7 +12,7 @@ import type { RecordedEvalTrial, RunSink } from "./types";
 async function recordedEvalTrials(db: PrismaClient, runId: string): Promise<RecordedEvalTrial[]> {
   const rows = await db.trajectory.findMany({
     where: { runId, split: "eval" },
-    select: { id: true, step: true, taskId: true, reward: true, rewardComponents: true },
+    select: { id: true, step: true, taskId: true, reward: true, rewardComponents: true, status: true, reasoning: true },
     orderBy: [{ step: "asc" }, { indexInGroup: "asc" }],
   });
   const costs = await db.llmCall.groupBy({ by: ["trajectoryId"], where: { runId }, _sum: { costUsd: true } });
@@ -22,6 +23,7 @@ async function recordedEvalTrials(db: PrismaClient, runId: string): Promise<Reco
     reward: r.reward,
     components: (r.rewardComponents ?? {}) as Record<string, number>,
     costUsd: costOf.get(r.id) ?? 0,
+    unscoredCause: unscoredCauseOf(r),
   }));
 }
 
