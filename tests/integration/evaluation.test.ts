@@ -9,13 +9,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { TRPCError } from "@trpc/server";
 import { main } from "../../cli/main";
 import { EXIT } from "../../cli/exit-codes";
-import { TokenBucketLimiter } from "../../server/auth/rate-limit";
-import { handleRestRequest } from "../../server/rest/handler";
 import { createToken } from "../../server/services/tokens";
 import { createCaller } from "../../server/api/root";
 import { createTrpcContext } from "../../server/api/trpc";
@@ -27,6 +23,7 @@ import { goldReplier, recordGoldTranscripts } from "../../trainer/eval/testing/g
 import { TrainerWorker } from "../../trainer/worker/worker";
 import { runOneRescoring } from "../../trainer/rescore/loop";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
+import { serveRest } from "./helpers/rest-server";
 
 let db: TestDatabase;
 let caller: ReturnType<typeof createCaller>;
@@ -344,29 +341,8 @@ function binarySearch(req: FakeChatRequest): FakeReply {
   return { content: String(Math.floor((lo + hi) / 2)) };
 }
 
-/** The REST API's own handler on a loopback port (no Next build needed): what the CLI talks to. */
-async function serveRest(): Promise<{ url: string; close(): Promise<void> }> {
-  const limiter = new TokenBucketLimiter({ perMinute: 10_000, burst: 1_000 });
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = chunks.length ? Buffer.concat(chunks) : undefined;
-    const request = new Request(`http://127.0.0.1${req.url}`, {
-      method: req.method,
-      headers: req.headers as Record<string, string>,
-      ...(body && req.method !== "GET" ? { body } : {}),
-    });
-    const response = await handleRestRequest(request, { db: db.prisma, limiter });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
-}
-
 test("rollout-lab eval: creates the run, waits, prints the scores and exits as runs create --wait does", { timeout: 300_000 }, async () => {
-  const api = await serveRest();
+  const api = await serveRest(db.prisma);
   const { token } = await createToken(db.prisma, { name: "ci", scopes: ["read", "write"] });
   const worker = new TrainerWorker({ db: db.prisma, executeRun: createRealExecutor(dataDir), log: () => {}, pollMs: 100 });
   const working = worker.start();
