@@ -16,6 +16,7 @@ import { main } from "../../cli/main";
 import { EXIT } from "../../cli/exit-codes";
 import { parseRunConfig } from "../../lib/run-config";
 import { createCaller } from "../../server/api/root";
+import { responseSchema } from "../../server/rest/responses";
 import { createTrpcContext } from "../../server/api/trpc";
 import { createToken } from "../../server/services/tokens";
 import { getEnvironment } from "../../trainer/envs/registry";
@@ -182,9 +183,17 @@ test("the page's demo command, checkpoint POST and YAML config work as documente
   const evaluated = await db.prisma.run.findUniqueOrThrow({ where: { id } });
   assert.equal(evaluated.status, "succeeded", evaluated.error ?? "");
   assert.equal((await caller.evaluations.get({ runId: id })).k, 4);
-  for (const read of [`/runs/${id}/evaluation`, "/environments/guess-number/evaluations", `/runs/${id}`]) {
+  // The page's reads answer, with the bodies the OpenAPI document declares (strict objects: new fields declared).
+  const reads: [string, string][] = [
+    [`/runs/${id}/evaluation`, "evaluations.get"],
+    ["/environments/guess-number/evaluations", "evaluations.environment"],
+    [`/runs/${id}`, "runActions.status"],
+  ];
+  for (const [read, procedure] of reads) {
     const got = await fetch(`${api.url}/api/v1${read}`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(got.status, 200, read);
+    const parsed = responseSchema(procedure).safeParse(await got.json());
+    assert.ok(parsed.success, `${read}: ${parsed.error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   }
 
   // The config block parses as a run config (an evaluation of τ² retail with a priced endpoint and a ceiling).
