@@ -101,6 +101,11 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
   /** Tasks played (or cut short) but never recorded: their calls are kept without a trajectory. */
   const unrecorded: GroupRollout<unknown>[] = [];
 
+  // --- play, record in task order -------------------------------------------------------------------------------
+  await sink.setPhase("eval");
+  const done = new Map<number, GroupRollout<unknown>>();
+  let nextToRecord = start;
+  let recording: Promise<void> = Promise.resolve();
   /** Every call of the tasks not recorded, kept without a trajectory; the last step's eval/cost_usd then counts them. */
   const keepUnrecordedCalls = async (rollouts: GroupRollout<unknown>[]) => {
     const calls = rollouts.flatMap((r) => r.samples.flatMap((s) => s.record.llmCalls));
@@ -112,12 +117,6 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
       await sink.recordLateMetrics?.(nextToRecord - 1, { "eval/cost_usd": recordedCost + unattached });
     }
   };
-
-  // --- play, record in task order -------------------------------------------------------------------------------
-  await sink.setPhase("eval");
-  const done = new Map<number, GroupRollout<unknown>>();
-  let nextToRecord = start;
-  let recording: Promise<void> = Promise.resolve();
   const recordReady = async (): Promise<void> => {
     for (let rollout = done.get(nextToRecord); rollout; rollout = done.get(nextToRecord)) {
       const step = nextToRecord;
