@@ -86,6 +86,10 @@ function withContext(c: ModelConfig, contextLength: number | undefined): ModelCo
   return { ...c, maxPositions: Math.min(c.maxPositions, contextLength ?? HF_DEFAULT_CONTEXT) };
 }
 
+/** The Hugging Face folder the policy is loaded from (its checkpoints keep its config.json and dtypes), or null. */
+export const policySourceFolder = (config: RunConfig): string | null =>
+  Object.hasOwn(BUILTIN_MODEL_DIMS, config.policy.model) ? null : config.policy.model;
+
 export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM; chat: ChatFormat }> {
   const name = config.policy.model;
   // Read before the weights: a broken template fails the run before gigabytes are loaded.
