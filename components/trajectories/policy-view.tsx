@@ -173,6 +173,14 @@ function TokenStrip({ tokens: t, endReason }: { tokens: PolicyTokens; endReason:
           sequence of their own.
         </p>
       )}
+      {t.templateDivergedTurns !== undefined && t.templateDivergedTurns > 0 && (
+        <p className="rounded border border-sky-200 bg-sky-50 px-2 py-1 text-xs text-sky-900" data-testid="template-diverged">
+          Append-only context: at {t.templateDivergedTurns === 1 ? "one turn" : `${t.templateDivergedTurns} turns`} the chat template would
+          have rendered the conversation otherwise than the policy sampled it (e.g. a tool call&apos;s JSON spaced differently). The sampled
+          tokens were kept and only each observation&apos;s rendered text appended, so this one sequence is what the policy saw and was
+          trained on.
+        </p>
+      )}
       {!t.update && (
         <p className="text-xs text-slate-500">No update values: this sample was not trained on (unscored, or its step made no update).</p>
       )}

@@ -158,6 +158,7 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
       contextSize: maxPositions,
       chatTemplate: chat.describe(),
       ...(train.segmentStarts.length > 1 && { rerenderedAt: train.segmentStarts.slice(1) }),
+      ...(tokens.mode === "append" && tokens.divergedTurns > 0 && { templateDivergedTurns: tokens.divergedTurns }),
     };
   }
 
