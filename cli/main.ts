@@ -218,7 +218,7 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
           })
         : await (io.stdin ?? readStdin)();
       const opts = { model: v.model, input, toolCallParser: v["tool-call-parser"] };
-      if (command === "render") await chatRender(opts, io.out);
+      if (command === "render") await chatRender(opts, io.out, io.err);
       else await chatParse(opts, io.out, io.err);
       return EXIT.OK;
     }
