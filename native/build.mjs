@@ -110,4 +110,6 @@ if (check.status !== 0) {
   skip(`built addon failed its self-check (${(check.stderr || "").split("\n").find((l) => l.includes("Error")) ?? "crashed"})`);
 }
 const [config, threads, bf16Library] = check.stdout.trim().split(" | ");
-console.log(`native BLAS kernels built: ${path.relative(process.cwd(), file)} (${config}, ${threads} threads; bf16 compute: ${bf16Library})`);
+console.log(
+  `native BLAS kernels built: ${path.relative(process.cwd(), file)} (${config}, ${threads} threads; bf16 compute: ${bf16Library})`,
+);

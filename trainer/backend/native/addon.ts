@@ -74,6 +74,11 @@ export interface BlasAddon {
   threads(): number;
   setThreads(n: number): void;
   config(): string;
+  /** What gemm multiplies in (native/blas/src/gemm.h); false when bf16 is not in this build. Absent from older builds. */
+  setCompute?(mode: "fp32" | "bf16"): boolean;
+  compute?(): "fp32" | "bf16";
+  /** "oneDNN 2.6.3", or why bf16 compute is not available. */
+  computeLibrary?(): string;
   /** glibc: serve blocks under `bytes` from the heap and keep freed memory (native/blas/src/addon.c says why). */
   keepLargeBuffersInHeap?(bytes: number): boolean;
   // Fused decoder kernels (native/blas/src/fused_napi.c): dimensions first, then (array, offset) per buffer.
