@@ -276,12 +276,15 @@ test(
     const pending = jobs.filter((j) => j.state === "PENDING");
     assert.equal(pending.length, 4);
     for (const j of pending) assert.match(j.reason ?? "", /^(Resources|Priority)$/);
+    // Their places in the partition's queue: equal priorities, so in submission order (read once a poll has settled).
+    const ranked = () => h.db().prisma.slurmJob.findMany({ where: { runId: { in: ids }, state: "PENDING" }, orderBy: { id: "asc" } });
+    await h.waitFor("queue positions 1-4", async () => (await ranked()).map((j) => j.queuePosition).join() === "1,2,3,4", 30_000);
     const caller = createCaller(createTrpcContext(h.db().prisma));
-    const waiting = (await caller.runs.get({ id: pending[0].runId })).slurm!;
-    assert.match(waiting.description, /^Slurm job \d+: PENDING \((Resources|Priority)\)$/);
+    const waiting = (await caller.runs.get({ id: (await ranked())[1].runId })).slurm!;
+    assert.match(waiting.description, /^Slurm job \d+: PENDING \((Resources|Priority)\), #2 in its partition's queue$/);
     // The runs list's line per run, and no "start a worker" advice for a run that waits in Slurm's queue.
     const lines = await caller.runs.slurmJobLines({ ids });
-    assert.equal(Object.values(lines).filter((l) => / PENDING \((Resources|Priority)\)$/.test(l)).length, 4);
+    assert.equal(Object.values(lines).filter((l) => / PENDING \((Resources|Priority)\), #\d in its partition's queue$/.test(l)).length, 4);
     assert.equal(await caller.runs.queueStanding({ id: pending[0].runId }), null);
     // Cancelling them all leaves nothing in Slurm's queue.
     for (const id of ids) await cancelRun(h.db().prisma, id);

@@ -199,10 +199,16 @@ export class SlurmLauncher {
     }
     const jobId = job.jobId;
     const status = queue.get(jobId) ?? (await cli.show(jobId)) ?? { jobId, name: job.jobName, state: "LOST", reason: null, nodes: null };
-    const changed = status.state !== job.state || status.reason !== job.reason || (status.nodes ?? null) !== job.nodes;
+    const position = status.state === "PENDING" ? (status.position ?? null) : null;
+    const changed =
+      status.state !== job.state || status.reason !== job.reason || (status.nodes ?? null) !== job.nodes || position !== job.queuePosition;
     if (changed) {
-      await db.slurmJob.update({ where: { id: job.id }, data: { state: status.state, reason: status.reason, nodes: status.nodes } });
-      if (status.state !== job.state || status.state === "PENDING") {
+      await db.slurmJob.update({
+        where: { id: job.id },
+        data: { state: status.state, reason: status.reason, nodes: status.nodes, queuePosition: position },
+      });
+      // An event when the state or Slurm's reason changes; a moving queue position only updates the row.
+      if (status.state !== job.state || status.reason !== job.reason) {
         await this.event(
           job.runId,
           "info",
