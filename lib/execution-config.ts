@@ -9,6 +9,7 @@
  * launcher sets itself.
  */
 import { z } from "zod";
+import { engineSchema } from "./engine-config";
 
 export const LAUNCHERS = ["worker", "slurm"] as const;
 export type LauncherName = (typeof LAUNCHERS)[number];
@@ -134,6 +135,7 @@ export const executionSchema = z
       .enum(LAUNCHERS)
       .default("worker")
       .describe('"worker": any trainer worker claims the run (npm run worker). "slurm": a Slurm launcher submits it as a batch job.'),
+    engine: engineSchema,
     slurm: slurmOptionsSchema.prefault({}).describe("The job's resources (launcher slurm)."),
     setup: z
       .array(setupLine)

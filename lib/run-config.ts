@@ -17,6 +17,7 @@ import {
   SCRIPTED_POLICIES,
 } from "./eval-config";
 import { executionSchema } from "./execution-config";
+import { engineIssues } from "./engine-config";
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
@@ -237,6 +238,7 @@ export const runConfigSchema = z
           .number()
           .int()
           .min(0)
+          .max(1_000_000)
           .default(0)
           .describe(
             "Supervised warm-start before the first GRPO step of a fresh run: this many optimizer steps of minibatchSize demonstrations (dataset.demonstrationsPath, else the environment's gold trajectories). 0 skips it.",
@@ -293,7 +295,7 @@ export const runConfigSchema = z
 
     evaluation: z
       .object({
-        testFreq: z.number().int().min(0).default(5).describe("Evaluate every N steps (0 disables)."),
+        testFreq: z.number().int().min(0).max(1_000_000).default(5).describe("Evaluate every N steps (0 disables)."),
         samplesPerTask: positiveInt(16).default(2).describe("k for pass@1 / pass^k."),
         maxTasks: positiveInt(10_000).default(8),
       })
@@ -353,6 +355,7 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
     });
   }
   refineEvalConfig(c, ctx);
+  for (const issue of engineIssues(c)) ctx.addIssue({ code: "custom", ...issue });
   if (c.grpo.groupSize < 2 && c.grpo.advantageEstimator !== "drgrpo") {
     ctx.addIssue({
       code: "custom",

@@ -6,6 +6,7 @@ import { getMetricSeries, getRewardSparklines, getRunSummaries, listMetricKeys }
 import { getRunQueueStanding } from "../../services/run-queue";
 import { runIdSchema } from "../ids";
 import { RUN_STATUSES } from "../../../lib/run-status";
+import { INT4_MAX } from "../../../lib/db-int";
 
 const runStatus = z.enum(RUN_STATUSES);
 const runId = runIdSchema;
@@ -39,7 +40,7 @@ export const runsRouter = router({
           id: runId,
           minLevel: z.enum(["debug", "info", "warn", "error"]).optional(),
           limit: z.number().int().min(1).max(500).default(100),
-          before: z.number().int().positive().optional(),
+          before: z.number().int().positive().max(INT4_MAX).optional().describe("Only events with a smaller id (the page before)."),
         })
         .strict(),
     )
