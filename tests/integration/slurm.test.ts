@@ -231,6 +231,20 @@ test("a bad partition fails the run at submit with Slurm's own words", { skip, t
   assert.equal(job.jobId, null);
 });
 
+test("a job whose run the trainer has just finished is left to exit by itself, not scancelled", { skip, timeout: 60_000 }, async () => {
+  const created = await createRun(h.db().prisma, { config: tinyRun("finishing", 2), launchedBy: "api" });
+  // The moment between the trainer marking the run succeeded and its process exiting, held open by a sleeping job.
+  const jobName = `rollout-lab-${created.id}-1`;
+  const jobId = h.slurm("sbatch", ["--parsable", `--job-name=${jobName}`, "--output=/dev/null", "--wrap", "sleep 60"]).trim();
+  await h.db().prisma.slurmJob.create({ data: { runId: created.id, jobId, jobName, state: "PENDING", script: "#!/bin/bash" } });
+  await h.db().prisma.run.update({ where: { id: created.id }, data: { status: "succeeded", finishedAt: new Date() } });
+  await h.waitFor("the job to run", async () => h.slurm("squeue", ["-h", "-j", jobId, "-o", "%T"]).trim() === "RUNNING", 30_000);
+  await h.makeLauncher().tick();
+  assert.equal(h.slurm("squeue", ["-h", "-j", jobId, "-o", "%T"]).trim(), "RUNNING");
+  assert.equal((await jobsOf(created.id))[0].cancelSent, false);
+  h.slurm("scancel", [jobId]);
+});
+
 test("a controller that does not answer is retried, never a failed run", { skip, timeout: 120_000 }, async () => {
   const created = await createRun(h.db().prisma, { config: tinyRun("controller down", 2), launchedBy: "api" });
   // The same cluster's config with the controller's port changed to one nothing listens on: the real sbatch fails.

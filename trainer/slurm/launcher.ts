@@ -221,8 +221,9 @@ export class SlurmLauncher {
     await copyJobOutput(db, { ...job, jobId }, this.opts.settings.logDir, ended);
     const run = await db.run.findUniqueOrThrow({ where: { id: job.runId }, select: { status: true, cancelRequested: true } });
     if (!ended) {
-      // A cancelled queued run is settled by the API at once (cancelRun), so its pending job must go too.
-      const settled = run.status !== "queued" && run.status !== "running";
+      // A queued run is cancelled by the API at once (cancelRun), so its job must go too. A run the trainer has just
+      // finished (succeeded, failed) is left alone: its job is exiting by itself and ends COMPLETED.
+      const settled = run.status === "cancelled";
       if ((run.cancelRequested || settled) && !job.cancelSent) {
         await cli.cancel(jobId);
         await db.slurmJob.update({ where: { id: job.id }, data: { cancelSent: true } });
