@@ -34,7 +34,7 @@ Usage:
   rollout-lab tokens create --name NAME [--scope read|write|ingest] [--database-url URL]
   rollout-lab tokens list [--all] [--database-url URL]
   rollout-lab tokens revoke ID_OR_PREFIX [--database-url URL]
-  rollout-lab envs serve [--port P] [--host H] [--max-sessions N] [--idle-timeout S] [--max-message-bytes B] [--require-token]
+  rollout-lab envs serve [--port P] [--host H] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--heartbeat-timeout S] [--max-message-bytes B] [--require-token]
       (serve every environment over OpenEnv's protocol at http://H:P/envs/<name>; docs/environment-server.md)
   rollout-lab sgd optimize-user --data SGD_DIR --base-url URL --model M [--api-key-env NAME] [--dev-dialogues N] [--dev-turns N] [--out DIR]
       (search the Agent Gym user simulator's prompt against real dialogues; saves sgd-user-v<N>.json, default dir .data/user-prompts)
@@ -100,7 +100,9 @@ const OPTIONS = {
   port: { type: "string" },
   host: { type: "string" },
   "max-sessions": { type: "string" },
+  "max-sessions-per-client": { type: "string" },
   "idle-timeout": { type: "string" },
+  "heartbeat-timeout": { type: "string" },
   "max-message-bytes": { type: "string" },
   "require-token": { type: "boolean" },
   help: { type: "boolean", short: "h" },

@@ -49,7 +49,7 @@ test("each bad Slurm field is reported at its path with what to write instead", 
         time: "tomorrow",
         account: "a b",
         constraint: "a100\n#SBATCH --uid=0",
-        extraSbatch: ["--partition=other", "echo hi", "--gres=gpu:2\nrm -rf /", "--exclusive"],
+        extraSbatch: ["--partition=other", "echo hi", "--gres=gpu:2\nrm -rf /", "--exclusive", "--uid=0", "--input=/etc/shadow"],
       },
     },
   });
@@ -60,7 +60,9 @@ test("each bad Slurm field is reported at its path with what to write instead", 
   assert.match(found["execution.slurm.time"], /"12:00:00"/);
   assert.match(found["execution.slurm.account"], /Slurm name/);
   assert.match(found["execution.slurm.constraint"], /feature expression/);
-  assert.match(found["execution.slurm.extraSbatch.0"], /--partition is set by Rollout Lab/);
+  assert.match(found["execution.slurm.extraSbatch.0"], /--partition is set by Rollout Lab or not allowed/);
+  assert.match(found["execution.slurm.extraSbatch.4"], /--uid is set by Rollout Lab or not allowed/);
+  assert.match(found["execution.slurm.extraSbatch.5"], /--input is set by Rollout Lab or not allowed/);
   assert.match(found["execution.slurm.extraSbatch.1"], /not an sbatch option/);
   assert.match(found["execution.slurm.extraSbatch.2"], /not an sbatch option/);
   assert.equal(found["execution.slurm.extraSbatch.3"], undefined);

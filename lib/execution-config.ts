@@ -27,7 +27,7 @@ const MEM_PATTERN = /^[1-9][0-9]*[KMGT]?$/;
 /** Slurm's --time forms: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS. */
 const TIME_PATTERN = /^(?:\d+|\d+:\d{2}|\d+:\d{2}:\d{2}|\d+-\d+|\d+-\d+:\d{2}|\d+-\d+:\d{2}:\d{2})$/;
 
-/** sbatch options the launcher sets from the fields above or needs for supervision; extraSbatch may not repeat them. */
+/** sbatch options the launcher sets or needs for supervision, and a few that would escape it; extraSbatch refuses them. */
 export const RESERVED_SBATCH_OPTIONS = [
   "job-name",
   "output",
@@ -52,6 +52,18 @@ export const RESERVED_SBATCH_OPTIONS = [
   "array",
   "hold",
   "wait",
+  // Options that would run the job as someone else, read files of the launcher's host, send it to another cluster
+  // (whose job ids the launcher would not find), make sbatch answer differently, or change the signals the trainer
+  // checkpoints on.
+  "uid",
+  "gid",
+  "input",
+  "export-file",
+  "get-user-env",
+  "clusters",
+  "test-only",
+  "signal",
+  "open-mode",
 ] as const;
 
 /** One extra sbatch option: `--name` or `--name=value`, one line, never an option the launcher sets. */
@@ -70,7 +82,7 @@ const extraSbatchLine = z
     if ((RESERVED_SBATCH_OPTIONS as readonly string[]).includes(m[1])) {
       ctx.addIssue({
         code: "custom",
-        message: `--${m[1]} is set by Rollout Lab (from execution.slurm or for supervision); set the matching execution.slurm field instead, or remove it`,
+        message: `--${m[1]} is set by Rollout Lab or not allowed (docs/slurm.md); use the matching execution.slurm field instead, or remove it`,
       });
     }
   });

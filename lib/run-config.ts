@@ -238,6 +238,7 @@ export const runConfigSchema = z
           .number()
           .int()
           .min(0)
+          .max(1_000_000)
           .default(0)
           .describe(
             "Supervised warm-start before the first GRPO step of a fresh run: this many optimizer steps of minibatchSize demonstrations (dataset.demonstrationsPath, else the environment's gold trajectories). 0 skips it.",
@@ -294,7 +295,7 @@ export const runConfigSchema = z
 
     evaluation: z
       .object({
-        testFreq: z.number().int().min(0).default(5).describe("Evaluate every N steps (0 disables)."),
+        testFreq: z.number().int().min(0).max(1_000_000).default(5).describe("Evaluate every N steps (0 disables)."),
         samplesPerTask: positiveInt(16).default(2).describe("k for pass@1 / pass^k."),
         maxTasks: positiveInt(10_000).default(8),
       })

@@ -5,6 +5,7 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatNumber } from "@/lib/format";
 import { Elapsed } from "./elapsed";
 import { QueueNotice } from "./queue-notice";
+import { SlurmJobNotice } from "./slurm-job-notice";
 import { CheckpointList } from "./checkpoint-list";
 import { EventLog } from "./event-log";
 import { MetricPanel } from "./metric-panel";
@@ -83,7 +84,8 @@ export function RunDetail({ runId }: { runId: string }) {
         <Fact label="Worker" value={r.workerId ?? "—"} wrap />
         <Fact label="Backend" value={backend?.summary ?? "—"} detail={backend?.detail} wide />
       </dl>
-      {r.status === "queued" && <QueueNotice runId={r.id} />}
+      {r.slurm && <SlurmJobNotice job={r.slurm} />}
+      {r.status === "queued" && !r.slurm && <QueueNotice runId={r.id} />}
       {r.error && (
         <p className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800" data-testid="run-error">
           {r.error}

@@ -12,6 +12,7 @@ import { buildOpenApiDocument } from "./openapi";
 import { callProcedure, procedureInput } from "./procedures";
 import { queryToInput, readJsonObjectBody } from "./request-input";
 import { assertSafeInput } from "../http/input-safety";
+import { fromTrustedProxy } from "../http/client-address";
 import { idempotencyKeyOf, withIdempotency } from "./idempotency";
 import { matchRoute, type RestRoute } from "./routes";
 
@@ -78,13 +79,15 @@ async function assembleInput(
 }
 
 /**
- * The origin the caller used (Host / X-Forwarded-* headers: Next's request URL says "localhost" whatever the client
- * dialled), or ROLLOUT_LAB_PUBLIC_URL when set (behind a proxy that rewrites the host).
+ * The origin the caller used (the Host header: Next's request URL says "localhost" whatever the client dialled; the
+ * X-Forwarded-* headers only from a proxy listed in ROLLOUT_LAB_TRUSTED_PROXIES), or ROLLOUT_LAB_PUBLIC_URL when set
+ * (behind a proxy that rewrites the host).
  */
 function requestOrigin(req: Request, url: URL): string {
   if (process.env.ROLLOUT_LAB_PUBLIC_URL) return process.env.ROLLOUT_LAB_PUBLIC_URL.replace(/\/+$/, "");
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  const proto = req.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
+  const proxied = fromTrustedProxy(req.headers);
+  const host = (proxied ? req.headers.get("x-forwarded-host") : null) ?? req.headers.get("host");
+  const proto = (proxied ? req.headers.get("x-forwarded-proto") : null) ?? url.protocol.replace(":", "");
   return host && /^[A-Za-z0-9.\-:[\]]+$/.test(host) && /^https?$/.test(proto) ? `${proto}://${host}` : url.origin;
 }
 

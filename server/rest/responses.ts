@@ -77,6 +77,20 @@ const runRow = z.strictObject({
   finishedAt: timestamp.nullable(),
   updatedAt: timestamp,
 });
+const slurmJob = z
+  .strictObject({
+    jobId: z.string().nullable().describe("Slurm's job id (null while submitting, or when sbatch refused the job)"),
+    state: z
+      .string()
+      .describe("Slurm's job state: PENDING, RUNNING, COMPLETED, TIMEOUT, …; SUBMITTING or REFUSED before Slurm has the job"),
+    reason: z.string().nullable().describe("Slurm's reason (Resources, Priority, …) or sbatch's error"),
+    nodes: z.string().nullable(),
+    requeues: z.number().int().describe("Jobs submitted after the first, each resuming from the last checkpoint"),
+    active: z.boolean().describe("false once the job ended and the launcher settled the run"),
+    description: z.string().describe('One line, e.g. "Slurm job 12: PENDING (Resources)"'),
+  })
+  .nullable()
+  .describe("The run's current or last Slurm job (execution.launcher slurm, docs/slurm.md); null for runs a worker trains");
 const runStatusSummary = z.strictObject({
   id: z.string(),
   name: z.string(),
@@ -97,6 +111,7 @@ const runStatusSummary = z.strictObject({
   launchedByName: z.string().nullable(),
   clonedFromId: z.string().nullable(),
   backend: z.string().nullable(),
+  slurm: slurmJob,
   createdAt: timestamp,
   startedAt: timestamp.nullable(),
   finishedAt: timestamp.nullable(),

@@ -6,6 +6,7 @@ import type { Prisma, RunStatus } from "../../generated/prisma/client";
 import { notFound } from "../errors";
 import { configLeaves, type ConfigLeaves } from "../../lib/config-columns";
 import { markSilentExternalRuns } from "./ingest-staleness";
+import { getSlurmJobView } from "./slurm-jobs";
 
 export interface ListRunsInput {
   status?: RunStatus[];
@@ -40,7 +41,7 @@ export async function getRun(db: PrismaClient, id: string) {
   await markSilentExternalRuns(db);
   const run = await db.run.findUnique({ where: { id } });
   if (!run) throw notFound("Run", id);
-  return run;
+  return { ...run, slurm: await getSlurmJobView(db, id) };
 }
 
 /**

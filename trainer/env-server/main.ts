@@ -6,7 +6,8 @@
  * sessions lost at the next start).
  *
  * Environment: ROLLOUT_LAB_ENVS_PORT (default PORT + 1, else 3001), HOST (127.0.0.1), ROLLOUT_LAB_ENVS_MAX_SESSIONS
- * (256), ROLLOUT_LAB_ENVS_IDLE_SECONDS (600), ROLLOUT_LAB_DATA_DIR (.data: data roots and the session journal).
+ * (256), ROLLOUT_LAB_ENVS_MAX_SESSIONS_PER_CLIENT (¾ of the maximum), ROLLOUT_LAB_ENVS_IDLE_SECONDS (600),
+ * ROLLOUT_LAB_DATA_DIR (.data: data roots and the journals).
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -22,7 +23,11 @@ export interface ServeOptions {
   port: number;
   host: string;
   maxSessions: number;
+  /** Sessions one token (or, without one, one address) may hold; undefined: ¾ of maxSessions. */
+  maxSessionsPerClient: number | undefined;
   idleSeconds: number;
+  /** A WebSocket client silent this long (no pong to the 30 s pings, no message) is dropped. */
+  heartbeatTimeoutSeconds: number;
   maxMessageBytes: number;
   requireToken: boolean;
   dataDir: string;
@@ -33,7 +38,9 @@ export const SERVE_FLAGS = {
   port: { type: "string" },
   host: { type: "string" },
   "max-sessions": { type: "string" },
+  "max-sessions-per-client": { type: "string" },
   "idle-timeout": { type: "string" },
+  "heartbeat-timeout": { type: "string" },
   "max-message-bytes": { type: "string" },
   "require-token": { type: "boolean" },
 } as const;
@@ -54,7 +61,12 @@ export function serveOptionsFrom(
     port: num("port", flags.port, readEnvVar("ROLLOUT_LAB_ENVS_PORT", env) ?? webPort + 1, 0),
     host: typeof flags.host === "string" ? flags.host : readEnvVar("HOST", env),
     maxSessions: num("max-sessions", flags["max-sessions"], readEnvVar("ROLLOUT_LAB_ENVS_MAX_SESSIONS", env) ?? 256),
+    maxSessionsPerClient:
+      flags["max-sessions-per-client"] !== undefined
+        ? num("max-sessions-per-client", flags["max-sessions-per-client"], 1)
+        : readEnvVar("ROLLOUT_LAB_ENVS_MAX_SESSIONS_PER_CLIENT", env),
     idleSeconds: num("idle-timeout", flags["idle-timeout"], readEnvVar("ROLLOUT_LAB_ENVS_IDLE_SECONDS", env) ?? 600),
+    heartbeatTimeoutSeconds: num("heartbeat-timeout", flags["heartbeat-timeout"], 120, 30),
     maxMessageBytes: num("max-message-bytes", flags["max-message-bytes"], 1024 * 1024, 1024),
     requireToken: flags["require-token"] === true,
     dataDir: env.ROLLOUT_LAB_DATA_DIR || ".data",
@@ -82,11 +94,13 @@ export async function startEnvServer(
     tokenRequired,
     limits: {
       maxSessions: opts.maxSessions,
+      maxSessionsPerClient: opts.maxSessionsPerClient,
       idleTimeoutMs: opts.idleSeconds * 1000,
       detachedGraceMs: Math.min(opts.idleSeconds, 60) * 1000,
     },
     maxMessageBytes: opts.maxMessageBytes,
-    journalFile: path.join(opts.dataDir, "env-server", `sessions-${opts.host.replace(/[^A-Za-z0-9.-]/g, "_")}-${opts.port}.json`),
+    heartbeatTimeoutMs: opts.heartbeatTimeoutSeconds * 1000,
+    journalFile: path.join(opts.dataDir, "env-server", `episodes-${opts.host.replace(/[^A-Za-z0-9.-]/g, "_")}-${opts.port}.jsonl`),
     log: opts.log,
   });
   const port = await server.listen(opts.port, opts.host);
