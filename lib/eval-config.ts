@@ -181,7 +181,8 @@ export function evalTaskSet(c: EvalConfigView): { key: string; label: string; k:
   };
   const what = c.eval.tasks
     ? `${c.eval.tasks.length} chosen task${c.eval.tasks.length === 1 ? "" : "s"}`
-    : `${c.eval.maxTasks ? `first ${c.eval.maxTasks} tasks` : "all tasks"} of split "${c.dataset.evalSplit}"`;
+    : // Before a worker has selected them (the selected tasks' own label replaces this): true whatever the split holds.
+      `${c.eval.maxTasks ? `first ${c.eval.maxTasks} tasks` : "all tasks"} of split "${c.dataset.evalSplit}" (of every task if none is in it)`;
   const options = Object.keys(c.environmentOptions).length ? ` · options ${JSON.stringify(parts.options)}` : "";
   return {
     key: JSON.stringify(parts),

@@ -45,6 +45,9 @@ export const TURN_CREDIT_METHODS = ["none", "equalized", "r2g", "em"] as const;
 export const TRAJECTORY_SCORES = ["sum", "r2g"] as const;
 /** Tool-call formats a checkpoint's replies are read in (trainer/policy/chat/tool-call-formats.ts). */
 export const TOOL_CALL_PARSERS = ["hermes", "llama3_json", "mistral"] as const;
+/** How the policy's context grows when the chat template does not extend it (trainer/rollout/episode-tokens.ts). */
+export const POLICY_CONTEXT_MODES = ["append", "rerender"] as const;
+export type PolicyContextMode = (typeof POLICY_CONTEXT_MODES)[number];
 export const BUILTIN_MODEL_SIZES = Object.keys(BUILTIN_MODEL_DIMS) as BuiltinModelSize[];
 
 /** One LLM endpoint for a simulator or judge role. API keys are never here: only the name of the variable. */
@@ -261,6 +264,12 @@ export const runConfigSchema = z
           .max(65536)
           .default(256)
           .describe("MiB of keys and values kept between an episode's turns so a turn runs only its new tokens; 0 = off."),
+        policyContext: z
+          .enum(POLICY_CONTEXT_MODES)
+          .default("append")
+          .describe(
+            'When the chat template renders the conversation otherwise than the policy sampled it (a tool call\'s JSON spaced differently, Qwen3 dropping earlier reasoning): "append" keeps the sampled ids and appends each observation\'s rendered delta, one sequence per episode (verl / SkyRL; the default: what is trained is what was sampled, at a cost linear in turns); "rerender" re-renders the conversation as a chat server would and trains each rendering as its own sequence. rollout/template_diverged_turns counts such turns either way.',
+          ),
       })
       .strict()
       .prefault({}),

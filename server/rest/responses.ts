@@ -396,9 +396,16 @@ const evalSummary = z.strictObject({
   passHat: z.record(z.string(), z.number()),
   passAt: z.record(z.string(), z.number()),
   costUsd: z.number(),
+  unattachedCostUsd: z.number().describe("Of costUsd: LLM calls of tasks cut short (cost ceiling, cancel), kept without a trajectory"),
   costPerTrial: nullableNumber,
   components: z.record(z.string(), z.number()),
   perTask: z.array(taskScore),
+  successRule: z.string().describe("What counted as a success in this environment (lib/success-rules.ts)"),
+  unscoredCauses: z
+    .record(z.string(), z.number().int())
+    .describe(
+      "Unscored trials by cause (episode_failed, judge_failed, needs_judge_endpoint; lib/unscored-cause.ts): only those that occurred",
+    ),
 });
 
 const evaluatedPolicyKind = z.enum(["endpoint", "scripted", "checkpoint", "model"]);
@@ -428,6 +435,11 @@ const leaderboardEntry = z.strictObject({
   passHat: z.array(z.number()),
   rewardMean: nullableNumber,
   costUsd: z.number(),
+  coverage: z.strictObject({
+    evaluated: z.number().int().describe("Tasks recorded with all their trials"),
+    selected: z.number().int().nullable().describe("Tasks the worker selected (null until it has)"),
+  }),
+  complete: z.boolean().describe("Succeeded with every selected task recorded: only complete runs are ranked"),
   createdAt: timestamp,
 });
 
@@ -445,7 +457,16 @@ export const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   "evaluations.evaluateCheckpoint": createdRun,
   "evaluations.environment": z.strictObject({
     environment: z.string(),
-    leaderboards: z.array(z.strictObject({ key: z.string(), label: z.string(), k: z.number().int(), entries: z.array(leaderboardEntry) })),
+    successRule: z.string().describe("What counted as a success in this environment (lib/success-rules.ts)"),
+    leaderboards: z.array(
+      z.strictObject({
+        key: z.string(),
+        label: z.string(),
+        k: z.number().int(),
+        entries: z.array(leaderboardEntry).describe("Complete evaluations, best pass@1 first"),
+        partial: z.array(leaderboardEntry).describe("Cancelled, failed or running evaluations with their coverage; never ranked"),
+      }),
+    ),
   }),
   "runActions.preflight": z.strictObject({ id: z.string(), status: preflightStatus }),
   "runActions.preflightResult": z.strictObject({

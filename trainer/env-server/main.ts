@@ -13,6 +13,9 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { createPrismaClient } from "../../db/client";
+import { connectOrCreateDatabase } from "../../db/connect";
+import { redactDatabaseUrl } from "../../db/embedded-credentials";
+import { applyMigrations } from "../../db/migrate";
 import { readEnvVar } from "../../lib/env";
 import { configureDataRoots, dataRoots } from "../data-roots";
 import { checkWorkerDatabase, resolveWorkerDatabaseUrl } from "../worker/database";
@@ -114,10 +117,33 @@ export async function startEnvServer(
   };
 }
 
+/**
+ * The database the server writes to, made ready as `npm start` makes it: a DATABASE_URL naming a database that does
+ * not exist yet is created, and pending migrations are applied (under the migrations' advisory lock, so a web server
+ * starting beside it is safe). Without DATABASE_URL it is the embedded database `npm start` owns, only checked.
+ */
+export async function prepareEnvServerDatabase(
+  env: Record<string, string | undefined> = process.env,
+  log: (line: string) => void = () => {},
+): Promise<string> {
+  const { url, embeddedDefault } = resolveWorkerDatabaseUrl(env);
+  if (embeddedDefault) {
+    await checkWorkerDatabase(url, embeddedDefault);
+    return url;
+  }
+  const client = await connectOrCreateDatabase(url);
+  try {
+    const applied = await applyMigrations(client);
+    if (applied.length) log(`applied ${applied.length} database migration(s) to ${redactDatabaseUrl(url)}`);
+  } finally {
+    await client.end();
+  }
+  return url;
+}
+
 /** Runs until SIGTERM / SIGINT; returns the exit code. */
 export async function runEnvServerProcess(opts: ServeOptions): Promise<number> {
-  const { url, embeddedDefault } = resolveWorkerDatabaseUrl();
-  await checkWorkerDatabase(url, embeddedDefault);
+  const url = await prepareEnvServerDatabase(process.env, opts.log);
   const started = await startEnvServer(opts, url);
   const shown = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   opts.log(

@@ -1,4 +1,6 @@
 /** An in-memory RunSink with the same semantics as the Postgres one (record-step.ts): loop tests and local runs without a database (local-run.ts). */
+import type { LlmCallRecord } from "../../lib/conversation";
+import { unscoredCauseOf } from "../../lib/unscored-cause";
 import type { CheckpointRow } from "../record/checkpoint-rows";
 import type { StepRecord } from "../record/step-record";
 import type { RunSink } from "./types";
@@ -8,6 +10,8 @@ export interface MemorySink extends RunSink {
   checkpoints: CheckpointRow[];
   events: { level: string; message: string; step?: number }[];
   phases: (string | null)[];
+  /** LLM calls of evaluation tasks cut short, kept without a trajectory. */
+  unattachedCalls: LlmCallRecord[];
   /** An evaluation's task count, once set. */
   totalSteps?: number;
   /** Metric values by step for one key, in step order. */
@@ -20,6 +24,13 @@ export function createMemorySink(): MemorySink {
     checkpoints: [],
     events: [],
     phases: [],
+    unattachedCalls: [],
+    async recordUnattachedCalls(calls) {
+      sink.unattachedCalls.push(...structuredClone(calls));
+    },
+    async unattachedCostUsd() {
+      return sink.unattachedCalls.reduce((s, c) => s + c.costUsd, 0);
+    },
     async recordStep(record) {
       sink.steps.set(record.step, structuredClone(record));
     },
@@ -60,6 +71,7 @@ export function createMemorySink(): MemorySink {
               reward: t.reward,
               components: t.components,
               costUsd: t.llmCalls.reduce((s, c) => s + c.costUsd, 0),
+              unscoredCause: unscoredCauseOf(t),
             })),
           ),
       );
