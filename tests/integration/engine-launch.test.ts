@@ -63,7 +63,7 @@ after(async () => {
 async function launch(
   mode: "complete" | "fail" | "hang",
   onStarted?: (runId: string) => Promise<void>,
-  engine: "trl" | "verl" = "trl",
+  engine: "trl" | "verl" | "skyrl" = "trl",
   python = PYTHON,
 ) {
   const [gold] = await goldEpisodes("guess-number");
@@ -186,6 +186,33 @@ test(
       ],
       "verl's logged score (compute_score's) is the run's curve",
     );
+    assert.equal(await db.prisma.run.count({ where: { source: "openenv" } }), 0);
+  },
+);
+
+test(
+  "a SkyRL run runs its rendered script: the env reads its settings from the launcher and its episodes land in the run",
+  { skip },
+  async () => {
+    const fakePython = path.join(dataDir, "fake-skyrl-python");
+    writeFileSync(fakePython, `#!/bin/sh\nexec ${PYTHON} ${path.join(import.meta.dirname, "python", "fake_skyrl_python.py")} "$@"\n`);
+    chmodSync(fakePython, 0o755);
+    const { id, run, gold, lines } = await launch("complete", undefined, "skyrl", fakePython);
+    assert.equal(run.status, "succeeded", lines.join("\n"));
+    assert.ok(lines.includes("info fake skyrl: prepared 2 rows"), lines.join("\n"));
+    const rewards = lines.filter((l) => l.startsWith("info fake skyrl: step")).map((l) => Number(l.split(" reward ")[1]));
+    // SkyRL sums the step rewards: the episode's reward, counted once
+    assert.deepEqual(
+      rewards,
+      [1, 2, 3, 4].map(() => gold.expectedReward),
+    );
+    const steps = await db.prisma.trajectory.findMany({ where: { runId: id }, select: { step: true, reward: true } });
+    // SkyRL hands an env no step: its episodes are recorded at step 0 (docs/engines.md)
+    assert.deepEqual(
+      steps.map((t) => t.step),
+      [0, 0, 0, 0],
+    );
+    assert.ok(steps.every((t) => t.reward === gold.expectedReward));
     assert.equal(await db.prisma.run.count({ where: { source: "openenv" } }), 0);
   },
 );
