@@ -148,6 +148,12 @@ test("settings an engine cannot express are refused at creation, naming the fiel
   assert.match(trl["grpo.dualClip"], /set grpo.dualClip to null/);
   assert.match(trl["grpo.klEstimator"], /k3 only/);
   assert.match(trl["grpo.lossAggregation"], /TRL has no "seq-mean-token-sum"/);
+  const split = issues({
+    execution: { engine: "trl" },
+    policy: { model: "Qwen/Qwen3-1.7B" },
+    grpo: { dualClip: null, groupsPerStep: 3, groupSize: 4, minibatchSize: 8 },
+  });
+  assert.match(split["grpo.minibatchSize"], /12 trajectories .* batches of 8; choose a divisor of 12/);
   const verl = issues({
     execution: { engine: "verl" },
     policy: { model: "Qwen/Qwen3-1.7B" },

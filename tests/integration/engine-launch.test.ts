@@ -115,6 +115,7 @@ test(
       "the process read the rendered GRPOConfig (group size 2)",
     );
     assert.ok(lines.includes("info stand-in: other-run 403"), "the run's token cannot create another run");
+    assert.ok(lines.includes("info stand-in: finish 403"), "nor finish its run");
     assert.ok(lines.some((l) => l.startsWith("info trl exited with code 0")));
 
     const trajectories = await db.prisma.trajectory.findMany({ where: { runId: id }, select: { step: true, reward: true } });
