@@ -65,7 +65,16 @@ class RolloutLabTextEnv(BaseTextEnv):
 
     def init(self, prompt):
         self.client = RolloutLabEnv(self.env_url, token=os.environ.get("ROLLOUT_LAB_TOKEN"))
-        self.result = self.client.reset(
+        try:
+            self.result = self._reset()
+        except BaseException:
+            self.close()  # a refused reset (unknown task, bad options) must not leave the session open either
+            raise
+        # The server's opening is the episode's (same task and seed as the dataset's prompt, which it replaces).
+        return _chat(self.result.observation["messages"]), {"task_id": self.result.observation["task_id"]}
+
+    def _reset(self):
+        return self.client.reset(
             task_id=self.task_id,
             seed=self.seed,
             max_turns=self.max_turns,
@@ -75,8 +84,6 @@ class RolloutLabTextEnv(BaseTextEnv):
             tool_presentation="prompt",
             **({"options": self.options} if self.options else {}),
         )
-        # The server's opening is the episode's (same task and seed as the dataset's prompt, which it replaces).
-        return _chat(self.result.observation["messages"]), {"task_id": self.result.observation["task_id"]}
 
     def step(self, action):
         self.turns += 1
