@@ -211,6 +211,9 @@ test("the adapters use only names the engines define, with the signatures they c
   assert.equal(skyrl.files["skyrl-gym/skyrl_gym/envs/registration.py"].register, "register(id, entry_point, kwargs)");
   assert.deepEqual(skyrl.generator, { sums_step_rewards: true, close_after_exception: false, custom_env_config_by_getattr: true });
   assert.equal(skyrl.entrypoint.BasePPOExp, "run(self)");
+  assert.equal(skyrl.entrypoint["BasePPOExp.get_generator"], "get_generator(self, cfg, tokenizer, inference_engine_client)");
+  assert.ok(skyrl.generator_input.GeneratorInput.includes("batch_metadata") && skyrl.generator_input.GeneratorInput.includes("env_extras"));
+  assert.ok(skyrl.generator_input.BatchMetadata.includes("global_step"), "where the adapter takes SkyRL's step from");
   const skyPy = adapter("skyrl_rollout_lab_env.py");
   for (const name of [
     "BaseTextEnv",

@@ -208,11 +208,8 @@ test(
       [1, 2, 3, 4].map(() => gold.expectedReward),
     );
     const steps = await db.prisma.trajectory.findMany({ where: { runId: id }, select: { step: true, reward: true } });
-    // SkyRL hands an env no step: its episodes are recorded at step 0 (docs/engines.md)
-    assert.deepEqual(
-      steps.map((t) => t.step),
-      [0, 0, 0, 0],
-    );
+    // the entry's generator hands each env SkyRL's global_step (from 1): episodes group by it
+    assert.deepEqual(steps.map((t) => t.step).sort(), [1, 1, 2, 2]);
     assert.ok(steps.every((t) => t.reward === gold.expectedReward));
     assert.equal(await db.prisma.run.count({ where: { source: "openenv" } }), 0);
   },
