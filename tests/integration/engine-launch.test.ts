@@ -131,6 +131,12 @@ test(
       ],
       "the logger's metrics are the launched run's",
     );
+    const rewardCurve = await db.prisma.metricPoint.findMany({ where: { runId: id, key: "reward/mean" }, orderBy: { step: "asc" } });
+    assert.deepEqual(
+      rewardCurve.map((p) => p.step),
+      [0, 1],
+      "the environment server's per-step curves are the launched run's too",
+    );
     const tokens = await db.prisma.apiToken.findMany({ where: { runId: id } });
     assert.equal(tokens.length, 1);
     assert.ok(tokens[0].revokedAt, "the run's token is revoked once the process is gone");
