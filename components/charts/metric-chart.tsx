@@ -10,6 +10,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { tooltipContentStyle, tooltipLabelStyle } from "./tooltip-style";
 import { axisWidthFor, formatStep, formatTick, formatValue, stepTicks, yAxisFor } from "@/lib/chart-axis";
 import { formatTimestamp, timeAxisFor } from "@/lib/chart-time-axis";
 import { metricUnit } from "@/lib/metric-units";
@@ -176,7 +177,8 @@ export function MetricChart({
               // Above the neighbouring charts, and free to leave this one's box rather than being cut by it.
               wrapperStyle={{ zIndex: 20 }}
               allowEscapeViewBox={{ x: false, y: true }}
-              contentStyle={{ fontSize: 11, padding: "4px 8px" }}
+              contentStyle={tooltipContentStyle}
+              labelStyle={tooltipLabelStyle}
               labelFormatter={(x) => (time ? formatTimestamp(Number(x)) : `step ${formatStep(Number(x))}`)}
               formatter={(v, name) => [
                 Array.isArray(v) ? v.map((n) => withUnit(formatValue(Number(n)))).join(" – ") : withUnit(formatValue(Number(v))),

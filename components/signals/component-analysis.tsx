@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { tooltipContentStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { QueryState, RewardValue } from "@/components/trajectories/badges";
 import { formatNumber } from "@/lib/format";
@@ -24,7 +25,11 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
             <CartesianGrid strokeDasharray="3 3" stroke="var(--color-slate-200)" />
             <XAxis dataKey="step" fontSize={11} />
             <YAxis fontSize={11} />
-            <Tooltip formatter={(v) => formatNumber(typeof v === "number" ? v : null)} />
+            <Tooltip
+              contentStyle={tooltipContentStyle}
+              labelStyle={tooltipLabelStyle}
+              formatter={(v) => formatNumber(typeof v === "number" ? v : null)}
+            />
             <Legend />
             <Line
               dataKey="reward"
