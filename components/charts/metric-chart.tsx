@@ -83,8 +83,11 @@ export function MetricChart({
   logScale = false,
   pinned,
   onTogglePin,
+  xLabel,
 }: {
   title: string;
+  /** The x axis's title; "step" or "local time" by default. */
+  xLabel?: string;
   points: ChartPoint[];
   xMode: XAxisMode;
   /** A log y-axis, where every value is positive (a series with zeros or negatives stays linear, and says so). */
@@ -149,7 +152,7 @@ export function MetricChart({
         <ResponsiveContainer width="100%" height={160}>
           <ComposedChart
             data={points}
-            margin={{ top: 4, right: 12, bottom: 0, left: 0 }}
+            margin={{ top: 4, right: 12, bottom: 10, left: 0 }}
             syncId={syncId}
             onClick={pick}
             className={pick ? "cursor-pointer" : undefined}
@@ -163,6 +166,13 @@ export function MetricChart({
               tick={{ fontSize: 10 }}
               tickFormatter={formatX}
               minTickGap={12}
+              label={{
+                value: xLabel ?? (time ? "local time" : "step"),
+                position: "insideBottomRight",
+                offset: -10,
+                fontSize: 10,
+                fill: "var(--color-slate-600)",
+              }}
             />
             <YAxis
               width={yWidth}

@@ -8,6 +8,7 @@ import { QueueNotice } from "./queue-notice";
 import { CheckpointList } from "./checkpoint-list";
 import { EventLog } from "./event-log";
 import { MetricPanel } from "./metric-panel";
+import { WarmupPanel } from "./warmup-panel";
 import { ProgressBar } from "./progress-bar";
 import { RunActions } from "./run-actions";
 import { StatusBadge } from "./status-badge";
@@ -98,6 +99,7 @@ export function RunDetail({ runId }: { runId: string }) {
         <EvaluationPanel runId={r.id} environment={r.environment} live={live} progress={`${r.status}:${r.step}`} />
       )}
       {!isEvaluationConfig(r.config) && <RunHealthBanner runId={r.id} live={live} />}
+      <WarmupPanel runId={r.id} live={live} />
       <MetricPanel runId={r.id} live={live} progress={`${r.status}:${r.step}`} />
       <RewardHealthPanel runId={r.id} />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">

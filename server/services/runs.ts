@@ -6,6 +6,7 @@ import type { Prisma, RunStatus } from "../../generated/prisma/client";
 import { notFound } from "../errors";
 import { configLeaves, type ConfigLeaves } from "../../lib/config-columns";
 import { markSilentExternalRuns } from "./ingest-staleness";
+import { isWarmupProgress, WARMUP_EVENT_KIND, type WarmupProgress } from "../../lib/warmup-progress";
 
 export interface ListRunsInput {
   status?: RunStatus[];
@@ -75,4 +76,14 @@ export async function listRunEvents(
   const hasMore = rows.length > input.limit;
   const items = hasMore ? rows.slice(0, input.limit) : rows;
   return { items, nextBefore: hasMore ? items[items.length - 1].id : null };
+}
+
+/** The run's SFT warm-up as the worker last reported it (lib/warmup-progress.ts); null for a run without one. */
+export async function getRunWarmup(db: PrismaClient, runId: string): Promise<WarmupProgress | null> {
+  const row = await db.runEvent.findFirst({
+    where: { runId, data: { path: ["kind"], equals: WARMUP_EVENT_KIND } },
+    orderBy: { id: "desc" },
+    select: { data: true },
+  });
+  return row && isWarmupProgress(row.data) ? row.data : null;
 }

@@ -2,12 +2,15 @@
 import type { CheckpointRow } from "../record/checkpoint-rows";
 import type { StepRecord } from "../record/step-record";
 import type { RunSink } from "./types";
+import type { WarmupProgress } from "../../lib/warmup-progress";
 
 export interface MemorySink extends RunSink {
   steps: Map<number, StepRecord>;
   checkpoints: CheckpointRow[];
   events: { level: string; message: string; step?: number }[];
   phases: (string | null)[];
+  /** Every warm-up progress report, in order. */
+  warmups: WarmupProgress[];
   /** An evaluation's task count, once set. */
   totalSteps?: number;
   /** Metric values by step for one key, in step order. */
@@ -20,6 +23,7 @@ export function createMemorySink(): MemorySink {
     checkpoints: [],
     events: [],
     phases: [],
+    warmups: [],
     async recordStep(record) {
       sink.steps.set(record.step, structuredClone(record));
     },
@@ -29,6 +33,9 @@ export function createMemorySink(): MemorySink {
     },
     async setPhase(phase) {
       sink.phases.push(phase);
+    },
+    async recordWarmup(p) {
+      sink.warmups.push(structuredClone(p));
     },
     async event(level, message, extra) {
       sink.events.push({ level, message, step: extra?.step });

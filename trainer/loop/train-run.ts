@@ -77,7 +77,10 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
     let warm: WarmStartReport | null = null;
     if (step === 0 && deps.warmStart) {
       await sink.setPhase("warm-start");
-      warm = await deps.warmStart(control);
+      // Progress is for the run page; a failed write of it must not stop the warm-up.
+      warm = await deps.warmStart(control, async (p) => {
+        await sink.recordWarmup?.(p).catch(() => {});
+      });
     }
 
     while (step < totalSteps) {
