@@ -58,7 +58,14 @@ export interface PreflightLoop {
   stop(): Promise<void>;
 }
 
-export function startPreflightLoop(opts: { db: PrismaClient; dataDir: string; pollMs?: number; log?: (m: string) => void }): PreflightLoop {
+export function startPreflightLoop(opts: {
+  db: PrismaClient;
+  dataDir: string;
+  pollMs?: number;
+  log?: (m: string) => void;
+  /** After each check answered. */
+  onAnswered?: () => void;
+}): PreflightLoop {
   const workerId = `${createWorkerId()}-preflight`;
   const log = opts.log ?? ((m: string) => console.log(`[preflight ${workerId}] ${m}`));
   let stopping = false;
@@ -70,6 +77,7 @@ export function startPreflightLoop(opts: { db: PrismaClient; dataDir: string; po
       let wait = opts.pollMs ?? 500;
       try {
         worked = await runOnePreflight(opts.db, workerId, opts.dataDir);
+        if (worked) opts.onAnswered?.();
         if (Date.now() - lastPrune > 3_600_000) {
           lastPrune = Date.now();
           await opts.db.preflight.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - 86_400_000) } } });
@@ -90,6 +98,6 @@ export function startPreflightLoop(opts: { db: PrismaClient; dataDir: string; po
 }
 
 /** For trainer/main.ts: the loop on its own small connection pool. */
-export function startPreflightLoopFromEnv(databaseUrl: string): void {
-  startPreflightLoop({ db: createPrismaClient(databaseUrl, 2), dataDir: process.env.ROLLOUT_LAB_DATA_DIR || ".data" });
+export function startPreflightLoopFromEnv(databaseUrl: string, onAnswered?: () => void): void {
+  startPreflightLoop({ db: createPrismaClient(databaseUrl, 2), dataDir: process.env.ROLLOUT_LAB_DATA_DIR || ".data", onAnswered });
 }
