@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatNumber } from "@/lib/format";
 import { Elapsed } from "./elapsed";
+import { TrainingTime } from "./training-time";
 import { QueueNotice } from "./queue-notice";
 import { CheckpointList } from "./checkpoint-list";
 import { EventLog } from "./event-log";
@@ -76,7 +77,10 @@ export function RunDetail({ runId }: { runId: string }) {
         <Fact label="Environment" value={r.environment} />
         <Fact label={isEvaluationConfig(r.config) ? "Evaluated policy" : "Policy model"} value={r.policyModel} />
         <Fact label="Latest reward" value={formatNumber(r.latestReward)} />
-        <Fact label="Duration">
+        <Fact label="Training time" title="The warm-up and the recorded steps' own time, without time spent queued, stopped or cancelling">
+          <TrainingTime runId={r.id} progress={`${r.status}:${r.step}`} />
+        </Fact>
+        <Fact label="Wall time" title="From the run's first start to its end, including time spent queued, stopped or cancelling">
           <Elapsed startedAt={r.startedAt} finishedAt={r.finishedAt} />
         </Fact>
         <Fact label="Seed" value={String(r.seed)} />
@@ -127,8 +131,11 @@ function Fact({
   children,
   wide,
   wrap,
+  title,
 }: {
   label: string;
+  /** What the label means, on hover. */
+  title?: string;
   value?: string;
   detail?: string | null;
   children?: React.ReactNode;
@@ -140,7 +147,9 @@ function Fact({
       className={`min-w-0 rounded border border-slate-200 bg-white px-3 py-2 ${wide ? "col-span-2 sm:col-span-4" : ""}`}
       data-testid={`fact-${label.toLowerCase().replace(/\s+/g, "-")}`}
     >
-      <dt className="text-xs text-slate-600">{label}</dt>
+      <dt className="text-xs text-slate-600" title={title}>
+        {label}
+      </dt>
       <dd className={wide || wrap ? "break-words" : "truncate"} title={value}>
         {children ?? value}
       </dd>

@@ -87,3 +87,25 @@ export async function getRunWarmup(db: PrismaClient, runId: string): Promise<War
   });
   return row && isWarmupProgress(row.data) ? row.data : null;
 }
+
+/**
+ * Seconds the run spent training: its warm-up plus each recorded step's own time (time/step_s, or its parts for steps
+ * recorded before that metric existed) and its recording. Unlike startedAt → finishedAt this leaves out time spent
+ * queued, stopped or waiting to be cancelled ("1h 6m" for two minutes of training). null when no step has timings.
+ */
+export async function getRunTrainingSeconds(db: PrismaClient, runId: string): Promise<number | null> {
+  const [row] = await db.$queryRaw<{ seconds: number | null }[]>`
+    WITH per_step AS (
+      SELECT step,
+             coalesce(max(value) FILTER (WHERE key = 'time/step_s'),
+                      sum(value) FILTER (WHERE key IN ('time/rollout_s', 'time/update_s', 'time/checkpoint_s')))
+               + coalesce(max(value) FILTER (WHERE key = 'time/record_s'), 0)
+               + coalesce(max(value) FILTER (WHERE key = 'time/sft_s'), 0) AS seconds
+        FROM "MetricPoint"
+       WHERE "runId" = ${runId}
+         AND key IN ('time/step_s', 'time/rollout_s', 'time/update_s', 'time/checkpoint_s', 'time/record_s', 'time/sft_s')
+       GROUP BY step
+    )
+    SELECT sum(seconds)::float8 AS seconds FROM per_step`;
+  return row?.seconds ?? null;
+}
