@@ -19,3 +19,14 @@ test("run charts: an x-axis title, the last tick at the last step, and metrics t
   await zeros.getByRole("button", { name: "draw them" }).click();
   await expect(page.locator(`[data-testid=metric-chart][data-key='${listed[0]}']`)).toHaveCount(1);
 });
+
+test("Signals: counts (turns) get their own axis instead of the reward's 0-1 axis, and the page says which steps it covers", async ({
+  page,
+}) => {
+  const runId = await openRun(page, GUESS_RUN);
+  await page.goto(`/runs/${runId}/signals`);
+  const analysis = page.getByTestId("component-analysis");
+  await expect(analysis.getByTestId("component-window")).toHaveText(/^Steps 0–11: \d+ trajectories\./);
+  await expect(analysis.getByTestId("count-components")).toContainText(/Counts on the right axis: .*\bturns\b/);
+  await expect(analysis.locator(".recharts-yAxis")).toHaveCount(2);
+});
