@@ -40,6 +40,8 @@ function toChartPoints(points: SeriesPoint[] | undefined, smoothing: number, xMo
   });
 }
 
+const ALWAYS_DRAWN = new Set(["reward/mean", "eval/reward_mean"]);
+
 /** Every point exactly 0 (its mean and its range): a chart of a flat line at 0 says less than its name in a list. */
 export function isAllZero(points: SeriesPoint[] | undefined): boolean {
   return !!points && points.length > 0 && points.every((p) => p.value === 0 && p.min === 0 && p.max === 0);
@@ -102,7 +104,8 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
 
   // All-zero curves fold into one line (a pinned one is drawn anyway), unless asked for.
   const [showZero, setShowZero] = useState(false);
-  const zeroKeys = showZero ? [] : shown.filter((k) => !pinned.includes(k) && isAllZero(series.data?.[k]));
+  // The reward itself stays drawn even at 0: "nothing was learned yet" is what its chart is opened for.
+  const zeroKeys = showZero ? [] : shown.filter((k) => !pinned.includes(k) && !ALWAYS_DRAWN.has(k) && isAllZero(series.data?.[k]));
   const drawn = shown.filter((k) => !zeroKeys.includes(k));
 
   const { refetch: refetchKeys } = keys;

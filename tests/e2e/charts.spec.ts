@@ -15,6 +15,7 @@ test("run charts: an x-axis title, the last tick at the last step, and metrics t
   await expect(zeros).toContainText("0 on every step");
   const listed = ((await zeros.locator("span.font-mono").textContent()) ?? "").split(", ").filter(Boolean);
   expect(listed.length).toBeGreaterThan(0);
+  expect(listed).not.toContain("reward/mean"); // drawn even when 0: the curve the page is opened for
   for (const key of listed) await expect(page.locator(`[data-testid=metric-chart][data-key='${key}']`)).toHaveCount(0);
   await zeros.getByRole("button", { name: "draw them" }).click();
   await expect(page.locator(`[data-testid=metric-chart][data-key='${listed[0]}']`)).toHaveCount(1);
