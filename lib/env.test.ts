@@ -23,6 +23,14 @@ test("each bad variable gets its own sentence naming it", () => {
   }
 });
 
+test("ROLLOUT_LAB_TRUSTED_PROXIES takes addresses and CIDR ranges; anything else is named at start-up", () => {
+  assert.equal(
+    loadEnv({ ROLLOUT_LAB_TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8, ::1" }).ROLLOUT_LAB_TRUSTED_PROXIES,
+    "127.0.0.1, 10.0.0.0/8, ::1",
+  );
+  assert.throws(() => loadEnv({ ROLLOUT_LAB_TRUSTED_PROXIES: "proxy.internal" }), /ROLLOUT_LAB_TRUSTED_PROXIES lists "proxy\.internal"/);
+});
+
 test("a URL without a database name is rejected with an example", () => {
   assert.throws(() => loadEnv({ DATABASE_URL: "postgresql://postgres@127.0.0.1:5432" }), /names no database/);
   assert.throws(() => loadEnv({ DATABASE_URL: "not a url" }), /not a valid URL/);

@@ -11,6 +11,7 @@ import { DEFAULT_ENVIRONMENT, ENVIRONMENT_CATALOG, findEnvironment, presetConfig
 import type { RunConfigInput } from "@/lib/run-config";
 import { ConfigField } from "./config-field";
 import { ConfigLoader } from "./config-loader";
+import { SlurmScriptPreview } from "./slurm-script-preview";
 import { describeBudget } from "@/lib/run-budget";
 import { PolicySourcePicker } from "@/components/evaluations/policy-source-picker";
 
@@ -25,6 +26,7 @@ const SECTION_TITLES: Record<string, string> = {
   checkpoint: "Checkpoints",
   evaluation: "Evaluation",
   eval: "Eval (evaluation runs)",
+  execution: "Execution (a worker, or a Slurm job: docs/slurm.md)",
 };
 
 /**
@@ -217,6 +219,7 @@ export function LaunchForm({
           {describeBudget(validation.config)}
         </p>
       )}
+      {validation.ok && <SlurmScriptPreview config={validation.config} />}
       <PreflightPanel config={validation.ok ? (validation.config as Record<string, unknown>) : null} onVerdict={onVerdict} />
       <div className="flex items-center gap-3">
         {verdict === "problems" && (

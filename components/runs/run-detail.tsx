@@ -6,6 +6,7 @@ import { formatNumber } from "@/lib/format";
 import { Elapsed } from "./elapsed";
 import { TrainingTime } from "./training-time";
 import { QueueNotice } from "./queue-notice";
+import { SlurmJobNotice } from "./slurm-job-notice";
 import { CheckpointList } from "./checkpoint-list";
 import { EventLog } from "./event-log";
 import { MetricPanel } from "./metric-panel";
@@ -88,7 +89,8 @@ export function RunDetail({ runId }: { runId: string }) {
         <Fact label="Worker" value={r.workerId ?? "—"} wrap />
         <Fact label="Backend" value={backend?.summary ?? "—"} detail={backend?.detail} wide />
       </dl>
-      {r.status === "queued" && <QueueNotice runId={r.id} />}
+      {r.slurm && <SlurmJobNotice job={r.slurm} />}
+      {r.status === "queued" && !r.slurm && <QueueNotice runId={r.id} />}
       {r.error && (
         <p className="rounded border border-red-200 bg-red-50 p-3 text-sm text-red-800" data-testid="run-error">
           {r.error}

@@ -103,6 +103,11 @@ export function RunsList() {
     refetchInterval: runs.data?.items.some((r) => r.status === "running") ? 5000 : false,
   });
   const configs = useQuery({ ...trpc.runs.configLeaves.queryOptions({ ids }), enabled: ids.length > 0 });
+  const slurmJobs = useQuery({
+    ...trpc.runs.slurmJobLines.queryOptions({ ids }),
+    enabled: ids.length > 0,
+    refetchInterval: runs.data?.items.some((r) => r.status === "queued" || r.status === "running") ? 5000 : false,
+  });
   type Row = NonNullable<typeof runs.data>["items"][number];
   const durationMs = (r: Row) => (r.startedAt ? (r.finishedAt ?? new Date()).getTime() - r.startedAt.getTime() : null);
   const sortValue: Record<(typeof SORTABLE)[number], (r: Row) => number | string | null> = {
@@ -243,6 +248,11 @@ export function RunsList() {
                     </td>
                     <td className="px-3 py-2">
                       <StatusBadge status={run.status} />
+                      {slurmJobs.data?.[run.id] && (
+                        <div className="text-xs text-slate-500" data-testid="run-slurm-job">
+                          {slurmJobs.data[run.id]}
+                        </div>
+                      )}
                     </td>
                     <td className={`px-3 py-2 ${SM}`}>{run.environment}</td>
                     <td className={`px-3 py-2 ${MD}`}>{run.policyModel}</td>

@@ -16,11 +16,13 @@ export interface RunQueueStanding {
   queuedSeconds: number;
 }
 
-/** null when the run is not queued (or is an imported run, which no worker trains). */
+/** null when the run is not queued (or is an imported run, which no worker trains, or a Slurm launcher's run). */
 export async function getRunQueueStanding(db: PrismaClient, id: string): Promise<RunQueueStanding | null> {
-  const run = await db.run.findUnique({ where: { id }, select: { status: true, source: true, createdAt: true } });
+  const run = await db.run.findUnique({ where: { id }, select: { status: true, source: true, createdAt: true, config: true } });
   if (!run) throw notFound("Run", id);
   if (run.status !== "queued" || run.source !== "rollout-lab") return null;
+  // A Slurm run waits in Slurm's queue, not the workers' (its page shows the job's state and reason instead).
+  if ((run.config as { execution?: { launcher?: string } } | null)?.execution?.launcher === "slurm") return null;
   const trained = { source: "rollout-lab" } as const;
   const [ahead, queued, training] = await Promise.all([
     db.run.count({

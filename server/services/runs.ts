@@ -7,6 +7,7 @@ import { notFound } from "../errors";
 import { configLeaves, type ConfigLeaves } from "../../lib/config-columns";
 import { markSilentExternalRuns } from "./ingest-staleness";
 import { isWarmupProgress, WARMUP_EVENT_KIND, type WarmupProgress } from "../../lib/warmup-progress";
+import { getSlurmJobView } from "./slurm-jobs";
 
 export interface ListRunsInput {
   status?: RunStatus[];
@@ -41,7 +42,7 @@ export async function getRun(db: PrismaClient, id: string) {
   await markSilentExternalRuns(db);
   const run = await db.run.findUnique({ where: { id } });
   if (!run) throw notFound("Run", id);
-  return run;
+  return { ...run, slurm: await getSlurmJobView(db, id) };
 }
 
 /**

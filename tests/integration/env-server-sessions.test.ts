@@ -99,7 +99,10 @@ test("an open loopback server refuses web pages from other origins (a page can o
 });
 
 test("sessions are bounded: past the limit a new one gets 503 with Retry-After, and a freed slot is reused", async () => {
-  const srv = await startTestEnvServer({ db, limits: { maxSessions: 2, idleTimeoutMs: 600_000, detachedGraceMs: 60_000 } });
+  const srv = await startTestEnvServer({
+    db,
+    limits: { maxSessions: 2, maxSessionsPerClient: 3, idleTimeoutMs: 600_000, detachedGraceMs: 60_000 },
+  });
   try {
     const a = await RolloutLabEnv.connect(`${srv.url}/envs/guess-number`);
     const b = await RolloutLabEnv.connect(`${srv.url}/envs/guess-number`);

@@ -6,6 +6,7 @@ import { createTrpcContext } from "../../server/api/trpc";
 import { describeQueueStanding } from "../../lib/run-status";
 import { insertQueuedRun } from "../../trainer/record/testing/make-run";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
+import { claimNextRun, claimRunById } from "../../trainer/worker/lease";
 
 let db: TestDatabase;
 before(async () => {
@@ -46,4 +47,16 @@ test("queued runs stand in claim order behind the runs training; the text says w
 
   // Not queued any more: nothing to say.
   assert.equal(await caller.runs.queueStanding({ id: live }), null);
+});
+
+test("a run for the Slurm launcher is never claimed by a worker; its job claims it by id", async () => {
+  await db.prisma.run.updateMany({ where: { status: { in: ["queued", "running"] } }, data: { status: "cancelled" } });
+  const slurmRun = await insertQueuedRun(db.prisma, { name: "on slurm", execution: { launcher: "slurm" } });
+  assert.equal(await claimNextRun(db.prisma, "worker-a", 30_000), null);
+  const claimed = await claimRunById(db.prisma, slurmRun, "slurm-job-7", 30_000);
+  assert.equal(claimed?.id, slurmRun);
+  // Held under a live lease: a second job for the same run gets nothing (no two trainers on one run).
+  assert.equal(await claimRunById(db.prisma, slurmRun, "slurm-job-8", 30_000), null);
+  const workerRun = await insertQueuedRun(db.prisma, { name: "on a worker" });
+  assert.equal((await claimNextRun(db.prisma, "worker-a", 30_000))?.id, workerRun);
 });

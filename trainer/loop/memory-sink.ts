@@ -1,4 +1,6 @@
 /** An in-memory RunSink with the same semantics as the Postgres one (record-step.ts): loop tests and local runs without a database (local-run.ts). */
+import type { LlmCallRecord } from "../../lib/conversation";
+import { unscoredCauseOf } from "../../lib/unscored-cause";
 import type { CheckpointRow } from "../record/checkpoint-rows";
 import type { StepRecord } from "../record/step-record";
 import type { RunSink } from "./types";
@@ -11,6 +13,8 @@ export interface MemorySink extends RunSink {
   phases: (string | null)[];
   /** Every warm-up progress report, in order. */
   warmups: WarmupProgress[];
+  /** LLM calls of evaluation tasks cut short, kept without a trajectory. */
+  unattachedCalls: LlmCallRecord[];
   /** An evaluation's task count, once set. */
   totalSteps?: number;
   /** Metric values by step for one key, in step order. */
@@ -24,6 +28,13 @@ export function createMemorySink(): MemorySink {
     events: [],
     phases: [],
     warmups: [],
+    unattachedCalls: [],
+    async recordUnattachedCalls(calls) {
+      sink.unattachedCalls.push(...structuredClone(calls));
+    },
+    async unattachedCostUsd() {
+      return sink.unattachedCalls.reduce((s, c) => s + c.costUsd, 0);
+    },
     async recordStep(record) {
       sink.steps.set(record.step, structuredClone(record));
     },
@@ -67,6 +78,7 @@ export function createMemorySink(): MemorySink {
               reward: t.reward,
               components: t.components,
               costUsd: t.llmCalls.reduce((s, c) => s + c.costUsd, 0),
+              unscoredCause: unscoredCauseOf(t),
             })),
           ),
       );

@@ -1,8 +1,10 @@
 /** The production RunSink: the loop's results go to Postgres, fenced by the worker's lease. */
+import { unscoredCauseOf } from "../../lib/unscored-cause";
 import type { PrismaClient } from "../../generated/prisma/client";
 import { forgetCheckpointsAfter, listCheckpoints, pruneCheckpoints, recordCheckpoint } from "../record/checkpoint-rows";
 import { discardStepsFrom, recordStep } from "../record/record-step";
 import { recordEvent } from "../record/run-events";
+import { recordUnattachedCalls, unattachedCostUsd } from "../record/unattached-calls";
 import { refreshMetricRollups } from "../../db/metric-rollups";
 import type { RecordedEvalTrial, RunSink } from "./types";
 import { describeWarmup, WARMUP_EVENT_KIND, type WarmupProgress } from "../../lib/warmup-progress";
@@ -24,7 +26,7 @@ async function recordWarmup(db: PrismaClient, runId: string, workerId: string, p
 async function recordedEvalTrials(db: PrismaClient, runId: string): Promise<RecordedEvalTrial[]> {
   const rows = await db.trajectory.findMany({
     where: { runId, split: "eval" },
-    select: { id: true, step: true, taskId: true, reward: true, rewardComponents: true },
+    select: { id: true, step: true, taskId: true, reward: true, rewardComponents: true, status: true, reasoning: true },
     orderBy: [{ step: "asc" }, { indexInGroup: "asc" }],
   });
   const costs = await db.llmCall.groupBy({ by: ["trajectoryId"], where: { runId }, _sum: { costUsd: true } });
@@ -35,6 +37,7 @@ async function recordedEvalTrials(db: PrismaClient, runId: string): Promise<Reco
     reward: r.reward,
     components: (r.rewardComponents ?? {}) as Record<string, number>,
     costUsd: costOf.get(r.id) ?? 0,
+    unscoredCause: unscoredCauseOf(r),
   }));
 }
 
@@ -64,6 +67,8 @@ export function createPrismaSink(db: PrismaClient, runId: string, workerId: stri
       await discardStepsFrom(db, runId, step);
     },
     recordedEvalTrials: () => recordedEvalTrials(db, runId),
+    recordUnattachedCalls: (calls) => recordUnattachedCalls(db, runId, calls),
+    unattachedCostUsd: () => unattachedCostUsd(db, runId),
     async setTotalSteps(steps) {
       await db.run.updateMany({ where: { id: runId, workerId }, data: { totalSteps: steps } });
     },

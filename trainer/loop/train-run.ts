@@ -446,11 +446,17 @@ export function toGroupRecord<S>(
 /** Every trajectory of several steps in a row was unscorable: fail rather than "succeed" having learned nothing. */
 export class NoLearningSignalError extends Error {
   constructor(steps: number, groups: GroupRecord[]) {
-    const first = groups.flatMap((g) => g.trajectories).find((t) => t.error || t.reasoning);
+    const trajectories = groups.flatMap((g) => g.trajectories);
+    // The policy's own chat template raising (e.g. only once a tool result is in the conversation) is no judge's fault:
+    // say what raised and what to change instead of sending the user to the judge endpoint.
+    const template = trajectories.find((t) => t.error?.startsWith("ChatTemplateError:"));
+    const first = template ?? trajectories.find((t) => t.error || t.reasoning);
     const why = (first?.error || first?.reasoning || "").split("\n")[0];
+    const advice = template
+      ? `The policy's chat template raised while rendering an episode's prompt (no judge was involved): the template in policy.model must render every kind of message the error names (tool results included); fix or replace it, check it with \`rollout-lab chat render\`, then resume the run.`
+      : `Check the judge endpoint and the failed LLM calls in the trajectory inspector, then resume the run.`;
     super(
-      `No learning signal: not one trajectory could be scored in ${steps} step(s) in a row (every judgement or episode failed${why ? `, e.g. "${why.slice(0, 200)}"` : ""}). ` +
-        `Check the judge endpoint and the failed LLM calls in the trajectory inspector, then resume the run.`,
+      `No learning signal: not one trajectory could be scored in ${steps} step(s) in a row (every judgement or episode failed${why ? `, e.g. "${why.slice(0, template ? 400 : 200)}"` : ""}). ${advice}`,
     );
     this.name = "NoLearningSignalError";
   }

@@ -8,6 +8,7 @@ import type { EventLevel, EventRecord, StepRecord, TrajectoryRecord } from "../r
 import type { PolicyTokenUpdate } from "../../lib/policy-tokens";
 import type { EvalTrial } from "../../lib/pass-k";
 import type { WarmupProgress } from "../../lib/warmup-progress";
+import type { LlmCallRecord } from "../../lib/conversation";
 
 /** One sampled episode: what gets recorded, plus the opaque policy-side data the update needs (tokens, masks…). */
 export interface RolloutSample<S> {
@@ -142,6 +143,13 @@ export interface RunSink {
   recordedEvalTrials?(): Promise<RecordedEvalTrial[]>;
   /** Evaluation runs: the run's step count becomes the number of tasks once the worker has selected them. */
   setTotalSteps?(steps: number): Promise<void>;
+  /**
+   * Evaluation runs: LLM calls of tasks cut short (cost ceiling, cancel), kept without a trajectory — they were made
+   * and billed — so the run's cost counts every call.
+   */
+  recordUnattachedCalls?(calls: readonly LlmCallRecord[]): Promise<void>;
+  /** Evaluation runs: what the calls recorded without a trajectory cost (a resumed run's ceiling counts them). */
+  unattachedCostUsd?(): Promise<number>;
 }
 
 /** One recorded trial of an evaluation run (its step is the task's position). */

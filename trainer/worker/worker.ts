@@ -67,6 +67,11 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** Idle poll period when the queue is empty (default 2 s). */
   pollMs?: number;
+  /**
+   * How the worker takes a run (default: the oldest queued worker run, claimNextRun). A Slurm job's trainer claims
+   * exactly its own run (claimRunById), so it trains that run by the same path as any worker.
+   */
+  claim?: (db: PrismaClient, workerId: string, leaseMs: number) => Promise<ClaimedRun | null>;
   /** A run whose worker died this many times in a row (graceful stops do not count) is failed instead (default 10). */
   maxCrashes?: number;
   log?: (message: string) => void;
@@ -80,6 +85,7 @@ export class TrainerWorker {
   private readonly maxCrashes: number;
   private readonly log: (message: string) => void;
   private stopping = false;
+  private cancelling = false;
   private wake: (() => void) | null = null;
   /** Aborts the run in hand (graceful stop). */
   private abortCurrent: ((reason: StopReason) => void) | null = null;
@@ -93,11 +99,15 @@ export class TrainerWorker {
     this.log = opts.log ?? ((m) => console.log(`[worker ${this.workerId}] ${m}`));
   }
 
-  /** Graceful stop: the current run stops at once (checkpointed if its weights allow) and goes back to the queue. */
-  stop(): void {
+  /**
+   * Graceful stop: the current run stops at once (checkpointed if its weights allow) and goes back to the queue — or,
+   * with "cancel" (a Slurm job whose run's cancel was requested gets SIGTERM from scancel), ends cancelled.
+   */
+  stop(reason: "shutdown" | "cancel" = "shutdown"): void {
     this.stopping = true;
+    if (reason === "cancel") this.cancelling = true;
     this.wake?.();
-    this.abortCurrent?.("shutdown");
+    this.abortCurrent?.(reason);
   }
 
   get isStopping(): boolean {
@@ -123,7 +133,7 @@ export class TrainerWorker {
   /** Claim one run and see it through. Returns false when the queue was empty. */
   async runOnce(): Promise<boolean> {
     if (this.stopping) return false;
-    const run = await claimNextRun(this.opts.db, this.workerId, this.leaseMs);
+    const run = await (this.opts.claim ?? claimNextRun)(this.opts.db, this.workerId, this.leaseMs);
     if (!run) return false;
     await this.handle(run);
     return true;
@@ -174,7 +184,8 @@ export class TrainerWorker {
     if (this.stopping) stopNow("shutdown");
     const control: StopControl = {
       signal: abort.signal,
-      reason: (): StopReason | null => (leaseLost ? "lease_lost" : cancelRequested ? "cancel" : this.stopping ? "shutdown" : null),
+      reason: (): StopReason | null =>
+        leaseLost ? "lease_lost" : cancelRequested || this.cancelling ? "cancel" : this.stopping ? "shutdown" : null,
     };
     const target = { runId: run.id, workerId: this.workerId, leaseMs: this.leaseMs, heartbeatMs: this.heartbeatMs };
     const events = {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { getSlurmJobLines } from "../../services/slurm-jobs";
 import { publicProcedure, router } from "../trpc";
 import {
   getRun,
@@ -13,6 +14,7 @@ import { getMetricSeries, getRewardSparklines, getRunSummaries, listMetricKeys }
 import { getRunQueueStanding } from "../../services/run-queue";
 import { runIdSchema } from "../ids";
 import { RUN_STATUSES } from "../../../lib/run-status";
+import { INT4_MAX } from "../../../lib/db-int";
 
 const runStatus = z.enum(RUN_STATUSES);
 const runId = runIdSchema;
@@ -54,7 +56,7 @@ export const runsRouter = router({
           id: runId,
           minLevel: z.enum(["debug", "info", "warn", "error"]).optional(),
           limit: z.number().int().min(1).max(500).default(100),
-          before: z.number().int().positive().optional(),
+          before: z.number().int().positive().max(INT4_MAX).optional().describe("Only events with a smaller id (the page before)."),
         })
         .strict(),
     )
@@ -75,6 +77,11 @@ export const runsRouter = router({
   configLeaves: publicProcedure
     .input(z.object({ ids: z.array(runId).max(200) }).strict())
     .query(({ ctx, input }) => getRunConfigLeaves(ctx.db, input.ids)),
+
+  /** Each listed Slurm run's job in one line ("Slurm job 12: PENDING (Resources)"); runs a worker trains are absent. */
+  slurmJobLines: publicProcedure
+    .input(z.object({ ids: z.array(runId).max(200) }).strict())
+    .query(({ ctx, input }) => getSlurmJobLines(ctx.db, input.ids)),
 
   facets: publicProcedure.query(({ ctx }) => getRunFacets(ctx.db)),
 

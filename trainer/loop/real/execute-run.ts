@@ -11,6 +11,7 @@ import { removePartialCheckpoints } from "../../checkpoint/checkpoint";
 import { createRealDeps } from "./real-deps";
 import { confineRunPaths } from "./run-paths";
 import { executeEvaluation } from "../../eval/execute-eval";
+import { engineSiteFromEnv, executeEngineRun } from "../../engines/engine-executor";
 
 export function createRealExecutor(dataDir: string): RunExecutor {
   // Every file a run reads lies under these folders (the data folder's datasets/models/checkpoints and
@@ -18,6 +19,9 @@ export function createRealExecutor(dataDir: string): RunExecutor {
   const roots = dataRoots(dataDir);
   configureDataRoots(roots);
   return async (ctx) => {
+    // An outside engine (TRL, verl, SkyRL) trains on its own machine's model and GPUs: this worker launches and
+    // supervises its process (trainer/engines/engine-executor.ts), and its paths are the engine's, not ours.
+    if (ctx.config.execution.engine !== "builtin") return executeEngineRun(ctx, { dataDir, site: engineSiteFromEnv() });
     const config = await confineRunPaths(ctx.config, roots);
     // An evaluation trains nothing: no checkpoints of its own, the policy as its config names it.
     if (config.eval) return executeEvaluation(ctx, config, roots);

@@ -24,7 +24,7 @@ import { Rng } from "../../policy/rng";
 import { GrpoUpdater, type ScoredTrajectory, type TokenUpdateStats } from "../../update/grpo-update";
 import { roundTokenValue, type PolicyTokenUpdate } from "../../../lib/policy-tokens";
 import type { AdvantagesUsed, LoopDeps } from "../types";
-import { loadPolicy, policyModelConfig } from "./load-policy";
+import { loadPolicy, policyModelConfig, policySourceFolder } from "./load-policy";
 import { createGroupPlayer, type PolicySample } from "./play-group";
 import { multiTurnTokenAdvantages } from "./turn-credit";
 import {
@@ -174,7 +174,8 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       // Sampling RNGs are seeded from (seed, step), so the step number is the whole RNG state.
       const dir = path.join(checkpointDir, checkpointDirName(completedSteps));
       const trainerState = { step: completedSteps, dataCursor: state.dataCursor, rngState: completedSteps, seed: config.seed };
-      await saveSafetensorsCheckpoint(dir, { model, optimizer, state: trainerState, tokenizerFolder: chat.folder });
+      const source = policySourceFolder(config);
+      await saveSafetensorsCheckpoint(dir, { model, optimizer, state: trainerState, tokenizerFolder: chat.folder, source });
       const sizeBytes = readdirSync(dir).reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
       return { location: dir, sizeBytes };
     },
