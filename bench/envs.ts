@@ -11,8 +11,8 @@
  * saturation, where latency is queueing, ≈ sessions × CPU per request) and with a policy's think time per turn
  * (BENCH_ENVS_THINK_MS, default 100 ms: a fast LLM turn; a trainer's sessions spend most of their time generating).
  *
- * Env: BENCH_ENVS_SECONDS, BENCH_ENVS_CONCURRENCY (e.g. "1,16,128"), BENCH_ENVS_THINK_MS, BENCH_PG_ADMIN_URL. Database: rl_bench_envs,
- * recreated each run. Node 20 needs --experimental-websocket (the npm script passes it).
+ * Env: BENCH_ENVS_SECONDS, BENCH_ENVS_CONCURRENCY (e.g. "1,16,128"), BENCH_ENVS_THINK_MS, BENCH_PG_ADMIN_URL. Database: rl_bench_envs
+ * (prefixed with TEST_DB_PREFIX when set), recreated each run. Node 20 needs --experimental-websocket (the npm script passes it).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -206,7 +206,8 @@ async function memoryPerSession(base: string, env: string, gold: GoldEpisode[]) 
   };
 }
 
-const dbName = "rl_bench_envs";
+// Prefixed like the tests' databases, so two checkouts benchmarking on one PostgreSQL do not drop each other's.
+const dbName = `${process.env.TEST_DB_PREFIX ? `${process.env.TEST_DB_PREFIX.toLowerCase()}_` : ""}rl_bench_envs`;
 await (await openBenchDb(dbName, true)).end();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "rl-bench-envs-"));
 const loadBefore = loadAverage();

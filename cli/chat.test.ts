@@ -130,3 +130,27 @@ test("the installed command reads stdin", () => {
   );
   assert.equal(ids[0], 151644);
 });
+
+test("chat render with a template that has no tool support says the tools and tool_calls it dropped (stderr), as a run does", async () => {
+  const input = JSON.stringify({
+    messages: [
+      { role: "user", content: "Where is W1?" },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ type: "function", function: { name: "get_order_details", arguments: { order_id: "W1" } } }],
+      },
+    ],
+    tools,
+  });
+  // @lenml's Llama 3.1 folder ships Llama 3's template, which renders no tools
+  const llama = await run(["chat", "render", "--model", tokenizerFolder("llama3_1")], input);
+  assert.equal(llama.code, 0);
+  assert.ok(!JSON.parse(llama.out[0]).text.includes("get_order_details"));
+  assert.match(
+    llama.err.join("\n"),
+    /the input: The chat template in .*tokenizer_config\.json does not render them: 1 of the 1 tools and the tool_calls of 1 assistant message were dropped/,
+  );
+  const own = await run(["chat", "render", "--model", qwen], input);
+  assert.deepEqual(own.err, [], "Qwen's template writes both");
+});

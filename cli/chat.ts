@@ -70,7 +70,24 @@ const asTool = (t: unknown): TemplateTool =>
     ? (t as TemplateTool)
     : { type: "function", function: t as TemplateTool["function"] };
 
-function renderOne(chat: ChatFormat, doc: unknown, where: string): { text: string; ids: number[] } {
+/**
+ * What the template left out of its text: tools given, or assistant tool_calls, whose function names it never wrote
+ * (a template without tool support drops both silently; a run hands such a template's tools to the environment's
+ * prompt and says so, and the CLI must not be quieter).
+ */
+function droppedToolsNote(chat: ChatFormat, text: string, messages: TemplateMessage[], tools: TemplateTool[]): string | null {
+  const missing = (name: unknown) => typeof name === "string" && name !== "" && !text.includes(name);
+  const droppedTools = tools.filter((t) => missing(t.function?.name)).length;
+  const droppedCalls = messages.filter((m) => Array.isArray(m.tool_calls) && m.tool_calls.some((c) => missing(c?.function?.name))).length;
+  if (droppedTools === 0 && droppedCalls === 0) return null;
+  const parts = [
+    droppedTools ? `${droppedTools} of the ${tools.length} tools` : "",
+    droppedCalls ? `the tool_calls of ${droppedCalls} assistant message${droppedCalls === 1 ? "" : "s"}` : "",
+  ].filter(Boolean);
+  return `The chat template in ${chat.template.origin} does not render them: ${parts.join(" and ")} were dropped from the text (a run gives this template's tools to the environment's prompt instead).`;
+}
+
+function renderOne(chat: ChatFormat, doc: unknown, where: string, warn: (line: string) => void): { text: string; ids: number[] } {
   const d = doc as { messages?: unknown; tools?: unknown; add_generation_prompt?: unknown; template_kwargs?: unknown };
   if (!d || typeof d !== "object" || !Array.isArray(d.messages))
     throw new CliError(EXIT.BAD_CONFIG, `${where} has no "messages" list (expected {"messages": [{"role": ..., "content": ...}], ...}).`);
@@ -80,12 +97,16 @@ function renderOne(chat: ChatFormat, doc: unknown, where: string): { text: strin
   if (kwargs !== undefined && (typeof kwargs !== "object" || kwargs === null || Array.isArray(kwargs)))
     throw new CliError(EXIT.BAD_CONFIG, `${where}: "template_kwargs" must be an object.`);
   try {
+    const messages = d.messages as TemplateMessage[];
+    const tools = Array.isArray(d.tools) ? d.tools.map(asTool) : [];
     const text = chat.render({
-      messages: d.messages as TemplateMessage[],
-      tools: Array.isArray(d.tools) ? d.tools.map(asTool) : null,
+      messages,
+      tools: tools.length ? tools : null,
       addGenerationPrompt: d.add_generation_prompt === true,
       kwargs: kwargs as Record<string, unknown> | undefined,
     });
+    const note = droppedToolsNote(chat, text, messages, tools);
+    if (note) warn(`${where}: ${note}`);
     return { text, ids: chat.encode(text) };
   } catch (e) {
     const err = asCliError(e);
@@ -94,10 +115,14 @@ function renderOne(chat: ChatFormat, doc: unknown, where: string): { text: strin
   }
 }
 
-export async function chatRender(opts: ChatCommandOptions, out: (line: string) => void): Promise<void> {
+export async function chatRender(
+  opts: ChatCommandOptions,
+  out: (line: string) => void,
+  err: (line: string) => void = () => {},
+): Promise<void> {
   const chat = await chatOf(opts);
   const { docs, lines } = readDocuments(opts.input);
-  docs.forEach((doc, i) => out(JSON.stringify(renderOne(chat, doc, lines ? `line ${i + 1}` : "the input"))));
+  docs.forEach((doc, i) => out(JSON.stringify(renderOne(chat, doc, lines ? `line ${i + 1}` : "the input", err))));
 }
 
 export async function chatParse(opts: ChatCommandOptions, out: (line: string) => void, err: (line: string) => void): Promise<void> {

@@ -20,6 +20,9 @@ export interface EvalFlags {
   tasks?: string;
   "max-tasks"?: number;
   "max-cost"?: number;
+  /** The endpoint's price in USD per million prompt / completion tokens (policy.endpoint.price). */
+  "price-in"?: number;
+  "price-out"?: number;
   concurrency?: number;
   temperature?: number;
   "max-turns"?: number;
@@ -39,6 +42,14 @@ export function evalConfigFromFlags(f: EvalFlags): Record<string, unknown> {
   if (players.length !== 1)
     throw usage("eval needs exactly one player: --base-url URL --model M (an API model), --gold, or --checkpoint RUN[:STEP].");
   if (players[0] === "endpoint" && (!f["base-url"] || !f.model)) throw usage("An API model needs both --base-url and --model.");
+  const priced = f["price-in"] !== undefined || f["price-out"] !== undefined;
+  if (priced && players[0] !== "endpoint") throw usage("--price-in / --price-out price an API model (--base-url, --model).");
+  if (priced && (f["price-in"] === undefined || f["price-out"] === undefined))
+    throw usage("Give both --price-in and --price-out (USD per million prompt / completion tokens; 0 for a free side).");
+  if (f["max-cost"] && players[0] === "endpoint" && !priced)
+    throw usage(
+      "--max-cost needs the model's price to count cost: add --price-in and --price-out (USD per million prompt / completion tokens, e.g. --price-in 0.4 --price-out 1.6).",
+    );
   const tasks = f.tasks
     ?.split(",")
     .map((t) => t.trim())
@@ -53,7 +64,12 @@ export function evalConfigFromFlags(f: EvalFlags): Record<string, unknown> {
     policy: f.gold
       ? { scripted: "gold" }
       : {
-          endpoint: { baseUrl: f["base-url"], model: f.model, ...(f["api-key-env"] ? { apiKeyEnv: f["api-key-env"] } : {}) },
+          endpoint: {
+            baseUrl: f["base-url"],
+            model: f.model,
+            ...(f["api-key-env"] ? { apiKeyEnv: f["api-key-env"] } : {}),
+            ...(priced ? { price: { inputPerMTok: f["price-in"], outputPerMTok: f["price-out"] } } : {}),
+          },
           ...(f.temperature !== undefined ? { sampling: { temperature: f.temperature } } : {}),
         },
     eval: evalSection(f, tasks),
@@ -80,6 +96,8 @@ interface EvaluationView {
     rewardMean: number | null;
     passHat: Record<string, number>;
     costUsd: number;
+    /** Absent from servers older than the per-environment success rules. */
+    successRule?: string;
     perTask: { taskId: string; trials: number; successes: number; rewardMean: number | null; costUsd: number }[];
   };
 }
@@ -93,6 +111,7 @@ export function printScores(view: EvaluationView, out: (line: string) => void): 
   out(
     `tasks ${s.tasks}, trials ${s.trials}${s.unscored ? ` (+${s.unscored} not scored)` : ""}; mean reward ${fmt(s.rewardMean)}; cost $${s.costUsd.toFixed(4)}`,
   );
+  if (s.successRule) out(`success: ${s.successRule}`);
   out(Array.from({ length: s.maxK }, (_, i) => `pass^${i + 1} ${fmt(s.passHat[String(i + 1)])}`).join("  "));
   out("task\ttrials\tsuccesses\tmean reward\tcost");
   for (const t of s.perTask) out(`${t.taskId}\t${t.trials}\t${t.successes}\t${fmt(t.rewardMean)}\t$${t.costUsd.toFixed(4)}`);

@@ -25,7 +25,8 @@ Usage:
   rollout-lab runs resume ID
   rollout-lab runs export ID [--out FILE] [--split train|eval] [--layout simia --out DIR]
   rollout-lab eval --env ENV (--base-url URL --model M [--api-key-env NAME] | --gold | --checkpoint RUN[:STEP])
-      [--k 4] [--tasks ID,ID] [--max-tasks N] [--max-cost USD] [--concurrency N] [--temperature T] [--dataset PATH]
+      [--k 4] [--tasks ID,ID] [--max-tasks N] [--max-cost USD --price-in USD --price-out USD (per 1M tokens)]
+      [--concurrency N] [--temperature T] [--dataset PATH]
       [--no-wait] [--timeout S] [--min-pass X] [--metric eval/pass^4]
       (evaluation run: every task k times, nothing trained; prints pass@1, pass^k, mean reward per task; docs/evaluation.md)
   rollout-lab import FORMAT PATH [--name NAME] [--tag TAG]... [--tokenizer FILE|DIR] [--again]   (a run trained elsewhere; formats below;
@@ -34,7 +35,7 @@ Usage:
   rollout-lab tokens create --name NAME [--scope read|write|ingest] [--database-url URL]
   rollout-lab tokens list [--all] [--database-url URL]
   rollout-lab tokens revoke ID_OR_PREFIX [--database-url URL]
-  rollout-lab envs serve [--port P] [--host H] [--max-sessions N] [--idle-timeout S] [--max-message-bytes B] [--require-token]
+  rollout-lab envs serve [--port P] [--host H] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--heartbeat-timeout S] [--max-message-bytes B] [--require-token]
       (serve every environment over OpenEnv's protocol at http://H:P/envs/<name>; docs/environment-server.md)
   rollout-lab sgd optimize-user --data SGD_DIR --base-url URL --model M [--api-key-env NAME] [--dev-dialogues N] [--dev-turns N] [--out DIR]
       (search the Agent Gym user simulator's prompt against real dialogues; saves sgd-user-v<N>.json, default dir .data/user-prompts)
@@ -89,6 +90,8 @@ const OPTIONS = {
   tasks: { type: "string" },
   "max-tasks": { type: "string" },
   "max-cost": { type: "string" },
+  "price-in": { type: "string" },
+  "price-out": { type: "string" },
   concurrency: { type: "string" },
   temperature: { type: "string" },
   "max-turns": { type: "string" },
@@ -100,7 +103,9 @@ const OPTIONS = {
   port: { type: "string" },
   host: { type: "string" },
   "max-sessions": { type: "string" },
+  "max-sessions-per-client": { type: "string" },
   "idle-timeout": { type: "string" },
+  "heartbeat-timeout": { type: "string" },
   "max-message-bytes": { type: "string" },
   "require-token": { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -213,7 +218,7 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
           })
         : await (io.stdin ?? readStdin)();
       const opts = { model: v.model, input, toolCallParser: v["tool-call-parser"] };
-      if (command === "render") await chatRender(opts, io.out);
+      if (command === "render") await chatRender(opts, io.out, io.err);
       else await chatParse(opts, io.out, io.err);
       return EXIT.OK;
     }
@@ -255,6 +260,8 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
           tasks: v.tasks,
           "max-tasks": numberFlag("max-tasks", v["max-tasks"], 1),
           "max-cost": numberFlag("max-cost", v["max-cost"], 0),
+          "price-in": numberFlag("price-in", v["price-in"], 0),
+          "price-out": numberFlag("price-out", v["price-out"], 0),
           concurrency: numberFlag("concurrency", v.concurrency, 1),
           temperature: numberFlag("temperature", v.temperature, 0),
           "max-turns": numberFlag("max-turns", v["max-turns"], 1),

@@ -7,7 +7,7 @@
  * Failures are returned, not thrown, as one sentence that never repeats the token (tokens are never logged or
  * echoed); each caller maps them to its own error type (401 / 403).
  */
-import { createHash } from "node:crypto";
+import { createHash, randomInt } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client";
 
 /**
@@ -28,12 +28,40 @@ export interface TokenInfo {
   name: string;
   prefix: string;
   scopes: TokenScope[];
+  /** Set on a run-scoped token: it may record and log into this run only (lib/engine-render.ts's launches). */
+  runId?: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
 }
 
 export type TokenCheck = { ok: true; token: TokenInfo } | { ok: false; message: string };
+
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** A new raw token: rl_ and 40 letters and digits (TOKEN_PATTERN). */
+export function generateToken(): string {
+  let body = "";
+  for (let i = 0; i < 40; i++) body += ALPHABET[randomInt(ALPHABET.length)];
+  return `rl_${body}`;
+}
+
+/**
+ * A token for one run (an outside engine's process): ingest scope, recording and logging into `runId` only. The
+ * launcher revokes it when the process ends (revokeRunTokens).
+ */
+export async function createRunToken(db: PrismaClient, runId: string, name: string): Promise<{ id: string; token: string }> {
+  const token = generateToken();
+  const row = await db.apiToken.create({
+    data: { name, hash: hashToken(token), prefix: token.slice(0, TOKEN_PREFIX_LENGTH), scopes: ["ingest"], runId },
+    select: { id: true },
+  });
+  return { id: row.id, token };
+}
+
+export async function revokeRunTokens(db: PrismaClient, runId: string): Promise<void> {
+  await db.apiToken.updateMany({ where: { runId, revokedAt: null }, data: { revokedAt: new Date() } });
+}
 
 export function hashToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
@@ -44,6 +72,7 @@ export function toTokenInfo(row: {
   name: string;
   prefix: string;
   scopes: string[];
+  runId?: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;

@@ -23,6 +23,7 @@ file):
     ROLLOUT_LAB_ENV_URL=http://HOST:3001/envs/tau2-retail ROLLOUT_LAB_TOKEN=rl_... python trl_grpo_rollout_lab.py
 """
 import inspect
+import json
 import os
 from typing import Optional
 
@@ -31,8 +32,9 @@ from rollout_lab_env import RolloutLabEnv
 ENV_URL = os.environ.get("ROLLOUT_LAB_ENV_URL", "http://127.0.0.1:3001/envs/tau2-retail")
 TOKEN = os.environ.get("ROLLOUT_LAB_TOKEN")
 EXPERIMENT = os.environ.get("ROLLOUT_LAB_EXPERIMENT", "trl-grpo")
+RUN_ID = os.environ.get("ROLLOUT_LAB_RUN_ID")  # set by Rollout Lab's launcher: episodes are recorded into that run
 MODEL = os.environ.get("MODEL", "Qwen/Qwen3-1.7B")
-MAX_TURNS = int(os.environ.get("MAX_TURNS", "12"))
+MAX_TURNS = int(os.environ.get("ROLLOUT_LAB_MAX_TURNS", os.environ.get("MAX_TURNS", "12")))
 
 # The trainer's step, for grouping recorded episodes (set by StepTracker each optimizer step).
 CURRENT_STEP = [0]
@@ -95,16 +97,19 @@ def make_environment_class(tools, env_url=ENV_URL, token=TOKEN, experiment=EXPER
     """The class TRL instantiates once per generation (environment_factory)."""
 
     class RolloutLabToolEnv:
+        # TRL exposes every public method except reset and get_reward as a tool the model may call
+        # (GRPOTrainer's environment_factory handling), so everything else here is private.
+
         def __init__(self):
             self.client = None
-            self.reward = 0.0
+            self.reward = None
             self.done = False
 
         def reset(self, **kwargs) -> Optional[str]:
             # Dataset columns arrive as keyword arguments; the prompt already holds the opening, so nothing is added.
-            if self.client is None:
-                self.client = RolloutLabEnv(env_url, token=token)
-            self.reward, self.done = 0.0, False
+            self._close()  # TRL reuses instances: an episode it abandoned is ended (recorded as truncated) first
+            self.client = RolloutLabEnv(env_url, token=token)  # waits on a full server (503 + Retry-After)
+            self.reward, self.done = None, False
             self.client.reset(
                 task_id=kwargs["task_id"],
                 seed=int(kwargs.get("seed", 0)),
@@ -116,10 +121,17 @@ def make_environment_class(tools, env_url=ENV_URL, token=TOKEN, experiment=EXPER
             )
             return None
 
+        def _close(self):
+            if self.client is not None:
+                self.client.close()
+                self.client = None
+
         def _after(self, result):
             self.done = result.done
             if result.done:
-                self.reward = result.reward if result.reward is not None else 0.0
+                # null when the environment could not score the episode: kept None, never turned into 0.0
+                self.reward = result.reward
+                self._close()  # the server's session ends with the episode, not at the idle timeout
             return reply_text(result.observation)
 
         def _call_tool(self, name, arguments):
@@ -141,40 +153,87 @@ def make_environment_class(tools, env_url=ENV_URL, token=TOKEN, experiment=EXPER
                 raise ValueError("The episode is over.")
             return self._after(self.client.step(message))
 
-        def get_reward(self) -> float:
-            return self.reward
+        def get_reward(self) -> Optional[float]:
+            """The episode's reward; None when it is unscored (the server's null, or the rollout stopped before the
+            episode ended). TRL turns None into NaN and masks the completion: no reward, no advantage, left out of the
+            group's baseline (grpo_trainer.py's unscorable_mask), where 0.0 would train it as a failure."""
+            # TRL asks once the rollout is over; an episode still open (turn or token budget spent) ends here.
+            self._close()
+            return self.reward if self.done else None
 
     for schema in tools:
         setattr(RolloutLabToolEnv, schema["function"]["name"], make_tool_method(schema))
     return RolloutLabToolEnv
 
 
+def load_launch_config(path):
+    """The config Rollout Lab renders for a run (trl-config.json, lib/engine-render.ts); without one, this file's
+    defaults. Returns (model, GRPOConfig keywords, LoRA settings or None)."""
+    if not path:
+        return MODEL, {"output_dir": f"outputs/{EXPERIMENT}", "num_generations": 8, "max_completion_length": 4096,
+                       "chat_template_kwargs": {"enable_thinking": False}, "log_completions": True, "logging_steps": 1}, None
+    with open(path) as f:
+        config = json.load(f)
+    return config["model"], config["grpo_config"], config.get("lora")
+
+
+class MetricsToRun:
+    """TRL's logged metrics into the Rollout Lab run that launched this process (ROLLOUT_LAB_RUN_ID), through the
+    stdlib logger (clients/python/rollout_lab_logger.py); a no-op when the script runs on its own."""
+
+    def __init__(self):
+        self.logger = None
+        if os.environ.get("ROLLOUT_LAB_RUN_ID") and os.environ.get("ROLLOUT_LAB_URL"):
+            from rollout_lab_logger import RolloutLabLogger
+
+            self.logger = RolloutLabLogger(os.environ["ROLLOUT_LAB_URL"], token=TOKEN)
+            self.logger.resume_run(os.environ["ROLLOUT_LAB_RUN_ID"])
+
+    def log(self, step, logs):
+        if self.logger is not None:
+            self.logger.log_step(step, {k: v for k, v in logs.items() if isinstance(v, (int, float))})
+
+    def finish(self):
+        if self.logger is not None:
+            self.logger.flush(timeout=60)
+
+
 def main():
+    import argparse
+
     from datasets import Dataset
     from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--config", help="trl-config.json rendered by Rollout Lab for a run")
+    model, grpo_kwargs, lora = load_launch_config(parser.parse_args().config)
+    metrics = MetricsToRun()
 
     class StepTracker(TrainerCallback):
         def on_step_begin(self, args, state, control, **kwargs):
             CURRENT_STEP[0] = state.global_step
 
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            metrics.log(state.global_step, logs or {})
+
+    peft_config = None
+    if lora:
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=lora["r"], lora_alpha=lora["lora_alpha"], target_modules="all-linear", task_type="CAUSAL_LM")
     task_ids = os.environ["TASK_IDS"].split(",") if os.environ.get("TASK_IDS") else None
-    rows, tools = build_rows(task_ids, seeds=range(int(os.environ.get("SEEDS", "64"))))
+    rows, tools = build_rows(task_ids, seeds=range(int(os.environ.get("ROLLOUT_LAB_SEEDS", os.environ.get("SEEDS", "64")))))
     trainer = GRPOTrainer(
-        model=MODEL,
+        model=model,
         train_dataset=Dataset.from_list(rows),
-        args=GRPOConfig(
-            output_dir=f"outputs/{EXPERIMENT}",
-            num_generations=8,
-            max_completion_length=4096,  # counts every turn and tool output of the episode
-            chat_template_kwargs={"enable_thinking": False},
-            log_completions=True,
-            logging_steps=1,
-        ),
+        args=GRPOConfig(**grpo_kwargs),
         environment_factory=make_environment_class(tools),
         callbacks=[StepTracker()],
+        peft_config=peft_config,
     )
     trainer.train()
+    metrics.finish()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,14 @@ test("each bad variable gets its own sentence naming it", () => {
   }
 });
 
+test("ROLLOUT_LAB_TRUSTED_PROXIES takes addresses and CIDR ranges; anything else is named at start-up", () => {
+  assert.equal(
+    loadEnv({ ROLLOUT_LAB_TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8, ::1" }).ROLLOUT_LAB_TRUSTED_PROXIES,
+    "127.0.0.1, 10.0.0.0/8, ::1",
+  );
+  assert.throws(() => loadEnv({ ROLLOUT_LAB_TRUSTED_PROXIES: "proxy.internal" }), /ROLLOUT_LAB_TRUSTED_PROXIES lists "proxy\.internal"/);
+});
+
 test("a URL without a database name is rejected with an example", () => {
   assert.throws(() => loadEnv({ DATABASE_URL: "postgresql://postgres@127.0.0.1:5432" }), /names no database/);
   assert.throws(() => loadEnv({ DATABASE_URL: "not a url" }), /not a valid URL/);
@@ -53,7 +61,8 @@ test("every variable read later is validated the same way: a bad value is one se
     (e: unknown) =>
       e instanceof EnvError && e.problems.length === 3 && /ROLLOUT_LAB_BACKEND must be tensorflow, wasm or cpu/.test(e.message),
   );
-  assert.doesNotThrow(() => checkWorkerEnv({ WORKER_LEASE_MS: "60000", ROLLOUT_LAB_NATIVE: "0" }));
+  assert.doesNotThrow(() => checkWorkerEnv({ WORKER_LEASE_MS: "60000", ROLLOUT_LAB_NATIVE: "0", ROLLOUT_LAB_ISA: "avx2" }));
+  assert.throws(() => checkWorkerEnv({ ROLLOUT_LAB_ISA: "avx-512" }), /ROLLOUT_LAB_ISA must be baseline, avx2 or avx512/);
   assert.throws(
     () => checkWorkerEnv({ ROLLOUT_LAB_ALLOW_PRIVATE_LLM: "ture" }),
     /ROLLOUT_LAB_ALLOW_PRIVATE_LLM must be true or false, got "ture"/,

@@ -4,6 +4,7 @@
  * The README's configuration table documents the same variables; keep them in sync.
  */
 import { z } from "zod";
+import { parseTrustedProxies } from "./trusted-proxies";
 
 const port = <F extends number | undefined>(name: string, fallback: F) =>
   z
@@ -96,6 +97,16 @@ export const envSchema = z.object({
   ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD: bool("ROLLOUT_LAB_ALLOW_OPEN_DASHBOARD", false),
   ROLLOUT_LAB_ALLOWED_HOSTS: z.string().optional(),
   ROLLOUT_LAB_COOKIE_SECURE: bool("ROLLOUT_LAB_COOKIE_SECURE", false),
+  ROLLOUT_LAB_TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      try {
+        parseTrustedProxies(v);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+      }
+    }),
   ROLLOUT_LAB_ALLOW_PRIVATE_LLM: bool("ROLLOUT_LAB_ALLOW_PRIVATE_LLM", false),
   ROLLOUT_LAB_PUBLIC_URL: z
     .string()
@@ -108,6 +119,7 @@ export const envSchema = z.object({
   ROLLOUT_LAB_ENVS_PORT: port("ROLLOUT_LAB_ENVS_PORT", undefined),
   ROLLOUT_LAB_ENVS_MAX_SESSIONS: positive("ROLLOUT_LAB_ENVS_MAX_SESSIONS", "concurrent sessions", 256),
   ROLLOUT_LAB_ENVS_IDLE_SECONDS: positive("ROLLOUT_LAB_ENVS_IDLE_SECONDS", "seconds", 600),
+  ROLLOUT_LAB_ENVS_MAX_SESSIONS_PER_CLIENT: positive("ROLLOUT_LAB_ENVS_MAX_SESSIONS_PER_CLIENT", "sessions per client"),
   WORKER_LEASE_MS: positive("WORKER_LEASE_MS", "milliseconds"),
   WORKER_HEARTBEAT_MS: positive("WORKER_HEARTBEAT_MS", "milliseconds"),
   WORKER_POLL_MS: positive("WORKER_POLL_MS", "milliseconds"),
@@ -122,6 +134,13 @@ export const envSchema = z.object({
       "ROLLOUT_LAB_BACKEND must be tensorflow, wasm or cpu (or unset to choose automatically).",
     ),
   ROLLOUT_LAB_NATIVE: bool("ROLLOUT_LAB_NATIVE", true),
+  ROLLOUT_LAB_ISA: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || ["baseline", "avx2", "avx512"].includes(v.trim()),
+      "ROLLOUT_LAB_ISA must be baseline, avx2 or avx512 (or unset to use the widest instruction set the CPU has).",
+    ),
   LOG_LEVEL: z
     .string()
     .optional()
@@ -180,6 +199,7 @@ export function checkWorkerEnv(source: Record<string, string | undefined> = proc
     "ROLLOUT_LAB_MAX_STEP_MEMORY_GB",
     "ROLLOUT_LAB_BACKEND",
     "ROLLOUT_LAB_NATIVE",
+    "ROLLOUT_LAB_ISA",
     "ROLLOUT_LAB_ALLOW_PRIVATE_LLM",
   ] as const;
   const problems = keys.flatMap((k) => {

@@ -150,7 +150,10 @@ export const SimulatedEnvConfigSchema = z
      * max_tokens: Simia's SimulatedEnvConfig defaults. Lower max_completion_tokens for a server with a shorter context.
      */
     simiaSampling: z
-      .object({ temperature: z.number().min(0).max(2).default(1), max_completion_tokens: z.number().int().positive().default(60000) })
+      .object({
+        temperature: z.number().min(0).max(2).default(1),
+        max_completion_tokens: z.number().int().positive().max(1_000_000).default(60000),
+      })
       .strict()
       .default({ temperature: 1, max_completion_tokens: 60000 }),
   })

@@ -5,6 +5,7 @@
  * run-config.ts; the helpers below are what the web app shows about an evaluation without the trainer.
  */
 import { z } from "zod";
+import { INT4_MAX, INT4_MIN } from "./db-int";
 import { endpointProblems, type EndpointProblem, type LlmEndpointPolicy } from "./llm-endpoint-policy";
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
@@ -37,7 +38,13 @@ export const policySamplingSchema = z
     temperature: z.number().min(0).max(2).default(0).describe("Sampling temperature of the endpoint (τ²'s agent default: 0)."),
     maxTokens: positiveInt(65_536).default(4096).describe("max_tokens of each policy call."),
     topP: z.number().gt(0).max(1).optional(),
-    seed: z.number().int().optional().describe("Sent as the API's seed (servers that honour it sample reproducibly)."),
+    seed: z
+      .number()
+      .int()
+      .min(INT4_MIN)
+      .max(INT4_MAX)
+      .optional()
+      .describe("Sent as the API's seed (servers that honour it sample reproducibly)."),
   })
   .strict();
 
@@ -49,6 +56,7 @@ export const checkpointRefSchema = z
       .number()
       .int()
       .min(0)
+      .max(10_000_000)
       .optional()
       .describe("Its checkpoint at this step (completed steps); omit for the latest (the final policy)."),
   })
@@ -173,7 +181,8 @@ export function evalTaskSet(c: EvalConfigView): { key: string; label: string; k:
   };
   const what = c.eval.tasks
     ? `${c.eval.tasks.length} chosen task${c.eval.tasks.length === 1 ? "" : "s"}`
-    : `${c.eval.maxTasks ? `first ${c.eval.maxTasks} tasks` : "all tasks"} of split "${c.dataset.evalSplit}"`;
+    : // Before a worker has selected them (the selected tasks' own label replaces this): true whatever the split holds.
+      `${c.eval.maxTasks ? `first ${c.eval.maxTasks} tasks` : "all tasks"} of split "${c.dataset.evalSplit}" (of every task if none is in it)`;
   const options = Object.keys(c.environmentOptions).length ? ` · options ${JSON.stringify(parts.options)}` : "";
   return {
     key: JSON.stringify(parts),

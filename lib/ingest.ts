@@ -12,6 +12,7 @@
  * and accepts role "developer" (stored as system); a sample or run ignores them and the response names them.
  */
 import { z } from "zod";
+import { int4Count } from "./db-int";
 
 export const EXTERNAL_SOURCES = ["verl", "skyrl", "trl", "art", "simia", "tau2", "other"] as const;
 export type ExternalSource = (typeof EXTERNAL_SOURCES)[number];
@@ -127,11 +128,18 @@ export const llmCallInput = z
     messages: z.array(z.looseObject({ role: z.string().max(40), content: messageContent })).max(500),
     response: z.string().max(1_000_000).nullable(),
     latencyMs: z.number().int().min(0).max(86_400_000).default(0),
-    promptTokens: z.number().int().min(0).default(0),
-    completionTokens: z.number().int().min(0).default(0),
+    promptTokens: int4Count().default(0),
+    completionTokens: int4Count().default(0),
     costUsd: z.number().min(0).default(0),
     error: z.string().max(10_000).nullable().default(null),
-    turn: z.number().int().min(0).nullable().default(null),
+    turn: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000)
+      .nullable()
+      .default(null)
+      .describe("0-based policy turn the call belongs to, as a message's turn."),
     startedAt: z.iso.datetime().optional(),
   })
   .strip();
@@ -160,8 +168,8 @@ export const trajectoryInput = z
     reasoning: z.string().max(100_000).nullable().default(null),
     endReason: z.string().max(100).nullable().default(null),
     error: z.string().max(10_000).nullable().default(null),
-    promptTokens: z.number().int().min(0).default(0),
-    responseTokens: z.number().int().min(0).default(0),
+    promptTokens: int4Count().default(0),
+    responseTokens: int4Count().default(0),
     llmCalls: z.array(llmCallInput).max(200).default([]),
   })
   .loose();

@@ -90,6 +90,29 @@ test("ROLLOUT_LAB_LLM_BASE_URLS is an allowlist of parsed prefixes; a listed loo
   assert.match(endpointUrlProblem("http://127.0.0.1:3000/api/", policy) ?? "", /own listeners \(port 3000/, "the default web port");
 });
 
+test("a listed prefix matches whole path segments: https://host/v1 admits /v1 and /v1/chat, not /v1evil", () => {
+  const policy = llmEndpointPolicyFromEnv({ ROLLOUT_LAB_LLM_BASE_URLS: "https://llm.example.com/v1,http://127.0.0.1:8000/api/" });
+  for (const ok of ["https://llm.example.com/v1", "https://llm.example.com/v1/", "https://llm.example.com/v1/chat/completions"])
+    assert.equal(endpointUrlProblem(ok, policy), null, ok);
+  assert.equal(endpointUrlProblem("http://127.0.0.1:8000/api/v1", policy), null);
+  for (const bad of [
+    "https://llm.example.com/v1evil",
+    "https://llm.example.com/v1.evil/x",
+    "http://127.0.0.1:8000/apix",
+    "http://127.0.0.1:8000/api",
+  ])
+    assert.match(endpointUrlProblem(bad, policy) ?? "(allowed)", /not an allowed LLM endpoint/, bad);
+});
+
+test("link-local and metadata addresses stay refused even when an operator lists their prefix", () => {
+  const policy = llmEndpointPolicyFromEnv({
+    ROLLOUT_LAB_LLM_BASE_URLS: "http://169.254.169.254/,http://[fe80::1]:8000/,http://100.100.100.200/",
+  });
+  assert.match(endpointUrlProblem("http://169.254.169.254/latest/meta-data", policy) ?? "(allowed)", /link-local address/);
+  assert.match(endpointUrlProblem("http://[fe80::1]:8000/v1", policy) ?? "(allowed)", /link-local address/);
+  assert.match(endpointUrlProblem("http://100.100.100.200/v1", policy) ?? "(allowed)", /metadata/);
+});
+
 test("after DNS: a name may not resolve to an address its text could not name; own listeners on any local interface", () => {
   const policy = llmEndpointPolicyFromEnv({ PORT: "3100" });
   const url = new URL("https://models.example.com/v1");
@@ -123,5 +146,16 @@ test("every problem of a config's llm section with its field path; one function 
   assert.deepEqual(
     endpointProblems({ baseUrl: "http://10.0.0.1/v1" }, ["policy", "endpoint"], llmEndpointPolicyFromEnv({})).map((p) => p.path.join(".")),
     ["policy.endpoint.baseUrl"],
+  );
+});
+
+test("the environment server's port is an own listener under the variable start.ts and `envs serve` use (ROLLOUT_LAB_ENVS_PORT), else PORT + 1", () => {
+  const set = llmEndpointPolicyFromEnv({ ROLLOUT_LAB_ALLOW_PRIVATE_LLM: "true", PORT: "3100", ROLLOUT_LAB_ENVS_PORT: "4711" });
+  assert.match(endpointUrlProblem("http://127.0.0.1:4711/v1", set) ?? "(allowed)", /own listeners \(port 4711/);
+  const unset = llmEndpointPolicyFromEnv({ ROLLOUT_LAB_ALLOW_PRIVATE_LLM: "true", PORT: "3100" });
+  assert.match(endpointUrlProblem("http://127.0.0.1:3101/v1", unset) ?? "(allowed)", /own listeners \(port 3101/);
+  assert.match(
+    endpointUrlProblem("http://127.0.0.1:3001/v1", llmEndpointPolicyFromEnv({ ROLLOUT_LAB_ALLOW_PRIVATE_LLM: "true" })) ?? "(allowed)",
+    /own listeners \(port 3001/,
   );
 });

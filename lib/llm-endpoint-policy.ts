@@ -10,8 +10,9 @@
  * The default follows cloud SDKs and OWASP's SSRF guidance: only http(s), only public addresses. Operators open it:
  *
  *   ROLLOUT_LAB_LLM_BASE_URLS      comma-separated URL prefixes; when set, every endpoint must start with one, and a
- *                                  listed prefix may be loopback or private (e.g. http://127.0.0.1:8000/). A prefix
- *                                  ending in ":" allows any port of that host.
+ *                                  listed prefix may be loopback or private (e.g. http://127.0.0.1:8000/), never
+ *                                  link-local or metadata. Paths match by whole segment ("/v1" admits "/v1/chat",
+ *                                  not "/v1evil"). A prefix ending in ":" allows any port of that host.
  *   ROLLOUT_LAB_ALLOW_PRIVATE_LLM  true: loopback and private-network addresses are allowed (a vLLM or Ollama server
  *                                  on this machine or the LAN). Link-local / metadata addresses stay refused.
  *   ROLLOUT_LAB_API_KEY_ENVS       variable names allowed as apiKeyEnv besides the default rule (names ending in
@@ -78,10 +79,13 @@ export function llmEndpointPolicyFromEnv(
 ): LlmEndpointPolicy {
   const prefixes = list(env[BASE_URLS]);
   const db = databaseEndpoint(env.DATABASE_URL);
+  const webPort = portOf(env.PORT, 3000)!;
   const ports = [
-    portOf(env.PORT, 3000),
+    webPort,
     portOf(env.EMBEDDED_DB_PORT, 54329),
-    portOf(env.ROLLOUT_LAB_ENV_SERVER_PORT, null),
+    // The environment server: the variable `npm start` and `envs serve` read (and start.ts sets for its children,
+    // since it may pick another port when PORT + 1 is taken), else its default.
+    portOf(env.ROLLOUT_LAB_ENVS_PORT, webPort + 1),
     db?.local ? Number(db.hostPort.split(":").pop()) : null,
     ...(extra.ownPorts ?? []),
   ];
@@ -125,8 +129,17 @@ export function matchesPrefix(u: URL, prefix: string): boolean {
     p.protocol === u.protocol &&
     p.hostname === u.hostname &&
     (anyPort || effectivePort(p) === effectivePort(u)) &&
-    u.pathname.startsWith(p.pathname)
+    underPath(u.pathname, p.pathname)
   );
+}
+
+/**
+ * Is `path` the prefix's path or below it, segment by segment? A string prefix would let "https://host/v1" admit
+ * "https://host/v1evil", a different endpoint the operator never listed.
+ */
+function underPath(path: string, prefix: string): boolean {
+  if (prefix.endsWith("/")) return path.startsWith(prefix);
+  return path === prefix || path.startsWith(`${prefix}/`);
 }
 
 const ALLOW_HINT = `for a model server on this machine or your network (vLLM, Ollama, …), have the operator set ${ALLOW_PRIVATE}=true on the web server and every worker, or list the URL's prefix in ${BASE_URLS}`;
@@ -170,6 +183,11 @@ export function endpointUrlProblem(url: string, policy: LlmEndpointPolicy): stri
   const own = ownListenerProblem(shown, host.host, effectivePort(u), local, policy);
   if (own) return own;
   if (policy.baseUrlPrefixes) {
+    // Listing a prefix opens loopback and private ranges, never link-local or metadata addresses (the README's
+    // "always refused"): no LLM server lives there, and a mistyped list must not reach the cloud's credentials.
+    if (host.scope !== "name" && (host.scope === "link-local" || isMetadataAddress(host.ip ?? host.host))) {
+      return scopeProblem(shown, host.scope, host.ip ?? host.host, policy);
+    }
     if (policy.baseUrlPrefixes.some((p) => matchesPrefix(u, p))) return null;
     return `${shown}${u.pathname} is not an allowed LLM endpoint; allowed prefixes (${BASE_URLS}): ${policy.baseUrlPrefixes.join(", ")}.`;
   }

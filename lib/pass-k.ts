@@ -1,7 +1,11 @@
+import { REWARD_ONE, type SuccessRule } from "./success-rules";
+import type { UnscoredCause } from "./unscored-cause";
+
 /**
  * Evaluation scores as τ²-bench reports them (sierra-research/tau2-bench, src/tau2/metrics/agent_metrics.py):
  *
- * - a trial succeeds when its reward is 1 (within 1e-6, τ²'s `is_successful`);
+ * - a trial succeeds as its environment defines success (lib/success-rules.ts): τ²'s own rule is reward 1 (within
+ *   1e-6, `is_successful`); environments with shaped rewards count "solved" (guess-number), gorilla's checker (BFCL)…;
  * - pass^k of a task with c successes in n trials is C(c, k) / C(n, k) — the chance that k trials drawn without
  *   replacement all succeed (Yao et al. 2024, τ-bench) — and the run's pass^k is its mean over tasks, for k = 1 up to
  *   the fewest trials any task has (τ² lowers its max k the same way);
@@ -21,6 +25,8 @@ export interface EvalTrial {
   components?: Record<string, number>;
   /** What the trial's LLM calls cost (policy, simulators, judge); counted even when the trial was not scored. */
   costUsd?: number;
+  /** Why it has no reward (lib/unscored-cause.ts); absent for a scored trial. */
+  unscoredCause?: UnscoredCause | null;
 }
 
 export interface TaskScore {
@@ -51,10 +57,16 @@ export interface EvalSummary {
   /** pass@k by k = 1..maxK. */
   passAt: Record<number, number>;
   costUsd: number;
+  /** Of costUsd: the LLM calls of tasks cut short (cost ceiling, cancel), kept without a trajectory. */
+  unattachedCostUsd: number;
   /** Cost per trial, scored or not (τ²'s avg_agent_cost is the same mean over its simulations). */
   costPerTrial: number | null;
   components: Record<string, number>;
   perTask: TaskScore[];
+  /** What counted as a success (the environment's rule, lib/success-rules.ts), to print beside the figures. */
+  successRule: string;
+  /** Unscored trials by cause (lib/unscored-cause.ts): only the causes that occurred. */
+  unscoredCauses: Partial<Record<UnscoredCause, number>>;
 }
 
 /** τ²'s tolerance around a reward of 1. */
@@ -114,13 +126,19 @@ function meanComponents(trials: EvalTrial[]): Record<string, number> {
 }
 
 /** Per-task and overall scores of an evaluation's trials; tasks keep the order of their first trial. */
-export function summariseTrials(trials: readonly EvalTrial[]): EvalSummary {
+export function summariseTrials(
+  trials: readonly EvalTrial[],
+  rule: SuccessRule = REWARD_ONE,
+  /** What the run's calls outside any recorded trial cost (tasks cut short): counted in costUsd. */
+  unattachedCostUsd = 0,
+): EvalSummary {
+  const succeeded = (t: EvalTrial) => t.reward !== null && Number.isFinite(t.reward) && rule.success(t.reward, t.components ?? {});
   const byTask = new Map<string, EvalTrial[]>();
   for (const t of trials) byTask.set(t.taskId, [...(byTask.get(t.taskId) ?? []), t]);
   const perTask: TaskScore[] = [...byTask].map(([taskId, all]) => {
     const scored = all.filter((t) => t.reward !== null && Number.isFinite(t.reward));
     const n = scored.length;
-    const c = scored.filter((t) => isSuccess(t.reward)).length;
+    const c = scored.filter(succeeded).length;
     return {
       taskId,
       trials: n,
@@ -141,7 +159,8 @@ export function summariseTrials(trials: readonly EvalTrial[]): EvalSummary {
     passAt[k] = mean(scoredTasks.map((t) => passAtK(t.trials, t.successes, k))) as number;
   }
   const scoredTrials = trials.filter((t) => t.reward !== null && Number.isFinite(t.reward));
-  const costUsd = trials.reduce((s, t) => s + (t.costUsd ?? 0), 0);
+  const trialCost = trials.reduce((s, t) => s + (t.costUsd ?? 0), 0);
+  const costUsd = trialCost + unattachedCostUsd;
   return {
     tasks: scoredTasks.length,
     trials: scoredTrials.length,
@@ -151,10 +170,19 @@ export function summariseTrials(trials: readonly EvalTrial[]): EvalSummary {
     passHat,
     passAt,
     costUsd,
-    costPerTrial: trials.length ? costUsd / trials.length : null,
+    unattachedCostUsd,
+    costPerTrial: trials.length ? trialCost / trials.length : null,
     components: meanComponents(scoredTrials),
     perTask,
+    successRule: rule.text,
+    unscoredCauses: countCauses(trials),
   };
+}
+
+function countCauses(trials: readonly EvalTrial[]): Partial<Record<UnscoredCause, number>> {
+  const out: Partial<Record<UnscoredCause, number>> = {};
+  for (const t of trials) if (t.unscoredCause) out[t.unscoredCause] = (out[t.unscoredCause] ?? 0) + 1;
+  return out;
 }
 
 /**

@@ -32,6 +32,12 @@ export interface PolicyTokens {
    * rendering trained as its own sequence. Absent when every prompt extended the one before.
    */
   rerenderedAt?: number[];
+  /**
+   * With rollout.policyContext "append": prompts (after the opening one) where the chat template would have rendered
+   * the conversation otherwise than the context the policy sampled from; the observation's rendered delta was
+   * appended instead. Absent when 0 or when re-rendering (rerenderedAt says where then).
+   */
+  templateDivergedTurns?: number;
   /** What the update did with each token; absent when the step made no update (or the sample was unscored). */
   update?: PolicyTokenUpdate;
 }

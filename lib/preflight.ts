@@ -21,7 +21,12 @@ export interface PreflightResult {
   /** Whose chat template rendered it, how tools were given and which tokens end a reply (ChatFormat.describe). */
   chatTemplate?: string;
   episodesPerStep: number;
-  /** Upper bound of tokens the update trains on per step (episodes × min(context, prompt + turns × new tokens)). */
+  /**
+   * Upper bound of tokens the update trains on per step, observations aside: episodes × min(context, prompt + turns ×
+   * new tokens) with rollout.policyContext "append" (one sequence per episode); with "rerender", episodes × the sum
+   * over turns t of min(context, prompt + t × new tokens) (a template that re-renders every turn trains a sequence
+   * per turn).
+   */
   tokensPerStep: number;
   /** Upper bound of tokens sampled per step. */
   sampledTokensPerStep: number;

@@ -16,6 +16,8 @@ import {
   refineEvalConfig,
   SCRIPTED_POLICIES,
 } from "./eval-config";
+import { executionSchema } from "./execution-config";
+import { engineIssues } from "./engine-config";
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
@@ -43,6 +45,9 @@ export const TURN_CREDIT_METHODS = ["none", "equalized", "r2g", "em"] as const;
 export const TRAJECTORY_SCORES = ["sum", "r2g"] as const;
 /** Tool-call formats a checkpoint's replies are read in (trainer/policy/chat/tool-call-formats.ts). */
 export const TOOL_CALL_PARSERS = ["hermes", "llama3_json", "mistral"] as const;
+/** How the policy's context grows when the chat template does not extend it (trainer/rollout/episode-tokens.ts). */
+export const POLICY_CONTEXT_MODES = ["append", "rerender"] as const;
+export type PolicyContextMode = (typeof POLICY_CONTEXT_MODES)[number];
 export const BUILTIN_MODEL_SIZES = Object.keys(BUILTIN_MODEL_DIMS) as BuiltinModelSize[];
 
 /** One LLM endpoint for a simulator or judge role. API keys are never here: only the name of the variable. */
@@ -146,6 +151,12 @@ export const runConfigSchema = z
           .describe(
             "Activation checkpointing: keep each layer's input only and recompute the layer in the backward pass (less memory, one more forward).",
           ),
+        compute: z
+          .enum(["fp32", "bf16"])
+          .default("fp32")
+          .describe(
+            "What the policy's matrix products multiply in: fp32, or bf16 inputs with fp32 accumulation (PyTorch's CPU autocast; weights, gradients and optimizer state stay fp32). bf16 needs the native kernels built with oneDNN (libdnnl-dev), else fp32 with a note on the run page.",
+          ),
         frozenWeights: z
           .enum(["fp32", "bf16"])
           .default("fp32")
@@ -236,6 +247,7 @@ export const runConfigSchema = z
           .number()
           .int()
           .min(0)
+          .max(1_000_000)
           .default(0)
           .describe(
             "Supervised warm-start before the first GRPO step of a fresh run: this many optimizer steps of minibatchSize demonstrations (dataset.demonstrationsPath, else the environment's gold trajectories). 0 skips it.",
@@ -258,6 +270,12 @@ export const runConfigSchema = z
           .max(65536)
           .default(256)
           .describe("MiB of keys and values kept between an episode's turns so a turn runs only its new tokens; 0 = off."),
+        policyContext: z
+          .enum(POLICY_CONTEXT_MODES)
+          .default("append")
+          .describe(
+            'When the chat template renders the conversation otherwise than the policy sampled it (a tool call\'s JSON spaced differently, Qwen3 dropping earlier reasoning): "append" keeps the sampled ids and appends each observation\'s rendered delta, one sequence per episode (verl / SkyRL; the default: what is trained is what was sampled, at a cost linear in turns); "rerender" re-renders the conversation as a chat server would and trains each rendering as its own sequence. rollout/template_diverged_turns counts such turns either way.',
+          ),
       })
       .strict()
       .prefault({}),
@@ -292,7 +310,7 @@ export const runConfigSchema = z
 
     evaluation: z
       .object({
-        testFreq: z.number().int().min(0).default(5).describe("Evaluate every N steps (0 disables)."),
+        testFreq: z.number().int().min(0).max(1_000_000).default(5).describe("Evaluate every N steps (0 disables)."),
         samplesPerTask: positiveInt(16).default(2).describe("k for pass@1 / pass^k."),
         maxTasks: positiveInt(10_000).default(8),
       })
@@ -321,6 +339,12 @@ export const runConfigSchema = z
       .default([])
       .describe("Stages trained in order; each selects tasks by tag (EnvTuning: format → base → all)."),
 
+    execution: executionSchema
+      .prefault({})
+      .describe(
+        'Where the run trains: by a trainer worker (launcher "worker", the default) or as a Slurm batch job (launcher "slurm", docs/slurm.md).',
+      ),
+
     eval: evalSchema
       .optional()
       .describe(
@@ -346,6 +370,7 @@ function refineRunConfig(c: RunConfig, ctx: z.RefinementCtx): void {
     });
   }
   refineEvalConfig(c, ctx);
+  for (const issue of engineIssues(c)) ctx.addIssue({ code: "custom", ...issue });
   if (c.grpo.groupSize < 2 && c.grpo.advantageEstimator !== "drgrpo") {
     ctx.addIssue({
       code: "custom",

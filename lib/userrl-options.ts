@@ -38,9 +38,9 @@ export const TravelConfigSchema = UserRlConfigSchema.extend({
   /** Subtracted for a wrong recommendation (the turn reward is then clipped at 0, as TravelGym clips it). */
   wrongChoicePenalty: z.number().min(0).max(1).default(0),
   /** Every N-th search fails with a backend error on purpose (TravelGym's search_failure_interval). */
-  searchFailureInterval: z.number().int().min(1).default(5),
+  searchFailureInterval: z.number().int().min(1).max(1_000_000).default(5),
   /** After N − 1 off-target questions in a row the user volunteers a preference (TravelGym's elicitation_interval). */
-  elicitationInterval: z.number().int().min(1).default(3),
+  elicitationInterval: z.number().int().min(1).max(1_000_000).default(3),
   /** One recommendation per aspect, final; the episode ends when every aspect has one. */
   oneChoicePerAspect: z.boolean().default(true),
 }).strict();

@@ -1,5 +1,5 @@
 // Preloaded into the web server (`node --import ./scripts/http-guard.mjs next start …`, see scripts/start.ts): answers
-// the requests Next would mishandle before Next sees them.
+// the requests Next would mishandle before Next sees them, and records who is on the other end of the socket.
 //   - A method no page or API serves (TRACE, CONNECT, PROPFIND…) is a 405: Next builds a fetch Request for proxy.ts
 //     first, fetch refuses TRACE, and the answer was a 500.
 //   - An API write whose Content-Length is over the limit is a 413 at once. Next copies every body for proxy.ts and
@@ -7,6 +7,13 @@
 //     the connection is closed. An API write without a Content-Length (chunked) gets a 411: every client of this API
 //     (browsers, fetch, the CLI, Python's requests) sends the length, and a chunked body could only be measured by
 //     reading it to the end.
+//   - A page takes no body at all (no page has a form or server action that posts to it; sign-in posts to
+//     /api/login): a request to a page path that carries one is a 413 before a byte is read. Next read such bodies
+//     (up to 33 MB) before its login redirect, for anyone.
+//   - An API query string whose %-escapes are not UTF-8 is a 400 naming the parameter (Next would pass "%FF" on
+//     as U+FFFD, and the altered text would be stored or matched).
+//   - The path is judged as Next routes it: dot segments resolved ("/./api/…", "/_next/../api/…" and their %2e
+//     spellings reach the API, so they get its limits); a spelling read as no API path is a page and takes no body.
 import http from "node:http";
 
 // MAX_REQUEST_BODY_BYTES in server/http/input-safety.ts: every API body fits in 1 MiB, but for the ingest route that
@@ -16,13 +23,26 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_HISTORY_BODY_BYTES = 32 * 1024 * 1024;
 const HISTORY_ROUTE = /^\/api\/v1\/external-runs\/[^/?#]+\/batch(?:[?#]|$)/;
 
-const bodyLimit = (method, url) => (method === "POST" && HISTORY_ROUTE.test(url) ? MAX_HISTORY_BODY_BYTES : MAX_BODY_BYTES);
+const bodyLimit = (method, path) => (method === "POST" && HISTORY_ROUTE.test(path) ? MAX_HISTORY_BODY_BYTES : MAX_BODY_BYTES);
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The request target as a URL with dot segments resolved. Concatenated rather than resolved against a base, so
+ * "//api/x" stays a path (Next redirects repeated slashes) instead of becoming the host "api"; an absolute-form
+ * target ("http://host/api/…") is read as written.
+ */
+function targetUrl(req) {
+  const raw = req.url ?? "/";
+  try {
+    return raw.startsWith("/") ? new URL(`http://x${raw}`) : new URL(raw);
+  } catch {
+    return new URL("http://x/");
+  }
+}
 
 /** The error in the shape the path's clients read: tRPC's envelope, the REST error object, or text for pages. */
 function refuse(req, res, status, code, message, headers = {}) {
-  const url = new URL(req.url ?? "/", "http://x");
+  const url = targetUrl(req);
   let body;
   if (url.pathname.startsWith("/api/trpc/")) {
     const one = (path) => ({ error: { json: { message, code: -32600, data: { code, httpStatus: status, path } } } });
@@ -46,6 +66,28 @@ function refuse(req, res, status, code, message, headers = {}) {
   res.once("finish", () => req.socket.destroy());
 }
 
+/**
+ * The name of the first query parameter of `search` ("a=1&b=%FF") whose %-escapes do not decode to UTF-8, or null.
+ * Next re-encodes the query before a route sees it, "%FF" as U+FFFD, so this is the one place to see the bytes sent.
+ */
+function badQueryParameter(search) {
+  for (const pair of search.split("&")) {
+    const eq = pair.indexOf("=");
+    const [name, value] = (eq < 0 ? [pair, ""] : [pair.slice(0, eq), pair.slice(eq + 1)]).map((part) => part.replace(/\+/g, " "));
+    try {
+      decodeURIComponent(name);
+      decodeURIComponent(value);
+    } catch {
+      try {
+        return decodeURIComponent(name);
+      } catch {
+        return name;
+      }
+    }
+  }
+  return null;
+}
+
 /** True when the request was answered here. */
 function guard(req, res) {
   const method = (req.method ?? "GET").toUpperCase();
@@ -55,13 +97,26 @@ function guard(req, res) {
     });
     return true;
   }
-  if (!BODY_METHODS.has(method) || !(req.url ?? "").startsWith("/api/")) return false;
+  const target = targetUrl(req);
+  const path = target.pathname;
+  const badParameter = path.startsWith("/api/") && target.search ? badQueryParameter(target.search.slice(1)) : null;
+  if (badParameter !== null) {
+    const message = `The query parameter "${badParameter.slice(0, 60)}" is not valid UTF-8 once %-decoded (or has a broken %-escape); encode values with encodeURIComponent.`;
+    refuse(req, res, 400, "BAD_REQUEST", message);
+    return true;
+  }
   const length = req.headers["content-length"];
-  if (length === undefined && req.headers["transfer-encoding"]) {
+  const chunked = length === undefined && req.headers["transfer-encoding"] !== undefined;
+  if (!chunked && !(Number(length) > 0)) return false;
+  if (!path.startsWith("/api/")) {
+    refuse(req, res, 413, "PAYLOAD_TOO_LARGE", `This page takes no request body (${path.slice(0, 100)}); the API is under /api/.`);
+    return true;
+  }
+  if (chunked) {
     refuse(req, res, 411, "LENGTH_REQUIRED", "Send the request body with a Content-Length header (chunked bodies are not accepted).");
     return true;
   }
-  const limit = bodyLimit(method, req.url ?? "");
+  const limit = bodyLimit(method, path);
   if (Number(length) > limit) {
     const message = `The request body is larger than the ${limit.toLocaleString("en-US")} bytes this API accepts.`;
     refuse(req, res, 413, "PAYLOAD_TOO_LARGE", message);
@@ -70,8 +125,13 @@ function guard(req, res) {
   return false;
 }
 
+// PEER_HEADER in server/http/client-address.ts: a route handler sees headers, not the socket, so the socket's peer
+// is written here, over any copy the client sent; X-Forwarded-For is believed only when this peer is a trusted proxy.
+const PEER_HEADER = "x-rollout-lab-peer";
+
 const emit = http.Server.prototype.emit;
 http.Server.prototype.emit = function (event, ...args) {
+  if (event === "request") args[0].headers[PEER_HEADER] = args[0].socket?.remoteAddress ?? "";
   if (event === "request" && guard(args[0], args[1])) return true;
   return emit.call(this, event, ...args);
 };

@@ -113,6 +113,9 @@ async function main() {
     DATABASE_URL: database.url,
     ROLLOUT_LAB_EMBEDDED_DB: database.embedded ? "1" : "0",
     NEXT_TELEMETRY_DISABLED: "1",
+    // Every child's endpoint policy counts the environment server among Rollout Lab's own listeners (never an LLM
+    // endpoint a run config may name), on whichever port it got.
+    ...(envsPort !== null ? { ROLLOUT_LAB_ENVS_PORT: String(envsPort) } : {}),
   };
   supervisor.start({
     name: "web server",

@@ -7,7 +7,9 @@
  * Environment: TEST_PG_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres) — tests create and drop
  * their own databases there; when it is unset and nothing answers on 5432, the embedded PostgreSQL is started for
  * the run (scripts/test-services.ts). ROLLOUT_LAB_LLM_BASE_URLS defaults to http://127.0.0.1: (the fake LLM
- * servers). No Chromium: the e2e suite is not run, and one line says how to install it.
+ * servers). No Chromium: the e2e suite is not run, and one line says how to install it. A one-node Slurm
+ * (slurm-wlm) is started for the integration suite (TEST_SLURM_CONF); without slurm-wlm one line says so and the Slurm
+ * tests are skipped.
  * `--only unit,integration` runs a subset.
  */
 import { spawnSync } from "node:child_process";
@@ -20,7 +22,8 @@ import { trainE2eFixtures } from "./e2e-fixtures";
 import { createPrismaClient } from "../db/client";
 import { applyMigrations } from "../db/migrate";
 import pg from "pg";
-import { missingChromium, provideTestPostgres } from "./test-services";
+import { missingChromium, provideTestPostgres, unreachablePostgres } from "./test-services";
+import { provideTestSlurm } from "./test-slurm";
 
 interface SuiteResult {
   name: string;
@@ -49,8 +52,24 @@ const want = (suite: string) => !only || only.has(suite);
 // ── machine services (scripts/test-services.ts): PostgreSQL found or started, Chromium found or reported ──
 const postgres = want("integration") || want("e2e") ? await provideTestPostgres() : null;
 if (postgres) process.env.TEST_PG_ADMIN_URL = postgres.adminUrl; // every suite's processes inherit it
+// A server named by TEST_PG_ADMIN_URL that does not answer: one line, then stop, still with the closing count.
+const noPostgres = postgres?.source === "TEST_PG_ADMIN_URL" ? await unreachablePostgres(postgres.adminUrl) : null;
+if (noPostgres) {
+  console.log(noPostgres);
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+}
 const noChromium = want("e2e") ? missingChromium() : null;
 const notRun: string[] = noChromium ? [noChromium] : [];
+// A real one-node Slurm (scripts/test-slurm.ts) for the Slurm launcher's tests; none possible: one line, those skipped.
+const slurm = want("integration")
+  ? await provideTestSlurm(process.env, (line) => notRun.push(line)).catch((err: Error) => {
+      // The Slurm tests start their own cluster then, and fail with this same error where it can be read.
+      notRun.push(`slurm: the shared test cluster did not start (${err.message.split("\n")[0]})`);
+      return null;
+    })
+  : null;
+if (slurm) process.env.TEST_SLURM_CONF = slurm.conf;
 // ──
 
 function run(command: string, args: string[], env: Record<string, string> = {}): number {
@@ -193,6 +212,7 @@ for (const r of results.filter((x) => x.kind === "tests")) {
 }
 for (const line of notRun) console.log(line);
 await postgres?.stop();
+await slurm?.stop();
 // The closing line counts tests, each once; a failed check counts as one failure so it can never read as green.
 const tests = results.filter((r) => r.kind === "tests");
 const passed = tests.reduce((s, r) => s + r.passed, 0);

@@ -19,6 +19,7 @@ import os
 import socket
 import ssl
 import struct
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 
@@ -64,14 +65,20 @@ class _WebSocket:
                 raise ConnectionError("the server closed the connection during the handshake")
             head += chunk
         head, self.buffer = head.split(b"\r\n\r\n", 1)
-        status_line = head.split(b"\r\n", 1)[0].decode(errors="replace")
+        status_line, *header_lines = head.decode(errors="replace").split("\r\n")
         if " 101 " not in status_line + " ":
+            self.sock.close()
+            reply_headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in header_lines)}
             body = self.buffer.decode(errors="replace")
             try:
                 detail = json.loads(body).get("detail", body)
             except ValueError:
                 detail = body
-            raise RolloutLabEnvError(f"{status_line}: {detail}".strip(), status_line.split(" ")[1] if " " in status_line else "")
+            status = status_line.split(" ")[1] if " " in status_line else ""
+            data = {"status": int(status) if status.isdigit() else None}
+            if reply_headers.get("retry-after", "").isdigit():
+                data["retry_after"] = int(reply_headers["retry-after"])
+            raise RolloutLabEnvError(f"{status_line}: {detail}".strip(), status, data)
 
     def _read(self, n):
         while len(self.buffer) < n:
@@ -123,25 +130,52 @@ class _WebSocket:
         self.sock.close()
 
 
-class RolloutLabEnv:
-    """One session at an environment's base URL (http://host:port/envs/<name>)."""
+def _is_busy(error):
+    """A 503 at the handshake, or CAPACITY_REACHED on a message: the server is full now, not refusing the request."""
+    return error.data.get("status") == 503 or error.code == "CAPACITY_REACHED"
 
-    def __init__(self, base_url, token=None, timeout=120.0, session_id=None):
+
+class RolloutLabEnv:
+    """One session at an environment's base URL (http://host:port/envs/<name>).
+
+    A full server answers 503 with Retry-After (at the handshake, or CAPACITY_REACHED at a reset while its recorder
+    catches up). A trainer's batch larger than the server's sessions is normal, so the client waits as told and tries
+    again, for at most `max_wait` seconds in all, instead of failing the rollout.
+    """
+
+    def __init__(self, base_url, token=None, timeout=120.0, session_id=None, max_wait=300.0):
         url = base_url.rstrip("/") + "/ws"
         url = "ws" + url[4:] if url.startswith("http") else url
         if session_id:
             url += "?session_id=" + urllib.parse.quote(session_id)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self._ws = _WebSocket(url, headers, timeout)
+        self.max_wait = max_wait
+        self.waited = 0.0  # seconds spent waiting on a full server, for the trainer's logs
+        self._ws = self._retrying(lambda: _WebSocket(url, headers, timeout))
         self.session_id = session_id
 
+    def _retrying(self, attempt):
+        while True:
+            try:
+                return attempt()
+            except RolloutLabEnvError as error:
+                delay = float(error.data.get("retry_after") or 5)
+                if not _is_busy(error) or self.waited + delay > self.max_wait:
+                    raise
+                time.sleep(delay)
+                self.waited += delay
+
     def _request(self, message):
-        self._ws.send(0x1, json.dumps(message).encode("utf-8"))
-        reply = json.loads(self._ws.recv_text())
-        data = reply.get("data", {})
-        if reply.get("type") == "error":
-            raise RolloutLabEnvError(data.get("message", "error"), data.get("code", ""), data)
-        return data
+        def once():
+            self._ws.send(0x1, json.dumps(message).encode("utf-8"))
+            reply = json.loads(self._ws.recv_text())
+            data = reply.get("data", {})
+            if reply.get("type") == "error":
+                raise RolloutLabEnvError(data.get("message", "error"), data.get("code", ""), data)
+            return data
+
+        # Only a reset is safe to send again: a step the server refused for capacity was not played.
+        return self._retrying(once) if message.get("type") == "reset" else once()
 
     def _result(self, data):
         result = StepResult(observation=data.get("observation", {}), reward=data.get("reward"), done=data.get("done", False))

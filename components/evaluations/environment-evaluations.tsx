@@ -13,6 +13,10 @@ import { StatusBadge } from "@/components/runs/status-badge";
 import { findEnvironment } from "@/lib/environments";
 import { PolicyLabel, Score, usd } from "./scores";
 import { DemoEvaluationButton } from "./demo-evaluation-button";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/api/root";
+
+type Leaderboards = inferRouterOutputs<AppRouter>["evaluations"]["environment"]["leaderboards"];
 
 export function EnvironmentEvaluations({ name }: { name: string }) {
   const trpc = useTRPC();
@@ -28,6 +32,11 @@ export function EnvironmentEvaluations({ name }: { name: string }) {
           {info && (
             <p className="max-w-3xl text-sm text-slate-600">
               {info.seedSystem} · {info.description}
+            </p>
+          )}
+          {page.data && (
+            <p className="max-w-3xl text-xs text-slate-600" data-testid="success-rule">
+              A trial succeeds when {page.data.successRule}; pass@1 and pass^k count these successes.
             </p>
           )}
         </div>
@@ -53,59 +62,92 @@ export function EnvironmentEvaluations({ name }: { name: string }) {
           <h2 className="border-b border-slate-100 px-3 py-2 text-sm font-semibold text-slate-700">
             {board.label} · k = {board.k}
           </h2>
-          <table className="w-full text-left text-xs">
-            <thead className="bg-slate-50 text-slate-500">
-              <tr>
-                <th className="px-2 py-1" aria-label="select" />
-                <th className="px-2 py-1">policy</th>
-                <th className="px-2 py-1">pass@1</th>
-                <th className="px-2 py-1">pass^{board.k}</th>
-                <th className="px-2 py-1">mean reward</th>
-                <th className="px-2 py-1">tasks · trials</th>
-                <th className="px-2 py-1">cost</th>
-                <th className="px-2 py-1">run</th>
-              </tr>
-            </thead>
-            <tbody>
-              {board.entries.map((e) => (
-                <tr key={e.runId} className="border-t border-slate-100">
-                  <td className="px-2 py-1">
-                    <input
-                      type="checkbox"
-                      aria-label={`select ${e.name}`}
-                      checked={selected.includes(e.runId)}
-                      onChange={() => toggle(e.runId)}
-                    />
-                  </td>
-                  <td className="px-2 py-1">
-                    <PolicyLabel label={e.policy} kind={e.policyKind} />
-                  </td>
-                  <td className="px-2 py-1">
-                    <Score value={e.passAt1} />
-                  </td>
-                  <td className="px-2 py-1">
-                    <Score value={e.passHatK} />
-                  </td>
-                  <td className="px-2 py-1">
-                    <Score value={e.rewardMean} />
-                  </td>
-                  <td className="px-2 py-1 tabular-nums">
-                    {e.tasks} · {e.trials}
-                    {e.unscored ? <span className="text-amber-700"> +{e.unscored}</span> : null}
-                  </td>
-                  <td className="px-2 py-1 tabular-nums">{usd(e.costUsd)}</td>
-                  <td className="px-2 py-1">
-                    <Link href={`/runs/${e.runId}`} className="mr-2 text-blue-700 hover:underline">
-                      {e.name}
-                    </Link>
-                    <StatusBadge status={e.status} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          {board.entries.length > 0 && <BoardTable entries={board.entries} k={board.k} ranked selected={selected} toggle={toggle} />}
+          {board.partial.length > 0 && (
+            <div data-testid="partial-evaluations">
+              <h3 className="border-t border-slate-100 bg-amber-50 px-3 py-1 text-xs font-medium text-amber-900">
+                Partial runs — cancelled, failed or still running: scores over the tasks they finished, not ranked
+              </h3>
+              <BoardTable entries={board.partial} k={board.k} ranked={false} selected={selected} toggle={toggle} />
+            </div>
+          )}
         </div>
       ))}
     </section>
+  );
+}
+
+type Entry = Leaderboards[number]["entries"][number];
+
+/** One leaderboard's rows: ranked (complete runs) or with their coverage (partial runs). */
+function BoardTable({
+  entries,
+  k,
+  ranked,
+  selected,
+  toggle,
+}: {
+  entries: Entry[];
+  k: number;
+  ranked: boolean;
+  selected: string[];
+  toggle: (id: string) => void;
+}) {
+  return (
+    <table className="w-full text-left text-xs">
+      <thead className="bg-slate-50 text-slate-500">
+        <tr>
+          <th className="px-2 py-1" aria-label="select" />
+          <th className="px-2 py-1">{ranked ? "#" : "coverage"}</th>
+          <th className="px-2 py-1">policy</th>
+          <th className="px-2 py-1">pass@1</th>
+          <th className="px-2 py-1">pass^{k}</th>
+          <th className="px-2 py-1">mean reward</th>
+          <th className="px-2 py-1">tasks · trials</th>
+          <th className="px-2 py-1">cost</th>
+          <th className="px-2 py-1">run</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((e, i) => (
+          <tr key={e.runId} className="border-t border-slate-100">
+            <td className="px-2 py-1">
+              <input
+                type="checkbox"
+                aria-label={`select ${e.name}`}
+                checked={selected.includes(e.runId)}
+                onChange={() => toggle(e.runId)}
+              />
+            </td>
+            <td className="px-2 py-1 tabular-nums" data-testid={ranked ? "rank" : "coverage"}>
+              {ranked ? i + 1 : `${e.coverage.evaluated} of ${e.coverage.selected ?? "?"} tasks`}
+            </td>
+            <td className="px-2 py-1">
+              <PolicyLabel label={e.policy} kind={e.policyKind} />
+            </td>
+            <td className="px-2 py-1">
+              <Score value={e.passAt1} />
+            </td>
+            <td className="px-2 py-1">
+              <Score value={e.passHatK} />
+            </td>
+            <td className="px-2 py-1">
+              <Score value={e.rewardMean} />
+            </td>
+            <td className="px-2 py-1 tabular-nums">
+              {e.tasks} · {e.trials}
+              {e.unscored ? <span className="text-amber-700"> +{e.unscored}</span> : null}
+            </td>
+            <td className="px-2 py-1 tabular-nums">{usd(e.costUsd)}</td>
+            <td className="px-2 py-1">
+              <Link href={`/runs/${e.runId}`} className="mr-2 text-blue-700 hover:underline">
+                {e.name}
+              </Link>
+              <StatusBadge status={e.status} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useEffect } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
+import { UNSCORED_CAUSE_TEXT, type UnscoredCause } from "@/lib/unscored-cause";
 import { PolicyLabel, Score, usd } from "./scores";
 
 export function EvaluationPanel({
@@ -50,6 +51,10 @@ export function EvaluationPanel({
         <Fact label="tasks × trials" value={`${s.tasks} · ${s.trials}${s.unscored ? ` (+${s.unscored} not scored)` : ""}`} />
         <Fact label="cost" value={usd(s.costUsd)} />
       </dl>
+      <p className="text-xs text-slate-600" data-testid="success-rule">
+        A trial succeeds when {s.successRule}. pass@k and pass^k count these successes; the mean reward is the environment&apos;s shaped
+        reward.
+      </p>
       {s.maxK > 1 && (
         <p className="text-xs text-slate-600">
           {ks.map((k) => (
@@ -71,10 +76,18 @@ export function EvaluationPanel({
         </p>
       )}
       {s.unscored > 0 && (
-        <p className="text-xs text-amber-800">
-          {s.unscored} trial(s) could not be scored (an endpoint or judge failed after its retries): left out of every score, never counted
-          as 0. Their errors are on the trajectories.
-        </p>
+        <div className="text-xs text-amber-800" data-testid="unscored-causes">
+          <p>
+            {s.unscored} trial(s) could not be scored: left out of every score, never counted as 0. Each trajectory shows its own reason.
+          </p>
+          <ul className="ml-4 list-disc">
+            {(Object.entries(s.unscoredCauses) as [UnscoredCause, number][]).map(([cause, n]) => (
+              <li key={cause}>
+                {n} × {UNSCORED_CAUSE_TEXT[cause]}
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       <div className="max-h-[32rem] overflow-auto">
         <table className="w-full text-left text-xs" data-testid="evaluation-tasks">

@@ -103,6 +103,11 @@ export function RunsList() {
     refetchInterval: runs.data?.items.some((r) => r.status === "running") ? 5000 : false,
   });
   const configs = useQuery({ ...trpc.runs.configLeaves.queryOptions({ ids }), enabled: ids.length > 0 });
+  const slurmJobs = useQuery({
+    ...trpc.runs.slurmJobLines.queryOptions({ ids }),
+    enabled: ids.length > 0,
+    refetchInterval: runs.data?.items.some((r) => r.status === "queued" || r.status === "running") ? 5000 : false,
+  });
   type Row = NonNullable<typeof runs.data>["items"][number];
   const durationMs = (r: Row) => (r.startedAt ? (r.finishedAt ?? new Date()).getTime() - r.startedAt.getTime() : null);
   const sortValue: Record<(typeof SORTABLE)[number], (r: Row) => number | string | null> = {
@@ -213,7 +218,9 @@ export function RunsList() {
                 <th className={`whitespace-nowrap px-3 py-2 ${LG}`}>Launched by</th>
               </tr>
             </thead>
-            <tbody>
+            {/* The skip link lands here (components/layout/skip-link.tsx): the runs themselves, past the filters and
+                the sort buttons (15 Tab stops), so the first run is two Tabs away. */}
+            <tbody data-skip-target tabIndex={-1} className="focus:outline-none">
               {rows.map((run) => {
                 const summary = summaries.data?.[run.id];
                 const end = run.finishedAt ?? new Date();
@@ -241,6 +248,11 @@ export function RunsList() {
                     </td>
                     <td className="px-3 py-2">
                       <StatusBadge status={run.status} />
+                      {slurmJobs.data?.[run.id] && (
+                        <div className="text-xs text-slate-500" data-testid="run-slurm-job">
+                          {slurmJobs.data[run.id]}
+                        </div>
+                      )}
                     </td>
                     <td className={`px-3 py-2 ${SM}`}>{run.environment}</td>
                     <td className={`px-3 py-2 ${MD}`}>{run.policyModel}</td>

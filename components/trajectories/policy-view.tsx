@@ -68,7 +68,9 @@ function TokenStrip({ tokens: t, endReason }: { tokens: PolicyTokens; endReason:
           onFocus={sampled ? () => setHovered(i) : undefined}
           style={{ backgroundColor: metric && sampled ? tokenColour(metric, values[i], scale) : undefined }}
           className={[
-            "whitespace-pre",
+            // pre-wrap: spaces and newlines as rendered, but a long line (a tool schema's one-line JSON) wraps
+            // instead of running past the strip's right edge; anywhere: a long token breaks too
+            "whitespace-pre-wrap [overflow-wrap:anywhere]",
             sampled ? "text-slate-900" : "text-slate-400",
             // A byte that only starts a character shows no text (the character shows on its last byte): keep it
             // a sliver wide so it can still be hovered.
@@ -171,13 +173,21 @@ function TokenStrip({ tokens: t, endReason }: { tokens: PolicyTokens; endReason:
           sequence of their own.
         </p>
       )}
+      {t.templateDivergedTurns !== undefined && t.templateDivergedTurns > 0 && (
+        <p className="rounded border border-sky-200 bg-sky-50 px-2 py-1 text-xs text-sky-900" data-testid="template-diverged">
+          Append-only context: at {t.templateDivergedTurns === 1 ? "one turn" : `${t.templateDivergedTurns} turns`} the chat template would
+          have rendered the conversation otherwise than the policy sampled it (e.g. a tool call&apos;s JSON spaced differently). The sampled
+          tokens were kept and only each observation&apos;s rendered text appended, so this one sequence is what the policy saw and was
+          trained on.
+        </p>
+      )}
       {!t.update && (
         <p className="text-xs text-slate-500">No update values: this sample was not trained on (unscored, or its step made no update).</p>
       )}
       <Legend metric={metric} scale={scale} />
       <HoverLine t={t} index={hovered} />
       <div
-        className="max-h-[36rem] overflow-auto rounded border border-slate-100 bg-slate-50 p-2 font-mono text-xs leading-5"
+        className="max-h-[36rem] overflow-y-auto overflow-x-hidden rounded border border-slate-100 bg-slate-50 p-2 font-mono text-xs leading-5 [overflow-wrap:anywhere]"
         data-testid="token-strip"
       >
         {segments.map(segment)}

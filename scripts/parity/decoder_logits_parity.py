@@ -22,6 +22,9 @@ Folders (written next to the JSON, read by trainer/checkpoint/decoder-parity.tes
 
 Usage (Debian's python3-torch; pyenv's python3 has no torch):
   /usr/bin/python3 scripts/parity/decoder_logits_parity.py tests/fixtures/parity/decoders
+  /usr/bin/python3 scripts/parity/decoder_logits_parity.py --logits FOLDER
+The second form reads a folder Rollout Lab saved (config.json + model.safetensors, any of F32 / BF16 / F16) and prints
+{"dtypes", "logits"} for PROMPTS as JSON: trainer/checkpoint/save-as-loaded.test.ts checks a saved checkpoint with it.
 """
 import json
 import math
@@ -192,5 +195,38 @@ def main(out):
         json.dump({"source": "scripts/parity/decoder_logits_parity.py", "torch": torch.__version__, "prompts": PROMPTS, "logits": cases}, f)
 
 
+def read_safetensors(path):
+    """The layout write_safetensors writes, read back (without the package); values widened to float32."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + n])
+    out, dtypes = {}, {}
+    torch_types = {"F32": torch.float32, "BF16": torch.bfloat16, "F16": torch.float16}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = e["data_offsets"]
+        raw = bytearray(data[8 + n + begin : 8 + n + end])
+        t = torch.frombuffer(raw, dtype=torch_types[e["dtype"]]) if raw else torch.zeros(0)
+        out[name] = t.reshape(e["shape"]).to(torch.float32)
+        dtypes[name] = e["dtype"]
+    return out, dtypes
+
+
+def logits_of(folder):
+    with open(os.path.join(folder, "config.json")) as f:
+        cfg = json.load(f)
+    cfg.setdefault("head_dim", cfg["hidden_size"] // cfg["num_attention_heads"])
+    w, dtypes = read_safetensors(os.path.join(folder, "model.safetensors"))
+    tied = "lm_head.weight" not in w
+    with torch.no_grad():
+        logits = [[[round(float(x), 7) for x in row] for row in forward(cfg, w, ids, tied)] for ids in PROMPTS]
+    json.dump({"torch": torch.__version__, "dtypes": sorted(set(dtypes.values())), "logits": logits}, sys.stdout)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/parity/decoders")
+    if len(sys.argv) > 2 and sys.argv[1] == "--logits":
+        logits_of(sys.argv[2])
+    else:
+        main(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/parity/decoders")

@@ -34,3 +34,21 @@ test("passwords compare exactly; REST, health and login stay public; next= never
   assert.equal(safeNextPath("/runs/\u00e9"), "/runs/%C3%A9", "encoded for the Location header");
   assert.equal(safeNextPath(undefined), "/");
 });
+
+test("next= is normalised before it is checked: dot segments and encoded dots never leave a protocol-relative path", () => {
+  // Each of these resolves (dot segments removed, %2e read as ".") to a path starting "//", which a browser takes as
+  // another host when it is the Location of a redirect.
+  for (const evil of [
+    "/.//evil.example",
+    "/a/..//evil.example",
+    "/%2e//evil.example",
+    "/%2e%2e//evil.example",
+    "/./\\/evil.example",
+    "/.%2f/evil",
+  ]) {
+    const got = safeNextPath(evil);
+    assert.ok(!got.startsWith("//") && !got.startsWith("/\\"), `${JSON.stringify(evil)} -> ${got}`);
+    assert.equal(new URL(got, "https://rl.example").host, "rl.example", JSON.stringify(evil));
+  }
+  assert.equal(safeNextPath("/runs/./abc/../def"), "/runs/def", "ordinary dot segments still resolve");
+});

@@ -60,15 +60,18 @@ const SITE = "http://rollout-lab.invalid";
 
 /**
  * Where to go after signing in: a path on this site, or "/". Browsers drop tabs and newlines from URLs and read "\"
- * as "/", so "/\t/evil.example" is "//evil.example", another origin: those characters are removed first, and the
- * result must still resolve to this site. Returned percent-encoded, as it goes into a Location header.
+ * as "/", so "/\t/evil.example" is "//evil.example", another origin: those characters are removed first. The path is
+ * then normalised (dot segments, "%2e" read as ".") and the *result* checked: "/.//evil.example" and "/a/..//x"
+ * resolve to "//evil.example", which as a Location is another host. Returned percent-encoded, as it goes into a
+ * Location header.
  */
 export function safeNextPath(next: string | null | undefined): string {
   const cleaned = (next ?? "").replace(/[\u0000-\u001f\u007f\\]/g, "");
   if (!cleaned.startsWith("/") || cleaned.startsWith("//")) return "/";
   try {
     const url = new URL(cleaned, SITE);
-    return url.origin === SITE ? `${url.pathname}${url.search}${url.hash}` : "/";
+    if (url.origin !== SITE || url.pathname.startsWith("//")) return "/";
+    return `${url.pathname}${url.search}${url.hash}`;
   } catch {
     return "/";
   }

@@ -52,7 +52,7 @@ test("a correct password clears its client's record and gives back its slot; wro
   assert.equal(throttle.admit("me").waitMs, 0, "signed in: the next attempt does not wait");
 });
 
-test("attempts that would wait longer than maxWaitMs are refused with Retry-After; many forged clients share the overall limit", () => {
+test("attempts that would wait longer than maxWaitMs are refused with Retry-After; addresses that failed share the overall limit", () => {
   const t = clock();
   const throttle = new LoginThrottle(CONFIG, t.now);
   const flood = Array.from({ length: 10 }, () => throttle.admit("flood"));
@@ -64,8 +64,33 @@ test("attempts that would wait longer than maxWaitMs are refused with Retry-Afte
   assert.ok(!refused.ok && refused.retryAfterSeconds === 10);
 
   const spread = new LoginThrottle(CONFIG, clock().now);
-  const waits = Array.from({ length: 60 }, (_, i) => fail(spread, `203.0.113.${i}`));
-  assert.equal(waits.filter((a) => a.ok && a.waitMs === 0).length, 20, "the overall burst");
-  assert.equal(waits[30].waitMs, 11_000, "then one attempt per second over all clients");
-  assert.ok(!waits[59].ok, "and no attempt is held for more than 30 s");
+  const addresses = Array.from({ length: 60 }, (_, i) => `203.0.113.${i}`);
+  const first = addresses.map((a) => fail(spread, a));
+  assert.ok(
+    first.every((a) => a.ok && a.waitMs === 0),
+    "an address's first attempt is checked at once, but takes its overall slot",
+  );
+  const second = addresses.map((a) => fail(spread, a));
+  assert.equal(second.filter((a) => a.ok).length, 0, "60 slots taken: a second guess from each would wait over 30 s, so it is refused");
+});
+
+test("a correct password from an address with no recent failure is checked before the overall schedule, however full", () => {
+  const t = clock();
+  const throttle = new LoginThrottle(CONFIG, t.now);
+  // A guesser spread over 200 addresses, each trying until refused: the overall schedule is full for minutes.
+  for (let i = 0; i < 200; i++) for (let k = 0; k < 3; k++) fail(throttle, `203.0.113.${i}`);
+  assert.ok(!throttle.admit("203.0.113.7").ok, "the guessing addresses are refused");
+  t.advance(1000);
+  const owner = throttle.admit("198.51.100.7");
+  assert.ok(owner.ok && owner.waitMs === 0, "the owner's address has not failed: checked at once");
+  owner.settle(true);
+
+  // An owner who mistyped a moment ago waits in the overall schedule like any address that failed.
+  const typo = throttle.admit("198.51.100.8");
+  assert.ok(typo.ok);
+  typo.settle(false);
+  assert.ok(!throttle.admit("198.51.100.8").ok, "refused while the schedule is full");
+  // After the suspect period the record is forgotten.
+  t.advance(15 * 60_000 + 1);
+  assert.equal(throttle.admit("198.51.100.8").waitMs, 0);
 });

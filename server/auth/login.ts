@@ -1,12 +1,15 @@
 /**
  * Signing in to the dashboard (POST /api/login from the login form, which works without JavaScript). Guessing is
- * throttled per client and in total (login-throttle.ts): an attempt over the limit waits for its turn instead of
- * being refused, so a slow stream of wrong guesses never keeps the owner out, and only failures count. A fixed
- * delay on every wrong password remains. The cookie's Secure flag comes from configuration
+ * throttled per client address and in total (login-throttle.ts): an attempt over the limit waits for its turn instead
+ * of being refused, so a slow stream of wrong guesses never keeps the owner out, only failures count, and an address
+ * with no recent failure is checked before the overall schedule (a flood from many addresses does not lock the owner
+ * out). A fixed delay on every wrong password remains. The cookie's Secure flag comes from configuration
  * (ROLLOUT_LAB_COOKIE_SECURE, else the scheme of ROLLOUT_LAB_PUBLIC_URL), never from a request header.
  */
-import { readBodyText } from "../http/input-safety";
+import { assertValidFormEncoding, readBodyText } from "../http/input-safety";
 import { AppError } from "../errors";
+import { clientAddress } from "../http/client-address";
+import { clientKey } from "../../lib/trusted-proxies";
 import { LoginThrottle } from "./login-throttle";
 import {
   SESSION_COOKIE,
@@ -43,15 +46,23 @@ export function cookieSecure(env: Record<string, string | undefined> = process.e
 const redirect = (location: string, extra: Record<string, string> = {}) =>
   new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...extra } });
 
-async function readForm(req: Request): Promise<URLSearchParams | FormData | null> {
+/** The form, or the refusal to answer with (too large, not UTF-8, a %-escape that is not UTF-8). */
+async function readForm(req: Request): Promise<URLSearchParams | FormData | Response> {
   try {
     const text = await readBodyText(req, MAX_LOGIN_BODY_BYTES);
     const type = req.headers.get("content-type") ?? "";
     if (type.startsWith("multipart/form-data")) return await new Response(text, { headers: { "content-type": type } }).formData();
+    // URLSearchParams reads an escape that is not UTF-8 ("%FF") as U+FFFD: a password would silently change.
+    assertValidFormEncoding(text);
     return new URLSearchParams(text);
   } catch (error) {
-    if (error instanceof AppError) return null;
-    throw error;
+    if (!(error instanceof AppError)) throw error;
+    return error.code === "PAYLOAD_TOO_LARGE"
+      ? new Response("The sign-in form is larger than a sign-in form can be.", { status: 413 })
+      : new Response(`The sign-in form could not be read: ${error.message}`, {
+          status: 400,
+          headers: { "content-type": "text/plain; charset=utf-8" },
+        });
   }
 }
 
@@ -63,13 +74,14 @@ const tooMany = (seconds: number) =>
 
 export async function handleLogin(req: Request): Promise<Response> {
   const form = await readForm(req);
-  if (!form) return new Response("The sign-in form is larger than a sign-in form can be.", { status: 413 });
+  if (form instanceof Response) return form;
   const next = safeNextPath(String(form.get("next") ?? ""));
   const password = dashboardPassword();
   if (!password) return redirect(next);
 
-  // X-Forwarded-For's first entry is the client as the outermost proxy saw it (Next sets it to the socket's address).
-  const client = (req.headers.get("x-forwarded-for") ?? "").split(",")[0].trim().slice(0, 100) || "unknown";
+  // The socket's peer, or behind a configured proxy the right-most hop it does not vouch for: never a value the
+  // client wrote itself, so rotating X-Forwarded-For does not make one guesser many.
+  const client = clientKey(clientAddress(req.headers));
   const admission = throttle.admit(client);
   if (!admission.ok) {
     logThrottling(client, `refusing sign-in attempts from ${client} for ${admission.retryAfterSeconds} s: too many failed attempts.`);

@@ -11,7 +11,9 @@
  * script or the CLI, which cannot ride on a victim's cookies, and is let through. Bearer-token REST calls cannot be
  * forged cross-site either (no CORS is offered), but are held to the same rule for simplicity.
  */
-import os from "node:os";
+import { allowedHostnames, hostHeaderProblem, hostnameOf, type HostEnv } from "../../lib/allowed-hosts";
+
+export { allowedHostnames, hostnameOf };
 
 export interface GuardRefusal {
   status: 403;
@@ -19,55 +21,14 @@ export interface GuardRefusal {
   message: string;
 }
 
-export type GuardEnv = Record<string, string | undefined> & {
-  HOST?: string;
-  ROLLOUT_LAB_ALLOWED_HOSTS?: string;
-  ROLLOUT_LAB_PUBLIC_URL?: string;
-};
+export type GuardEnv = HostEnv;
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** "example.com:3000" / "[::1]:3000" / "127.0.0.1" → the host name, lower case, without brackets or port. */
-export function hostnameOf(hostHeader: string): string {
-  const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith("[")) return h.slice(1, h.indexOf("]"));
-  const colon = h.lastIndexOf(":");
-  return colon > 0 && h.indexOf(":") === colon ? h.slice(0, colon) : h;
-}
-
-function machineNames(): string[] {
-  const addresses = Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address.toLowerCase()));
-  return [os.hostname().toLowerCase(), ...addresses];
-}
-
-/** The host names this server answers to; null when the check is off ("*"). */
-export function allowedHostnames(env: GuardEnv): Set<string> | null {
-  const listed = (env.ROLLOUT_LAB_ALLOWED_HOSTS ?? "")
-    .split(",")
-    .map((s) => s.trim().toLowerCase())
-    .filter(Boolean);
-  if (listed.includes("*")) return null;
-  const names = new Set(["localhost", "127.0.0.1", "::1", ...listed, ...machineNames()]);
-  if (env.HOST) names.add(hostnameOf(env.HOST));
-  if (env.ROLLOUT_LAB_PUBLIC_URL) {
-    try {
-      names.add(new URL(env.ROLLOUT_LAB_PUBLIC_URL).hostname.replace(/^\[|\]$/g, "").toLowerCase());
-    } catch {
-      // an invalid URL is reported by lib/env.ts at start-up
-    }
-  }
-  return names;
-}
-
 export function checkRequest(req: { method: string; headers: Headers }, allowed: Set<string> | null, env: GuardEnv): GuardRefusal | null {
   const host = req.headers.get("host");
-  if (allowed && (!host || !allowed.has(hostnameOf(host)))) {
-    return {
-      status: 403,
-      code: "FORBIDDEN",
-      message: `This server does not answer to the host name "${host ?? ""}". If you reach it under that name on purpose, add it to ROLLOUT_LAB_ALLOWED_HOSTS.`,
-    };
-  }
+  const hostProblem = hostHeaderProblem(host, allowed);
+  if (hostProblem) return { status: 403, code: "FORBIDDEN", message: hostProblem };
   if (SAFE_METHODS.has(req.method.toUpperCase())) return null;
   const origin = req.headers.get("origin");
   if (origin !== null) {

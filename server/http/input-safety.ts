@@ -1,7 +1,8 @@
 /**
  * Input every API (REST and tRPC) refuses with a 400 before it reaches a procedure: text PostgreSQL cannot store
- * (NUL; lone UTF-16 surrogates, which jsonb rejects) and nesting deeper than any field of the API. Without this
- * check such input reached the database driver and came back as a 500.
+ * (NUL; lone UTF-16 surrogates, which jsonb rejects), bytes that are not UTF-8 (which would be stored as U+FFFD)
+ * and nesting deeper than any field of the API. Without this check such input reached the database driver and came
+ * back as a 500, or was stored altered.
  */
 import { AppError } from "../errors";
 
@@ -66,5 +67,69 @@ export async function readBodyText(req: Request, maxBytes: number): Promise<stri
       chunks.push(value);
     }
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return decodeUtf8(Buffer.concat(chunks));
+}
+
+/**
+ * Strict UTF-8: Buffer#toString replaced each invalid byte with U+FFFD and the text was stored changed, without a
+ * word to the sender. Overlong forms and encoded surrogates are invalid too.
+ */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new AppError(
+      "BAD_REQUEST",
+      `The request body is not valid UTF-8 (at byte ${firstInvalidByte(bytes)}); send text encoded as UTF-8.`,
+    );
+  }
+}
+
+/** Offset of the first byte that does not start or continue a valid UTF-8 sequence (for the error message). */
+function firstInvalidByte(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    const len = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (len === 0 || i + len > bytes.length) return i;
+    try {
+      strictUtf8.decode(bytes.subarray(i, i + len));
+    } catch {
+      return i;
+    }
+    i += len;
+  }
+  return i;
+}
+
+/**
+ * An application/x-www-form-urlencoded body ("a=1&b=%C3%A9") whose %-escapes must decode to UTF-8: URLSearchParams
+ * would read "%FF" as U+FFFD. Names the field. (Query strings are checked by scripts/http-guard.mjs: Next re-encodes
+ * them before a route sees them, U+FFFD included.)
+ */
+export function assertValidFormEncoding(raw: string): void {
+  if (raw === "") return;
+  for (const pair of raw.split("&")) {
+    const eq = pair.indexOf("=");
+    const [name, value] = (eq < 0 ? [pair, ""] : [pair.slice(0, eq), pair.slice(eq + 1)]).map((part) => part.replace(/\+/g, " "));
+    for (const part of [name, value]) {
+      try {
+        decodeURIComponent(part);
+      } catch {
+        let shown = name;
+        try {
+          shown = decodeURIComponent(name);
+        } catch {
+          // the name itself is the bad part
+        }
+        throw new AppError(
+          "BAD_REQUEST",
+          `The field "${shown.slice(0, 60)}" is not valid UTF-8 once %-decoded (or has a broken %-escape); encode values with encodeURIComponent.`,
+          shown.slice(0, 60) || undefined,
+        );
+      }
+    }
+  }
 }

@@ -12,6 +12,7 @@ import { buildOpenApiDocument } from "./openapi";
 import { callProcedure, procedureInput } from "./procedures";
 import { queryToInput, readJsonObjectBody } from "./request-input";
 import { assertSafeInput } from "../http/input-safety";
+import { fromTrustedProxy } from "../http/client-address";
 import { idempotencyKeyOf, withIdempotency } from "./idempotency";
 import { matchRoute, type RestRoute } from "./routes";
 
@@ -78,13 +79,15 @@ async function assembleInput(
 }
 
 /**
- * The origin the caller used (Host / X-Forwarded-* headers: Next's request URL says "localhost" whatever the client
- * dialled), or ROLLOUT_LAB_PUBLIC_URL when set (behind a proxy that rewrites the host).
+ * The origin the caller used (the Host header: Next's request URL says "localhost" whatever the client dialled; the
+ * X-Forwarded-* headers only from a proxy listed in ROLLOUT_LAB_TRUSTED_PROXIES), or ROLLOUT_LAB_PUBLIC_URL when set
+ * (behind a proxy that rewrites the host).
  */
 function requestOrigin(req: Request, url: URL): string {
   if (process.env.ROLLOUT_LAB_PUBLIC_URL) return process.env.ROLLOUT_LAB_PUBLIC_URL.replace(/\/+$/, "");
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  const proto = req.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
+  const proxied = fromTrustedProxy(req.headers);
+  const host = (proxied ? req.headers.get("x-forwarded-host") : null) ?? req.headers.get("host");
+  const proto = (proxied ? req.headers.get("x-forwarded-proto") : null) ?? url.protocol.replace(":", "");
   return host && /^[A-Za-z0-9.\-:[\]]+$/.test(host) && /^https?$/.test(proto) ? `${proto}://${host}` : url.origin;
 }
 
@@ -123,6 +126,21 @@ async function streamResponse(
     },
   });
   return new Response(first.done ? "" : body, { status: 200, headers });
+}
+
+/**
+ * A run-scoped token (the launcher's, for an outside engine) logs into its own run and nothing else: the
+ * /external-runs/{id}/… routes with its run's id, except finish — the launcher settles the run from the engine's
+ * exit code.
+ */
+function assertRunScope(token: { runId?: string | null; prefix: string }, path: string, params: Record<string, string>): void {
+  if (!token.runId) return;
+  const ownRun = path.startsWith("/external-runs/{id}/") && params.id === token.runId && !path.endsWith("/finish");
+  if (!ownRun)
+    throw new AppError(
+      "FORBIDDEN",
+      `The API token ${token.prefix}… belongs to run ${token.runId} and may only log steps and samples into it; use a token of your own for anything else.`,
+    );
 }
 
 export async function handleRestRequest(req: Request, deps: RestDeps = defaultDeps()): Promise<Response> {
@@ -169,6 +187,7 @@ export async function handleRestRequest(req: Request, deps: RestDeps = defaultDe
     }
     rateHeaders = { "x-ratelimit-remaining": String(decision.remaining) };
     assertScope(token, route.scope);
+    assertRunScope(token, route.path, decodeParams(matched.params));
     const input = await assembleInput(req, url, route, decodeParams(matched.params), token);
     assertSafeInput(input);
 

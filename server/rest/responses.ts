@@ -77,6 +77,21 @@ const runRow = z.strictObject({
   finishedAt: timestamp.nullable(),
   updatedAt: timestamp,
 });
+const slurmJob = z
+  .strictObject({
+    jobId: z.string().nullable().describe("Slurm's job id (null while submitting, or when sbatch refused the job)"),
+    state: z
+      .string()
+      .describe("Slurm's job state: PENDING, RUNNING, COMPLETED, TIMEOUT, …; SUBMITTING or REFUSED before Slurm has the job"),
+    reason: z.string().nullable().describe("Slurm's reason (Resources, Priority, …) or sbatch's error"),
+    nodes: z.string().nullable(),
+    queuePosition: z.number().int().nullable().describe("While PENDING: its place in its partition's queue (1 = next)"),
+    requeues: z.number().int().describe("Jobs submitted after the first, each resuming from the last checkpoint"),
+    active: z.boolean().describe("false once the job ended and the launcher settled the run"),
+    description: z.string().describe('One line, e.g. "Slurm job 12: PENDING (Resources)"'),
+  })
+  .nullable()
+  .describe("The run's current or last Slurm job (execution.launcher slurm, docs/slurm.md); null for runs a worker trains");
 const runStatusSummary = z.strictObject({
   id: z.string(),
   name: z.string(),
@@ -97,6 +112,7 @@ const runStatusSummary = z.strictObject({
   launchedByName: z.string().nullable(),
   clonedFromId: z.string().nullable(),
   backend: z.string().nullable(),
+  slurm: slurmJob,
   createdAt: timestamp,
   startedAt: timestamp.nullable(),
   finishedAt: timestamp.nullable(),
@@ -381,9 +397,16 @@ const evalSummary = z.strictObject({
   passHat: z.record(z.string(), z.number()),
   passAt: z.record(z.string(), z.number()),
   costUsd: z.number(),
+  unattachedCostUsd: z.number().describe("Of costUsd: LLM calls of tasks cut short (cost ceiling, cancel), kept without a trajectory"),
   costPerTrial: nullableNumber,
   components: z.record(z.string(), z.number()),
   perTask: z.array(taskScore),
+  successRule: z.string().describe("What counted as a success in this environment (lib/success-rules.ts)"),
+  unscoredCauses: z
+    .record(z.string(), z.number().int())
+    .describe(
+      "Unscored trials by cause (episode_failed, judge_failed, needs_judge_endpoint; lib/unscored-cause.ts): only those that occurred",
+    ),
 });
 
 const evaluatedPolicyKind = z.enum(["endpoint", "scripted", "checkpoint", "model"]);
@@ -413,6 +436,11 @@ const leaderboardEntry = z.strictObject({
   passHat: z.array(z.number()),
   rewardMean: nullableNumber,
   costUsd: z.number(),
+  coverage: z.strictObject({
+    evaluated: z.number().int().describe("Tasks recorded with all their trials"),
+    selected: z.number().int().nullable().describe("Tasks the worker selected (null until it has)"),
+  }),
+  complete: z.boolean().describe("Succeeded with every selected task recorded: only complete runs are ranked"),
   createdAt: timestamp,
 });
 
@@ -430,7 +458,16 @@ export const RESPONSE_SCHEMAS: Record<string, z.ZodType> = {
   "evaluations.evaluateCheckpoint": createdRun,
   "evaluations.environment": z.strictObject({
     environment: z.string(),
-    leaderboards: z.array(z.strictObject({ key: z.string(), label: z.string(), k: z.number().int(), entries: z.array(leaderboardEntry) })),
+    successRule: z.string().describe("What counted as a success in this environment (lib/success-rules.ts)"),
+    leaderboards: z.array(
+      z.strictObject({
+        key: z.string(),
+        label: z.string(),
+        k: z.number().int(),
+        entries: z.array(leaderboardEntry).describe("Complete evaluations, best pass@1 first"),
+        partial: z.array(leaderboardEntry).describe("Cancelled, failed or running evaluations with their coverage; never ranked"),
+      }),
+    ),
   }),
   "runActions.preflight": z.strictObject({ id: z.string(), status: preflightStatus }),
   "runActions.preflightResult": z.strictObject({

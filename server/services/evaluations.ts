@@ -3,10 +3,12 @@
  * as τ²-bench reports them), an environment's leaderboard of every evaluation — API models, checkpoints, the gold
  * replay — grouped by task set and k, and the overlay of several evaluations for the compare view.
  */
+import { unscoredCauseOf } from "../../lib/unscored-cause";
 import type { PrismaClient } from "../../db/client";
 import { evalTaskSet, isEvaluation, policyLabel } from "../../lib/eval-config";
 import { summariseTrials, type EvalSummary, type EvalTrial } from "../../lib/pass-k";
 import { parseRunConfig, type RunConfig } from "../../lib/run-config";
+import { successRuleFor } from "../../lib/success-rules";
 import { notFound } from "../errors";
 
 /** The stored config of a run, parsed; null when it no longer parses (an older schema) or is not an evaluation. */
@@ -26,20 +28,28 @@ function policyKind(c: RunConfig): EvaluatedPolicyKind {
   return c.policy.endpoint ? "endpoint" : c.policy.scripted ? "scripted" : c.policy.checkpoint ? "checkpoint" : "model";
 }
 
-async function trialsOf(db: PrismaClient, runId: string): Promise<EvalTrial[]> {
+async function trialsOf(db: PrismaClient, runId: string): Promise<{ trials: EvalTrial[]; unattachedCostUsd: number }> {
   const rows = await db.trajectory.findMany({
     where: { runId, split: "eval" },
-    select: { id: true, taskId: true, reward: true, rewardComponents: true },
+    select: { id: true, taskId: true, reward: true, rewardComponents: true, status: true, reasoning: true },
     orderBy: [{ step: "asc" }, { indexInGroup: "asc" }],
   });
   const costs = await db.llmCall.groupBy({ by: ["trajectoryId"], where: { runId }, _sum: { costUsd: true } });
   const costOf = new Map(costs.map((c) => [c.trajectoryId, c._sum.costUsd ?? 0]));
-  return rows.map((r) => ({
+  const trials = rows.map((r) => ({
     taskId: r.taskId,
     reward: r.reward,
     components: (r.rewardComponents && typeof r.rewardComponents === "object" ? r.rewardComponents : {}) as Record<string, number>,
     costUsd: costOf.get(r.id) ?? 0,
+    unscoredCause: unscoredCauseOf(r),
   }));
+  // Calls without a trajectory: those of tasks cut short by the cost ceiling or a stop (made and billed all the same).
+  return { trials, unattachedCostUsd: costOf.get(null) ?? 0 };
+}
+
+async function summaryOf(db: PrismaClient, runId: string, environment: string): Promise<EvalSummary> {
+  const { trials, unattachedCostUsd } = await trialsOf(db, runId);
+  return summariseTrials(trials, successRuleFor(environment), unattachedCostUsd);
 }
 
 export interface EvaluationView {
@@ -53,12 +63,44 @@ export interface EvaluationView {
   summary: EvalSummary;
 }
 
+/** The tasks an evaluation's worker selected and their label (recorded when it started; eval-run.ts). */
+interface RecordedSelection {
+  taskIds: string[];
+  label: string | null;
+}
+
+async function selectionsOf(db: PrismaClient, runIds: string[]): Promise<Map<string, RecordedSelection>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await db.$queryRaw<{ runId: string; selection: RecordedSelection }[]>`
+    SELECT DISTINCT ON ("runId") "runId", data -> 'evalSelection' AS selection FROM "RunEvent"
+    WHERE "runId" = ANY(${runIds}) AND data -> 'evalSelection' IS NOT NULL ORDER BY "runId", id DESC`;
+  return new Map(rows.filter((r) => Array.isArray(r.selection?.taskIds)).map((r) => [r.runId, r.selection]));
+}
+
+/**
+ * What makes two evaluations comparable: the environment, its options and dataset, k, and the tasks the worker
+ * actually selected (the config alone may select different tasks, e.g. a split with none in it). A run not started
+ * yet is keyed by its config.
+ */
+function taskSetOf(config: RunConfig, selection: RecordedSelection | undefined): { key: string; label: string; k: number } | null {
+  const set = evalTaskSet(config);
+  if (!set) return null;
+  if (!selection) return set;
+  const key = JSON.stringify({
+    environment: config.environment,
+    options: JSON.parse(set.key).options,
+    dataset: config.dataset.path ?? null,
+    tasks: [...selection.taskIds].sort(),
+  });
+  return { key, label: selection.label ?? `${config.dataset.path ?? "built-in tasks"} · ${selection.taskIds.length} tasks`, k: set.k };
+}
+
 /** One run's evaluation scores, per task and overall, from its stored trials. */
 export async function getEvaluation(db: PrismaClient, runId: string): Promise<EvaluationView> {
-  const run = await db.run.findUnique({ where: { id: runId }, select: { id: true, config: true, policyModel: true } });
+  const run = await db.run.findUnique({ where: { id: runId }, select: { id: true, config: true, policyModel: true, environment: true } });
   if (!run) throw notFound("Run", runId);
   const config = evalConfigOf(run.config);
-  const set = config ? evalTaskSet(config) : null;
+  const set = config ? taskSetOf(config, (await selectionsOf(db, [runId])).get(runId)) : null;
   return {
     runId,
     isEvaluation: config !== null,
@@ -66,7 +108,7 @@ export async function getEvaluation(db: PrismaClient, runId: string): Promise<Ev
     policyKind: config ? policyKind(config) : null,
     k: config?.eval?.k ?? null,
     taskSet: set && { key: set.key, label: set.label },
-    summary: summariseTrials(await trialsOf(db, runId)),
+    summary: await summaryOf(db, runId, run.environment),
   };
 }
 
@@ -87,6 +129,10 @@ export interface LeaderboardEntry {
   passHat: number[];
   rewardMean: number | null;
   costUsd: number;
+  /** Tasks recorded (each with its k trials) out of the tasks selected (null until the worker has selected them). */
+  coverage: { evaluated: number; selected: number | null };
+  /** Finished (succeeded) with every selected task recorded: only these are ranked. */
+  complete: boolean;
   createdAt: Date;
 }
 
@@ -94,31 +140,46 @@ export interface Leaderboard {
   key: string;
   label: string;
   k: number;
+  /** Complete evaluations, best pass@1 first. */
   entries: LeaderboardEntry[];
+  /** Runs cancelled, failed or still going: shown apart with their coverage, never ranked. */
+  partial: LeaderboardEntry[];
 }
 
-/** Every evaluation of an environment, side by side: one leaderboard per task set and k, best pass^1 first. */
+/**
+ * Every evaluation of an environment side by side: one leaderboard per task set and k, complete runs ranked by
+ * pass@1, partial ones (cancelled at the cost ceiling, failed, still running) listed apart with their coverage —
+ * a run that scored 2 of 5 tasks is no peer of one that scored all 5.
+ */
 export async function listEnvironmentEvaluations(
   db: PrismaClient,
   environment: string,
-): Promise<{ environment: string; leaderboards: Leaderboard[] }> {
+): Promise<{ environment: string; successRule: string; leaderboards: Leaderboard[] }> {
   const ids = await db.$queryRaw<{ id: string }[]>`
     SELECT id FROM "Run" WHERE environment = ${environment} AND config -> 'eval' IS NOT NULL AND config -> 'eval' <> 'null'::jsonb
     ORDER BY "createdAt" DESC LIMIT 500`;
   const runs = await db.run.findMany({
     where: { id: { in: ids.map((r) => r.id) } },
-    select: { id: true, name: true, status: true, config: true, createdAt: true },
+    select: { id: true, name: true, status: true, config: true, createdAt: true, step: true },
     orderBy: { createdAt: "desc" },
   });
+  const selections = await selectionsOf(
+    db,
+    runs.map((r) => r.id),
+  );
   const boards = new Map<string, Leaderboard>();
   for (const run of runs) {
     const config = evalConfigOf(run.config);
-    const set = config && evalTaskSet(config);
+    const selection = selections.get(run.id);
+    const set = config && taskSetOf(config, selection);
     if (!config || !set) continue;
-    const s = summariseTrials(await trialsOf(db, run.id));
+    const s = await summaryOf(db, run.id, environment);
+    const selected = selection?.taskIds.length ?? null;
+    // Step i is task i: the recorded steps are the tasks done with all their trials.
+    const evaluated = Math.min(run.step, selected ?? run.step);
     const boardKey = `${set.key}|k=${set.k}`;
-    const board = boards.get(boardKey) ?? { key: boardKey, label: set.label, k: set.k, entries: [] };
-    board.entries.push({
+    const board = boards.get(boardKey) ?? { key: boardKey, label: set.label, k: set.k, entries: [], partial: [] };
+    const entry: LeaderboardEntry = {
       runId: run.id,
       name: run.name,
       status: run.status,
@@ -133,17 +194,23 @@ export async function listEnvironmentEvaluations(
       passHat: Array.from({ length: s.maxK }, (_, i) => s.passHat[i + 1]),
       rewardMean: s.rewardMean,
       costUsd: s.costUsd,
+      coverage: { evaluated, selected },
+      complete: run.status === "succeeded" && selected !== null && evaluated >= selected,
       createdAt: run.createdAt,
-    });
+    };
+    (entry.complete ? board.entries : board.partial).push(entry);
     boards.set(boardKey, board);
   }
   const byScore = (a: LeaderboardEntry, b: LeaderboardEntry) =>
     (b.passAt1 ?? -1) - (a.passAt1 ?? -1) || (b.rewardMean ?? -1) - (a.rewardMean ?? -1);
+  const byCoverage = (a: LeaderboardEntry, b: LeaderboardEntry) =>
+    b.coverage.evaluated - a.coverage.evaluated || b.createdAt.getTime() - a.createdAt.getTime();
   return {
     environment,
+    successRule: successRuleFor(environment).text,
     leaderboards: [...boards.values()]
-      .map((b) => ({ ...b, entries: b.entries.sort(byScore) }))
-      .sort((a, b) => b.entries.length - a.entries.length),
+      .map((b) => ({ ...b, entries: b.entries.sort(byScore), partial: b.partial.sort(byCoverage) }))
+      .sort((a, b) => b.entries.length + b.partial.length - (a.entries.length + a.partial.length)),
   };
 }
 

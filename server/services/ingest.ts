@@ -146,10 +146,24 @@ export async function findExternalRunByKey(db: PrismaClient, raw: unknown) {
  */
 async function lockExternalRun(tx: Prisma.TransactionClient, runId: string, opts: { reopen?: boolean; finishing?: boolean } = {}) {
   await markSilentExternalRuns(tx);
-  const rows = await tx.$queryRaw<RunRow[]>`
-    SELECT id, source, status::text AS status, step, "createdAt" FROM "Run" WHERE id = ${runId} FOR UPDATE`;
-  const run = rows[0];
-  if (!run) throw notFound("Run", runId);
+  const rows = await tx.$queryRaw<(RunRow & { engine: string | null })[]>`
+    SELECT id, source, status::text AS status, step, "createdAt", config->'execution'->>'engine' AS engine
+    FROM "Run" WHERE id = ${runId} FOR UPDATE`;
+  const found = rows[0];
+  if (!found) throw notFound("Run", runId);
+  const { engine, ...run } = found;
+  // A run trained by an outside engine (execution.engine) is Rollout Lab's own run: the engine's logger writes
+  // into it while the launcher supervises the process, and only the launcher settles its status.
+  if (run.source === INTERNAL_SOURCE && engine && engine !== "builtin") {
+    if (opts.finishing || run.status !== "running")
+      throw new AppError(
+        "CONFLICT",
+        `Run "${runId}" is trained by ${engine} under Rollout Lab's launcher, which sets its status from the engine's exit code; steps and samples are accepted while it runs (it is ${run.status}).`,
+        "runId",
+      );
+    await tx.$executeRaw`UPDATE "Run" SET "lastDataAt" = now() AT TIME ZONE 'UTC' WHERE id = ${runId}`;
+    return run;
+  }
   if (run.source === INTERNAL_SOURCE) {
     throw new AppError(
       "CONFLICT",

@@ -4,6 +4,7 @@
  * UPDATE on the status it expects: a worker claiming or finishing the run at the same moment makes the update
  * miss, and we re-read and report the run's real state instead of overwriting it.
  */
+import { getSlurmJobView } from "./slurm-jobs";
 import os from "node:os";
 import { ZodError } from "zod";
 import type { PrismaClient } from "../../db/client";
@@ -334,6 +335,7 @@ export async function getRunStatus(db: PrismaClient, id: string) {
     launchedByName: run.launchedByName,
     clonedFromId: run.clonedFromId,
     backend: run.backend,
+    slurm: await getSlurmJobView(db, run.id),
     createdAt: run.createdAt,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,

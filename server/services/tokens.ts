@@ -3,11 +3,11 @@
  * revocation, and the REST layer's authentication. The token format and its verification live in db/api-tokens.ts,
  * shared with the environment server.
  */
-import { randomInt } from "node:crypto";
 import type { PrismaClient } from "../../db/client";
 import {
   TOKEN_PREFIX_LENGTH,
   TOKEN_SCOPES,
+  generateToken,
   checkApiToken,
   hashToken,
   scopeProblem,
@@ -19,14 +19,6 @@ import { AppError } from "../errors";
 
 export { TOKEN_SCOPES, hashToken };
 export type { TokenInfo, TokenScope };
-
-const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-
-function generateToken(): string {
-  let body = "";
-  for (let i = 0; i < 40; i++) body += ALPHABET[randomInt(ALPHABET.length)];
-  return `rl_${body}`;
-}
 
 /** `write` implies `read` (a CI job that launches a run must also poll it) and `ingest`; `ingest` implies nothing. */
 function normaliseScopes(scopes: TokenScope[]): TokenScope[] {

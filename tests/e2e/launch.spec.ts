@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import pg from "pg";
 import { SIMULATED_RUN } from "./fixtures";
 
 // Needs a trainer worker beside the web server (scripts/test.ts sets E2E_START_WORKER=true).
@@ -22,6 +23,7 @@ test("launch a run from the form: it appears, trains on the worker, and can be c
   await page.locator("#cfg-grpo-groupsPerStep").fill("2");
   await page.locator("#cfg-grpo-minibatchSize").fill("4");
   await page.locator("#cfg-grpo-sftWarmupSteps").fill("2");
+  await page.getByTestId("advanced-settings").locator("summary").click(); // checkpoints and evaluation are advanced
   await page.locator("#cfg-checkpoint-saveFreq").fill("1");
   await page.locator("#cfg-evaluation-testFreq").fill("0");
 
@@ -117,6 +119,8 @@ test("the form's own defaults pass its pre-flight check, for the first environme
   // Untouched: the simulated preset (its opening used to need 2,503 tokens of a 512-token context).
   await expect(page.getByLabel("Environment", { exact: true })).toHaveValue("simulated");
   await expect(preflight).toHaveAttribute("data-verdict", "ok", { timeout: 90_000 });
+  // Beside the per-step estimate, the whole run's: steps × step time, naming what it leaves out.
+  await expect(preflight).toContainText(/whole run \(rough\)~(\d+h )?(\d+m )?\d+s for 20 steps, plus 30 SFT warm-up steps/);
   await expect(page.getByRole("button", { name: "Launch run" })).toBeEnabled();
   await expect(page.getByLabel("Launch anyway")).toHaveCount(0);
   await page.getByLabel("Environment", { exact: true }).selectOption("tau2-retail");
@@ -139,4 +143,64 @@ test("a refused field shows its reason beside it, including the environment", as
   await page.getByRole("button", { name: "Launch run" }).click();
   await expect(page.getByText(/Fix the highlighted fields: environment, grpo\.groupSize/)).toBeVisible();
   await expect(page.getByTestId("error-grpo.groupSize")).toContainText("at least 2");
+});
+
+test("choosing Slurm shows the job script the launcher will submit, and a bad Slurm field is refused beside it", async ({ page }) => {
+  await page.goto("/runs/new");
+  await expect(page.getByTestId("slurm-script")).toHaveCount(0);
+  await page.getByText("Load a config file").click();
+  const yaml = (partition: string) =>
+    [
+      "name: on the cluster",
+      "environment: guess-number",
+      "execution:",
+      "  launcher: slurm",
+      "  slurm:",
+      `    partition: "${partition}"`,
+      "    gpusPerNode: 8",
+      "    time: '12:00:00'",
+    ].join("\n");
+  await page.getByLabel("or paste it").fill(yaml("gpu"));
+  await page.getByRole("button", { name: "Use this config" }).click();
+  await expect(page.locator("#cfg-execution-launcher")).toHaveValue("slurm");
+  const script = page.getByTestId("slurm-script");
+  await expect(script).toContainText("#SBATCH --partition=gpu");
+  await expect(script).toContainText("#SBATCH --gpus-per-node=8");
+  await expect(script).toContainText("#SBATCH --time=12:00:00");
+  await expect(script).toContainText("trainer/slurm/job-main.ts");
+  await page.getByLabel("or paste it").fill(yaml("gpu; rm -rf /"));
+  await page.getByRole("button", { name: "Use this config" }).click();
+  await expect(page.getByTestId("error-execution.slurm")).toContainText("partition must be a Slurm name");
+  await expect(page.getByTestId("slurm-script")).toHaveCount(0);
+
+  // Launched, it waits for a Slurm launcher, not a worker: the run page gives no "start a worker" advice, and shows the
+  // job once the launcher has recorded it (here the row the launcher writes, as no cluster runs beside the e2e server).
+  await page.getByLabel("or paste it").fill(yaml("debug"));
+  await page.getByRole("button", { name: "Use this config" }).click();
+  await page
+    .getByLabel("Launch anyway")
+    .check({ timeout: 20_000 })
+    .catch(() => {});
+  await page.getByRole("button", { name: "Launch run" }).click();
+  await expect(page.getByTestId("run-name")).toHaveText("on the cluster");
+  await expect(page.getByTestId("run-status")).toHaveText("queued");
+  await expect(page.getByTestId("queue-standing")).toHaveCount(0);
+  const runId = new URL(page.url()).pathname.split("/")[2];
+  const db = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL });
+  await db.connect();
+  try {
+    await db.query(
+      `INSERT INTO "SlurmJob" ("runId", "jobId", "jobName", state, reason, script, "updatedAt") VALUES ($1, '4242', $2, 'PENDING', 'Resources', '#!/bin/bash', now())`,
+      [runId, `rollout-lab-${runId}-1`],
+    );
+  } finally {
+    await db.end();
+  }
+  await expect(page.getByTestId("slurm-job")).toHaveText("Slurm job 4242: PENDING (Resources)", { timeout: 20_000 });
+  // Cancelled, so no other test finds it queued (the launcher would scancel its job).
+  page.once("dialog", (d) => d.accept());
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByTestId("run-status")).toHaveText("cancelled");
+  await page.goto("/runs");
+  await expect(page.getByTestId("run-slurm-job").first()).toHaveText("Slurm job 4242: PENDING (Resources)");
 });

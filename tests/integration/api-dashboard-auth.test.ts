@@ -1,15 +1,19 @@
 /**
  * DASHBOARD_PASSWORD over real HTTP: pages redirect to the login page, the tRPC endpoint answers 401, the REST API
  * and health stay reachable; signing in through the login form (a plain POST, as a browser without JS sends it)
- * sets an HttpOnly cookie that opens the dashboard; a wrong password does not; guessing is rate-limited.
+ * sets an HttpOnly cookie that opens the dashboard; a wrong password does not; guessing is rate-limited, and a flood
+ * of guesses (forged X-Forwarded-For, or many real addresses behind the proxy) does not lock the owner out.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import http from "node:http";
 import { startApiServer, type ApiServer } from "./api-harness";
 
 let server: ApiServer;
 before(async () => {
-  server = await startApiServer({ DASHBOARD_PASSWORD: "correct horse" });
+  // 127.0.0.1 plays the reverse proxy (its X-Forwarded-For is believed); 127.0.0.2 and .3, also this machine, are
+  // clients connecting directly, whose X-Forwarded-For must not be.
+  server = await startApiServer({ DASHBOARD_PASSWORD: "correct horse", ROLLOUT_LAB_TRUSTED_PROXIES: "127.0.0.1" });
 });
 after(async () => server?.stop());
 
@@ -111,4 +115,56 @@ test("after signing in, next= never leads off the site, however it is spelled", 
   const page = await (await fetch(`${server.base}/settings/login?next=%2F%09%2F127.0.0.1%3A3932%2Fpwned`)).text();
   const hidden = /<input[^>]*name="next"[^>]*value="([^"]*)"/.exec(page)?.[1];
   assert.equal(hidden, "/", "the form does not carry the foreign target either");
+});
+
+/** A sign-in POST from a chosen local address (127.0.0.0/8 is all this machine), as a script would send it. */
+function postLogin(password: string, from: string, forwardedFor?: string): Promise<{ status: number; setCookie: string }> {
+  const url = new URL(server.base);
+  const body = new URLSearchParams({ password, next: "/runs" }).toString();
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", "content-length": String(body.length) };
+  if (forwardedFor) headers["x-forwarded-for"] = forwardedFor;
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: url.hostname, port: url.port, method: "POST", path: "/api/login", headers, localAddress: from, agent: false },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, setCookie: String(res.headers["set-cookie"] ?? "") }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** The owner signs in while `flood` is under way: answered with a cookie, and without waiting out anyone's schedule. */
+async function ownerGetsIn(from: string, forwardedFor?: string): Promise<void> {
+  const started = Date.now();
+  const owner = await postLogin("correct horse", from, forwardedFor);
+  assert.equal(owner.status, 303, "the owner is not refused");
+  assert.match(owner.setCookie, /rl_session=/);
+  assert.ok(Date.now() - started < 8_000, `the owner waited ${Date.now() - started} ms`);
+}
+
+test("a flood with rotating X-Forwarded-For from one address is one client: it is throttled, the owner gets in", async () => {
+  // Not from the trusted proxy: each forged address would otherwise be a client of its own and fill the overall schedule.
+  const flood = Array.from({ length: 40 }, (_, i) => postLogin("guess", "127.0.0.2", `198.18.${i >> 8}.${i & 255}`));
+  await new Promise((r) => setTimeout(r, 1500));
+  await ownerGetsIn("127.0.0.3", "198.18.200.1");
+  const statuses = (await Promise.all(flood)).map((r) => r.status);
+  assert.ok(statuses.filter((s) => s === 429).length >= 30, `the flood is throttled as one client: ${statuses.join(",")}`);
+});
+
+test("many real addresses behind the proxy fill the overall schedule; the owner's correct password is checked before it", async () => {
+  // Each address guesses three times (a forged entry left of it changes nothing: the proxy appended the real one).
+  const guess = (i: number) => postLogin("guess", "127.0.0.1", `6.6.6.${i % 250}, 203.0.113.${i % 120}`);
+  const first = await Promise.all(Array.from({ length: 120 }, (_, i) => guess(i)));
+  assert.ok(
+    first.every((r) => r.status === 303),
+    "an address's first guess is answered",
+  );
+  const flood = Array.from({ length: 240 }, (_, i) => guess(i));
+  await new Promise((r) => setTimeout(r, 1500));
+  await ownerGetsIn("127.0.0.1", "6.6.6.6, 198.51.100.250");
+  const statuses = (await Promise.all(flood)).map((r) => r.status);
+  assert.ok(statuses.filter((s) => s === 429).length >= 150, "addresses that failed wait in the overall schedule and are refused past it");
 });

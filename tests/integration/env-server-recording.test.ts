@@ -7,6 +7,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { RolloutLabEnv, RolloutLabEnvError } from "../../clients/typescript/rollout-lab-env";
 import { createCaller } from "../../server/api/root";
+import { createToken } from "../../server/services/tokens";
 import { createTrpcContext } from "../../server/api/trpc";
 import { runOneRescoring } from "../../trainer/rescore/loop";
 import { startFakeLlmServer, type FakeLlmServer } from "../../trainer/llm/fake-server/server";
@@ -14,11 +15,14 @@ import { goldEpisodes, startTestEnvServer, type TestEnvServer } from "./helpers/
 
 let srv: TestEnvServer;
 let llm: FakeLlmServer;
+/** A session naming endpoints needs a write token, even on loopback (access.ts). */
+let writer: string;
 const savedPolicy = process.env.ROLLOUT_LAB_LLM_BASE_URLS;
 before(async () => {
   srv = await startTestEnvServer();
   llm = await startFakeLlmServer({ reply: () => "Thanks. I'd like to cancel my order, please." });
   process.env.ROLLOUT_LAB_LLM_BASE_URLS = llm.url;
+  writer = (await createToken(srv.db.prisma, { name: "operator", scopes: ["write"] })).token;
 });
 after(async () => {
   process.env.ROLLOUT_LAB_LLM_BASE_URLS = savedPolicy;
@@ -66,7 +70,7 @@ test("a group of served episodes: group view with its mean and spread, signals, 
 
 test("a session's own user simulator endpoint serves its turns, and the calls are recorded with the episode", async () => {
   const before = llm.stats.completed;
-  const env = await RolloutLabEnv.connect(`${srv.url}/envs/tau2-retail`);
+  const env = await RolloutLabEnv.connect(`${srv.url}/envs/tau2-retail`, { token: writer });
   const opened = await env.reset({ seed: 0, experiment: "own-llm", llm: { userSimulator: { baseUrl: llm.url, model: "fake-user" } } });
   const r = await env.step({ message: "Hello! How can I help you today?" });
   assert.equal(r.observation.messages[0].content, "Thanks. I'd like to cancel my order, please.");
@@ -83,7 +87,7 @@ test("a session's own user simulator endpoint serves its turns, and the calls ar
 });
 
 test("session endpoints follow the run config's policy: a URL outside ROLLOUT_LAB_LLM_BASE_URLS or a product variable as apiKeyEnv is 422 naming the field", async () => {
-  const env = await RolloutLabEnv.connect(`${srv.url}/envs/tau2-retail`);
+  const env = await RolloutLabEnv.connect(`${srv.url}/envs/tau2-retail`, { token: writer });
   await assert.rejects(
     env.reset({ llm: { judge: { baseUrl: "https://attacker.example/v1", model: "m" } } }),
     (e: RolloutLabEnvError) =>

@@ -99,7 +99,10 @@ test("an open loopback server refuses web pages from other origins (a page can o
 });
 
 test("sessions are bounded: past the limit a new one gets 503 with Retry-After, and a freed slot is reused", async () => {
-  const srv = await startTestEnvServer({ db, limits: { maxSessions: 2, idleTimeoutMs: 600_000, detachedGraceMs: 60_000 } });
+  const srv = await startTestEnvServer({
+    db,
+    limits: { maxSessions: 2, maxSessionsPerClient: 3, idleTimeoutMs: 600_000, detachedGraceMs: 60_000 },
+  });
   try {
     const a = await RolloutLabEnv.connect(`${srv.url}/envs/guess-number`);
     const b = await RolloutLabEnv.connect(`${srv.url}/envs/guess-number`);
@@ -233,7 +236,6 @@ test("a server killed mid-episode says at its next start which sessions were los
     const env = await RolloutLabEnv.connect(`http://127.0.0.1:${port}/envs/guess-number`);
     const { observation } = await env.reset({ task_id: "guess-7", experiment: "crash" });
     await env.step("4");
-    await new Promise((r) => setTimeout(r, 1500)); // the journal is written within a second of a change
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
 

@@ -9,24 +9,21 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { TRPCError } from "@trpc/server";
 import { main } from "../../cli/main";
 import { EXIT } from "../../cli/exit-codes";
-import { TokenBucketLimiter } from "../../server/auth/rate-limit";
-import { handleRestRequest } from "../../server/rest/handler";
 import { createToken } from "../../server/services/tokens";
 import { createCaller } from "../../server/api/root";
 import { createTrpcContext } from "../../server/api/trpc";
 import { exportRunJsonl } from "../../server/services/export";
 import { getEnvironment } from "../../trainer/envs/registry";
-import { startFakeLlmServer, type FakeLlmServer } from "../../trainer/llm/fake-server/server";
+import { startFakeLlmServer, type FakeChatRequest, type FakeLlmServer, type FakeReply } from "../../trainer/llm/fake-server/server";
 import { createRealExecutor } from "../../trainer/loop/real/execute-run";
 import { goldReplier, recordGoldTranscripts } from "../../trainer/eval/testing/gold-replier";
 import { TrainerWorker } from "../../trainer/worker/worker";
 import { runOneRescoring } from "../../trainer/rescore/loop";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
+import { serveRest } from "./helpers/rest-server";
 
 let db: TestDatabase;
 let caller: ReturnType<typeof createCaller>;
@@ -137,6 +134,33 @@ test("an endpoint evaluation is created, played by the worker and scored per tas
   assert.equal(rejudged.job.total, 6);
 });
 
+test(
+  "unscored trials say why: τ²'s natural-language assertions cannot be scored offline, which is no endpoint failure",
+  { timeout: 300_000 },
+  async () => {
+    // τ² retail's built-in lamp question counts an NL assertion besides DB and COMMUNICATE: a model that answers it
+    // right passes both, and offline nothing can read the assertion.
+    const answerer = await startFakeLlmServer({ reply: () => ({ content: "We have 3 desk lamp options; the cheapest costs $41.25." }) });
+    try {
+      const created = await caller.runActions.create({
+        config: tau2Eval({
+          name: "lamp question",
+          policy: { endpoint: { baseUrl: answerer.url, model: "answerer" } },
+          eval: { k: 2, tasks: ["tau2-builtin-hg_lamp_options_info"] },
+        }),
+      });
+      assert.ok(await work());
+      const run = await db.prisma.run.findUniqueOrThrow({ where: { id: created.id } });
+      assert.equal(run.status, "succeeded", run.error ?? "");
+      const view = await caller.evaluations.get({ runId: created.id });
+      assert.equal(view.summary.unscored, 2);
+      assert.deepEqual(view.summary.unscoredCauses, { needs_judge_endpoint: 2 });
+    } finally {
+      await answerer.close();
+    }
+  },
+);
+
 test("config mistakes are refused at creation with the field named", async () => {
   assert.match(
     await badRequest(
@@ -170,13 +194,24 @@ test("the cost ceiling stops an evaluation cleanly: cancelled, with the reason, 
       eval: { k: 1, maxTasks: 3, maxCostUsd: 1, concurrency: 1 },
     }),
   });
+  const billedUsd = () => (fake.stats.billed.promptTokens + fake.stats.billed.completionTokens) / 1000; // $1,000 per M tokens
+  const before = billedUsd();
   assert.ok(await work());
+  const billed = billedUsd() - before;
   const run = await db.prisma.run.findUniqueOrThrow({ where: { id: created.id } });
   assert.equal(run.status, "cancelled");
   assert.match(run.error ?? "", /cost ceiling.*eval\.maxCostUsd is \$1/);
   assert.ok(run.step < 3, `${run.step} of 3 tasks`);
   const events = await db.prisma.runEvent.findMany({ where: { runId: created.id, level: "warn" } });
   assert.ok(events.some((e) => /cost ceiling/.test(e.message)));
+  // Every call the endpoint billed is stored and costed, those of the task cut short too (without a trajectory), and
+  // the stop reason, the stored calls and the scores' cost all say what was billed.
+  const stored = await db.prisma.llmCall.aggregate({ where: { runId: created.id }, _sum: { costUsd: true }, _count: true });
+  assert.ok(Math.abs((stored._sum.costUsd ?? 0) - billed) < 1e-9, `stored $${stored._sum.costUsd} vs billed $${billed}`);
+  assert.ok((await db.prisma.llmCall.count({ where: { runId: created.id, trajectoryId: null } })) > 0, "the cut task's calls are kept");
+  assert.ok(run.error?.includes(`$${billed.toFixed(4)}`), `${run.error} vs billed $${billed.toFixed(4)}`);
+  const view = await caller.evaluations.get({ runId: created.id });
+  assert.ok(Math.abs(view.summary.costUsd - billed) < 1e-9, `summary $${view.summary.costUsd} vs billed $${billed}`);
 });
 
 test(
@@ -236,29 +271,78 @@ test(
   },
 );
 
-/** The REST API's own handler on a loopback port (no Next build needed): what the CLI talks to. */
-async function serveRest(): Promise<{ url: string; close(): Promise<void> }> {
-  const limiter = new TokenBucketLimiter({ perMinute: 10_000, burst: 1_000 });
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = chunks.length ? Buffer.concat(chunks) : undefined;
-    const request = new Request(`http://127.0.0.1${req.url}`, {
-      method: req.method,
-      headers: req.headers as Record<string, string>,
-      ...(body && req.method !== "GET" ? { body } : {}),
+test(
+  "leaderboards compare runs on the same tasks and k; a run cut short at the ceiling sits apart with its coverage, below complete runs",
+  { timeout: 300_000 },
+  async () => {
+    const searcher = await startFakeLlmServer({ reply: binarySearch });
+    const alwaysOne = await startFakeLlmServer({ reply: () => ({ content: "1" }) });
+    // guess-number's built-in tasks are all in split "train": the default evalSplit "test" has none of them.
+    const guess = (name: string, endpoint: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+      name,
+      environment: "guess-number",
+      rollout: { maxTurns: 4 },
+      policy: { endpoint },
+      eval: { k: 1, maxTasks: 5, concurrency: 1, ...extra },
     });
-    const response = await handleRestRequest(request, { db: db.prisma, limiter });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+    try {
+      // Binary search solves every game it plays, but its $ ceiling stops it after a task or two: pass@1 = 1 on those.
+      const partial = await caller.runActions.create({
+        config: guess(
+          "bisect, capped",
+          { baseUrl: searcher.url, model: "bisect", price: { inputPerMTok: 10_000, outputPerMTok: 10_000 } },
+          { maxCostUsd: 0.3 },
+        ),
+      });
+      // A weak model plays all five tasks (it solves only secret 1): pass@1 = 0.2, complete.
+      const complete = await caller.runActions.create({ config: guess("always one", { baseUrl: alwaysOne.url, model: "one" }) });
+      assert.ok(await work());
+      assert.ok(await work());
+      const cut = await db.prisma.run.findUniqueOrThrow({ where: { id: partial.id } });
+      assert.equal(cut.status, "cancelled", cut.error ?? "");
+      assert.ok(cut.step >= 1 && cut.step < 5, `stopped after ${cut.step} of 5 tasks`);
+      assert.equal((await db.prisma.run.findUniqueOrThrow({ where: { id: complete.id } })).status, "succeeded");
+
+      const page = await caller.evaluations.environment({ name: "guess-number" });
+      const board = page.leaderboards.find((b) => b.entries.some((e) => e.runId === complete.id))!;
+      assert.ok(board, "the complete run is ranked");
+      assert.deepEqual(
+        board.entries.map((e) => e.runId),
+        [complete.id],
+        "only complete runs are ranked",
+      );
+      const apart = board.partial.find((e) => e.runId === partial.id);
+      assert.ok(apart, "the capped run is on the same board (same tasks, same k), apart");
+      assert.equal(apart.passAt1, 1);
+      assert.deepEqual(apart.coverage, { evaluated: cut.step, selected: 5 });
+      assert.equal(apart.complete, false);
+      assert.equal(board.entries[0].passAt1, 0.2);
+      // The label says what was selected: no task is in split "test".
+      assert.doesNotMatch(board.label, /tasks of split "test"/);
+      assert.match(board.label, /first 5 of 8 tasks \(none is in split "test"\)/);
+      const view = await caller.evaluations.get({ runId: complete.id });
+      assert.equal(view.taskSet?.label, board.label, "the run page says the same");
+    } finally {
+      await searcher.close();
+      await alwaysOne.close();
+    }
+  },
+);
+
+/** A model that plays guess-number by binary search, reading the game's "higher than g" / "lower than g" replies. */
+function binarySearch(req: FakeChatRequest): FakeReply {
+  const max = Number(/Guess 1-(\d+)/.exec(req.messages.map((m) => m.content ?? "").join("\n"))?.[1] ?? 8);
+  let [lo, hi] = [1, max];
+  for (const m of req.messages) {
+    const hint = /^(higher|lower) than (\d+)/.exec(m.role === "user" ? (m.content ?? "") : "");
+    if (hint?.[1] === "higher") lo = Number(hint[2]) + 1;
+    if (hint?.[1] === "lower") hi = Number(hint[2]) - 1;
+  }
+  return { content: String(Math.floor((lo + hi) / 2)) };
 }
 
 test("rollout-lab eval: creates the run, waits, prints the scores and exits as runs create --wait does", { timeout: 300_000 }, async () => {
-  const api = await serveRest();
+  const api = await serveRest(db.prisma);
   const { token } = await createToken(db.prisma, { name: "ci", scopes: ["read", "write"] });
   const worker = new TrainerWorker({ db: db.prisma, executeRun: createRealExecutor(dataDir), log: () => {}, pollMs: 100 });
   const working = worker.start();
@@ -291,10 +375,56 @@ test("rollout-lab eval: creates the run, waits, prints the scores and exits as r
     assert.match(ok.out, /pass\^1 1\.000 {2}pass\^2 1\.000/);
     assert.match(ok.out, /tau2-builtin-\S+\t2\t2\t1\.000/);
 
-    // Binary search solves only the middle number in one guess: pass@1 1/8, below a 0.5 bar.
-    const missed = await run(["eval", "--env", "guess-number", "--gold", "--k", "1", "--min-pass", "0.5"]);
+    // An API model playing binary search solves every secret: guess-number's success is "solved", so pass@1 = 1
+    // although the turn penalty leaves most rewards below 1 (mean 0.59375).
+    const searcher = await startFakeLlmServer({ reply: binarySearch });
+    try {
+      const solved = await run([
+        "eval",
+        "--env",
+        "guess-number",
+        "--base-url",
+        searcher.url,
+        "--model",
+        "bisect",
+        "--k",
+        "2",
+        "--min-pass",
+        "1",
+      ]);
+      assert.equal(solved.code, EXIT.OK, solved.err);
+      assert.match(solved.out, /pass\^1 1\.000 {2}pass\^2 1\.000/);
+      assert.match(solved.out, /success: the secret was guessed/);
+      assert.match(solved.out, /mean reward 0\.594/);
+    } finally {
+      await searcher.close();
+    }
+    // --metric reads another figure: the mean reward is below a 0.9 bar.
+    const missed = await run(["eval", "--env", "guess-number", "--gold", "--k", "1", "--metric", "eval/reward_mean", "--min-pass", "0.9"]);
     assert.equal(missed.code, EXIT.THRESHOLD_MISSED, missed.err);
-    assert.match(missed.err, /eval\/pass@1 0\.125 is below --min-pass 0\.5/);
+    assert.match(missed.err, /eval\/reward_mean 0\.5938 is below --min-pass 0\.9/);
+
+    // An endpoint that only ever answers 500: every trial fails on infrastructure, so the run fails (exit 5) and says why.
+    const broken = await startFakeLlmServer({ faults: { rate: 1, kinds: ["server_error"] } });
+    try {
+      const failed = await run([
+        "eval",
+        "--env",
+        "guess-number",
+        "--base-url",
+        broken.url,
+        "--model",
+        "down",
+        "--k",
+        "1",
+        "--max-tasks",
+        "2",
+      ]);
+      assert.equal(failed.code, EXIT.RUN_FAILED, failed.err);
+      assert.match(failed.err, /failed: All 2 trial\(s\) failed on infrastructure, so nothing was scored: the episode failed/);
+    } finally {
+      await broken.close();
+    }
 
     const usage = await run(["eval", "--env", "guess-number", "--gold", "--model", "m"]);
     assert.equal(usage.code, EXIT.USAGE);

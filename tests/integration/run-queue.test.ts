@@ -6,6 +6,7 @@ import { createTrpcContext } from "../../server/api/trpc";
 import { describeQueueStanding } from "../../lib/run-status";
 import { insertQueuedRun } from "../../trainer/record/testing/make-run";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
+import { claimNextRun, claimRunById } from "../../trainer/worker/lease";
 
 let db: TestDatabase;
 before(async () => {
@@ -46,4 +47,31 @@ test("queued runs stand in claim order behind the runs training; the text says w
 
   // Not queued any more: nothing to say.
   assert.equal(await caller.runs.queueStanding({ id: live }), null);
+});
+
+test("a run for the Slurm launcher is never claimed by a worker; its job claims it by id", async () => {
+  await db.prisma.run.updateMany({ where: { status: { in: ["queued", "running"] } }, data: { status: "cancelled" } });
+  const slurmRun = await insertQueuedRun(db.prisma, { name: "on slurm", execution: { launcher: "slurm" } });
+  assert.equal(await claimNextRun(db.prisma, "worker-a", 30_000), null);
+  const claimed = await claimRunById(db.prisma, slurmRun, "slurm-job-7", 30_000);
+  assert.equal(claimed?.id, slurmRun);
+  // Held under a live lease: a second job for the same run gets nothing (no two trainers on one run).
+  assert.equal(await claimRunById(db.prisma, slurmRun, "slurm-job-8", 30_000), null);
+  const workerRun = await insertQueuedRun(db.prisma, { name: "on a worker" });
+  assert.equal((await claimNextRun(db.prisma, "worker-a", 30_000))?.id, workerRun);
+});
+
+test("runs waiting for Slurm stand in no worker's queue: a worker run behind them is next to start", async () => {
+  await db.prisma.run.updateMany({ where: { status: { in: ["queued", "running"] } }, data: { status: "cancelled" } });
+  const caller = createCaller(createTrpcContext(db.prisma));
+  const onSlurm = await insertQueuedRun(db.prisma, { name: "on slurm", execution: { launcher: "slurm" } });
+  const trainingOnSlurm = await insertQueuedRun(db.prisma, { name: "training on slurm", execution: { launcher: "slurm" } });
+  await db.prisma.run.update({
+    where: { id: trainingOnSlurm },
+    data: { status: "running", leaseExpiresAt: new Date(Date.now() + 30_000) },
+  });
+  const onWorker = await insertQueuedRun(db.prisma, { name: "on a worker" });
+  const standing = await caller.runs.queueStanding({ id: onWorker });
+  assert.deepEqual({ ...standing!, queuedSeconds: 0 }, { position: 1, queued: 1, training: 0, queuedSeconds: 0 });
+  assert.equal(await caller.runs.queueStanding({ id: onSlurm }), null, "its page shows the Slurm job instead");
 });

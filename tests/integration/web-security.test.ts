@@ -212,6 +212,27 @@ test("an oversized body is refused from its Content-Length before it is read; a 
   assert.match(JSON.parse(chunked.body).error.message, /Content-Length/);
 });
 
+test("a page path takes no request body: refused before it is read, so an unauthenticated POST holds no memory", async () => {
+  const headers = { "content-type": "application/x-www-form-urlencoded", origin: server.base };
+  for (const path of ["/runs", "/settings/login", "/", "/%61pi/v1/runs"]) {
+    const res = await answerBeforeBodyEnds(path, { ...headers, "content-length": String(40_000_000) }, Buffer.from("a=1&"));
+    assert.equal(res.status, 413, `${path}: ${res.body.slice(0, 200)}`);
+    assert.match(res.body, /takes no request body/);
+  }
+  const chunked = await answerBeforeBodyEnds("/runs", { ...headers, "transfer-encoding": "chunked" }, Buffer.alloc(64 * 1024, "a"));
+  assert.equal(chunked.status, 413);
+  assert.equal((await fetch(`${server.base}/runs`, { method: "POST" })).status !== 413, true, "a bodiless POST is not a body");
+});
+
+test("the API's body limits hold however its path is spelled (/./api/…, /_next/../api/…)", async () => {
+  const json = { "content-type": "application/json", origin: server.base };
+  for (const path of ["/./api/v1/runs", "/_next/../api/v1/runs", "/_next/%2e%2e/api/trpc/runActions.create", "/api/v1/./runs"]) {
+    const res = await answerBeforeBodyEnds(path, { ...json, "content-length": String(20_000_000) }, Buffer.from("{"));
+    assert.equal(res.status, 413, `${path}: ${res.body.slice(0, 200)}`);
+    assert.match(res.body, /larger than the 1,048,576 bytes/);
+  }
+});
+
 test("an endpoint a run may not reach is a 400 naming the field and what to set, even where loopback is allowed", async () => {
   // This server runs with the test harness's ROLLOUT_LAB_LLM_BASE_URLS=http://127.0.0.1: (the fake LLM servers).
   const token = await server.token(["write"]);
@@ -231,4 +252,79 @@ test("an endpoint a run may not reach is a 400 naming the field and what to set,
   );
   assert.match(issues[0].message, /gopher: URLs are not LLM endpoints/);
   assert.match(issues[1].message, new RegExp(`one of Rollout Lab's own listeners \\(port ${new URL(server.base).port}`));
+});
+
+test("a number larger than its int4 column is a 400 naming the field, on the batch and trajectories routes and tRPC", async () => {
+  const token = await server.token(["write"]);
+  const created = await api(server.base, token, "POST", "/external-runs", { name: "int4", source: "other" });
+  assert.equal(created.status, 201, created.text);
+  const runId = created.json.id as string;
+  const sample = (extra: Record<string, unknown>, call: Record<string, unknown> = {}) => ({
+    id: `s-${JSON.stringify(extra)}-${JSON.stringify(call)}`,
+    step: 0,
+    conversation: [{ role: "user", content: "hi" }],
+    reward: 1,
+    llmCalls: [{ role: "judge", model: "m", messages: [], response: "ok", ...call }],
+    ...extra,
+  });
+  const cases: [Record<string, unknown>, string][] = [
+    [sample({ promptTokens: 2 ** 31 }), "trajectories.0.promptTokens"],
+    [sample({ responseTokens: 2 ** 31 }), "trajectories.0.responseTokens"],
+    [sample({}, { turn: 2 ** 31 }), "trajectories.0.llmCalls.0.turn"],
+  ];
+  for (const [trajectory, field] of cases) {
+    for (const route of ["batch", "trajectories"]) {
+      const res = await api(server.base, token, "POST", `/external-runs/${runId}/${route}`, { trajectories: [trajectory] });
+      assert.equal(res.status, 400, `${route} ${field}: ${res.text.slice(0, 300)}`);
+      assert.deepEqual(
+        (res.json.error?.issues ?? []).map((i) => i.path),
+        [field],
+      );
+      assert.match(res.json.error?.issues?.[0].message ?? "", /2,147,483,647|100000|too big/i);
+    }
+  }
+  const trpc = await fetch(`${server.base}/api/trpc/ingest.appendTrajectories`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ json: { runId, trajectories: [sample({ promptTokens: 2 ** 31 })] } }),
+  });
+  assert.equal(trpc.status, 400);
+  const events = await fetch(`${server.base}${trpcUrl("runs.events", { id: runId, before: 2 ** 31 })}`);
+  assert.equal(events.status, 400, "a cursor past int4 is refused, not sent to the database");
+  assert.equal(await server.db.prisma.trajectory.count({ where: { runId } }), 0);
+  const ok = await api(server.base, token, "POST", `/external-runs/${runId}/batch`, {
+    trajectories: [sample({ promptTokens: 2 ** 31 - 1 })],
+  });
+  assert.equal(ok.status, 200, ok.text.slice(0, 300));
+});
+
+test("a body that is not valid UTF-8 is a 400 on REST, tRPC and the sign-in form; nothing is stored with U+FFFD", async () => {
+  const token = await server.token(["write"]);
+  const bytes = (before: string, after: string) => Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xfe]), Buffer.from(after)]);
+  const rest = await fetch(`${server.base}/api/v1/runs`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: bytes('{"config":{"name":"bad', '"}}'),
+  });
+  assert.equal(rest.status, 400);
+  assert.match(((await rest.json()) as { error: { message: string } }).error.message, /not valid UTF-8 \(at byte 22\)/);
+  const trpc = await fetch(`${server.base}/api/trpc/runActions.create`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: bytes('{"json":{"config":{"name":"bad', '"}}}'),
+  });
+  assert.equal(trpc.status, 400);
+  assert.match(JSON.stringify(await trpc.json()), /not valid UTF-8/);
+  const query = await fetch(`${server.base}/api/v1/runs?tag=%FF`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(query.status, 400);
+  assert.match(await query.text(), /query parameter \\"tag\\" is not valid UTF-8/);
+  const login = await fetch(`${server.base}/api/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "password=%FF&next=%2Fruns",
+    redirect: "manual",
+  });
+  assert.equal(login.status, 400);
+  assert.match(await login.text(), /not valid UTF-8/);
+  assert.equal(await server.db.prisma.run.count({ where: { name: { contains: "\ufffd" } } }), 0);
 });

@@ -2,11 +2,14 @@
  * Training checkpoints, laid out like a transformers `save_pretrained` folder plus trainer state:
  *
  *   checkpoint-000120/
- *     config.json, model.safetensors     loadable by AutoModelForCausalLM.from_pretrained (base weights)
+ *     config.json, model.safetensors     loadable by AutoModelForCausalLM.from_pretrained (base weights); from a Hugging
+ *                                        Face folder: its config.json as it was, each weight in its dtype (bf16 rounded
+ *                                        to nearest even), and model.safetensors.index.json so vLLM reads no other file
+ *     master_weights.safetensors         float32 values of weights that dtype rounds, so a resumed run continues exactly
  *     adapter_model.safetensors, adapter_config.json   PEFT LoRA adapters, when LoRA is on
  *     optimizer.safetensors              AdamW moments (<param>.exp_avg / .exp_avg_sq)
  *     trainer_state.json                 step, optimizer step, RNG state, data cursor, free-form extras
- *     tokenizer.json                     when the run has one
+ *     tokenizer.json, tokenizer_config.json, chat_template.jinja, generation_config.json, …   the policy's, copied
  *     COMPLETE                           written last
  *
  * A crash mid-save must never leave a checkpoint that looks usable: everything is written into a temporary sibling
@@ -18,7 +21,8 @@ import path from "node:path";
 import * as tf from "@tensorflow/tfjs";
 import type { DecoderLM } from "../policy/model";
 import type { AdamW } from "../policy/optimizer";
-import { decodeSafetensors, encodeSafetensors, readSafetensors, type SafeTensor } from "./safetensors";
+import { decodeSafetensors, encodeSafetensors, readSafetensors, f16Bits, f16ToF32, type SafeTensor } from "./safetensors";
+import { readHfDtypes } from "./hf-load";
 import { hfConfigFromModel } from "./hf-config";
 import { TOKENIZER_FILES } from "../policy/chat/load-chat-format";
 import { loadLoraTensors, loadModelTensors, loraTensors, modelTensors } from "./weights";
@@ -66,6 +70,9 @@ function paramNamer(model: DecoderLM): (v: tf.Variable) => string {
   return (v) => names.get(v.name) ?? v.name;
 }
 
+/** float32 copies of the weights model.safetensors rounded (bf16 / f16 folders), read back over them on resume. */
+export const MASTER_WEIGHTS = "master_weights.safetensors";
+
 export interface SaveInput {
   model: DecoderLM;
   optimizer?: AdamW;
@@ -76,6 +83,40 @@ export interface SaveInput {
    * or a run's policy.model).
    */
   tokenizerFolder?: string | null;
+  /**
+   * The Hugging Face folder the model was loaded from: its config.json is copied unchanged (max_position_embeddings,
+   * bos / eos ids and every other key: only the weights were trained) and each weight is saved in the dtype it had
+   * there. Without it (a built-in size) config.json is written from the model's config and the weights as float32.
+   */
+  source?: string | null;
+}
+
+/**
+ * Files besides the weights that make a folder servable as the model it was loaded as; copied byte for byte from the
+ * tokenizer folder when there (tokenizer.model is binary).
+ */
+export const COPIED_MODEL_FILES = [
+  ...TOKENIZER_FILES,
+  "special_tokens_map.json",
+  "added_tokens.json",
+  "vocab.json",
+  "merges.txt",
+  "tokenizer.model",
+];
+
+/** The weights that rounding to their file dtype changes, as float32: what a resumed run must continue from. */
+function roundedAway(tensors: Map<string, SafeTensor>): Map<string, SafeTensor> {
+  const out = new Map<string, SafeTensor>();
+  for (const [name, t] of tensors) {
+    if ((t.dtype !== "BF16" && t.dtype !== "F16") || !(t.data instanceof Float32Array)) continue;
+    const data = t.data;
+    // bfloat16 is the top half of a float32: exact when the low half is zero
+    const bits = new Uint32Array(data.buffer, data.byteOffset, data.length);
+    const changed =
+      t.dtype === "BF16" ? bits.some((u) => (u & 0xffff) !== 0) : data.some((x) => f16ToF32(f16Bits(x)) !== x && !Number.isNaN(x));
+    if (changed) out.set(name, { ...t, dtype: "F32" });
+  }
+  return out;
 }
 
 /** Atomically writes a checkpoint to `dir` (replacing an existing one). Returns `dir`. */
@@ -85,8 +126,15 @@ export async function saveCheckpoint(dir: string, input: SaveInput): Promise<str
   const tmp = path.join(parent, `.${path.basename(dir)}.tmp-${process.pid}-${Date.now()}`);
   await fs.mkdir(tmp);
   const { model, optimizer, state } = input;
-  await writeSynced(path.join(tmp, "config.json"), JSON.stringify(hfConfigFromModel(model.config), null, 2));
-  await writeSynced(path.join(tmp, "model.safetensors"), encodeSafetensors(modelTensors(model), { format: "pt" }));
+  const sourceConfig = input.source ? await fs.readFile(path.join(input.source, "config.json")).catch(() => null) : null;
+  await writeSynced(path.join(tmp, "config.json"), sourceConfig ?? JSON.stringify(hfConfigFromModel(model.config), null, 2));
+  const weights = modelTensors(model, input.source ? await readHfDtypes(input.source) : new Map());
+  await writeSynced(path.join(tmp, "model.safetensors"), encodeSafetensors(weights, { format: "pt" }));
+  // Without an index, vLLM loads every *.safetensors of the folder (the optimizer's and the adapters' too).
+  const weightMap = Object.fromEntries([...weights.keys()].map((name) => [name, "model.safetensors"]));
+  await writeSynced(path.join(tmp, "model.safetensors.index.json"), JSON.stringify({ metadata: {}, weight_map: weightMap }, null, 2));
+  const masters = roundedAway(weights);
+  if (masters.size > 0) await writeSynced(path.join(tmp, MASTER_WEIGHTS), encodeSafetensors(masters));
   if (model.lora) {
     const c = model.lora.config;
     await writeSynced(path.join(tmp, "adapter_model.safetensors"), encodeSafetensors(loraTensors(model), { format: "pt" }));
@@ -116,9 +164,9 @@ export async function saveCheckpoint(dir: string, input: SaveInput): Promise<str
   }
   const trainerState = { ...state, optimizerStep: optimizer?.step ?? null, savedAt: new Date().toISOString() };
   await writeSynced(path.join(tmp, "trainer_state.json"), JSON.stringify(trainerState, null, 2));
-  for (const name of input.tokenizerFolder ? TOKENIZER_FILES : []) {
-    const text = await fs.readFile(path.join(input.tokenizerFolder!, name), "utf8").catch(() => null);
-    if (text !== null) await writeSynced(path.join(tmp, name), text);
+  for (const name of input.tokenizerFolder ? COPIED_MODEL_FILES : []) {
+    const bytes = await fs.readFile(path.join(input.tokenizerFolder!, name)).catch(() => null);
+    if (bytes !== null) await writeSynced(path.join(tmp, name), bytes);
   }
   await writeSynced(path.join(tmp, "COMPLETE"), `${trainerState.savedAt}\n`);
   await syncDir(tmp);
@@ -148,6 +196,12 @@ export async function loadCheckpoint(
 ): Promise<TrainerState & { optimizerStep: number | null }> {
   if (!(await isCompleteCheckpoint(dir))) throw new IncompleteCheckpointError(dir);
   const weights = await readSafetensors(path.join(dir, "model.safetensors"));
+  const masterFile = path.join(dir, MASTER_WEIGHTS);
+  const masters = await fs.access(masterFile).then(
+    () => readSafetensors(masterFile),
+    () => null,
+  );
+  for (const [name, t] of masters?.tensors ?? []) weights.tensors.set(name, t);
   loadModelTensors(model, weights.tensors, path.join(dir, "model.safetensors"));
   if (model.lora) {
     const file = path.join(dir, "adapter_model.safetensors");

@@ -71,3 +71,23 @@ test("a sliding-window model runs only at a context its window covers, and says 
   assert.equal(modelConfigFromHf(qwen2).slidingWindow, undefined);
   assert.equal(modelConfigFromHf({ ...qwen2, use_sliding_window: true }).slidingWindow, 32768);
 });
+
+test("config keys that change the forward pass but are not implemented refuse the folder, naming the key", () => {
+  // Gemma-style activation on a Llama/Qwen shape: computed as SiLU before, a different function trained silently
+  assert.throws(
+    () => modelConfigFromHf({ ...QWEN3_06B, hidden_act: "gelu_pytorch_tanh" }),
+    /config\.json hidden_act is "gelu_pytorch_tanh".*SiLU/,
+  );
+  assert.throws(() => modelConfigFromHf({ ...QWEN3_06B, model_type: "llama", mlp_bias: true }), /mlp_bias is true/);
+  assert.throws(() => modelConfigFromHf({ ...QWEN3_06B, attention_dropout: 0.1 }), /attention_dropout is 0\.1/);
+  assert.throws(() => modelConfigFromHf({ ...QWEN3_06B, quantization_config: { quant_method: "gptq" } }), /quantization_config/);
+  assert.throws(() => modelConfigFromHf({ ...QWEN3_06B, final_logit_softcapping: 30 }), /final_logit_softcapping is 30/);
+  assert.throws(() => modelConfigFromHf({ ...QWEN3_06B, pretraining_tp: 2 }), /pretraining_tp is 2/);
+  assert.throws(
+    () => modelConfigFromHf({ ...QWEN3_06B, layer_types: ["full_attention", "sliding_attention"] }),
+    /layer_types has "sliding_attention"/,
+  );
+  // their no-op values are what published configs hold, and load
+  const published = { hidden_act: "silu", mlp_bias: false, attention_dropout: 0.0, pretraining_tp: 1, layer_types: ["full_attention"] };
+  assert.equal(modelConfigFromHf({ ...QWEN3_06B, ...published }).qkNorm, true);
+});

@@ -32,6 +32,8 @@ export function modelConfigFromHf(cfg: HfConfig): ModelConfig {
       `config.json model_type "${type}" is not supported; supported decoder architectures: ${SUPPORTED_MODEL_TYPES.join(", ")}.`,
     );
   }
+  const unimplemented = unimplementedForwardKey(cfg);
+  if (unimplemented) throw new HfCheckpointError(`config.json ${unimplemented}`);
   // transformers ≥ 4.56 writes rotary settings as rope_parameters {rope_type, rope_theta}; older configs as
   // rope_scaling (null for plain rotary) and a top-level rope_theta
   const params = cfg.rope_parameters as { rope_type?: string; rope_theta?: number } | null | undefined;
@@ -60,6 +62,38 @@ export function modelConfigFromHf(cfg: HfConfig): ModelConfig {
     ...(window !== undefined && { slidingWindow: window }),
     ...(ropeScaling && { ropeScaling }),
   });
+}
+
+/**
+ * Keys of config.json that change the forward pass in transformers but that the decoder does not implement. Each was
+ * once read past silently (a `gelu_pytorch_tanh` model computed as SiLU trains a different function and "succeeds"), so
+ * any of them set to a value other than its no-op refuses the folder, naming the key. Returns the sentence, or null.
+ */
+export function unimplementedForwardKey(cfg: HfConfig): string | null {
+  const act = cfg.hidden_act ?? cfg.hidden_activation;
+  if (act !== undefined && act !== null && act !== "silu" && act !== "swish") {
+    const key = cfg.hidden_act !== undefined ? "hidden_act" : "hidden_activation";
+    return `${key} is ${JSON.stringify(act)}; the decoder's MLP computes SiLU (SwiGLU) only, so this model would train as a different function.`;
+  }
+  if (cfg.mlp_bias === true) return "mlp_bias is true; the decoder's MLP has no biases.";
+  if (typeof cfg.attention_dropout === "number" && cfg.attention_dropout !== 0)
+    return `attention_dropout is ${cfg.attention_dropout}; the decoder applies no dropout (set it to 0.0 to train without).`;
+  if (typeof cfg.pretraining_tp === "number" && cfg.pretraining_tp !== 1)
+    return `pretraining_tp is ${cfg.pretraining_tp}; only 1 (one unsplit projection) is implemented.`;
+  if (cfg.quantization_config !== undefined && cfg.quantization_config !== null)
+    return "has a quantization_config; quantized weights (GPTQ, AWQ, bitsandbytes, …) are not supported: use the unquantized model.";
+  if (typeof cfg.partial_rotary_factor === "number" && cfg.partial_rotary_factor !== 1)
+    return `partial_rotary_factor is ${cfg.partial_rotary_factor}; rotary embeddings cover the whole head only.`;
+  for (const key of ["final_logit_softcapping", "attn_logit_softcapping"]) {
+    if (typeof cfg[key] === "number") return `${key} is ${cfg[key]}; the decoder does not cap logits.`;
+  }
+  for (const key of ["logits_scaling", "embedding_multiplier", "residual_multiplier", "attention_multiplier"]) {
+    if (typeof cfg[key] === "number" && cfg[key] !== 1) return `${key} is ${cfg[key]}; the decoder does not scale by it.`;
+  }
+  const layerTypes = cfg.layer_types;
+  if (Array.isArray(layerTypes) && cfg.use_sliding_window !== true && layerTypes.some((t) => t !== "full_attention"))
+    return `layer_types has ${JSON.stringify(layerTypes.find((t) => t !== "full_attention"))} layers; only full attention is implemented.`;
+  return null;
 }
 
 /** Plain rotary (no scaling entry, or rope_type "default"), or Llama 3.1's "llama3" scaling; anything else is refused. */

@@ -10,7 +10,7 @@ import path from "node:path";
 import { DecoderLM } from "../policy/model";
 import type { ModelConfig } from "../policy/config";
 import { HfCheckpointError, modelConfigFromHf } from "./hf-config";
-import { readSafetensors, type SafeTensor } from "./safetensors";
+import { readSafetensors, readSafetensorsDtypes, type SafeDtype, type SafeTensor } from "./safetensors";
 import { loadModelTensors } from "./weights";
 
 async function exists(file: string): Promise<boolean> {
@@ -39,6 +39,18 @@ export async function readHfWeights(dir: string): Promise<Map<string, SafeTensor
   for (const name of Object.keys(index.weight_map)) {
     if (!out.has(name)) throw new HfCheckpointError(`${indexFile} maps ${name} to ${index.weight_map[name]}, which does not contain it`);
   }
+  return out;
+}
+
+/** The dtype each weight of the folder is stored in (headers only), so a checkpoint saved from it keeps them. */
+export async function readHfDtypes(dir: string): Promise<Map<string, SafeDtype>> {
+  const single = path.join(dir, "model.safetensors");
+  if (await exists(single)) return readSafetensorsDtypes(single);
+  const indexFile = path.join(dir, "model.safetensors.index.json");
+  const index = await readDataJson<{ weight_map?: Record<string, string> }>(indexFile);
+  const out = new Map<string, SafeDtype>();
+  for (const shard of new Set(Object.values(index.weight_map ?? {})))
+    for (const [name, dtype] of await readSafetensorsDtypes(path.join(dir, shard))) out.set(name, dtype);
   return out;
 }
 

@@ -3,8 +3,10 @@
  * `{name: {dtype, shape, data_offsets: [begin, end]}, "__metadata__": {string: string}}`, then the raw little-endian
  * tensor bytes, offsets relative to the end of the header. Written by hand (no dependency) so PyTorch / transformers
  * read our checkpoints with `safetensors.torch.load_file` and we read theirs. Floating types (F16, BF16, F64) are
- * converted to float32 on read, since the TF.js policy computes in float32.
+ * converted to float32 on read, since the TF.js policy computes in float32; on write, float32 data labelled BF16 or F16
+ * is rounded to that type (to nearest, ties to even, as torch's `.to(torch.bfloat16)` does).
  */
+import { promises as fs } from "node:fs";
 import { MAX_WEIGHT_FILE_BYTES, readDataBytes } from "../data-roots";
 
 export type SafeDtype = "F32" | "F16" | "BF16" | "F64" | "I32" | "I64" | "U8" | "BOOL";
@@ -26,7 +28,58 @@ export class SafetensorsError extends Error {
 
 const BYTES: Record<SafeDtype, number> = { F32: 4, F16: 2, BF16: 2, F64: 8, I32: 4, I64: 8, U8: 1, BOOL: 1 };
 
-/** Serialises tensors (F32 / I32 / U8 as given) with optional string metadata. Header padded to 8 bytes. */
+const f32 = new Float32Array(1);
+const f32Bits = new Uint32Array(f32.buffer);
+
+/** float32 -> bfloat16 bits, rounded to nearest even (NaN stays a quiet NaN). */
+export function bf16Bits(x: number): number {
+  f32[0] = x;
+  const u = f32Bits[0];
+  if (Number.isNaN(x)) return ((u >>> 16) | 0x40) & 0xffff;
+  return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
+}
+
+/** float32 -> IEEE half bits, rounded to nearest even; overflow to ±Infinity, subnormals kept. */
+export function f16Bits(x: number): number {
+  f32[0] = x;
+  const u = f32Bits[0];
+  const sign = (u >>> 16) & 0x8000;
+  const exp = (u >>> 23) & 0xff;
+  const mant = u & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  const e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    const m = mant | 0x800000; // implicit leading one
+    const shift = 14 - e;
+    const half = 1 << (shift - 1);
+    const rest = m & ((1 << shift) - 1);
+    let out = m >>> shift;
+    if (rest > half || (rest === half && out & 1)) out++;
+    return sign | out;
+  }
+  let out = (e << 10) | (mant >>> 13);
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && out & 1)) out++; // a carry into the exponent is the right rounding
+  return sign | out;
+}
+
+/** The bytes a tensor is stored as: float32 data labelled BF16 / F16 rounded to 16 bits, else its own buffer. */
+function storedBytes(t: SafeTensor): Buffer {
+  if ((t.dtype === "BF16" || t.dtype === "F16") && t.data instanceof Float32Array) {
+    const round = t.dtype === "BF16" ? bf16Bits : f16Bits;
+    const out = new Uint16Array(t.data.length);
+    for (let i = 0; i < out.length; i++) out[i] = round(t.data[i]);
+    return Buffer.from(out.buffer);
+  }
+  return Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+}
+
+/**
+ * Serialises tensors with optional string metadata (F32 / I32 / U8 as given; float32 data labelled BF16 or F16
+ * rounded to it). Header padded to 8 bytes.
+ */
 export function encodeSafetensors(tensors: Map<string, SafeTensor>, metadata: Record<string, string> = {}): Buffer {
   const header: Record<string, unknown> = {};
   if (Object.keys(metadata).length) header.__metadata__ = metadata;
@@ -35,7 +88,7 @@ export function encodeSafetensors(tensors: Map<string, SafeTensor>, metadata: Re
   for (const [name, t] of tensors) {
     const numel = t.shape.reduce((a, b) => a * b, 1);
     if (t.data.length !== numel) throw new Error(`tensor ${name}: ${t.data.length} values for shape [${t.shape}]`);
-    const bytes = Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+    const bytes = storedBytes(t);
     header[name] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + bytes.length] };
     parts.push(bytes);
     offset += bytes.length;
@@ -47,7 +100,7 @@ export function encodeSafetensors(tensors: Map<string, SafeTensor>, metadata: Re
   return Buffer.concat([len, Buffer.from(json), ...parts]);
 }
 
-function f16ToF32(h: number): number {
+export function f16ToF32(h: number): number {
   const s = h & 0x8000 ? -1 : 1;
   const e = (h >> 10) & 0x1f;
   const f = h & 0x3ff;
@@ -144,4 +197,29 @@ export function decodeSafetensors(buf: Buffer, file = "<buffer>"): { metadata: R
 
 export async function readSafetensors(file: string) {
   return decodeSafetensors(await readDataBytes(file, MAX_WEIGHT_FILE_BYTES), file);
+}
+
+/** The dtype of every tensor of a safetensors file, from its header alone (the data is not read). */
+export async function readSafetensorsDtypes(file: string): Promise<Map<string, SafeDtype>> {
+  const fh = await fs.open(file, "r");
+  try {
+    const len = Buffer.alloc(8);
+    await fh.read(len, 0, 8, 0);
+    const n = Number(len.readBigUInt64LE(0));
+    const { size } = await fh.stat();
+    if (8 + n > size) throw new SafetensorsError(file, `header length ${n} runs past the end of the file (${size} bytes)`);
+    const text = Buffer.alloc(n);
+    await fh.read(text, 0, n, 8);
+    let header: Record<string, { dtype?: SafeDtype }>;
+    try {
+      header = JSON.parse(text.toString("utf8"));
+    } catch (e) {
+      throw new SafetensorsError(file, `header is not JSON (${(e as Error).message})`);
+    }
+    const out = new Map<string, SafeDtype>();
+    for (const [name, entry] of Object.entries(header)) if (name !== "__metadata__" && entry.dtype) out.set(name, entry.dtype);
+    return out;
+  } finally {
+    await fh.close();
+  }
 }

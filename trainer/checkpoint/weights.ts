@@ -4,7 +4,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import type { DecoderLM } from "../policy/model";
-import type { SafeTensor } from "./safetensors";
+import type { SafeDtype, SafeTensor } from "./safetensors";
 import { HfCheckpointError } from "./hf-config";
 
 function transposed(data: Float32Array, rows: number, cols: number): Float32Array {
@@ -41,16 +41,23 @@ export function assignFromFile(v: tf.Variable, name: string, t: SafeTensor, rank
   tensor.dispose();
 }
 
-/** Every weight as a float32 file tensor; bfloat16 ones widened one at a time. */
-export function modelTensors(model: DecoderLM): Map<string, SafeTensor> {
+/**
+ * Every weight as a file tensor: float32 values (bfloat16-stored ones widened one at a time), labelled with the dtype
+ * `dtypes` gives it (the folder it was loaded from; float32 when absent), which encodeSafetensors rounds to.
+ */
+export function modelTensors(model: DecoderLM, dtypes: Map<string, SafeDtype> = new Map()): Map<string, SafeTensor> {
   const out = new Map<string, SafeTensor>();
+  const labelled = (name: string, t: SafeTensor): SafeTensor => {
+    const dtype = dtypes.get(name);
+    return dtype === "BF16" || dtype === "F16" ? { ...t, dtype } : t;
+  };
   for (const s of model.specs) {
     if (!model.bf16Weight(s.name)) {
-      out.set(s.name, toFileTensor(model.p(s.name), s.transposed));
+      out.set(s.name, labelled(s.name, toFileTensor(model.p(s.name), s.transposed)));
       continue;
     }
     const value = model.weightCopy(s.name);
-    out.set(s.name, toFileTensor(value, s.transposed));
+    out.set(s.name, labelled(s.name, toFileTensor(value, s.transposed)));
     value.dispose();
   }
   return out;

@@ -48,7 +48,15 @@ export class EnvironmentCatalog {
   /** Every session without endpoints shares one offline client (its concurrency cap is per client). */
   private readonly offline = new LlmClient(llmConfigFromRunConfig(sessionLlmSchema.parse({})));
 
+  /** This server's own port, once it listens: an endpoint there is refused like the web port (own listeners). */
+  ownPort: number | null = null;
+
   constructor(private readonly dataRoots: string[]) {}
+
+  /** The environment the endpoint policy and the LLM client read (this host's, plus the server's own port). */
+  private policyEnv(): Record<string, string | undefined> {
+    return this.ownPort === null ? process.env : { ...process.env, ROLLOUT_LAB_ENVS_PORT: String(this.ownPort) };
+  }
 
   list(): string[] {
     return [...this.names].sort();
@@ -111,14 +119,15 @@ export class EnvironmentCatalog {
 
   private llmFor(raw: ResetData["llm"]): LlmClient {
     if (!raw || (!raw.userSimulator && !raw.toolSimulator && !raw.judge)) return this.offline;
-    const problems = checkLlmEndpoints(raw, llmEndpointPolicyFromEnv());
+    const env = this.policyEnv();
+    const problems = checkLlmEndpoints(raw, llmEndpointPolicyFromEnv(env));
     if (problems.length) {
       const field = problems[0].path.join(".");
       throw new RequestError(422, WS_ERROR.validation, `${field}: ${problems[0].message}`, field);
     }
     return this.llmClients.getOrCreate(JSON.stringify(raw), () => {
       try {
-        return new LlmClient(llmConfigFromRunConfig(raw));
+        return new LlmClient(llmConfigFromRunConfig(raw), { env });
       } catch (err) {
         // The client re-checks the policy and reads the key variable on this host: a missing key is the caller's fix.
         throw new RequestError(422, WS_ERROR.validation, `llm: ${(err as Error).message}`, "llm");

@@ -6,12 +6,16 @@
  * sessions lost at the next start).
  *
  * Environment: ROLLOUT_LAB_ENVS_PORT (default PORT + 1, else 3001), HOST (127.0.0.1), ROLLOUT_LAB_ENVS_MAX_SESSIONS
- * (256), ROLLOUT_LAB_ENVS_IDLE_SECONDS (600), ROLLOUT_LAB_DATA_DIR (.data: data roots and the session journal).
+ * (256), ROLLOUT_LAB_ENVS_MAX_SESSIONS_PER_CLIENT (¾ of the maximum), ROLLOUT_LAB_ENVS_IDLE_SECONDS (600),
+ * ROLLOUT_LAB_DATA_DIR (.data: data roots and the journals).
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { createPrismaClient } from "../../db/client";
+import { connectOrCreateDatabase } from "../../db/connect";
+import { redactDatabaseUrl } from "../../db/embedded-credentials";
+import { applyMigrations } from "../../db/migrate";
 import { readEnvVar } from "../../lib/env";
 import { configureDataRoots, dataRoots } from "../data-roots";
 import { checkWorkerDatabase, resolveWorkerDatabaseUrl } from "../worker/database";
@@ -22,7 +26,11 @@ export interface ServeOptions {
   port: number;
   host: string;
   maxSessions: number;
+  /** Sessions one token (or, without one, one address) may hold; undefined: ¾ of maxSessions. */
+  maxSessionsPerClient: number | undefined;
   idleSeconds: number;
+  /** A WebSocket client silent this long (no pong to the 30 s pings, no message) is dropped. */
+  heartbeatTimeoutSeconds: number;
   maxMessageBytes: number;
   requireToken: boolean;
   dataDir: string;
@@ -33,7 +41,9 @@ export const SERVE_FLAGS = {
   port: { type: "string" },
   host: { type: "string" },
   "max-sessions": { type: "string" },
+  "max-sessions-per-client": { type: "string" },
   "idle-timeout": { type: "string" },
+  "heartbeat-timeout": { type: "string" },
   "max-message-bytes": { type: "string" },
   "require-token": { type: "boolean" },
 } as const;
@@ -54,7 +64,12 @@ export function serveOptionsFrom(
     port: num("port", flags.port, readEnvVar("ROLLOUT_LAB_ENVS_PORT", env) ?? webPort + 1, 0),
     host: typeof flags.host === "string" ? flags.host : readEnvVar("HOST", env),
     maxSessions: num("max-sessions", flags["max-sessions"], readEnvVar("ROLLOUT_LAB_ENVS_MAX_SESSIONS", env) ?? 256),
+    maxSessionsPerClient:
+      flags["max-sessions-per-client"] !== undefined
+        ? num("max-sessions-per-client", flags["max-sessions-per-client"], 1)
+        : readEnvVar("ROLLOUT_LAB_ENVS_MAX_SESSIONS_PER_CLIENT", env),
     idleSeconds: num("idle-timeout", flags["idle-timeout"], readEnvVar("ROLLOUT_LAB_ENVS_IDLE_SECONDS", env) ?? 600),
+    heartbeatTimeoutSeconds: num("heartbeat-timeout", flags["heartbeat-timeout"], 120, 30),
     maxMessageBytes: num("max-message-bytes", flags["max-message-bytes"], 1024 * 1024, 1024),
     requireToken: flags["require-token"] === true,
     dataDir: env.ROLLOUT_LAB_DATA_DIR || ".data",
@@ -82,11 +97,13 @@ export async function startEnvServer(
     tokenRequired,
     limits: {
       maxSessions: opts.maxSessions,
+      maxSessionsPerClient: opts.maxSessionsPerClient,
       idleTimeoutMs: opts.idleSeconds * 1000,
       detachedGraceMs: Math.min(opts.idleSeconds, 60) * 1000,
     },
     maxMessageBytes: opts.maxMessageBytes,
-    journalFile: path.join(opts.dataDir, "env-server", `sessions-${opts.host.replace(/[^A-Za-z0-9.-]/g, "_")}-${opts.port}.json`),
+    heartbeatTimeoutMs: opts.heartbeatTimeoutSeconds * 1000,
+    journalFile: path.join(opts.dataDir, "env-server", `episodes-${opts.host.replace(/[^A-Za-z0-9.-]/g, "_")}-${opts.port}.jsonl`),
     log: opts.log,
   });
   const port = await server.listen(opts.port, opts.host);
@@ -100,10 +117,33 @@ export async function startEnvServer(
   };
 }
 
+/**
+ * The database the server writes to, made ready as `npm start` makes it: a DATABASE_URL naming a database that does
+ * not exist yet is created, and pending migrations are applied (under the migrations' advisory lock, so a web server
+ * starting beside it is safe). Without DATABASE_URL it is the embedded database `npm start` owns, only checked.
+ */
+export async function prepareEnvServerDatabase(
+  env: Record<string, string | undefined> = process.env,
+  log: (line: string) => void = () => {},
+): Promise<string> {
+  const { url, embeddedDefault } = resolveWorkerDatabaseUrl(env);
+  if (embeddedDefault) {
+    await checkWorkerDatabase(url, embeddedDefault);
+    return url;
+  }
+  const client = await connectOrCreateDatabase(url);
+  try {
+    const applied = await applyMigrations(client);
+    if (applied.length) log(`applied ${applied.length} database migration(s) to ${redactDatabaseUrl(url)}`);
+  } finally {
+    await client.end();
+  }
+  return url;
+}
+
 /** Runs until SIGTERM / SIGINT; returns the exit code. */
 export async function runEnvServerProcess(opts: ServeOptions): Promise<number> {
-  const { url, embeddedDefault } = resolveWorkerDatabaseUrl();
-  await checkWorkerDatabase(url, embeddedDefault);
+  const url = await prepareEnvServerDatabase(process.env, opts.log);
   const started = await startEnvServer(opts, url);
   const shown = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   opts.log(

@@ -72,7 +72,9 @@ export const resetDataSchema = z
       .min(1)
       .max(255)
       .optional()
-      .describe("Your id for the episode; a retried episode with the same id is stored once."),
+      .describe(
+        "Your id for the episode: a retry with the same id replaces an earlier attempt that did not finish; one played to the end is refused (409).",
+      ),
     task_id: z.string().min(1).max(300).optional().describe("The task to play; omitted, one is chosen by the seed."),
     split: z.string().min(1).max(40).optional().describe('Choose among the tasks of this dataset split (e.g. "train", "test").'),
     options: z.record(z.string(), z.unknown()).optional().describe("Environment options, exactly as a run config's environmentOptions."),
@@ -170,8 +172,16 @@ export const observationSchema = z.object({
   reward_components: z.record(z.string(), z.number()).optional(),
   reasoning: z.string().optional(),
   error: z.string().optional(),
-  run_id: z.string().describe("The run the episode is recorded in (written within a second of its end)."),
-  trajectory_id: z.string().describe("The episode's trajectory in that run (when the policy acted at least once)."),
+  run_id: z
+    .string()
+    .optional()
+    .describe("The run the episode is recorded in (written within a second of its end); absent from POST /reset, which records nothing."),
+  trajectory_id: z
+    .string()
+    .optional()
+    .describe(
+      "The episode's trajectory in that run (when the policy acted at least once; a retry with the same episode_id replaces an unfinished attempt); absent from POST /reset.",
+    ),
 });
 export type ObservationOut = z.infer<typeof observationSchema>;
 

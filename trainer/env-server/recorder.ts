@@ -4,7 +4,9 @@
  * inspector, group view, signals and re-judging work on them unchanged.
  *
  * Writes are batched: a finished episode is queued (a step never waits for the database) and a flush writes up to
- * BATCH episodes in one transaction every FLUSH_MS. A failed flush keeps its episodes and retries with backoff; past
+ * BATCH episodes in one transaction every FLUSH_MS. What is queued is durable first: with a journal (journal.ts) an
+ * episode's start and end are appended and fsynced before the client is answered, and the recorder notes there which
+ * episodes reached PostgreSQL, so a crash loses no acknowledged episode. A failed flush keeps its episodes and retries with backoff; past
  * `maxBacklog` queued episodes the server refuses new episodes (503) rather than grow without bound.
  *
  * Several servers may share one database: run, group and trajectory ids are derived from their keys (a retried
@@ -21,6 +23,7 @@ import { storable } from "../../lib/storable";
 import type { Task } from "../envs/types";
 import { llmCallRow } from "../record/llm-call-row";
 import type { EpisodeTrajectory } from "../rollout/run-episode";
+import type { EpisodeJournal } from "./journal";
 
 const BATCH = 128;
 const FLUSH_MS = 200;
@@ -59,6 +62,8 @@ export interface EpisodeRecord {
   groupKey: string;
   task: Task;
   trajectory: EpisodeTrajectory;
+  /** The episode's key in the journal, marked stored once written. */
+  journalKey?: string;
 }
 
 export interface LostSession {
@@ -66,9 +71,15 @@ export interface LostSession {
   environment: string;
   taskId: string | null;
   episodeId: string | null;
+  /** The trajectory id the client was told (absent in journals of older versions). */
+  trajectoryId?: string;
   startedAt: string;
   run: RunKey | null;
 }
+
+/** End reasons of an attempt that stopped before the environment ended it: a retry with its episode_id replaces it. */
+const UNFINISHED = new Set(["client_ended", "idle_expired", "server_stopped"]);
+export const isUnfinished = (endReason: string) => UNFINISHED.has(endReason);
 
 const hash = (...parts: (string | number)[]) => createHash("sha256").update(parts.join("\0")).digest("hex");
 export const runIdOf = (ownerKey: string, scope: string) => `oe${hash("run", ownerKey, scope).slice(0, 22)}`;
@@ -89,8 +100,19 @@ export class EpisodeRecorder {
 
   constructor(
     private readonly db: PrismaClient,
-    private readonly opts: { maxBacklog?: number; log?: (line: string) => void } = {},
+    private readonly opts: { maxBacklog?: number; log?: (line: string) => void; journal?: EpisodeJournal | null } = {},
   ) {}
+
+  /** An episode began: journaled (durably) when there is a journal. */
+  async started(key: string, lost: LostSession): Promise<void> {
+    await this.opts.journal?.started(key, lost);
+  }
+
+  /** An episode ended: journaled (durably) with its record, then queued for PostgreSQL. */
+  async ended(key: string, record: EpisodeRecord | null): Promise<void> {
+    await this.opts.journal?.ended(key, record);
+    if (record) this.enqueue({ ...record, journalKey: key });
+  }
 
   get backlog(): number {
     return this.queue.length;
@@ -98,6 +120,23 @@ export class EpisodeRecorder {
 
   get recorded(): number {
     return this.written;
+  }
+
+  /**
+   * The attempt of `trajectoryId` that was played to the end, if any (queued here, or stored by any server): a retry
+   * of its episode_id is refused, since the trajectory a client was told about must be the one stored.
+   */
+  async finishedAttempt(trajectoryId: string): Promise<{ reward: number | null } | null> {
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const r = this.queue[i];
+      if (r.trajectoryId === trajectoryId)
+        return isUnfinished(r.trajectory.endReason) ? null : { reward: r.trajectory.evaluation?.reward ?? null };
+    }
+    // Unreachable database: let the attempt play; writeEpisodes still keeps a finished attempt over it.
+    const stored = await this.db.trajectory
+      .findUnique({ where: { id: trajectoryId }, select: { endReason: true, reward: true } })
+      .catch(() => null);
+    return stored && !isUnfinished(stored.endReason ?? "") ? { reward: stored.reward } : null;
   }
 
   /** True when so many episodes wait to be written that new ones should be refused. */
@@ -141,6 +180,7 @@ export class EpisodeRecorder {
       .then(() => {
         this.failures = 0;
         this.written += batch.length;
+        this.opts.journal?.stored(batch.flatMap((r) => (r.journalKey ? [r.journalKey] : [])));
         if (!refreshNow) return;
         for (const s of refreshed) this.staleSteps.delete(stepKeyOf(s));
         this.metricsRefreshedAt = Date.now();
@@ -170,8 +210,13 @@ export class EpisodeRecorder {
         data: withRun.map((l) => ({
           runId: l.run.id,
           level: "warn" as const,
-          message: `The environment server restarted: session ${l.sessionId} (${l.environment}${l.taskId ? `, task ${l.taskId}` : ""}${l.episodeId ? `, episode ${l.episodeId}` : ""}, started ${l.startedAt}) was lost mid-episode and its episode was not recorded.`,
-          data: { origin: "env-server", sessionId: l.sessionId, episodeId: l.episodeId } as Prisma.InputJsonValue,
+          message: `The environment server restarted: session ${l.sessionId} (${l.environment}${l.taskId ? `, task ${l.taskId}` : ""}${l.episodeId ? `, episode ${l.episodeId}` : ""}${l.trajectoryId ? `, trajectory ${l.trajectoryId}` : ""}, started ${l.startedAt}) was lost mid-episode and its episode was not recorded.`,
+          data: {
+            origin: "env-server",
+            sessionId: l.sessionId,
+            episodeId: l.episodeId,
+            trajectoryId: l.trajectoryId ?? null,
+          } as Prisma.InputJsonValue,
         })),
       });
     });
@@ -225,12 +270,18 @@ export async function writeEpisodes(
         given.map((r) => ({ ...r.run, environment: r.trajectory.envName })),
         refreshSteps.map((s) => s.runId),
       );
-      const existing = new Set(
-        (await tx.trajectory.findMany({ where: { id: { in: given.map((r) => r.trajectoryId) } }, select: { id: true } })).map((t) => t.id),
-      );
-      const records = given.filter(
-        (r, i) => !existing.has(r.trajectoryId) && given.findIndex((o) => o.trajectoryId === r.trajectoryId) === i,
-      );
+      // One record per trajectory id: a later attempt replaces an earlier unfinished one (a retry of its
+      // episode_id); an attempt played to the end is stored once.
+      const latest = new Map<string, EpisodeRecord>();
+      for (const r of given) {
+        const before = latest.get(r.trajectoryId);
+        if (!before || isUnfinished(before.trajectory.endReason)) latest.set(r.trajectoryId, r);
+      }
+      const stored = await tx.trajectory.findMany({ where: { id: { in: [...latest.keys()] } }, select: { id: true, endReason: true } });
+      const replaced = stored.filter((t) => isUnfinished(t.endReason ?? "")).map((t) => t.id);
+      if (replaced.length) await tx.trajectory.deleteMany({ where: { id: { in: replaced } } }); // its calls and scores cascade
+      const kept = new Set(stored.filter((t) => !isUnfinished(t.endReason ?? "")).map((t) => t.id));
+      const records = [...latest.values()].filter((r) => !kept.has(r.trajectoryId));
       if (!records.length) return await refreshStepMetrics(tx, refreshSteps);
       const groupIds = records.map((r) => groupIdOf(r.run.id, r.step, r.split, r.groupKey));
       await insertGroups(tx, records, groupIds);

@@ -44,6 +44,8 @@ export interface ServedEpisodeOptions {
   /** Recording ids, announced in the final observation. */
   runId: string;
   trajectoryId: string;
+  /** Makes the finished episode durable (journal); resolves before the final observation is sent. */
+  persist(trajectory: EpisodeTrajectory): Promise<void>;
 }
 
 const toolsOut = (tools: ToolSchema[]) =>
@@ -76,11 +78,16 @@ export class ServedEpisode {
         this.publish(this.turnView(info.tools ?? []));
         return this.pendingTurn.promise;
       },
-    }).then((trajectory) => {
+    }).then(async (trajectory) => {
+      // The final observation (the reward a trainer trains on) goes out only once the episode is durably recorded.
+      const unrecorded = await opts.persist(trajectory).then(
+        () => null,
+        (err: Error) => `the episode could not be recorded durably (${err.message}); it may be missing from the run`,
+      );
       this.trajectory = trajectory;
       this.messages = trajectory.messages;
       this.pendingTurn = null;
-      this.finalObservation = this.finalView(trajectory);
+      this.finalObservation = this.finalView(unrecorded ? { ...trajectory, error: trajectory.error ?? unrecorded } : trajectory);
       this.publish(this.finalObservation);
       return trajectory;
     });

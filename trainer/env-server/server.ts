@@ -11,14 +11,15 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { PrismaClient } from "../../generated/prisma/client";
-import { AccessGate, offeredProtocols } from "./access";
+import { AccessGate } from "./access";
 import { EnvironmentCatalog } from "./catalog";
 import { errorBody, errorHeaders, readJsonBody, sendJson } from "./http-util";
 import { RequestError, WS_ERROR, schemaResponse, stepRequestSchema, validationError } from "./protocol";
 import { EpisodeRecorder, type LostSession } from "./recorder";
 import { Session, type Owner, type SessionDeps } from "./session";
-import { SessionJournal, SessionRegistry, type SessionLimits } from "./sessions";
-import { CLOSE, handshakeProblem, refuseUpgrade, upgradeToWebSocket, type WebSocketConnection } from "./websocket";
+import { EpisodeJournal } from "./journal";
+import { SessionRegistry, type SessionLimits } from "./sessions";
+import { CLOSE, WebSocketEndpoint, handshakeProblem, refuseUpgrade, type WebSocketConnection } from "./websocket";
 import { WsSession } from "./ws-session";
 import type { StepView } from "./served-episode";
 
@@ -29,7 +30,16 @@ export interface EnvServerOptions {
   limits: SessionLimits;
   /** Largest action (WebSocket message or HTTP body) accepted. */
   maxMessageBytes: number;
-  /** Where live sessions are journaled (null: no journal, e.g. tests that do not restart). */
+  /** Unread WebSocket output past which a client is disconnected (close 1008); default 16 MiB. */
+  maxBufferedBytes?: number;
+  /** WebSocket ping interval (default 30 s). */
+  heartbeatMs?: number;
+  /** A WebSocket client silent this long (no pong, no message) is dropped (default 120 s). */
+  heartbeatTimeoutMs?: number;
+  /**
+   * The episode journal (journal.ts): episodes are durable there before clients are answered, and a crash's lost
+   * episodes are named from it at the next start. Null: no journal (tests that do not restart).
+   */
   journalFile: string | null;
   log: (line: string) => void;
 }
@@ -43,50 +53,83 @@ export class EnvServer {
   readonly recorder: EpisodeRecorder;
   readonly registry: SessionRegistry;
   private readonly gate: AccessGate;
-  private readonly journal: SessionJournal | null;
+  private readonly journal: EpisodeJournal | null;
+  /** Episodes a previous process acknowledged but had not stored, written to PostgreSQL at this start. */
+  replayedAtStart = 0;
   private readonly ws = new Map<string, WsSession>();
+  private readonly sockets: WebSocketEndpoint;
   private readonly deps: SessionDeps;
   lostAtStart: LostSession[] = [];
 
   constructor(private readonly opts: EnvServerOptions) {
     this.catalog = new EnvironmentCatalog(opts.dataRoots);
-    this.recorder = new EpisodeRecorder(opts.db, { log: opts.log });
+    this.journal = opts.journalFile ? new EpisodeJournal(opts.journalFile) : null;
+    this.recorder = new EpisodeRecorder(opts.db, { log: opts.log, journal: this.journal });
     this.gate = new AccessGate(opts.db, opts.tokenRequired);
     this.registry = new SessionRegistry(opts.limits, (s, reason) => void this.endSession(s, "idle_expired", `session expired: ${reason}`));
-    this.journal = opts.journalFile ? new SessionJournal(opts.journalFile, () => this.registry.all().map((s) => s.summary)) : null;
-    this.deps = { catalog: this.catalog, recorder: this.recorder, onChange: () => this.journal?.changed() };
+    this.deps = { catalog: this.catalog, recorder: this.recorder };
+    this.sockets = new WebSocketEndpoint({
+      maxMessageBytes: opts.maxMessageBytes,
+      maxBufferedBytes: opts.maxBufferedBytes ?? 16 * 1024 * 1024,
+      heartbeatMs: opts.heartbeatMs ?? 30_000,
+      heartbeatTimeoutMs: opts.heartbeatTimeoutMs ?? 120_000,
+    });
     this.http = http.createServer((req, res) => void this.route(req, res));
     this.http.on("upgrade", (req, socket, head) => void this.upgrade(req, socket, head));
   }
 
-  /** Listens, then reports what a previous process lost (its journal). */
+  /** Open WebSockets, and how many were closed for unread output or a missed heartbeat (also on /health). */
+  get websocketStats(): Readonly<WebSocketEndpoint["stats"]> {
+    return this.sockets.stats;
+  }
+
+  /**
+   * Recovers what a previous process left in the journal (acknowledged episodes not yet in PostgreSQL are written
+   * now; episodes it died during are reported lost), then listens.
+   */
   async listen(port: number, host: string): Promise<number> {
-    this.lostAtStart = this.journal?.takeLost() ?? [];
+    if (this.journal) {
+      const recovered = this.journal.recover();
+      this.lostAtStart = recovered.lost;
+      this.replayedAtStart = recovered.unstored.length;
+      await this.journal.start();
+      for (const u of recovered.unstored) this.recorder.enqueue({ ...u.record, journalKey: u.key });
+      if (recovered.unstored.length)
+        await this.recorder
+          .drain()
+          .then(() => this.opts.log(`recorded ${recovered.unstored.length} episodes the previous process had acknowledged`))
+          .catch((e: Error) => this.opts.log(`replaying the journal: ${e.message} (kept in the journal, retried)`));
+      if (recovered.damaged) this.opts.log(`the episode journal had ${recovered.damaged} unreadable lines (a write cut by the crash)`);
+    }
     for (const l of this.lostAtStart)
       this.opts.log(
-        `lost at restart: session ${l.sessionId} on ${l.environment}${l.episodeId ? `, episode ${l.episodeId} (task ${l.taskId}, run ${l.run?.id})` : " (no episode in progress)"}`,
+        `lost at restart: session ${l.sessionId} on ${l.environment}, episode ${l.episodeId} (trajectory ${l.trajectoryId ?? "?"}, task ${l.taskId}, run ${l.run?.id})`,
       );
     if (this.lostAtStart.length)
       await this.recorder
         .noteLostSessions(this.lostAtStart)
         .catch((e: Error) => this.opts.log(`could not note lost sessions: ${e.message}`));
+    this.gate.answerTo(host);
     await new Promise<void>((resolve, reject) => {
       this.http.once("error", reject);
       this.http.listen(port, host, () => resolve());
     });
-    this.registry.startSweeping((s) => !this.ws.get(s.id)?.attached);
-    this.journal?.write();
+    this.registry.startSweeping();
+    this.sockets.startHeartbeat();
     const address = this.http.address();
-    return typeof address === "object" && address ? address.port : port;
+    const bound = typeof address === "object" && address ? address.port : port;
+    this.catalog.ownPort = bound;
+    return bound;
   }
 
   /** Graceful stop: every open episode is ended (server_stopped), evaluated and recorded, then the journal cleared. */
   async stop(): Promise<void> {
     this.registry.stopSweeping();
+    this.sockets.stop();
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     await Promise.all(this.registry.all().map((s) => this.endSession(s, "server_stopped", "the server is shutting down")));
     await this.recorder.drain();
-    this.journal?.clear();
+    await this.journal?.clear();
     this.http.closeAllConnections();
     await closed;
   }
@@ -96,7 +139,6 @@ export class EnvServer {
     this.ws.get(session.id)?.disconnect(reason === "client_ended" ? CLOSE.normal : CLOSE.goingAway, message);
     this.ws.delete(session.id);
     await session.endEpisode(reason);
-    this.journal?.changed();
   }
 
   private environmentOf(raw: string): string {
@@ -118,6 +160,7 @@ export class EnvServer {
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      this.gate.checkHost(req);
       const url = new URL(req.url ?? "/", "http://server");
       const parts = url.pathname.split("/").filter(Boolean);
       const method = req.method ?? "GET";
@@ -203,6 +246,12 @@ export class EnvServer {
       status: "healthy",
       sessions: this.registry.size,
       max_sessions: this.registry.limits.maxSessions,
+      max_sessions_per_client: this.registry.perClientLimit,
+      websockets: {
+        open: this.sockets.stats.open,
+        closed_for_unread_output: this.sockets.stats.backpressureCloses,
+        dropped_by_heartbeat: this.sockets.stats.heartbeatDrops,
+      },
       token_required: this.opts.tokenRequired,
       episodes_recorded: this.recorder.recorded,
       recording_backlog: this.recorder.backlog,
@@ -210,16 +259,22 @@ export class EnvServer {
       memory: { rss_bytes: process.memoryUsage().rss, heap_used_bytes: process.memoryUsage().heapUsed },
       cpu_ms: { user: Math.round(process.cpuUsage().user / 1000), system: Math.round(process.cpuUsage().system / 1000) },
       lost_at_start: this.lostAtStart,
+      replayed_at_start: this.replayedAtStart,
     };
   }
 
-  /** OpenEnv's HTTP /reset: a fresh environment per request; the opening observation, nothing recorded. */
+  /**
+   * OpenEnv's HTTP /reset: a fresh environment per request; the opening observation, nothing recorded — so it names
+   * no run or trajectory (they would never exist).
+   */
   private async httpReset(req: IncomingMessage, env: string, owner: Owner): Promise<StepView> {
     const body = await readJsonBody(req, this.opts.maxMessageBytes);
-    return this.registry.oneShot(async () => {
+    return this.registry.oneShot(clientOf(req, owner), async () => {
       const session = new Session(env, owner, this.deps);
       try {
-        return await session.reset(body ?? {});
+        const view = await session.reset(body ?? {});
+        const { run_id: _run, trajectory_id: _trajectory, ...observation } = view.observation;
+        return { ...view, observation };
       } finally {
         void session.endEpisode("client_ended");
       }
@@ -233,7 +288,7 @@ export class EnvServer {
     const { action, timeout_s: _timeout, request_id: _requestId, ...resetData } = parsed.data;
     if (action === undefined)
       throw new RequestError(422, WS_ERROR.validation, 'action: required, e.g. {"action": {"message": "..."}}.', "action");
-    return this.registry.oneShot(async () => {
+    return this.registry.oneShot(clientOf(req, owner), async () => {
       const session = new Session(env, owner, this.deps);
       await session.reset(resetData);
       const view = await session.step(action).catch(async (err) => {
@@ -248,7 +303,9 @@ export class EnvServer {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on("error", () => socket.destroy());
+    let connection: WebSocketConnection | null = null;
     try {
+      this.gate.checkHost(req);
       const url = new URL(req.url ?? "/", "http://server");
       const parts = url.pathname.split("/").filter(Boolean);
       if (parts.length !== 3 || parts[0] !== "envs" || parts[2] !== "ws")
@@ -263,33 +320,38 @@ export class EnvServer {
         const session = this.registry.find(resume, owner, env);
         binding = this.ws.get(session.id) ?? new WsSession(session, this.hooks());
       } else {
-        const session = new Session(env, owner, this.deps);
+        const session = new Session(env, owner, this.deps, clientOf(req, owner));
         this.registry.add(session);
         binding = new WsSession(session, this.hooks());
-        this.journal?.changed();
       }
       this.ws.set(binding.session.id, binding);
       const limit = this.opts.maxMessageBytes;
-      let connection: WebSocketConnection | null = null;
-      connection = upgradeToWebSocket(
+      this.sockets.accept(
         req,
         socket,
         head,
         {
           onMessage: (text) => binding.receive(text),
           onTooBig: (bytes) => binding.tooBig(bytes, limit),
-          onClose: (code) => {
+          onClose: ({ byClient }) => {
             if (!connection || !binding.isCurrent(connection)) return;
             binding.detach(connection);
-            // A clean close ends the session; a dropped connection keeps it for the grace period (resumable).
-            if (code !== 1006 && this.ws.get(binding.session.id) === binding)
-              void this.endSession(binding.session, "client_ended", "closed");
+            if (this.ws.get(binding.session.id) !== binding) return;
+            // A close of the client's own ends the session. A dropped connection (FIN, missed heartbeat, unread
+            // output) keeps a session mid-episode for the grace period, resumable with ?session_id=; one with no
+            // episode in progress has nothing to resume and frees its slot now.
+            if (byClient || !binding.session.inEpisode) void this.endSession(binding.session, "client_ended", "closed");
+            else binding.session.detachedAt = Date.now();
           },
         },
-        limit,
-        offeredProtocols(req).includes("rollout-lab.v1") ? "rollout-lab.v1" : undefined,
+        (c) => {
+          connection = c;
+          binding.session.detachedAt = null;
+          binding.attach(c);
+        },
       );
-      binding.attach(connection);
+      // ws cut the handshake (the socket closed meanwhile): a session opened for it holds no connection to wait for.
+      if (!connection && !resume) void this.endSession(binding.session, "client_ended", "the handshake did not complete");
     } catch (err) {
       if (err instanceof RequestError) return refuseUpgrade(socket, err.status, errorBody(err), errorHeaders(err));
       this.opts.log(`upgrade ${req.url}: ${(err as Error).stack ?? String(err)}`);
@@ -303,4 +365,9 @@ export class EnvServer {
       log: this.opts.log,
     };
   }
+}
+
+/** Whose share of the server a request counts against: its token, or (tokenless, on loopback) its address. */
+function clientOf(req: IncomingMessage, owner: Owner): string {
+  return owner.tokenPrefix ? `token ${owner.tokenPrefix}…` : `address ${req.socket.remoteAddress ?? "unknown"}`;
 }

@@ -8,7 +8,8 @@ import { randomInt, randomUUID } from "node:crypto";
 import type { ConversationMessage } from "../../lib/conversation";
 import type { EnvironmentCatalog } from "./catalog";
 import { RequestError, WS_ERROR, actionSchema, resetDataSchema, validationError, type Action, type ResetData } from "./protocol";
-import { runIdOf, trajectoryIdOf, type EpisodeRecorder, type RunKey } from "./recorder";
+import { runIdOf, trajectoryIdOf, type EpisodeRecord, type EpisodeRecorder, type LostSession, type RunKey } from "./recorder";
+import type { EpisodeTrajectory } from "../rollout/run-episode";
 import { ServedEpisode, type StepView } from "./served-episode";
 
 /** Who a session belongs to: an API token, or "local" on an open loopback server. */
@@ -16,15 +17,17 @@ export interface Owner {
   key: string;
   name: string;
   tokenPrefix: string | null;
+  /** A token with the "write" scope: its resets may name LLM endpoints and this host's key variables (access.ts). */
+  mayCallEndpoints: boolean;
+  /** A run-scoped token's run (an outside engine launched by Rollout Lab): every episode is recorded into it. */
+  runId?: string | null;
 }
 
-export const LOCAL_OWNER: Owner = { key: "local", name: "local", tokenPrefix: null };
+export const LOCAL_OWNER: Owner = { key: "local", name: "local", tokenPrefix: null, mayCallEndpoints: false };
 
 export interface SessionDeps {
   catalog: EnvironmentCatalog;
   recorder: EpisodeRecorder;
-  /** Called when the session's episodes start or end (the journal of live sessions is rewritten). */
-  onChange(): void;
 }
 
 interface Current {
@@ -41,7 +44,8 @@ export function runKeyFor(owner: Owner, data: ResetData, envName: string, now: D
   const day = now.toISOString().slice(0, 10);
   const scope = data.experiment ? `experiment:${data.experiment}` : `day:${day}`;
   return {
-    id: runIdOf(owner.key, scope),
+    // the launched run already exists (its row is kept as it is); its episodes group by the engine's step
+    id: owner.runId ?? runIdOf(owner.key, scope),
     name: data.experiment ?? `OpenEnv episodes · ${owner.name} · ${day}`,
     environment: envName,
     policyModel: data.policy_model ?? "external",
@@ -61,6 +65,8 @@ export class Session {
   readonly id = randomUUID();
   readonly createdAt = new Date();
   lastActivity = Date.now();
+  /** When its connection dropped (it may be resumed within the grace period); null while connected. */
+  detachedAt: number | null = null;
   private current: Current | null = null;
   private episodes = 0;
   private resetting = false;
@@ -69,29 +75,24 @@ export class Session {
     readonly envName: string,
     readonly owner: Owner,
     private readonly deps: SessionDeps,
+    /** Whose share of the server the session counts against: the token, or the address of a tokenless client. */
+    readonly client: string = owner.key,
   ) {}
+
+  /** True while an episode is in progress (a dropped session without one has nothing to resume). */
+  get inEpisode(): boolean {
+    return this.current !== null && !this.current.episode.done;
+  }
 
   touch(): void {
     this.lastActivity = Date.now();
-  }
-
-  /** What the journal keeps of a live session (to say, after a crash, which sessions were lost). */
-  get summary() {
-    const c = this.current && !this.current.episode.done ? this.current : null;
-    return {
-      sessionId: this.id,
-      environment: this.envName,
-      taskId: c?.data.task_id ?? null,
-      episodeId: c?.episodeId ?? null,
-      startedAt: c?.startedAt ?? this.createdAt.toISOString(),
-      run: c?.run ?? null,
-    };
   }
 
   async reset(raw: unknown): Promise<StepView> {
     this.touch();
     const parsed = resetDataSchema.safeParse(raw ?? {});
     if (!parsed.success) throw validationError(parsed.error, "");
+    if (!this.owner.mayCallEndpoints && endpointRoles(parsed.data.llm).length) throw endpointsNeedWriteToken(parsed.data.llm!, this.owner);
     if (this.resetting)
       throw new RequestError(409, WS_ERROR.execution, "A reset is already in progress in this session: wait for its observation.");
     this.resetting = true;
@@ -110,6 +111,30 @@ export class Session {
       const run = runKeyFor(this.owner, data, this.envName, new Date());
       const episodeId = data.episode_id ?? `${this.id}-${n}`;
       const trajectoryId = trajectoryIdOf(run.id, data.episode_id ?? `${this.id}:${n}`);
+      if (data.episode_id) {
+        const finished = await this.deps.recorder.finishedAttempt(trajectoryId);
+        if (finished)
+          throw new RequestError(
+            409,
+            WS_ERROR.validation,
+            `episode_id: "${data.episode_id}" was already played to the end in run ${run.id} (trajectory ${trajectoryId}, reward ${finished.reward ?? "unscored"}); a finished episode is stored once, so give a new attempt a new episode_id.`,
+            "episode_id",
+          );
+      }
+      const key = `${this.id}:${n}`;
+      const record = (trajectory: EpisodeTrajectory): EpisodeRecord | null =>
+        // An episode the policy never acted in (a probe, or a reset right after a reset) has nothing to inspect.
+        trajectory.turns > 0
+          ? {
+              trajectoryId,
+              run,
+              step: data.step,
+              split: data.eval ? "eval" : "train",
+              groupKey: data.group ?? parts.task.id,
+              task: parts.task,
+              trajectory,
+            }
+          : null;
       const episode = new ServedEpisode({
         ...parts,
         seed,
@@ -119,32 +144,23 @@ export class Session {
         episodeId,
         runId: run.id,
         trajectoryId,
+        persist: (trajectory) => this.deps.recorder.ended(key, record(trajectory)),
       });
-      const current: Current = {
-        episode,
-        data: { ...data, task_id: parts.task.id },
-        run,
+      const startedAt = new Date().toISOString();
+      this.current = { episode, data: { ...data, task_id: parts.task.id }, run, episodeId, trajectoryId, startedAt };
+      // Journaled (durably) before the opening observation is sent: if the server dies mid-episode, the next start
+      // names this episode as lost.
+      const lost: LostSession = {
+        sessionId: this.id,
+        environment: this.envName,
+        taskId: parts.task.id,
         episodeId,
         trajectoryId,
-        startedAt: new Date().toISOString(),
+        startedAt,
+        run,
       };
-      this.current = current;
-      void episode.finished.then((trajectory) => {
-        // An episode the policy never acted in (a probe, or a reset right after a reset) has nothing to inspect.
-        if (trajectory.turns > 0)
-          this.deps.recorder.enqueue({
-            trajectoryId,
-            run,
-            step: data.step,
-            split: data.eval ? "eval" : "train",
-            groupKey: data.group ?? parts.task.id,
-            task: parts.task,
-            trajectory,
-          });
-        this.deps.onChange();
-      });
-      this.deps.onChange();
-      return await episode.start();
+      const [opening] = await Promise.all([episode.start(), this.deps.recorder.started(key, lost)]);
+      return opening;
     } finally {
       this.resetting = false;
     }
@@ -195,6 +211,21 @@ export class Session {
         : {}),
     };
   }
+}
+
+/** The LLM roles a reset's `llm` section points at an endpoint. */
+const endpointRoles = (llm: ResetData["llm"]) => (["userSimulator", "toolSimulator", "judge"] as const).filter((r) => llm?.[r]);
+
+/** Why a reset naming LLM endpoints is refused for this owner (see access.ts: the server's keys are the host's). */
+function endpointsNeedWriteToken(llm: NonNullable<ResetData["llm"]>, owner: Owner): RequestError {
+  const field = `llm.${endpointRoles(llm)[0]}`;
+  const who = owner.tokenPrefix ? `The API token ${owner.tokenPrefix}… lacks the "write" scope` : "No API token was sent";
+  return new RequestError(
+    403,
+    WS_ERROR.validation,
+    `${field}: ${who}; a reset that names LLM endpoints makes this server call them with keys from its own environment, which needs a token with the "write" scope even on loopback. Leave out \`llm\` to play with the offline simulators, or send a write token (rollout-lab tokens create --scope write).`,
+    field,
+  );
 }
 
 /** The action; the common `{message}` alone skips the schema (a measurable share of a step's CPU at 128 sessions). */

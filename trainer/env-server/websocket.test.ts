@@ -1,47 +1,98 @@
 /**
- * The WebSocket server half against RFC 6455's own examples (§1.3's handshake key, §5.7's frames) sent byte for
- * byte over a real TCP socket to an echo server, plus the failure rules a client relies on: unmasked frames and
- * RSV bits are protocol errors, oversize messages are skipped without losing the connection, ping gets pong,
- * close gets close. (Independent clients play the full server in tests/integration/env-server*.test.ts.)
+ * The WebSocket layer (the `ws` package with the server's limits around it) against RFC 6455's own examples (§1.3's
+ * handshake key, §5.7's frames) sent byte for byte over a real TCP socket to an echo server, plus what a long-running
+ * server relies on: unmasked frames are protocol errors, oversize messages are refused without losing the
+ * connection (and past the hard limit closed with 1009), ping gets pong, close gets close, compression is declined,
+ * a FIN is noticed at once, a silent peer is dropped by the heartbeat, and a client that does not read is closed
+ * with 1008. (Independent clients play the full server in tests/integration/env-server*.test.ts.)
  */
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import net from "node:net";
-import { acceptKey, handshakeProblem, refuseUpgrade, upgradeToWebSocket } from "./websocket";
+import { WebSocketEndpoint, handshakeProblem, hardLimitBytes, refuseUpgrade, type WebSocketConnection } from "./websocket";
 
 const LIMIT = 100_000;
 let server: http.Server;
 let port = 0;
 const tooBig: number[] = [];
-const closes: number[] = [];
+const closes: { code: number; byClient: boolean }[] = [];
+/** The echo server's endpoint: no heartbeat during the frame tests (their raw clients answer no ping). */
+const endpoint = new WebSocketEndpoint({
+  maxMessageBytes: LIMIT,
+  maxBufferedBytes: 64 * 1024,
+  heartbeatMs: 3_600_000,
+  heartbeatTimeoutMs: 3_600_000,
+});
+/** A second echo server's, beating fast: a ping every 100 ms, silence past 1.5 s dropped (room for a loaded machine). */
+const beating = new WebSocketEndpoint({ maxMessageBytes: LIMIT, maxBufferedBytes: 64 * 1024, heartbeatMs: 100, heartbeatTimeoutMs: 1500 });
+let beatingServer: http.Server;
+let beatingPort = 0;
 
-before(async () => {
-  server = http.createServer();
-  server.on("upgrade", (req, socket, head) => {
+function echoServer(ep: WebSocketEndpoint): http.Server {
+  const s = http.createServer();
+  s.on("upgrade", (req, socket, head) => {
     const problem = handshakeProblem(req);
     if (problem) return refuseUpgrade(socket, problem.status, { detail: problem.message }, problem.headers);
-    const ws = upgradeToWebSocket(
+    let ws: WebSocketConnection | null = null;
+    ep.accept(
       req,
       socket,
       head,
-      { onMessage: (text) => ws.send(text), onTooBig: (n) => (tooBig.push(n), ws.send("skipped")), onClose: (code) => closes.push(code) },
-      LIMIT,
+      {
+        // "flood:N" answers with N copies of a 4 KB reply (a client asking for more than it reads).
+        onMessage: (text) => {
+          const flood = /^flood:(\d+)$/.exec(text);
+          if (flood) for (let i = 0; i < Number(flood[1]); i++) ws?.send("z".repeat(4096));
+          else ws?.send(text);
+        },
+        onTooBig: (n) => (tooBig.push(n), ws?.send("skipped")),
+        onClose: ({ code, byClient }) => closes.push({ code, byClient }),
+      },
+      (c) => (ws = c),
     );
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  port = (server.address() as net.AddressInfo).port;
+  return s;
+}
+
+const listen = async (s: http.Server) => {
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  return (s.address() as net.AddressInfo).port;
+};
+
+before(async () => {
+  server = echoServer(endpoint);
+  port = await listen(server);
+  beatingServer = echoServer(beating);
+  beatingPort = await listen(beatingServer);
+  endpoint.startHeartbeat();
+  beating.startHeartbeat();
 });
-after(() => new Promise<void>((r) => server.close(() => r())));
+after(async () => {
+  endpoint.stop();
+  beating.stop();
+  beatingServer.closeAllConnections();
+  server.closeAllConnections();
+  await Promise.all([server, beatingServer].map((s) => new Promise<void>((r) => s.close(() => r()))));
+});
+
+/** Resolves once `pred` holds (polled), or fails naming what was awaited. */
+async function until(pred: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 /** A client on a raw socket: sends bytes, collects whatever the server writes back. */
-async function rawClient(headers: Record<string, string> = {}) {
-  const socket = net.connect(port, "127.0.0.1");
+async function rawClient(headers: Record<string, string> = {}, target = port) {
+  const socket = net.connect(target, "127.0.0.1");
   await new Promise((r) => socket.once("connect", r));
   let received = Buffer.alloc(0);
   socket.on("data", (d: Buffer) => (received = Buffer.concat([received, d])));
   const allHeaders = {
-    Host: `127.0.0.1:${port}`,
+    Host: `127.0.0.1:${target}`,
     Upgrade: "websocket",
     Connection: "Upgrade",
     "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
@@ -86,10 +137,6 @@ function masked(opcode: number, payload: Buffer, fin = true, mask = Buffer.from(
   return Buffer.concat([header, mask, body]);
 }
 
-test("RFC 6455 §1.3: the accept key of the sample nonce", () => {
-  assert.equal(acceptKey("dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
-});
-
 test("RFC 6455 §5.7: a single-frame masked 'Hello' is read and echoed unmasked", async () => {
   const c = await rawClient();
   assert.match(await c.handshake(), /^HTTP\/1\.1 101[\s\S]*Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=/);
@@ -129,7 +176,7 @@ test("a fragmented message is reassembled; control frames may come between its f
   c.socket.destroy();
 });
 
-test("an oversize message is skipped (even split into fragments) and the next one still arrives", async () => {
+test("an oversize message is refused (even split into fragments) and the next one still arrives; past the hard limit, close 1009", async () => {
   const c = await rawClient();
   await c.handshake();
   const big = Buffer.alloc(LIMIT + 1, "x");
@@ -143,7 +190,14 @@ test("an oversize message is skipped (even split into fragments) and the next on
   assert.equal((await c.waitFor(9)).subarray(2).toString(), "skipped");
   assert.equal((await c.waitFor(7)).subarray(2).toString(), "after");
   assert.deepEqual(tooBig.slice(-1), [LIMIT + 1]);
-  c.socket.destroy();
+  // The hard limit is never buffered: the frame header alone announces it, and the connection is closed.
+  const header = Buffer.from([0x81, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+  header.writeBigUInt64BE(BigInt(hardLimitBytes(LIMIT) + 1), 2);
+  c.socket.write(header);
+  const close = await c.waitFor(4);
+  assert.equal(close[0], 0x88);
+  assert.equal(close.readUInt16BE(2), 1009);
+  await c.closed;
 });
 
 test("the RFC's unmasked client frame is a protocol error: the server closes with 1002", async () => {
@@ -164,7 +218,62 @@ test("close handshake: the client's close 1000 is answered with close and the co
   c.socket.write(masked(0x8, body));
   assert.deepEqual(await c.waitFor(4), Buffer.from([0x88, 0x02, 0x03, 0xe8]));
   await c.closed;
-  assert.ok(closes.includes(1000));
+  await until(() => closes.some((c) => c.code === 1000 && c.byClient), "the close to be reported as the client's own");
+});
+
+test("permessage-deflate is declined: the handshake answers without extensions", async () => {
+  const c = await rawClient({ "Sec-WebSocket-Extensions": "permessage-deflate; client_max_window_bits" });
+  const answer = await c.handshake();
+  assert.match(answer, /^HTTP\/1\.1 101/);
+  assert.doesNotMatch(answer, /Sec-WebSocket-Extensions/i);
+  c.socket.destroy();
+});
+
+test("a client that leaves with a FIN (no close frame) is noticed at once, as a drop, not a close of its own", async () => {
+  const c = await rawClient();
+  await c.handshake();
+  const before = closes.length;
+  c.socket.end();
+  await until(() => closes.length > before, "the server to notice the FIN");
+  assert.deepEqual(closes.at(-1), { code: 1006, byClient: false });
+  await c.closed;
+});
+
+test("a peer silent past the heartbeat timeout is dropped; one that answers pings stays", async () => {
+  const before = beating.stats.heartbeatDrops;
+  const since = Date.now();
+  const silent = await rawClient({}, beatingPort);
+  await silent.handshake();
+  await silent.closed;
+  assert.ok(Date.now() - since >= 1500, "not before the timeout: a missed ping or two is a slow client, not a gone one");
+  assert.equal(beating.stats.heartbeatDrops, before + 1);
+  assert.equal(closes.at(-1)?.byClient, false);
+
+  // Node's own WebSocket client answers pings, as every client library does.
+  const lively = new WebSocket(`ws://127.0.0.1:${beatingPort}/ws`);
+  await new Promise((r, j) => ((lively.onopen = r), (lively.onerror = j)));
+  await new Promise((r) => setTimeout(r, 3500)); // 35 heartbeats, more than twice the timeout
+  const echoed = new Promise<string>((r) => (lively.onmessage = (e) => r(String(e.data))));
+  lively.send("still here");
+  assert.equal(await echoed, "still here");
+  lively.close();
+});
+
+test("a client that does not read is closed with 1008 and a reason saying so; its replies stop piling up", async () => {
+  const c = await rawClient();
+  await c.handshake();
+  c.socket.pause(); // reads nothing: the server's replies fill the socket buffers, then its own queue
+  const before = endpoint.stats.backpressureCloses;
+  c.socket.write(masked(0x1, Buffer.from("flood:3000"))); // 12 MB asked for, 64 KB allowed unread
+  await until(() => endpoint.stats.backpressureCloses > before, "the backpressure close");
+  c.socket.resume();
+  await c.closed;
+  const all = c.rest();
+  const at = all.lastIndexOf(Buffer.from([0x88]));
+  assert.ok(at >= 0, "a close frame arrived after the replies");
+  assert.equal(all.readUInt16BE(at + 2), 1008);
+  assert.match(all.subarray(at + 4).toString(), /client not reading: \d+ bytes of replies unread \(limit 65536\)/);
+  assert.ok(all.length < 12_000_000, `far fewer than the 12 MB asked for were sent (${all.length} bytes)`);
 });
 
 test("bad handshakes get plain HTTP answers: no key → 400, version 8 → 426 naming version 13", async () => {

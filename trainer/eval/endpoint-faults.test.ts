@@ -60,6 +60,38 @@ test("the cost ceiling stops the run cleanly with the reason; finished tasks kee
   assert.ok(run.stats.requests <= 3, `${run.stats.requests} requests, $${run.spentUsd}, ${run.outcome.steps} tasks recorded`);
 });
 
+test("at the cost ceiling every call the endpoint billed is recorded and costed, those of the task cut short included", async () => {
+  const { s, reply } = await goldFor(4);
+  // $1 per 1,000 tokens, two trials at once: the ceiling is reached in the middle of a task, with a call in flight.
+  const price = { inputPerMTok: 1000, outputPerMTok: 1000 };
+  const run = await evaluate(
+    s,
+    { reply, latencyMs: 30 },
+    { k: 2, policy: { endpoint: { price } } as never, eval: { maxCostUsd: 2, concurrency: 2 } as never },
+  );
+  assert.equal(run.outcome.kind, "limit");
+  if (run.outcome.kind !== "limit") return;
+  const billed = (run.stats.billed.promptTokens * price.inputPerMTok + run.stats.billed.completionTokens * price.outputPerMTok) / 1e6;
+  const inTrials = run.trajectories.flatMap((t) => t.llmCalls);
+  const unattached = run.sink.unattachedCalls;
+  assert.ok(unattached.length > 0, "the calls of the task cut short are kept");
+  const policyCalls = [...inTrials, ...unattached].filter((c) => c.role === "policy");
+  assert.equal(policyCalls.length, run.stats.requests, "one record per request the endpoint answered");
+  const recorded = [...inTrials, ...unattached].reduce((sum, c) => sum + c.costUsd, 0);
+  assert.ok(Math.abs(recorded - billed) < 1e-9, `recorded $${recorded} vs billed $${billed}`);
+  assert.ok(Math.abs(run.summary.costUsd - billed) < 1e-9, `summary $${run.summary.costUsd} vs billed $${billed}`);
+  assert.ok(Math.abs(run.spentUsd - billed) < 1e-9, `ceiling's total $${run.spentUsd} vs billed $${billed}`);
+  assert.match(
+    run.outcome.message,
+    new RegExp(`cost \\$${billed.toFixed(4).replace(".", "\\.")}`),
+    "the stop reason states what was billed",
+  );
+  if (run.outcome.steps > 0) {
+    const last = run.sink.series("eval/cost_usd").at(-1)?.[1] ?? 0;
+    assert.ok(Math.abs(last - billed) < 1e-9, `eval/cost_usd ${last} vs billed ${billed}`);
+  }
+});
+
 /** A model that sends a malformed call, then an unknown function, then says goodbye. */
 function garbage(req: FakeChatRequest): FakeReply {
   const turn = req.messages.filter((m) => m.role === "assistant").length;

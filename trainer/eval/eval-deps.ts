@@ -52,6 +52,7 @@ export async function createEvalDeps(config: RunConfig, opts: EvalSetupOptions =
   const selection = selectEvalTasks(all, config);
   let tasks = selection.tasks;
   const notes = [...selection.notes];
+  let selectionLabel = selection.label;
 
   const budget = new CostBudget(settings.maxCostUsd ?? null);
   const llm = new LlmClient(runLlmConfig(config), { env: opts.env, onCall: (r) => budget.add(r.costUsd) });
@@ -66,7 +67,7 @@ export async function createEvalDeps(config: RunConfig, opts: EvalSetupOptions =
       createEndpointPolicy({ llm, signal, beforeCall: () => budget.check(), ...(seed !== undefined ? { seed: seed + trial } : {}) }),
     );
     return {
-      deps: { tasks, runGroup: (req) => player.runGroup(req), budget, policyLabel: label, notes },
+      deps: { tasks, runGroup: (req) => player.runGroup(req), budget, policyLabel: label, notes, selectionLabel },
       backend: `endpoint ${config.policy.endpoint.model} (OpenAI chat API, tools as function schemas)`,
       dispose() {},
     };
@@ -85,11 +86,12 @@ export async function createEvalDeps(config: RunConfig, opts: EvalSetupOptions =
           .join(", ")}${without.length > 5 ? ", …" : ""}.`,
       );
       tasks = tasks.filter((t) => scripts.has(t.id));
+      selectionLabel += ` · the ${tasks.length} with gold actions`;
     }
     const policy = createGoldPolicy(scripts);
     const player = endpointPlayer(() => ({ policy, calls: [] }));
     return {
-      deps: { tasks, runGroup: (req) => player.runGroup(req), budget, policyLabel: label, notes },
+      deps: { tasks, runGroup: (req) => player.runGroup(req), budget, policyLabel: label, notes, selectionLabel },
       backend: "built-in script: the tasks' gold actions replayed (not a model)",
       dispose() {},
     };
@@ -106,7 +108,7 @@ export async function createEvalDeps(config: RunConfig, opts: EvalSetupOptions =
   }
   const player = createGroupPlayer({ config, env, model, chat, llm });
   return {
-    deps: { tasks, runGroup: (req) => player.runGroup(req), budget, policyLabel: label, notes },
+    deps: { tasks, runGroup: (req) => player.runGroup(req), budget, policyLabel: label, notes, selectionLabel },
     backend: `${backend.backend}; ${label}`,
     dispose() {
       model.dispose();

@@ -7,21 +7,25 @@
  *     record                 one step per task, in task order, as soon as it and every task before it are done:
  *                            its group of k trajectories (with every policy / simulator / judge call), and the
  *                            scores over every task so far (lib/pass-k.ts: pass@1, pass^1..k, mean reward, cost)
- *   stop                     cancel / shutdown / lost lease as a training run does; at the cost ceiling the run ends
- *                            with the reason; tasks cut short are never recorded (a resume plays them again)
+ *   stop                     cancel / shutdown / lost lease as a training run does; at the cost ceiling no new task
+ *                            starts and no new policy call is sent, calls in flight finish, and the run ends with the
+ *                            reason; tasks cut short are not recorded (a resume plays them again) but their LLM calls
+ *                            are, without a trajectory: they were made and billed, so the cost counts them
  *
  * Step i is task i, so the run's progress is tasks done out of tasks selected.
  */
 import { setMaxListeners } from "node:events";
 import { evalSummaryMetrics, summariseTrials, type EvalTrial } from "../../lib/pass-k";
 import type { RunConfig } from "../../lib/run-config";
+import { successRuleFor } from "../../lib/success-rules";
+import { INFRASTRUCTURE_CAUSES, UNSCORED_CAUSE_TEXT, unscoredCauseOf } from "../../lib/unscored-cause";
 import type { Task } from "../envs/types";
 import { mixSeed } from "../loop/task-order";
 import { toGroupRecord } from "../loop/train-run";
 import type { GroupRequest, GroupRollout, RunSink, StopControl, TrainOutcome } from "../loop/types";
 import { summariseStep } from "../record/summarise-step";
 import type { EventRecord, GroupRecord } from "../record/step-record";
-import type { CostBudget } from "./cost-budget";
+import { CostCeilingReached, type CostBudget } from "./cost-budget";
 
 export interface EvalDeps {
   /** The selected tasks; step i plays tasks[i]. */
@@ -34,6 +38,8 @@ export interface EvalDeps {
   policyLabel: string;
   /** Notes about the task selection, recorded as events when the evaluation starts. */
   notes?: string[];
+  /** The selection in words true of it (select-tasks.ts), stored with the task ids for leaderboards and the run page. */
+  selectionLabel?: string;
 }
 
 /** Salt of evaluation seeds (the training loop uses 1 for train and 2 for its own evaluations). */
@@ -45,6 +51,7 @@ const trialsOf = (g: GroupRecord): EvalTrial[] =>
     reward: t.reward,
     components: t.components,
     costUsd: t.llmCalls.reduce((s, c) => s + c.costUsd, 0),
+    unscoredCause: unscoredCauseOf(t),
   }));
 
 export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, control: StopControl): Promise<TrainOutcome> {
@@ -68,38 +75,55 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
   const start = recorded.length ? Math.max(...recorded.map((t) => t.step)) + 1 : 0;
   await sink.resetTo(start);
   const trials: EvalTrial[] = recorded.filter((t) => t.step < start);
-  deps.budget?.add(trials.reduce((s, t) => s + (t.costUsd ?? 0), 0));
+  // Calls of tasks an earlier attempt cut short were billed too.
+  const priorUnattachedUsd = (await sink.unattachedCostUsd?.()) ?? 0;
+  deps.budget?.add(trials.reduce((s, t) => s + (t.costUsd ?? 0), 0) + priorUnattachedUsd);
   for (const note of deps.notes ?? []) await sink.event("info", note);
   await sink.event(
     "info",
     start === 0
       ? `Evaluating ${tasks.length} task(s) × ${k} trial(s) with ${deps.policyLabel}.`
       : `Resuming the evaluation at task ${start + 1} of ${tasks.length}.`,
-    { step: start },
+    // The tasks actually selected: leaderboards compare runs on the same tasks (server/services/evaluations.ts).
+    { step: start, data: { evalSelection: { taskIds: tasks.map((t) => t.id), label: deps.selectionLabel ?? null } } },
   );
 
-  // One signal for every way of stopping: the worker's (cancel, shutdown, lost lease) and the cost ceiling.
+  // The worker's ways of stopping (cancel, shutdown, lost lease) abort everything in flight. The cost ceiling does
+  // not: it starts no new task and refuses new policy calls (eval-deps.ts), but a call already sent finishes and is
+  // recorded, as the endpoint bills it either way.
   const stop = new AbortController();
   // Every episode and HTTP request listens to it: hundreds of listeners are expected.
   setMaxListeners(0, stop.signal);
   const abortWith = (reason: unknown) => !stop.signal.aborted && stop.abort(reason);
   if (control.signal.aborted) abortWith(control.signal.reason);
   control.signal.addEventListener("abort", () => abortWith(control.signal.reason), { once: true });
-  deps.budget?.onExceeded(() => abortWith(new Error(deps.budget!.reason())));
-  if (deps.budget?.exceeded) abortWith(new Error(deps.budget.reason()));
+  const halted = () => stop.signal.aborted || (deps.budget?.exceeded ?? false);
+  /** Tasks played (or cut short) but never recorded: their calls are kept without a trajectory. */
+  const unrecorded: GroupRollout<unknown>[] = [];
 
   // --- play, record in task order -------------------------------------------------------------------------------
   await sink.setPhase("eval");
   const done = new Map<number, GroupRollout<unknown>>();
   let nextToRecord = start;
   let recording: Promise<void> = Promise.resolve();
+  /** Every call of the tasks not recorded, kept without a trajectory; the last step's eval/cost_usd then counts them. */
+  const keepUnrecordedCalls = async (rollouts: GroupRollout<unknown>[]) => {
+    const calls = rollouts.flatMap((r) => r.samples.flatMap((s) => s.record.llmCalls));
+    if (calls.length === 0) return;
+    await sink.recordUnattachedCalls?.(calls);
+    if (nextToRecord > 0) {
+      const recordedCost = trials.reduce((sum, t) => sum + (t.costUsd ?? 0), 0);
+      const unattached = (await sink.unattachedCostUsd?.()) ?? 0;
+      await sink.recordLateMetrics?.(nextToRecord - 1, { "eval/cost_usd": recordedCost + unattached });
+    }
+  };
   const recordReady = async (): Promise<void> => {
     for (let rollout = done.get(nextToRecord); rollout; rollout = done.get(nextToRecord)) {
       const step = nextToRecord;
       done.delete(step);
       const group = toGroupRecord("eval", 0, tasks[step], rollout, null, false);
       trials.push(...trialsOf(group));
-      const summary = summariseTrials(trials);
+      const summary = summariseTrials(trials, successRuleFor(config.environment), priorUnattachedUsd);
       const task = summary.perTask.find((t) => t.taskId === tasks[step].id);
       const events: EventRecord[] = [];
       const last = step === tasks.length - 1;
@@ -127,7 +151,7 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
 
   let cursor = start;
   const playTasks = async (): Promise<void> => {
-    while (cursor < tasks.length && !stop.signal.aborted) {
+    while (cursor < tasks.length && !halted()) {
       const i = cursor++;
       const req: GroupRequest = {
         task: tasks[i],
@@ -145,8 +169,11 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
         if (stop.signal.aborted) return;
         throw err;
       }
-      // Trials cut short by a stop end "normally" (as errors): never record them.
-      if (stop.signal.aborted) return;
+      // Trials cut short by a stop or the ceiling end "normally" (as errors): never record them as scores.
+      if (stop.signal.aborted || rollout.samples.some((s) => cutByCeiling(s.record.error))) {
+        unrecorded.push(rollout);
+        return;
+      }
       done.set(i, rollout);
       recording = recording.then(recordReady);
       await recording;
@@ -162,6 +189,7 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
     await recording.catch(() => {});
   }
   await recording;
+  await keepUnrecordedCalls([...unrecorded, ...done.values()]);
 
   const reason = control.reason();
   if (reason) return { kind: "stopped", reason, steps: nextToRecord };
@@ -172,7 +200,26 @@ export async function evalRun(config: RunConfig, deps: EvalDeps, sink: RunSink, 
       message: `${deps.budget.reason()} ${nextToRecord} of ${tasks.length} task(s) were evaluated; the scores cover those. Resume with a higher ceiling by cloning the run.`,
     };
   }
+  // Nothing was measured when every trial failed on infrastructure: that is a failed run, not a score of "n/a".
+  if (trials.length > 0 && trials.every((t) => t.unscoredCause && INFRASTRUCTURE_CAUSES.has(t.unscoredCause))) {
+    throw new EvaluationMeasuredNothing(trials, deps.policyLabel);
+  }
   return { kind: "completed", steps: tasks.length };
 }
+
+/** Every trial of an evaluation failed on infrastructure: the run fails with the cause (exit 5 from the CLI). */
+export class EvaluationMeasuredNothing extends Error {
+  constructor(trials: EvalTrial[], policy: string) {
+    const causes = [...new Set(trials.map((t) => t.unscoredCause!))].map((c) => UNSCORED_CAUSE_TEXT[c]);
+    super(
+      `All ${trials.length} trial(s) failed on infrastructure, so nothing was scored: ${causes.join("; ")}. ` +
+        `Check that ${policy} answers (its URL, model and key) and the judge endpoint; each trajectory shows its error.`,
+    );
+    this.name = "EvaluationMeasuredNothing";
+  }
+}
+
+/** A trial ended by the ceiling's refusal of its next policy call (cost-budget.ts). */
+const cutByCeiling = (error: string | null | undefined) => (error ?? "").startsWith(`${CostCeilingReached.name}:`);
 
 const fmt = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? "n/a" : v.toFixed(3));

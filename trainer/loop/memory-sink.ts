@@ -1,13 +1,20 @@
 /** An in-memory RunSink with the same semantics as the Postgres one (record-step.ts): loop tests and local runs without a database (local-run.ts). */
+import type { LlmCallRecord } from "../../lib/conversation";
+import { unscoredCauseOf } from "../../lib/unscored-cause";
 import type { CheckpointRow } from "../record/checkpoint-rows";
 import type { StepRecord } from "../record/step-record";
 import type { RunSink } from "./types";
+import type { WarmupProgress } from "../../lib/warmup-progress";
 
 export interface MemorySink extends RunSink {
   steps: Map<number, StepRecord>;
   checkpoints: CheckpointRow[];
   events: { level: string; message: string; step?: number }[];
   phases: (string | null)[];
+  /** Every warm-up progress report, in order. */
+  warmups: WarmupProgress[];
+  /** LLM calls of evaluation tasks cut short, kept without a trajectory. */
+  unattachedCalls: LlmCallRecord[];
   /** An evaluation's task count, once set. */
   totalSteps?: number;
   /** Metric values by step for one key, in step order. */
@@ -20,6 +27,14 @@ export function createMemorySink(): MemorySink {
     checkpoints: [],
     events: [],
     phases: [],
+    warmups: [],
+    unattachedCalls: [],
+    async recordUnattachedCalls(calls) {
+      sink.unattachedCalls.push(...structuredClone(calls));
+    },
+    async unattachedCostUsd() {
+      return sink.unattachedCalls.reduce((s, c) => s + c.costUsd, 0);
+    },
     async recordStep(record) {
       sink.steps.set(record.step, structuredClone(record));
     },
@@ -29,6 +44,9 @@ export function createMemorySink(): MemorySink {
     },
     async setPhase(phase) {
       sink.phases.push(phase);
+    },
+    async recordWarmup(p) {
+      sink.warmups.push(structuredClone(p));
     },
     async event(level, message, extra) {
       sink.events.push({ level, message, step: extra?.step });
@@ -60,6 +78,7 @@ export function createMemorySink(): MemorySink {
               reward: t.reward,
               components: t.components,
               costUsd: t.llmCalls.reduce((s, c) => s + c.costUsd, 0),
+              unscoredCause: unscoredCauseOf(t),
             })),
           ),
       );

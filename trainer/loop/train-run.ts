@@ -77,7 +77,10 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
     let warm: WarmStartReport | null = null;
     if (step === 0 && deps.warmStart) {
       await sink.setPhase("warm-start");
-      warm = await deps.warmStart(control);
+      // Progress is for the run page; a failed write of it must not stop the warm-up.
+      warm = await deps.warmStart(control, async (p) => {
+        await sink.recordWarmup?.(p).catch(() => {});
+      });
     }
 
     while (step < totalSteps) {
@@ -87,6 +90,7 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
         return { kind: "stopped", reason: stop, steps: step };
       }
       const events: EventRecord[] = [];
+      const stepStarted = performance.now();
 
       // --- sample tasks -------------------------------------------------------------------------------------
       await sink.setPhase("rollout");
@@ -210,6 +214,9 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
             reward_s: rollouts.reduce((s, r) => s + (r.rewardSeconds ?? 0), 0),
             update_s: updateSeconds,
             checkpoint_s: checkpointSeconds,
+            // The whole step up to its recording (rollouts, update, evaluation, checkpoint): with time/record_s and
+            // time/sft_s, the run's training time, apart from time spent queued or stopped (server/services/runs.ts).
+            step_s: seconds(stepStarted),
           },
         }),
         ...summariseEval(evalGroups),
@@ -439,11 +446,17 @@ export function toGroupRecord<S>(
 /** Every trajectory of several steps in a row was unscorable: fail rather than "succeed" having learned nothing. */
 export class NoLearningSignalError extends Error {
   constructor(steps: number, groups: GroupRecord[]) {
-    const first = groups.flatMap((g) => g.trajectories).find((t) => t.error || t.reasoning);
+    const trajectories = groups.flatMap((g) => g.trajectories);
+    // The policy's own chat template raising (e.g. only once a tool result is in the conversation) is no judge's fault:
+    // say what raised and what to change instead of sending the user to the judge endpoint.
+    const template = trajectories.find((t) => t.error?.startsWith("ChatTemplateError:"));
+    const first = template ?? trajectories.find((t) => t.error || t.reasoning);
     const why = (first?.error || first?.reasoning || "").split("\n")[0];
+    const advice = template
+      ? `The policy's chat template raised while rendering an episode's prompt (no judge was involved): the template in policy.model must render every kind of message the error names (tool results included); fix or replace it, check it with \`rollout-lab chat render\`, then resume the run.`
+      : `Check the judge endpoint and the failed LLM calls in the trajectory inspector, then resume the run.`;
     super(
-      `No learning signal: not one trajectory could be scored in ${steps} step(s) in a row (every judgement or episode failed${why ? `, e.g. "${why.slice(0, 200)}"` : ""}). ` +
-        `Check the judge endpoint and the failed LLM calls in the trajectory inspector, then resume the run.`,
+      `No learning signal: not one trajectory could be scored in ${steps} step(s) in a row (every judgement or episode failed${why ? `, e.g. "${why.slice(0, template ? 400 : 200)}"` : ""}). ${advice}`,
     );
     this.name = "NoLearningSignalError";
   }

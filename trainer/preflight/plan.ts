@@ -6,7 +6,7 @@
  * every environment's launch-form defaults.
  */
 import type { PreflightResult } from "../../lib/preflight";
-import type { RunConfig } from "../../lib/run-config";
+import type { PolicyContextMode, RunConfig } from "../../lib/run-config";
 import { estimateStepMemory, stepMemoryInputOf, stepMemoryProblem } from "../../lib/step-memory";
 import { getEnvironment } from "../envs/registry";
 import type { ModelConfig } from "../policy/config";
@@ -22,6 +22,26 @@ export type PreflightPlan = Omit<PreflightResult, "forwardMs" | "stepSecondsEsti
 
 /** Most of the rendered prompt the answer carries (a τ² system prompt with its policy document is ~30,000). */
 const PROMPT_SHOWN_CHARS = 40_000;
+
+/**
+ * Most tokens one episode trains (observations aside, which the check cannot know). "append": one sequence, at most
+ * the context. "rerender": a template that renders each turn otherwise than it was sampled (a tool call's JSON spaced
+ * apart from json.dumps) starts a sequence per turn, each repeating the history: turn t's is up to the prompt and t
+ * replies, so the sum over turns — what a τ² run on such a template really trained (16,929 tokens a step where one
+ * sequence per episode promised 5,748).
+ */
+export function trainedPerEpisode(
+  mode: PolicyContextMode,
+  context: number,
+  prompt: number,
+  maxTurns: number,
+  maxNewTokens: number,
+): number {
+  if (mode === "append") return Math.min(context, prompt + maxTurns * maxNewTokens);
+  let total = 0;
+  for (let t = 1; t <= maxTurns; t++) total += Math.min(context, prompt + t * maxNewTokens);
+  return total;
+}
 
 /** `config` has its paths confined already (confineRunPaths); `memoryLimitBytes` is the worker's step budget. */
 export async function planPreflight(
@@ -83,7 +103,7 @@ export async function planPreflight(
     prompt: prompt.length > PROMPT_SHOWN_CHARS ? `…${prompt.slice(-PROMPT_SHOWN_CHARS)}` : prompt,
     chatTemplate: chat.describe(),
     episodesPerStep,
-    tokensPerStep: episodesPerStep * Math.min(contextLength, ids.length + sampledPerEpisode),
+    tokensPerStep: episodesPerStep * trainedPerEpisode(config.rollout.policyContext, contextLength, ids.length, maxTurns, maxNewTokens),
     sampledTokensPerStep: episodesPerStep * Math.min(sampledPerEpisode, Math.max(0, contextLength - ids.length)),
     parameters: estimate.parameters,
     memoryBytes: estimate.bytes.total,

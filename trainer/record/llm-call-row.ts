@@ -6,8 +6,9 @@
 import type { LlmCallRecord } from "../../lib/conversation";
 
 /** The record plus the row's foreign keys. */
-export type LlmCallRow = LlmCallRecord & { runId: string; trajectoryId: string };
+export type LlmCallRow = LlmCallRecord & { runId: string; trajectoryId: string | null };
 
-export function llmCallRow(c: LlmCallRecord, runId: string, trajectoryId: string): LlmCallRow {
+/** `trajectoryId` null: a call of an evaluation task cut short, kept for its cost (unattached-calls.ts). */
+export function llmCallRow(c: LlmCallRecord, runId: string, trajectoryId: string | null): LlmCallRow {
   return { ...c, runId, trajectoryId, latencyMs: Math.round(c.latencyMs), startedAt: new Date(c.startedAt).toISOString() };
 }

@@ -197,3 +197,78 @@ test("Qwen3 with enable_thinking false re-renders every turn (its empty think bl
   assert.equal(stopped.t.rerenders, 1);
   assert.equal(stopped.messages[2].content, "Hi", "the environment gets the reply without its stop token");
 });
+
+/** A Qwen2.5 episode whose tool calls are sampled as compact JSON: the template writes them spaced as json.dumps. */
+async function compactCallEpisode(mode: "append" | "rerender") {
+  const chat = await chatOf("qwen2_5");
+  const t = new EpisodeTokens(chat, mode);
+  const tools = [ORDER_TOOL];
+  const messages: ConversationMessage[] = [
+    msg("system", "system", "You help customers."),
+    msg("user", "user_simulator", "Where are #W1, #W2?"),
+  ];
+  const sampledTurns: number[][] = [];
+  for (const turn of [0, 1, 2]) {
+    t.prompt(messages, { tools });
+    const reply = `<tool_call>\n{"name":"get_order_details","arguments":{"order_id":"#W${turn + 1}"}}\n</tool_call>`;
+    const sampled = [...chat.encode(reply), chat.endOfTurn.id];
+    sampledTurns.push(sampled);
+    t.addTurn(sampled, turn, true);
+    const calls = chat.toolCallsOf(t.replyText(sampled))!;
+    const id = `t${turn}_call_0`;
+    messages.push({
+      ...msg("assistant", "policy", t.replyText(sampled), turn),
+      toolCalls: calls.map((c) => ({ id, name: c.name, arguments: c.arguments as Record<string, unknown> })),
+    });
+    messages.push({ ...msg("tool", "tool", `{"status": "shipped ${turn}"}`, turn), toolCallId: id, name: "get_order_details" });
+  }
+  t.prompt(messages, { tools });
+  return { chat, t, sampledTurns, messages };
+}
+
+test('rollout.policyContext "append": a tool call the template respaces keeps one sequence, the sampled ids and each observation\'s rendered delta', async () => {
+  const { chat, t, sampledTurns } = await compactCallEpisode("append");
+  const train = t.forTraining();
+  assert.equal(train.segments.length, 1, "one sequence per episode");
+  assert.equal(t.divergedTurns, 3, "every prompt after the first: the template writes the call as json.dumps would");
+  const text = chat.tokenizer.decode(train.ids);
+  assert.equal((text.match(/<\|im_start\|>system/g) ?? []).length, 1, "the history is not repeated");
+  // each reply's ids as sampled, each followed by the template's rendering of the tool result and the next prompt
+  const sampledIds = train.ids.filter((_, i) => train.lossMask[i] === 1);
+  assert.deepEqual(sampledIds, sampledTurns.flat());
+  assert.ok(
+    text.includes(
+      '"order_id":"#W1"}}\n</tool_call><|im_end|>\n<|im_start|>user\n<tool_response>\n{"status": "shipped 0"}\n</tool_response><|im_end|>\n<|im_start|>assistant\n<tool_call>',
+    ),
+    "the observation's delta is appended after the reply's end-of-turn token, glue included",
+  );
+  // the ids of the appended context are the tokenizer's encoding of its text (appended after a special token)
+  const opening = train.ids.slice(0, train.lossMask.indexOf(1));
+  assert.deepEqual(train.ids.slice(0, opening.length), chat.encode(chat.tokenizer.decode(opening)));
+
+  const rerender = await compactCallEpisode("rerender");
+  assert.equal(rerender.t.divergedTurns, 3);
+  assert.equal(rerender.t.forTraining().segments.length, 3, "the final rendering holds nothing sampled");
+  const trained = (x: EpisodeTokens) => x.forTraining().ids.length;
+  assert.ok(trained(rerender.t) > 2 * trained(t), `re-rendering trains ${trained(rerender.t)} tokens, appending ${trained(t)}`);
+});
+
+test('rollout.policyContext "append" with Qwen3: earlier reasoning stays in the context the policy sampled from', async () => {
+  const chat = await chatOf("qwen3");
+  const t = new EpisodeTokens(chat, "append");
+  const messages: ConversationMessage[] = [msg("user", "user_simulator", "What is 2+2?")];
+  for (const [turn, reply] of ["<think>\nAdd them.\n</think>\n\nIt is 4.", "<think>\nDouble 4.\n</think>\n\nIt is 8."].entries()) {
+    t.prompt(messages);
+    const sampled = [...chat.encode(reply), chat.endOfTurn.id];
+    t.addTurn(sampled, turn, true);
+    messages.push(msg("assistant", "policy", t.replyText(sampled), turn), msg("user", "user_simulator", "And doubled?", turn));
+  }
+  t.prompt(messages);
+  assert.equal(t.divergedTurns, 2);
+  const text = chat.tokenizer.decode(t.forTraining().ids);
+  assert.equal(t.forTraining().segments.length, 1);
+  assert.ok(
+    text.includes("Add them.\n</think>\n\nIt is 4.<|im_end|>\n<|im_start|>user\nAnd doubled?<|im_end|>\n<|im_start|>assistant\n"),
+    text,
+  );
+});

@@ -10,12 +10,22 @@
  * reply and its end-of-turn token), and only the new part is encoded and appended — after a special token, so the
  * ids are those of encoding the whole. Where a template is not (Qwen3 drops earlier reasoning once a new user
  * message arrives; a reply that stopped on another eos id, a Llama reply with trailing spaces its template trims,
- * a tool list that changed), the conversation is re-rendered and a new segment starts: the ids before it stay as
- * they were sampled and train in their own context, the next turns sample from the re-rendered prompt.
+ * a tool list that changed, a tool call whose JSON the template writes spaced otherwise than it was sampled), what
+ * happens depends on the run's `rollout.policyContext`:
+ *
+ * - "append" (the default; verl's and SkyRL's multi-turn rollouts build it so): the context stays append-only. The
+ *   sampled ids are kept, and only the observation's rendered delta is appended: the template's rendering of the
+ *   conversation after the end of the last reply's turn (counted by stop tokens, so the template's glue after the end
+ *   token comes too). One sequence per episode, trained in the context it was sampled in; the turn is counted as one
+ *   where the template would have rendered differently (`divergedTurns`).
+ * - "rerender": the conversation is re-rendered and a new segment starts: the ids before it stay as they were sampled
+ *   and train in their own context, the next turns sample from the re-rendered prompt (what a chat-completions server
+ *   would feed the model), at the price of training the shared history once per segment.
  */
 import type { ConversationMessage } from "../../lib/conversation";
 import type { ToolSchema } from "../envs/types";
 import type { ChatFormat } from "../policy/chat/chat-format";
+import type { PolicyContextMode } from "../../lib/run-config";
 
 /** One rendering of the episode and the turns sampled after it; what the update trains on is per segment. */
 export interface TokenSegment {
@@ -40,10 +50,18 @@ export class EpisodeTokens {
   logprobsComplete = true;
   /** Tokens cut from the start of the opening prompt to fit the context (0 when it fitted). */
   truncatedPrompt = 0;
+  /**
+   * Prompts after the opening one where the template's rendering of the conversation did not extend the context the
+   * policy had sampled from: re-rendered ("rerender") or appended to as the delta only ("append").
+   */
+  divergedTurns = 0;
   /** The text the current segment's ids stand for (the rendered prompt plus the replies' text). */
   private text = "";
 
-  constructor(private readonly chat: ChatFormat) {}
+  constructor(
+    private readonly chat: ChatFormat,
+    readonly mode: PolicyContextMode = "rerender",
+  ) {}
 
   private get segmentStart(): number {
     return this.segmentStarts.at(-1) ?? 0;
@@ -59,8 +77,14 @@ export class EpisodeTokens {
   prompt(messages: readonly ConversationMessage[], opts: { tools?: readonly ToolSchema[]; maxOpening?: number } = {}): number[] {
     const rendered = this.chat.renderConversation(messages, { tools: opts.tools, addGenerationPrompt: true });
     const appendable = this.segmentStarts.length > 0 && rendered.startsWith(this.text) && this.endsAtStopToken();
+    const delta = appendable || this.mode !== "append" ? null : this.observationDelta(messages, opts.tools);
+    if (this.segmentStarts.length > 0 && !appendable) this.divergedTurns++;
     if (appendable) {
       this.push(this.chat.encode(rendered.slice(this.text.length)), 0, -1, []);
+    } else if (delta !== null) {
+      this.push(this.chat.encode(delta), 0, -1, []);
+      this.text += delta;
+      return this.ids.slice(this.segmentStart);
     } else {
       const ids = this.chat.encode(rendered);
       const opening = this.segmentStarts.length === 0;
@@ -71,6 +95,41 @@ export class EpisodeTokens {
     }
     this.text = rendered;
     return this.ids.slice(this.segmentStart); // a copy: the sampler may hold it while this sequence grows
+  }
+
+  /**
+   * "append" mode: what the template renders after the last reply's turn: the rendering of the whole conversation
+   * (with the generation prompt) from the point where the conversation up to that reply ends its last stop token.
+   * Null when there is no earlier turn or the two renderings do not have that stop token in common (then the
+   * conversation is re-rendered, as in "rerender" mode).
+   */
+  private observationDelta(messages: readonly ConversationMessage[], tools: readonly ToolSchema[] | undefined): string | null {
+    if (this.segmentStarts.length === 0 || !this.endsAtStopToken()) return null;
+    let lastReply = -1;
+    messages.forEach((m, i) => m.role === "assistant" && (lastReply = i));
+    if (lastReply < 0) return null;
+    const history = this.chat.renderConversation(messages.slice(0, lastReply + 1), { tools, addGenerationPrompt: false });
+    const full = this.chat.renderConversation(messages, { tools, addGenerationPrompt: true });
+    const closed = this.stopTokenEnds(history).length;
+    const start = closed > 0 ? this.stopTokenEnds(full)[closed - 1] : undefined;
+    return start === undefined ? null : full.slice(start);
+  }
+
+  /** Where each stop token's text ends in `text`, left to right. */
+  private stopTokenEnds(text: string): number[] {
+    const stops = [...new Set(this.chat.stopIds.map((id) => this.chat.tokenizer.decode([id])).filter((t) => t.length > 0))];
+    const ends: number[] = [];
+    for (let at = 0; ;) {
+      let best = -1;
+      let len = 0;
+      for (const stop of stops) {
+        const i = text.indexOf(stop, at);
+        if (i >= 0 && (best < 0 || i < best)) [best, len] = [i, stop.length];
+      }
+      if (best < 0) return ends;
+      at = best + len;
+      ends.push(at);
+    }
   }
 
   /** Re-renderings after the opening one (0 while the template kept every prompt a prefix of the next). */

@@ -3,6 +3,7 @@
  */
 import type { PrismaClient } from "../../generated/prisma/client";
 import { DB_NOW, claimLeased, leaseEndSql, type LeasedQueue } from "../../db/lease-queue";
+import { WORKER_LAUNCHED_SQL } from "../../db/run-launcher";
 import { firstLine } from "../../lib/error-text";
 import { storableText } from "../../lib/storable";
 
@@ -20,13 +21,13 @@ export interface ClaimedRun {
 
 /**
  * Runs are claimed oldest first. Runs trained elsewhere and imported (source other than 'rollout-lab') are never
- * claimed. `crashes` counts only claims of a run whose worker died (it was still running), so graceful restarts never
- * fail a run.
+ * claimed, nor runs for a Slurm launcher (its job claims the run by id, claimRunById). `crashes` counts only claims of
+ * a run whose worker died (it was still running), so graceful restarts never fail a run.
  */
 const RUN_QUEUE: LeasedQueue = {
   table: "Run",
   countsClaims: true,
-  onlyWhere: "source = 'rollout-lab'",
+  onlyWhere: `source = 'rollout-lab' AND ${WORKER_LAUNCHED_SQL}`,
   alsoSet: `crashes = CASE WHEN status = 'running' THEN crashes + 1 ELSE 0 END, "heartbeatAt" = ${DB_NOW}, "updatedAt" = ${DB_NOW}`,
   returning: `id, config, seed, "totalSteps", step, claims, crashes, "cancelRequested"`,
 };
@@ -34,6 +35,17 @@ const RUN_QUEUE: LeasedQueue = {
 /** Claim the oldest queued run, or a running run whose lease expired (its worker died); null when there is none. */
 export async function claimNextRun(db: PrismaClient, workerId: string, leaseMs: number): Promise<ClaimedRun | null> {
   return claimLeased<ClaimedRun>(db, RUN_QUEUE, workerId, leaseMs);
+}
+
+/**
+ * Claim one given run (a Slurm job trains exactly the run it was submitted for): queued, or running under a lapsed
+ * lease; null when it is finished or another trainer holds it. The same claim as the queue's, so a job resumes a run
+ * exactly as a worker does.
+ */
+export async function claimRunById(db: PrismaClient, runId: string, workerId: string, leaseMs: number): Promise<ClaimedRun | null> {
+  // The id is spliced into SQL (LeasedQueue.onlyWhere): only a cuid-like id gets that far.
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(runId)) throw new Error(`"${runId}" is not a run id`);
+  return claimLeased<ClaimedRun>(db, { ...RUN_QUEUE, onlyWhere: `source = 'rollout-lab' AND id = '${runId}'` }, workerId, leaseMs);
 }
 
 export interface HeartbeatResult {

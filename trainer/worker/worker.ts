@@ -12,6 +12,7 @@
  * A worker that dies (SIGKILL, OOM, host lost) simply stops heartbeating; once its lease expires any worker
  * reclaims the run and resumes it from its last complete checkpoint (claimNextRun in lease.ts).
  */
+import { createQueueErrorLog } from "./queue-error-log";
 import type { PrismaClient } from "../../generated/prisma/client";
 import { ZodError } from "zod";
 import { describeZodIssues } from "../../lib/error-text";
@@ -66,6 +67,11 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** Idle poll period when the queue is empty (default 2 s). */
   pollMs?: number;
+  /**
+   * How the worker takes a run (default: the oldest queued worker run, claimNextRun). A Slurm job's trainer claims
+   * exactly its own run (claimRunById), so it trains that run by the same path as any worker.
+   */
+  claim?: (db: PrismaClient, workerId: string, leaseMs: number) => Promise<ClaimedRun | null>;
   /** A run whose worker died this many times in a row (graceful stops do not count) is failed instead (default 10). */
   maxCrashes?: number;
   log?: (message: string) => void;
@@ -79,6 +85,7 @@ export class TrainerWorker {
   private readonly maxCrashes: number;
   private readonly log: (message: string) => void;
   private stopping = false;
+  private cancelling = false;
   private wake: (() => void) | null = null;
   /** Aborts the run in hand (graceful stop). */
   private abortCurrent: ((reason: StopReason) => void) | null = null;
@@ -92,11 +99,15 @@ export class TrainerWorker {
     this.log = opts.log ?? ((m) => console.log(`[worker ${this.workerId}] ${m}`));
   }
 
-  /** Graceful stop: the current run stops at once (checkpointed if its weights allow) and goes back to the queue. */
-  stop(): void {
+  /**
+   * Graceful stop: the current run stops at once (checkpointed if its weights allow) and goes back to the queue — or,
+   * with "cancel" (a Slurm job whose run's cancel was requested gets SIGTERM from scancel), ends cancelled.
+   */
+  stop(reason: "shutdown" | "cancel" = "shutdown"): void {
     this.stopping = true;
+    if (reason === "cancel") this.cancelling = true;
     this.wake?.();
-    this.abortCurrent?.("shutdown");
+    this.abortCurrent?.(reason);
   }
 
   get isStopping(): boolean {
@@ -105,21 +116,24 @@ export class TrainerWorker {
 
   /** Claim and run queued runs until stop(). */
   async start(): Promise<void> {
+    const errors = createQueueErrorLog(this.log, { baseDelayMs: this.pollMs });
     while (!this.stopping) {
       let worked = false;
+      let wait = this.pollMs;
       try {
         worked = await this.runOnce();
+        errors.succeeded();
       } catch (err) {
-        this.log(`queue error: ${firstLine(err)}`);
+        wait = errors.failed(err);
       }
-      if (!worked && !this.stopping) await this.sleep(this.pollMs);
+      if (!worked && !this.stopping) await this.sleep(wait);
     }
   }
 
   /** Claim one run and see it through. Returns false when the queue was empty. */
   async runOnce(): Promise<boolean> {
     if (this.stopping) return false;
-    const run = await claimNextRun(this.opts.db, this.workerId, this.leaseMs);
+    const run = await (this.opts.claim ?? claimNextRun)(this.opts.db, this.workerId, this.leaseMs);
     if (!run) return false;
     await this.handle(run);
     return true;
@@ -170,7 +184,8 @@ export class TrainerWorker {
     if (this.stopping) stopNow("shutdown");
     const control: StopControl = {
       signal: abort.signal,
-      reason: (): StopReason | null => (leaseLost ? "lease_lost" : cancelRequested ? "cancel" : this.stopping ? "shutdown" : null),
+      reason: (): StopReason | null =>
+        leaseLost ? "lease_lost" : cancelRequested || this.cancelling ? "cancel" : this.stopping ? "shutdown" : null,
     };
     const target = { runId: run.id, workerId: this.workerId, leaseMs: this.leaseMs, heartbeatMs: this.heartbeatMs };
     const events = {

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
 import { runIdSchema } from "../ids";
+import { MAX_STEP } from "../../../lib/ingest";
 import { compareEvaluations, getEvaluation, listEnvironmentEvaluations } from "../../services/evaluations";
 import { evaluateCheckpoint, queueDemoEvaluation } from "../../services/evaluation-launch";
 
@@ -30,7 +31,7 @@ export const evaluationsRouter = router({
       z
         .object({
           runId: runIdSchema,
-          step: z.number().int().min(0).optional().describe("The checkpoint's step (completed steps); omit for the latest."),
+          step: z.number().int().min(0).max(MAX_STEP).optional().describe("The checkpoint's step (completed steps); omit for the latest."),
           k: z.number().int().min(1).max(64).default(4).describe("Trials per task."),
           tasks: z
             .array(z.string().min(1).max(300))

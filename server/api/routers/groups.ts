@@ -2,6 +2,7 @@ import { z } from "zod";
 import { publicProcedure, router } from "../trpc";
 import { getGroup, listGroups } from "../../services/groups";
 import { entityId } from "../ids";
+import { MAX_STEP } from "../../../lib/ingest";
 
 const id = entityId;
 
@@ -13,7 +14,7 @@ export const groupsRouter = router({
       z
         .object({
           runId: id,
-          step: z.number().int().min(0).optional(),
+          step: z.number().int().min(0).max(MAX_STEP).optional(),
           taskId: z.string().max(200).optional(),
           split: z.string().max(40).optional(),
           /** zero: groups with no reward spread (no GRPO signal); nonzero: the rest. */

@@ -1,10 +1,20 @@
 import { z } from "zod";
+import { getSlurmJobLines } from "../../services/slurm-jobs";
 import { publicProcedure, router } from "../trpc";
-import { getRun, getRunConfigLeaves, getRunFacets, listRunEvents, listRuns } from "../../services/runs";
+import {
+  getRun,
+  getRunConfigLeaves,
+  getRunFacets,
+  getRunTrainingSeconds,
+  getRunWarmup,
+  listRunEvents,
+  listRuns,
+} from "../../services/runs";
 import { getMetricSeries, getRewardSparklines, getRunSummaries, listMetricKeys } from "../../services/metrics";
 import { getRunQueueStanding } from "../../services/run-queue";
 import { runIdSchema } from "../ids";
 import { RUN_STATUSES } from "../../../lib/run-status";
+import { INT4_MAX } from "../../../lib/db-int";
 
 const runStatus = z.enum(RUN_STATUSES);
 const runId = runIdSchema;
@@ -31,6 +41,14 @@ export const runsRouter = router({
   /** A queued run's place in the queue and what holds it (null once it is no longer queued). */
   queueStanding: publicProcedure.input(z.object({ id: runId }).strict()).query(({ ctx, input }) => getRunQueueStanding(ctx.db, input.id)),
 
+  /** Seconds spent training, apart from time queued or stopped (null before the first step is recorded). */
+  trainingSeconds: publicProcedure
+    .input(z.object({ id: runId }).strict())
+    .query(({ ctx, input }) => getRunTrainingSeconds(ctx.db, input.id)),
+
+  /** The SFT warm-up's steps, losses and ETA (null when the run has none). */
+  warmup: publicProcedure.input(z.object({ id: runId }).strict()).query(({ ctx, input }) => getRunWarmup(ctx.db, input.id)),
+
   events: publicProcedure
     .input(
       z
@@ -38,7 +56,7 @@ export const runsRouter = router({
           id: runId,
           minLevel: z.enum(["debug", "info", "warn", "error"]).optional(),
           limit: z.number().int().min(1).max(500).default(100),
-          before: z.number().int().positive().optional(),
+          before: z.number().int().positive().max(INT4_MAX).optional().describe("Only events with a smaller id (the page before)."),
         })
         .strict(),
     )
@@ -59,6 +77,11 @@ export const runsRouter = router({
   configLeaves: publicProcedure
     .input(z.object({ ids: z.array(runId).max(200) }).strict())
     .query(({ ctx, input }) => getRunConfigLeaves(ctx.db, input.ids)),
+
+  /** Each listed Slurm run's job in one line ("Slurm job 12: PENDING (Resources)"); runs a worker trains are absent. */
+  slurmJobLines: publicProcedure
+    .input(z.object({ ids: z.array(runId).max(200) }).strict())
+    .query(({ ctx, input }) => getSlurmJobLines(ctx.db, input.ids)),
 
   facets: publicProcedure.query(({ ctx }) => getRunFacets(ctx.db)),
 

@@ -41,7 +41,7 @@ test("offline, a task τ² cannot score without an LLM is unscored, never passed
       needJudge++;
       if (ev.components.nl_assertion === 1) passed++;
       // Unscored, or 0 because another check of the basis failed (then the product is 0 whatever the assertions say).
-      const undecided = ev.reward === null && /NL_ASSERTION: no judge endpoint/.test(ev.reasoning);
+      const undecided = ev.reward === null && /NL_ASSERTION: not scorable offline: no judge endpoint/.test(ev.reasoning);
       const failedElsewhere = ev.reward === 0 && /another check of the basis failed/.test(ev.reasoning);
       if (undecided || failedElsewhere) unscored++;
     } else {

@@ -11,6 +11,7 @@
  * Every computed component is reported, whether or not it is in the basis.
  */
 import type { EpisodeEndReason, ToolCall } from "../../../lib/conversation";
+import { NOT_SCORABLE_OFFLINE } from "../../../lib/unscored-cause";
 import type { Evaluation, LlmChat } from "../types";
 import type { Tau2Action, Tau2TaskData } from "./tau2-format";
 import type { DbComparison } from "./domain";
@@ -77,7 +78,8 @@ async function judgeAssertions(llm: LlmChat, assertions: string[], agentMessages
       return "{}";
     },
   });
-  if (offline) return { unscorable: "no judge endpoint, and natural-language assertions need one (τ² asks an LLM too)" };
+  if (offline)
+    return { unscorable: `${NOT_SCORABLE_OFFLINE}: no judge endpoint, and natural-language assertions need one (τ² asks an LLM too)` };
   try {
     const parsed = JSON.parse(res.text.replace(/^```(?:json)?|```$/g, "").trim()) as {
       results?: { met?: unknown; justification?: unknown }[];

@@ -3,6 +3,7 @@
  * its scores (lib/pass-k.ts) and what the server saw.
  */
 import { summariseTrials } from "../../../lib/pass-k";
+import { successRuleFor } from "../../../lib/success-rules";
 import { parseRunConfig, type RunConfigInput } from "../../../lib/run-config";
 import { getEnvironment } from "../../envs/registry";
 import { startFakeLlmServer, type FakeLlmServerOptions } from "../../llm/fake-server/server";
@@ -47,7 +48,7 @@ export async function evaluate(s: Setup, fake: FakeLlmServerOptions, extra: Part
     const setup = await createEvalDeps(config);
     const sink = createMemorySink();
     const outcome = await evalRun(config, setup.deps, sink, running);
-    const summary = summariseTrials(await sink.recordedEvalTrials!());
+    const summary = summariseTrials(await sink.recordedEvalTrials!(), successRuleFor(config.environment), await sink.unattachedCostUsd!());
     const spentUsd = setup.deps.budget?.spentUsd ?? 0;
     return {
       outcome,

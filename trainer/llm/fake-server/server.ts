@@ -63,6 +63,8 @@ export interface FakeLlmServerStats {
   /** Requests currently being held open (latency or hang). */
   inFlight: number;
   maxInFlight: number;
+  /** The usage of every completion answered, as an endpoint bills it (tests compare the recorded cost with it). */
+  billed: { promptTokens: number; completionTokens: number };
 }
 
 export interface FakeLlmServer {
@@ -98,6 +100,7 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
     faults: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
     inFlight: 0,
     maxInFlight: 0,
+    billed: { promptTokens: 0, completionTokens: 0 },
   };
   let chatIndex = 0;
 
@@ -114,7 +117,17 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
     res.end(text);
   };
 
-  const completion = (model: string, req: FakeChatRequest, reply: FakeReply): Record<string, unknown> => ({
+  const completion = (model: string, req: FakeChatRequest, reply: FakeReply): Record<string, unknown> => {
+    const usage = {
+      prompt_tokens: req.messages.reduce((n, m) => n + estimateTokens(m.content), 0),
+      completion_tokens: estimateTokens(reply.content),
+      total_tokens: 0,
+    };
+    stats.billed.promptTokens += usage.prompt_tokens;
+    stats.billed.completionTokens += usage.completion_tokens;
+    return completionBody(model, reply, usage);
+  };
+  const completionBody = (model: string, reply: FakeReply, usage: Record<string, number>): Record<string, unknown> => ({
     id: `chatcmpl-fake-${stats.requests}`,
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
@@ -138,11 +151,7 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
         finish_reason: reply.finishReason ?? (reply.toolCalls ? "tool_calls" : "stop"),
       },
     ],
-    usage: {
-      prompt_tokens: req.messages.reduce((n, m) => n + estimateTokens(m.content), 0),
-      completion_tokens: estimateTokens(reply.content),
-      total_tokens: 0,
-    },
+    usage,
   });
 
   const handleChat = async (body: string, authorization: string | null, res: http.ServerResponse, closed: () => boolean): Promise<void> => {

@@ -56,6 +56,16 @@ test("the folder's own template, tools as schemas and Qwen's stop tokens reach t
       seed: 7,
       signal: new AbortController().signal,
     });
+    const diverged = rollout.samples.map((s) => s.record.policyTokens?.templateDivergedTurns ?? 0);
+    assert.equal(
+      rollout.metrics?.["rollout/template_diverged_turns"],
+      diverged.reduce((a, b) => a + b, 0) / diverged.length,
+      "the metric is the mean per episode of the turns each policy view reports",
+    );
+    assert.ok(
+      rollout.samples.every((s) => s.record.policyTokens?.rerenderedAt === undefined),
+      "append-only by default: one sequence",
+    );
     for (const { record } of rollout.samples) {
       assert.equal(record.error, null);
       const view = record.policyTokens!;

@@ -6,7 +6,9 @@ import path from "node:path";
 import * as tf from "@tensorflow/tfjs";
 import { parseRunConfig } from "../../../lib/run-config";
 import { saveCheckpoint } from "../../checkpoint/checkpoint";
-import { HF_DEFAULT_CONTEXT, loadPolicy, policyModelConfig } from "./load-policy";
+import { HF_DEFAULT_CONTEXT, loadPolicy, policyChatFormat, policyModelConfig } from "./load-policy";
+import { unlinkSync } from "node:fs";
+import { QWEN25_SMALL_CONFIG, writeRandomHfFolder } from "../../checkpoint/random-folder";
 
 test("a run can start from a checkpoint folder Rollout Lab saved (HF layout), with the same weights", async () => {
   await tf.setBackend("cpu");
@@ -57,4 +59,19 @@ test("LoRA trains only the adapters; a folder that is not a model is a clear err
   assert.ok(trainable.length > 0 && trainable.length < model.params.size, `${trainable.length} adapter variables`);
   model.dispose();
   await assert.rejects(loadPolicy(parseRunConfig({ policy: { model: tmpdir() } })), /no config\.json/);
+});
+
+test("a Hugging Face folder without tokenizer.json is refused before its weights are read, naming the file (not trained on the byte tokenizer)", async () => {
+  await tf.setBackend("cpu");
+  const dir = mkdtempSync(path.join(tmpdir(), "rl-policy-"));
+  try {
+    const folder = writeRandomHfFolder(path.join(dir, "qwen"), QWEN25_SMALL_CONFIG);
+    unlinkSync(path.join(folder, "tokenizer.json"));
+    const config = parseRunConfig({ policy: { model: folder } });
+    const named = /has no tokenizer\.json \(its config\.json declares vocab_size 151936\).*259-token byte tokenizer/;
+    await assert.rejects(policyChatFormat(config), named);
+    await assert.rejects(loadPolicy(config), named);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -7,9 +7,9 @@
 import { readDataJson } from "../../data-roots";
 import type { RunConfig } from "../../../lib/run-config";
 import { loadHfCheckpoint } from "../../checkpoint/hf-load";
-import { modelConfigFromHf } from "../../checkpoint/hf-config";
+import { HfCheckpointError, modelConfigFromHf } from "../../checkpoint/hf-config";
 import path from "node:path";
-import { BUILTIN_MODEL_DIMS, type BuiltinModelSize } from "../../../lib/model-sizes";
+import { BUILTIN_MODEL_DIMS, BYTE_VOCAB_SIZE, type BuiltinModelSize } from "../../../lib/model-sizes";
 import type { ModelConfig } from "../../policy/config";
 import { DecoderLM } from "../../policy/model";
 import { ByteTokenizer } from "../../policy/tokenizer/byte";
@@ -42,8 +42,24 @@ const hasTokenizer = (dir: string) =>
 export async function policyChatFormat(config: RunConfig): Promise<ChatFormat> {
   const name = config.policy.model;
   const settings = chatSettingsOf(config);
-  if (!Object.hasOwn(BUILTIN_MODEL_DIMS, name) && (await hasTokenizer(name))) return loadChatFormat(name, settings);
+  if (Object.hasOwn(BUILTIN_MODEL_DIMS, name)) return tokenizerChat(config.policy.tokenizer, settings);
+  if (await hasTokenizer(name)) return loadChatFormat(name, settings);
+  if (config.policy.tokenizer === "byte") await refuseByteTokenizerFor(name);
   return tokenizerChat(config.policy.tokenizer, settings);
+}
+
+/**
+ * A folder without tokenizer.json would fall back to the byte tokenizer and its built-in ChatML: a Qwen folder then
+ * feeds 259 ids into a 151,936-row embedding and "trains" to empty replies. Only a folder whose embedding is the byte
+ * tokenizer's (one Rollout Lab saved from a byte-tokenizer run) may; any other is refused naming the missing file.
+ */
+async function refuseByteTokenizerFor(dir: string): Promise<void> {
+  const cfgFile = path.join(dir, "config.json");
+  const cfg = await readDataJson<{ vocab_size?: unknown }>(cfgFile).catch(() => null);
+  if (cfg === null || cfg.vocab_size === BYTE_VOCAB_SIZE) return; // no config.json: loadHfCheckpoint says so
+  throw new HfCheckpointError(
+    `policy.model "${dir}" has no tokenizer.json (its config.json declares vocab_size ${String(cfg.vocab_size)}), so it would train on the ${BYTE_VOCAB_SIZE}-token byte tokenizer; copy the model's tokenizer.json (and tokenizer_config.json) into the folder, or set policy.tokenizer to the tokenizer.json it was trained with.`,
+  );
 }
 
 /**
@@ -69,6 +85,10 @@ export const HF_DEFAULT_CONTEXT = 4096;
 function withContext(c: ModelConfig, contextLength: number | undefined): ModelConfig {
   return { ...c, maxPositions: Math.min(c.maxPositions, contextLength ?? HF_DEFAULT_CONTEXT) };
 }
+
+/** The Hugging Face folder the policy is loaded from (its checkpoints keep its config.json and dtypes), or null. */
+export const policySourceFolder = (config: RunConfig): string | null =>
+  Object.hasOwn(BUILTIN_MODEL_DIMS, config.policy.model) ? null : config.policy.model;
 
 export async function loadPolicy(config: RunConfig): Promise<{ model: DecoderLM; chat: ChatFormat }> {
   const name = config.policy.model;

@@ -83,7 +83,7 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
     i: number,
     batchSizes: number[],
   ): Promise<{ episode: EpisodeTrajectory; tokens: EpisodeTokens }> {
-    const tokens = new EpisodeTokens(chat);
+    const tokens = new EpisodeTokens(chat, config.rollout.policyContext);
     const rng = new Rng(req.seed + i);
     // The session's cache lives as long as the episode: the weights change only after the whole group is played.
     const session = sampler.open();
@@ -158,6 +158,7 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
       contextSize: maxPositions,
       chatTemplate: chat.describe(),
       ...(train.segmentStarts.length > 1 && { rerenderedAt: train.segmentStarts.slice(1) }),
+      ...(tokens.mode === "append" && tokens.divergedTurns > 0 && { templateDivergedTurns: tokens.divergedTurns }),
     };
   }
 
@@ -175,6 +176,9 @@ export function createGroupPlayer(deps: GroupPlayerDeps): GroupPlayer {
       if (batchSizes.length) metrics["rollout/policy_batch_mean"] = batchSizes.reduce((a, b) => a + b, 0) / batchSizes.length;
       // episodes whose opening prompt did not fit the policy's context and lost its beginning (a too-small policy)
       metrics["rollout/prompt_truncated_frac"] = played.filter((p) => p.tokens.truncatedPrompt > 0).length / played.length;
+      // per episode, turns whose prompt the chat template would have rendered otherwise than the policy's context:
+      // re-rendered (rollout.policyContext "rerender") or appended to as the observation's delta ("append")
+      metrics["rollout/template_diverged_turns"] = played.reduce((s, p) => s + p.tokens.divergedTurns, 0) / played.length;
       return { samples: played.map(toSample), rewardSeconds: played.reduce((s, p) => s + p.episode.timings.evaluateMs / 1000, 0), metrics };
     },
   };

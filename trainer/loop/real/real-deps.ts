@@ -14,6 +14,7 @@ import type { RunConfig } from "../../../lib/run-config";
 import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../../lib/step-memory";
 import { selectBackendOnce, type BackendReport } from "../../backend/select";
 import { placeRun } from "../../backend/placement";
+import { selectMatmulCompute } from "../../backend/native/matmul-compute";
 import { getEnvironment } from "../../envs/registry";
 import type { Task } from "../../envs/types";
 import { POLICY_LOSS_METRIC_KEYS } from "../../grpo/index";
@@ -24,7 +25,7 @@ import { Rng } from "../../policy/rng";
 import { GrpoUpdater, type ScoredTrajectory, type TokenUpdateStats } from "../../update/grpo-update";
 import { roundTokenValue, type PolicyTokenUpdate } from "../../../lib/policy-tokens";
 import type { AdvantagesUsed, LoopDeps } from "../types";
-import { loadPolicy, policyModelConfig } from "./load-policy";
+import { loadPolicy, policyModelConfig, policySourceFolder } from "./load-policy";
 import { createGroupPlayer, type PolicySample } from "./play-group";
 import { multiTurnTokenAdvantages } from "./turn-credit";
 import {
@@ -67,6 +68,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   const trainTasks = train.length ? train : tasks;
 
   const { model, chat } = await loadPolicy(config);
+  const compute = selectMatmulCompute(config.policy.compute);
   // The web app could estimate this only for built-in sizes; a checkpoint folder is checked now that it is loaded.
   const memory = stepMemoryProblem(
     estimateFor(model.config),
@@ -174,7 +176,8 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       // Sampling RNGs are seeded from (seed, step), so the step number is the whole RNG state.
       const dir = path.join(checkpointDir, checkpointDirName(completedSteps));
       const trainerState = { step: completedSteps, dataCursor: state.dataCursor, rngState: completedSteps, seed: config.seed };
-      await saveSafetensorsCheckpoint(dir, { model, optimizer, state: trainerState, tokenizerFolder: chat.folder });
+      const source = policySourceFolder(config);
+      await saveSafetensorsCheckpoint(dir, { model, optimizer, state: trainerState, tokenizerFolder: chat.folder, source });
       const sizeBytes = readdirSync(dir).reduce((sum, f) => sum + statSync(path.join(dir, f)).size, 0);
       return { location: dir, sizeBytes };
     },
@@ -197,6 +200,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
     bf16 && (config.policy.lora || reference) && !(model.hasBf16Weights || reference?.hasBf16Weights)
       ? "Frozen weights stay fp32: bf16 needs the native kernels."
       : "",
+    config.policy.compute === "bf16" ? `Compute: ${compute.reason}.` : "",
   ].filter(Boolean);
   return {
     deps,

@@ -130,11 +130,17 @@ export class ChatFormat {
     opts: { tools?: readonly ToolSchema[]; addGenerationPrompt: boolean },
   ): string {
     const tools = this.toolCallFormat && opts.tools?.length ? opts.tools.map(toTemplateTool) : null;
-    return this.render({
-      messages: this.templateMessages(messages, tools !== null),
-      tools,
-      addGenerationPrompt: opts.addGenerationPrompt,
-    });
+    const input = this.templateMessages(messages, tools !== null);
+    try {
+      return this.render({ messages: input, tools, addGenerationPrompt: opts.addGenerationPrompt });
+    } catch (e) {
+      if (!(e instanceof ChatTemplateError)) throw e;
+      // a template may raise on one kind of message only (tool results): say which the conversation held
+      const kinds = [...new Set(input.map((m) => (m.tool_calls?.length ? `${m.role} with tool_calls` : m.role)))];
+      throw new ChatTemplateError(
+        `${e.message.replace(/\.$/, "")} (the conversation held ${kinds.join(", ")} messages${tools ? ` and ${tools.length} tools` : ""}).`,
+      );
+    }
   }
 
   /** One line for the pre-flight check and the policy view. */

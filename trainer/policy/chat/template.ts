@@ -7,6 +7,9 @@
  * are the engine's own, as in transformers.
  */
 import { Template } from "@huggingface/jinja";
+import { installPythonConcatenation } from "./python-concat";
+
+installPythonConcatenation();
 
 export class ChatTemplateError extends Error {
   readonly code = "CHAT_TEMPLATE_INVALID";

@@ -2,7 +2,8 @@
  * Reading a model family's tool calls out of a reply, as the tool parsers of an OpenAI-compatible server (vLLM's
  * `--tool-call-parser`) do, so the environment gets calls as data and the template gets them back as `tool_calls`:
  *
- *   hermes       Qwen2.5, Qwen3, Hermes: `<tool_call>\n{"name": …, "arguments": {…}}\n</tool_call>` per call;
+ *   hermes       Qwen2.5, Qwen3, Hermes: `<tool_call>\n{"name": …, "arguments": {…}}\n</tool_call>` per call, read
+ *                only after a `</think>` (Qwen3's reasoning is not parsed for calls);
  *                the content is the text before the first call less the one newline Qwen's templates write
  *                between content and calls, so rendering it back gives the text sampled.
  *   llama3_json  Llama 3.1 / 3.2: the reply is the call, `{"name": …, "parameters": {…}}` (after an optional
@@ -79,8 +80,21 @@ function collect(values: unknown[], argumentKeys: readonly string[], content: st
 
 const HERMES_CALL = /<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/g;
 
+/**
+ * Where calls may start: after the reasoning. A `<tool_call>` a thinking model (Qwen3) writes inside `<think>` is
+ * thought, not a call — vLLM's reasoning parser hands the tool parser only the text after `</think>`. A reply whose
+ * `<think>` never closes is all reasoning (as vLLM's DeepSeek-R1 parser reads it): no call is executed.
+ */
+function afterReasoning(text: string): number | null {
+  const end = text.indexOf("</think>");
+  if (end >= 0) return end + "</think>".length;
+  return text.includes("<think>") ? null : 0;
+}
+
 function parseHermes(text: string): ParsedReply {
-  const blocks = [...text.matchAll(HERMES_CALL)];
+  const from = afterReasoning(text);
+  if (from === null) return { content: text, calls: [] };
+  const blocks = [...text.slice(from).matchAll(HERMES_CALL)].map((b) => Object.assign(b, { index: (b.index ?? 0) + from }));
   if (blocks.length === 0) return { content: text, calls: [] };
   const values: unknown[] = [];
   for (const b of blocks) {
