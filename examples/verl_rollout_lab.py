@@ -96,9 +96,14 @@ def _verl_step(default):
         with open(path, "rb") as f:
             f.seek(max(0, os.path.getsize(path) - 65536))
             lines = [line for line in f.read().split(b"\n") if line.strip()]
-        return int(json.loads(lines[-1])["step"]) + 1 if lines else 1
-    except (OSError, ValueError, KeyError, IndexError):
-        return 1
+    except OSError:
+        return 1  # nothing logged yet: verl's first step
+    for line in reversed(lines):  # the last whole line (one being written may be cut)
+        try:
+            return int(json.loads(line)["step"]) + 1
+        except (ValueError, KeyError, TypeError):
+            continue
+    return 1
 
 
 def _outcome(request_id):
