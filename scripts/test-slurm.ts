@@ -168,7 +168,11 @@ export async function startTestSlurm(): Promise<TestSlurm> {
     }
     killStepDaemons(dir);
     rmSync(dir, { recursive: true, force: true });
+    process.removeListener("exit", killAll);
   };
+  // A test process that exits without calling stop() (an uncaught error) still takes its daemons with it.
+  const killAll = () => children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill("SIGKILL"));
+  process.once("exit", killAll);
   try {
     children.push(
       spawn(
