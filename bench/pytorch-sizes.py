@@ -16,6 +16,7 @@ scores the batch with it, without gradients, before every step.
 """
 import copy
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -125,6 +126,8 @@ def main():
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--sample-batches", default="1")
     ap.add_argument("--reference", action="store_true")
+    # PyTorch's CPU mixed precision: matmuls on bf16 operands with fp32 accumulation, weights and AdamW state fp32
+    ap.add_argument("--autocast-bf16", action="store_true")
     a = ap.parse_args()
     torch.manual_seed(0)
     if a.threads:
@@ -143,12 +146,16 @@ def main():
     ids = torch.randint(0, a.vocab, (a.batch, a.context + 1))
     inputs, targets = ids[:, :-1], ids[:, 1:]
 
+    precision = torch.autocast("cpu", dtype=torch.bfloat16) if a.autocast_bf16 else contextlib.nullcontext()
+
     def step():
         if reference is not None:
-            with torch.no_grad():
-                F.log_softmax(reference(inputs), -1).gather(-1, targets.unsqueeze(-1))
+            with torch.no_grad(), precision:
+                F.log_softmax(reference(inputs).float(), -1).gather(-1, targets.unsqueeze(-1))
         opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(inputs).reshape(-1, a.vocab), targets.reshape(-1))
+        with precision:
+            logits = model(inputs)
+        loss = F.cross_entropy(logits.float().reshape(-1, a.vocab), targets.reshape(-1))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(trainable, 1.0)
         opt.step()
@@ -180,6 +187,7 @@ def main():
                 sampled[f"batch{batch}"] = round(batch * a.sample / (time.perf_counter() - t0), 1)
     print(json.dumps({
         "torch": torch.__version__,
+        "autocastBf16": a.autocast_bf16,
         "threads": torch.get_num_threads(),
         "parameters": params,
         "trainable": sum(p.numel() for p in trainable),

@@ -24,7 +24,9 @@
  * step over all rounds, peak RSS, KV-cache sampling tokens/s at batch 1 and 8; ratios of medians and of minima, the
  * per-round ratios, and the load average before and after every process.
  * Flags: --sizes 1M,25M (subset), --backends cpu (subset), --rounds N (default 3), --steps N (timed steps per side
- * per round, default 3), --no-pytorch, --profile (after the rounds, one more process per size and backend times one
+ * per round, default 3), --compute bf16 (ours with policy.compute "bf16", PyTorch under
+ * torch.autocast("cpu", dtype=torch.bfloat16) — both multiply bf16 operands with fp32 accumulation and keep fp32
+ * weights and AdamW state), --no-pytorch, --profile (after the rounds, one more process per size and backend times one
  * step under tf.profile and prints where it goes per kernel, with that step's wall and CPU time; profiling adds
  * overhead, so those figures stay out of the table).
  */
@@ -34,6 +36,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as tf from "@tensorflow/tfjs";
 import { selectBackend } from "../trainer/backend/select";
+import { selectMatmulCompute } from "../trainer/backend/native/matmul-compute";
 import { DecoderLM } from "../trainer/policy/model";
 import { PRESETS, countParameters, type ModelConfig } from "../trainer/policy/config";
 import { AdamW } from "../trainer/policy/optimizer";
@@ -156,6 +159,10 @@ async function profileOneStep(run: () => Promise<unknown>) {
 async function child(sizeName: string, backendName: string, steps: number, profile = false): Promise<void> {
   const spec = SIZES[sizeName];
   const backend = await selectBackend({ ROLLOUT_LAB_BACKEND: backendName });
+  if (process.env.ROLLOUT_LAB_BENCH_COMPUTE === "bf16") {
+    const compute = selectMatmulCompute("bf16");
+    if (compute.compute !== "bf16") throw new Error(`--compute bf16: ${compute.reason}`);
+  }
   const t0 = performance.now();
   const model = new DecoderLM(spec.config, { seed: 0 });
   if (spec.lora) model.enableLora({ rank: spec.lora, alpha: 2 * spec.lora, targets: ["q_proj", "k_proj", "v_proj", "o_proj"] });
@@ -326,6 +333,8 @@ function parent(): void {
   const backends = arg("--backends")?.split(",") ?? ["wasm", "cpu"];
   const steps = Number(arg("--steps") ?? 3);
   const roundCount = Number(arg("--rounds") ?? 3);
+  const bf16 = arg("--compute") === "bf16";
+  const oursEnv = bf16 ? { ...process.env, ROLLOUT_LAB_BENCH_COMPUTE: "bf16" } : process.env;
   const self = fileURLToPath(import.meta.url);
   const python = process.argv.includes("--no-pytorch") ? null : findTorchPython();
   const blasThreads = process.env.OPENBLAS_NUM_THREADS ?? String(os.availableParallelism());
@@ -345,8 +354,8 @@ function parent(): void {
         loads.push(loadAverage());
         rounds[side].push(
           side === "pytorch"
-            ? runSide(python!, pytorchArgs(spec, steps), torchEnv)
-            : runSide(process.execPath, ["--import", "tsx", self, "--child", size, side.slice(5), String(steps)], process.env),
+            ? runSide(python!, [...pytorchArgs(spec, steps), ...(bf16 ? ["--autocast-bf16"] : [])], torchEnv)
+            : runSide(process.execPath, ["--import", "tsx", self, "--child", size, side.slice(5), String(steps)], oursEnv),
         );
       }
     }

@@ -61,7 +61,8 @@ test("every variable read later is validated the same way: a bad value is one se
     (e: unknown) =>
       e instanceof EnvError && e.problems.length === 3 && /ROLLOUT_LAB_BACKEND must be tensorflow, wasm or cpu/.test(e.message),
   );
-  assert.doesNotThrow(() => checkWorkerEnv({ WORKER_LEASE_MS: "60000", ROLLOUT_LAB_NATIVE: "0" }));
+  assert.doesNotThrow(() => checkWorkerEnv({ WORKER_LEASE_MS: "60000", ROLLOUT_LAB_NATIVE: "0", ROLLOUT_LAB_ISA: "avx2" }));
+  assert.throws(() => checkWorkerEnv({ ROLLOUT_LAB_ISA: "avx-512" }), /ROLLOUT_LAB_ISA must be baseline, avx2 or avx512/);
   assert.throws(
     () => checkWorkerEnv({ ROLLOUT_LAB_ALLOW_PRIVATE_LLM: "ture" }),
     /ROLLOUT_LAB_ALLOW_PRIVATE_LLM must be true or false, got "ture"/,

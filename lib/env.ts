@@ -134,6 +134,13 @@ export const envSchema = z.object({
       "ROLLOUT_LAB_BACKEND must be tensorflow, wasm or cpu (or unset to choose automatically).",
     ),
   ROLLOUT_LAB_NATIVE: bool("ROLLOUT_LAB_NATIVE", true),
+  ROLLOUT_LAB_ISA: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || ["baseline", "avx2", "avx512"].includes(v.trim()),
+      "ROLLOUT_LAB_ISA must be baseline, avx2 or avx512 (or unset to use the widest instruction set the CPU has).",
+    ),
   LOG_LEVEL: z
     .string()
     .optional()
@@ -192,6 +199,7 @@ export function checkWorkerEnv(source: Record<string, string | undefined> = proc
     "ROLLOUT_LAB_MAX_STEP_MEMORY_GB",
     "ROLLOUT_LAB_BACKEND",
     "ROLLOUT_LAB_NATIVE",
+    "ROLLOUT_LAB_ISA",
     "ROLLOUT_LAB_ALLOW_PRIVATE_LLM",
   ] as const;
   const problems = keys.flatMap((k) => {

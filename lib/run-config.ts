@@ -151,6 +151,12 @@ export const runConfigSchema = z
           .describe(
             "Activation checkpointing: keep each layer's input only and recompute the layer in the backward pass (less memory, one more forward).",
           ),
+        compute: z
+          .enum(["fp32", "bf16"])
+          .default("fp32")
+          .describe(
+            "What the policy's matrix products multiply in: fp32, or bf16 inputs with fp32 accumulation (PyTorch's CPU autocast; weights, gradients and optimizer state stay fp32). bf16 needs the native kernels built with oneDNN (libdnnl-dev), else fp32 with a note on the run page.",
+          ),
         frozenWeights: z
           .enum(["fp32", "bf16"])
           .default("fp32")

@@ -8,6 +8,8 @@
  *   node native/build.mjs            build if possible, else skip with one line
  *   node native/build.mjs --strict   exit 1 instead of skipping (CI that must test the native path)
  *   ROLLOUT_LAB_SKIP_NATIVE=1        skip on purpose
+ * Optional: oneDNN (Debian: apt-get install libdnnl-dev) for `policy.compute: "bf16"`; without it the addon builds
+ * all the same and bf16 compute reports itself unavailable.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
@@ -72,11 +74,21 @@ if (!nodeDir) skip("Node headers (include/node/node_api.h) not found and they ar
 const nodeGyp = findNodeGyp();
 if (!nodeGyp) skip("node-gyp not found");
 
+/** oneDNN's C header and library, for the bf16 matmul (native/blas/src/gemm_bf16.c); optional. */
+function findDnnl() {
+  if (process.env.ROLLOUT_LAB_NO_DNNL === "1") return false;
+  const arch = multiarch();
+  const header = ["/usr/include/oneapi/dnnl/dnnl.h", "/usr/local/include/oneapi/dnnl/dnnl.h"].some((f) => existsSync(f));
+  const lib = [arch && `/usr/lib/${arch}/libdnnl.so`, "/usr/lib/libdnnl.so", "/usr/local/lib/libdnnl.so"].some((f) => f && existsSync(f));
+  return header && lib;
+}
+const haveDnnl = findDnnl();
+
 const log = path.join(addonDir, "build.log");
 const r = spawnSync(process.execPath, [nodeGyp, "rebuild", `--nodedir=${nodeDir}`], {
   cwd: addonDir,
   encoding: "utf8",
-  env: { ...process.env, OPENBLAS_INCLUDE_DIR: cblasDir },
+  env: { ...process.env, OPENBLAS_INCLUDE_DIR: cblasDir, ROLLOUT_LAB_HAVE_DNNL: haveDnnl ? "1" : "0" },
 });
 writeFileSync(log, `${r.stdout ?? ""}\n${r.stderr ?? ""}`);
 if (r.status !== 0) skip(`node-gyp failed (see ${path.relative(process.cwd(), log)})`);
@@ -89,7 +101,7 @@ const check = spawnSync(
     "-e",
     `const b = require(${JSON.stringify(file)}); const o = new Float32Array(1);
      b.gemm(1, 0, 0, 1, 1, 2, new Float32Array([2, 3]), 0, 0, new Float32Array([4, 5]), 0, 0, o, 0);
-     if (o[0] !== 23) throw new Error("2x4+3x5 gave " + o[0]); console.log(b.config().trim(), "|", b.threads());`,
+     if (o[0] !== 23) throw new Error("2x4+3x5 gave " + o[0]); console.log(b.config().trim(), "|", b.threads(), "|", b.computeLibrary());`,
   ],
   { encoding: "utf8" },
 );
@@ -97,5 +109,7 @@ if (check.status !== 0) {
   spawnSync(process.execPath, [nodeGyp, "clean"], { cwd: addonDir });
   skip(`built addon failed its self-check (${(check.stderr || "").split("\n").find((l) => l.includes("Error")) ?? "crashed"})`);
 }
-const [config, threads] = check.stdout.trim().split(" | ");
-console.log(`native BLAS kernels built: ${path.relative(process.cwd(), file)} (${config}, ${threads} threads)`);
+const [config, threads, bf16Library] = check.stdout.trim().split(" | ");
+console.log(
+  `native BLAS kernels built: ${path.relative(process.cwd(), file)} (${config}, ${threads} threads; bf16 compute: ${bf16Library})`,
+);

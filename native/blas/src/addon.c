@@ -10,6 +10,10 @@
  *   unary(op, x, xOff, out, outOff, n)                     op 0 = exp
  *   binary(op, a, aOff, b, bOff, out, outOff, n)           op 0 = add, 1 = subtract, 2 = multiply (equal shapes)
  *   threads() -> number, setThreads(n), config() -> string (OpenBLAS build description)
+ *   setCompute("fp32" | "bf16") -> boolean   what gemm multiplies in (false: bf16 not available, fp32 kept)
+ *   compute() -> "fp32" | "bf16", computeLibrary() -> string (the bf16 library, or why there is none)
+ *   isa() -> "baseline" | "avx2" | "avx512"   the instruction set the own kernels run on (isa.h)
+ *   isaSupported() -> the widest this CPU has;  setIsa(name) -> boolean (false: the CPU lacks it, nothing changed)
  *   keepLargeBuffersInHeap(bytes) -> boolean   glibc malloc: blocks below `bytes` come from the heap and freed memory
  *     stays there (mmap and trim thresholds); false where the C library has no such setting
  * plus the fused decoder kernels listed in fused_napi.c.
@@ -21,7 +25,11 @@
 #include <malloc.h>
 #endif
 
+#include <string.h>
+
 #include "gemm.h"
+#include "gemm_bf16.h"
+#include "isa.h"
 #include "layout.h"
 
 /* fused_napi.c: the fused decoder kernels' exports. */
@@ -283,6 +291,65 @@ static napi_value js_config(napi_env env, napi_callback_info info) {
   return r;
 }
 
+static napi_value js_set_compute(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], r;
+  char mode[8] = {0};
+  size_t len = 0;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || napi_get_value_string_utf8(env, argv[0], mode, sizeof mode, &len) != napi_ok ||
+      (strcmp(mode, "fp32") != 0 && strcmp(mode, "bf16") != 0)) {
+    napi_throw_type_error(env, "BLAS_ARG", "setCompute expects \"fp32\" or \"bf16\"");
+    return NULL;
+  }
+  const int ok = gemm_set_compute(strcmp(mode, "bf16") == 0 ? GEMM_COMPUTE_BF16 : GEMM_COMPUTE_FP32);
+  CHECK(env, napi_get_boolean(env, ok, &r));
+  return r;
+}
+
+static napi_value js_compute(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value r;
+  CHECK(env, napi_create_string_utf8(env, gemm_compute() == GEMM_COMPUTE_BF16 ? "bf16" : "fp32", NAPI_AUTO_LENGTH, &r));
+  return r;
+}
+
+static napi_value js_compute_library(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value r;
+  CHECK(env, napi_create_string_utf8(env, gemm_bf16_library(), NAPI_AUTO_LENGTH, &r));
+  return r;
+}
+
+static napi_value js_isa(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value r;
+  CHECK(env, napi_create_string_utf8(env, isa_name(isa_active()), NAPI_AUTO_LENGTH, &r));
+  return r;
+}
+
+static napi_value js_isa_supported(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value r;
+  CHECK(env, napi_create_string_utf8(env, isa_name(isa_supported()), NAPI_AUTO_LENGTH, &r));
+  return r;
+}
+
+static napi_value js_set_isa(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], r;
+  char name[16] = {0};
+  size_t len = 0;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  const int level = argc < 1 || napi_get_value_string_utf8(env, argv[0], name, sizeof name, &len) != napi_ok ? -1 : isa_parse(name);
+  if (level < 0) {
+    napi_throw_type_error(env, "BLAS_ARG", "setIsa expects \"baseline\", \"avx2\" or \"avx512\"");
+    return NULL;
+  }
+  CHECK(env, napi_get_boolean(env, isa_select((isa_level)level), &r));
+  return r;
+}
+
 /*
  * A training step allocates and frees the same large buffers every step (activations, gradients, logits). Under
  * glibc's defaults each one above 32 MiB is a fresh mmap, so its pages are faulted in and zeroed by the kernel on
@@ -318,6 +385,12 @@ static napi_value init(napi_env env, napi_value exports) {
       {"threads", NULL, js_threads, NULL, NULL, NULL, napi_default, NULL},
       {"setThreads", NULL, js_set_threads, NULL, NULL, NULL, napi_default, NULL},
       {"config", NULL, js_config, NULL, NULL, NULL, napi_default, NULL},
+      {"setCompute", NULL, js_set_compute, NULL, NULL, NULL, napi_default, NULL},
+      {"compute", NULL, js_compute, NULL, NULL, NULL, napi_default, NULL},
+      {"computeLibrary", NULL, js_compute_library, NULL, NULL, NULL, napi_default, NULL},
+      {"isa", NULL, js_isa, NULL, NULL, NULL, napi_default, NULL},
+      {"isaSupported", NULL, js_isa_supported, NULL, NULL, NULL, napi_default, NULL},
+      {"setIsa", NULL, js_set_isa, NULL, NULL, NULL, napi_default, NULL},
       {"keepLargeBuffersInHeap", NULL, js_keep_large_buffers_in_heap, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props));

@@ -1,4 +1,4 @@
-/* bfloat16 weight storage (see bf16.h). */
+/* bfloat16 weight storage (see bf16.h). Compiled once per instruction set like fused.c (bf16_isa_*.c, isa.c). */
 #include "bf16.h"
 
 #include <cblas.h>
@@ -8,13 +8,7 @@
 #include "gemm.h"
 #include "parallel.h"
 
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
-#define HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define HOT
-#endif
-
-HOT void bf16_encode(const float *x, int64_t n, uint16_t *out) {
+void bf16_encode(const float *x, int64_t n, uint16_t *out) {
   for (int64_t i = 0; i < n; i++) {
     uint32_t u;
     memcpy(&u, &x[i], 4);
@@ -25,7 +19,7 @@ HOT void bf16_encode(const float *x, int64_t n, uint16_t *out) {
   }
 }
 
-HOT void bf16_decode(const uint16_t *x, int64_t n, float *out) {
+void bf16_decode(const uint16_t *x, int64_t n, float *out) {
   uint32_t *o = (uint32_t *)out;
   for (int64_t i = 0; i < n; i++) o[i] = (uint32_t)x[i] << 16;
 }
@@ -128,7 +122,7 @@ static inline float widen(uint16_t v) {
 }
 
 /* Output columns [first, last) of y = x @ W, W [K, N]: rows of W streamed once, a row of y accumulated per x row. */
-HOT static void few_rows_range(void *ctx, int64_t first, int64_t last) {
+static void few_rows_range(void *ctx, int64_t first, int64_t last) {
   const few_t *c = (const few_t *)ctx;
   for (int64_t m = 0; m < c->M; m++) {
     float *yr = c->y + m * c->N;
@@ -142,7 +136,7 @@ HOT static void few_rows_range(void *ctx, int64_t first, int64_t last) {
 }
 
 /* Output columns [first, last) of y = x @ Wᵀ, W [N, K]: one dot product of length K per output. */
-HOT static void few_rows_t_range(void *ctx, int64_t first, int64_t last) {
+static void few_rows_t_range(void *ctx, int64_t first, int64_t last) {
   const few_t *c = (const few_t *)ctx;
   for (int64_t n = first; n < last; n++) {
     const uint16_t *wr = c->w + n * c->K;

@@ -3,6 +3,9 @@
  * reference decoder spent about as long in ~1,100 small TF.js ops (RMSNorm, rotary, SwiGLU, attention masking and
  * transposes, log-softmax, AdamW: each a separate pass over memory plus per-op engine overhead) as in the matMuls.
  * Loops are written so GCC vectorises them at -O3 (no calls or branches in the inner loops; exp is a polynomial).
+ *
+ * Compiled once per instruction set (fused_isa_*.c: baseline x86-64, AVX2 + FMA, AVX-512) and reached through the
+ * dispatch in isa.c, which picks the widest the CPU has or the one ROLLOUT_LAB_ISA names.
  */
 #include "fused.h"
 
@@ -13,17 +16,6 @@
 
 #include "gemm.h"
 #include "parallel.h"
-
-/*
- * x86-64 Linux: each hot loop is also compiled for AVX2 + FMA (x86-64-v3) and the loader picks that copy on CPUs
- * that have it (GNU ifunc). Measured on this project's machines: SwiGLU over 1M values 5.2 ms with SSE2 vectors
- * (slower than scalar there), 1.5 ms with AVX2; exp 1.1 -> 0.34 ms.
- */
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
-#define HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define HOT
-#endif
 
 /*
  * exp(x) for float, vectorisable: Cody-Waite range reduction x = n ln2 + r and the Cephes expf polynomial on r
@@ -50,7 +42,7 @@ static inline float exp_approx(float x) {
   return p * scale;
 }
 
-HOT void rmsnorm_fwd(const float *x, const float *w, int64_t R, int64_t D, float eps, float *y) {
+void rmsnorm_fwd(const float *x, const float *w, int64_t R, int64_t D, float eps, float *y) {
   for (int64_t r = 0; r < R; r++) {
     const float *xr = x + r * D;
     float *yr = y + r * D;
@@ -62,7 +54,7 @@ HOT void rmsnorm_fwd(const float *x, const float *w, int64_t R, int64_t D, float
   }
 }
 
-HOT void rmsnorm_bwd(const float *dy, const float *x, const float *w, int64_t R, int64_t D, float eps, float *dx, float *dw) {
+void rmsnorm_bwd(const float *dy, const float *x, const float *w, int64_t R, int64_t D, float eps, float *dx, float *dw) {
   for (int64_t j = 0; j < D; j++) dw[j] = 0.0f;
   for (int64_t r = 0; r < R; r++) {
     const float *xr = x + r * D, *dyr = dy + r * D;
@@ -84,7 +76,7 @@ HOT void rmsnorm_bwd(const float *dy, const float *x, const float *w, int64_t R,
 }
 
 /* One head: both halves of the rotation, operands passed separately so the compiler sees they do not overlap. */
-HOT static void rope_head(const float *restrict x1, const float *restrict x2, const float *restrict c1,
+static void rope_head(const float *restrict x1, const float *restrict x2, const float *restrict c1,
                       const float *restrict s1, const float *restrict c2, const float *restrict s2, float *restrict y1,
                       float *restrict y2, int64_t half, float sg) {
   for (int64_t i = 0; i < half; i++) {
@@ -109,11 +101,11 @@ int rope_apply(const float *x, const int32_t *pos, const float *cos_t, const flo
   return 1;
 }
 
-HOT void swiglu_fwd(const float *g, const float *u, int64_t n, float *y) {
+void swiglu_fwd(const float *g, const float *u, int64_t n, float *y) {
   for (int64_t i = 0; i < n; i++) y[i] = g[i] / (1.0f + exp_approx(-g[i])) * u[i];
 }
 
-HOT void swiglu_bwd(const float *dy, const float *g, const float *u, int64_t n, float *dg, float *du) {
+void swiglu_bwd(const float *dy, const float *g, const float *u, int64_t n, float *dg, float *du) {
   for (int64_t i = 0; i < n; i++) {
     const float sig = 1.0f / (1.0f + exp_approx(-g[i]));
     const float silu = g[i] * sig;
@@ -131,7 +123,7 @@ typedef struct {
 } attn_t;
 
 /* Softmax of one score row over its visible keys (causal limit, key padding); others become exact zeros. */
-HOT static void softmax_row(float *row, int64_t lim, int64_t Tk, const float *mask) {
+static void softmax_row(float *row, int64_t lim, int64_t Tk, const float *mask) {
   float max = -INFINITY;
 #pragma omp simd reduction(max : max)
   for (int64_t j = 0; j < lim; j++) {
@@ -187,7 +179,7 @@ void attn_fwd(const float *q, const float *k, const float *v, const float *keyMa
 }
 
 /* One unit = one (sequence, kv head): the g query heads sharing it accumulate into the same dk / dv rows. */
-HOT static void attn_bwd_range(void *ctx, int64_t first, int64_t last) {
+static void attn_bwd_range(void *ctx, int64_t first, int64_t last) {
   const attn_t *a = (const attn_t *)ctx;
   const int64_t g = a->H / a->KV, ldq = a->H * a->hd, ldk = a->KV * a->hd, T = a->T, Tk = a->Tk;
   float *dS = (float *)malloc((size_t)(T * Tk) * sizeof(float));
@@ -264,7 +256,7 @@ static inline row_stats softmax_stats(const float *z, int64_t V, float *exps) {
   return st;
 }
 
-HOT int logprob_fwd(const float *logits, const int32_t *target, int64_t N, int64_t V, float *out) {
+int logprob_fwd(const float *logits, const int32_t *target, int64_t N, int64_t V, float *out) {
   for (int64_t r = 0; r < N; r++)
     if (target[r] < 0 || target[r] >= V) return 0;
   for (int64_t r = 0; r < N; r++) {
@@ -278,7 +270,7 @@ HOT int logprob_fwd(const float *logits, const int32_t *target, int64_t N, int64
   return 1;
 }
 
-HOT void logprob_bwd(const float *logits, const int32_t *target, const float *dout, int64_t N, int64_t V, float *dlogits) {
+void logprob_bwd(const float *logits, const int32_t *target, const float *dout, int64_t N, int64_t V, float *dlogits) {
   for (int64_t r = 0; r < N; r++) {
     const float *z = logits + r * V;
     float *d = dlogits + r * V;
@@ -317,7 +309,7 @@ static inline float adamw_element(float p, float m, float v, float g, adamw_cons
   return p - k.lr * (mi * k.ibc1 / (sqrtf(vi * k.ibc2) + k.eps) + k.wd * p);
 }
 
-HOT void adamw_step(const float *restrict p, const float *restrict m, const float *restrict v, const float *restrict g,
+void adamw_step(const float *restrict p, const float *restrict m, const float *restrict v, const float *restrict g,
                     int64_t n, const adamw_params *hp, float *restrict p2, float *restrict m2, float *restrict v2) {
   const adamw_consts k = adamw_consts_of(hp);
   for (int64_t i = 0; i < n; i++) p2[i] = adamw_element(p[i], m[i], v[i], g[i], k, &m2[i], &v2[i]);
@@ -335,7 +327,7 @@ typedef struct {
   adamw_consts k;
 } adamw_inplace_job;
 
-HOT static void adamw_inplace_range(void *ctx, int64_t first, int64_t last) {
+static void adamw_inplace_range(void *ctx, int64_t first, int64_t last) {
   const adamw_inplace_job *j = (const adamw_inplace_job *)ctx;
   float *restrict p = j->p, *restrict m = j->m, *restrict v = j->v;
   const float *restrict g = j->g;
@@ -395,7 +387,7 @@ void adamw8_encode(const float *m, const float *v, int64_t n, int8_t *mq, float 
   }
 }
 
-HOT void adamw8_step(const float *p, const float *g, int64_t n, const adamw_params *hp, const int8_t *mq, const float *ms,
+void adamw8_step(const float *p, const float *g, int64_t n, const adamw_params *hp, const int8_t *mq, const float *ms,
                      const uint8_t *vq, const float *vs, float *p2, int8_t *mq2, float *ms2, uint8_t *vq2, float *vs2) {
   const adamw_consts k = adamw_consts_of(hp);
   float m[ADAMW8_BLOCK], v[ADAMW8_BLOCK];
@@ -409,7 +401,7 @@ HOT void adamw8_step(const float *p, const float *g, int64_t n, const adamw_para
   }
 }
 
-HOT double sum_squares(const float *x, int64_t n) {
+double sum_squares(const float *x, int64_t n) {
   /* float lanes over short blocks, double across blocks: vectorised, and exact enough for a clipping norm */
   double total = 0.0;
   for (int64_t i = 0; i < n; i += 4096) {

@@ -8,6 +8,7 @@
 
 #include <cblas.h>
 
+#include "gemm_bf16.h"
 #include "parallel.h"
 
 typedef struct {
@@ -49,8 +50,19 @@ const char *gemm_config(void) { return openblas_get_config(); }
    batches of [1,32]x[32,T] products where a thread start costs more than the arithmetic. */
 #define MIN_SPLIT_FLOPS (1L << 22)
 
+static int compute_mode = GEMM_COMPUTE_FP32;
+
+int gemm_set_compute(int mode) {
+  if (mode == GEMM_COMPUTE_BF16 && !gemm_bf16_available()) return 0;
+  compute_mode = mode == GEMM_COMPUTE_BF16 ? GEMM_COMPUTE_BF16 : GEMM_COMPUTE_FP32;
+  return 1;
+}
+
+int gemm_compute(void) { return compute_mode; }
+
 void gemm_batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
                   size_t strideB, float *out) {
+  if (compute_mode == GEMM_COMPUTE_BF16 && gemm_bf16_batched(batch, ta, tb, M, N, K, A, strideA, B, strideB, out)) return;
   batch_t all = {ta, tb, M, N, K, A, B, strideA, strideB, out};
   const long work = (long)M * N * K;
   const int split = batch >= 2 && work < SMALL_GEMM_FLOPS && work * batch >= MIN_SPLIT_FLOPS;

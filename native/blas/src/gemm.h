@@ -12,6 +12,15 @@
 void gemm_batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
                   size_t strideB, float *out);
 
+/*
+ * What gemm_batched computes in: fp32 (OpenBLAS sgemm) or bf16 inputs with fp32 accumulation (oneDNN, see
+ * gemm_bf16.c). gemm_set_compute returns 0 and keeps fp32 when bf16 is not available in this build.
+ */
+#define GEMM_COMPUTE_FP32 0
+#define GEMM_COMPUTE_BF16 1
+int gemm_set_compute(int mode);
+int gemm_compute(void);
+
 int gemm_threads(void);
 void gemm_set_threads(int n);
 const char *gemm_config(void);

@@ -74,6 +74,16 @@ export interface BlasAddon {
   threads(): number;
   setThreads(n: number): void;
   config(): string;
+  /** What gemm multiplies in (native/blas/src/gemm.h); false when bf16 is not in this build. Absent from older builds. */
+  setCompute?(mode: "fp32" | "bf16"): boolean;
+  compute?(): "fp32" | "bf16";
+  /** "oneDNN 2.6.3", or why bf16 compute is not available. */
+  computeLibrary?(): string;
+  /** Instruction set of the own kernels (native/blas/src/isa.h): in use, the widest the CPU has, and a switch. */
+  isa?(): IsaPath;
+  isaSupported?(): IsaPath;
+  /** false: the CPU lacks that path (nothing changed). */
+  setIsa?(path: IsaPath): boolean;
   /** glibc: serve blocks under `bytes` from the heap and keep freed memory (native/blas/src/addon.c says why). */
   keepLargeBuffersInHeap?(bytes: number): boolean;
   // Fused decoder kernels (native/blas/src/fused_napi.c): dimensions first, then (array, offset) per buffer.
@@ -122,8 +132,16 @@ export interface BlasAddon {
   bf16Gather(rows: number, D: number, n: number, ...bufs: Buf[]): boolean;
 }
 
+export type IsaPath = "baseline" | "avx2" | "avx512";
+
 /** A buffer argument is two arguments: the typed array and an element offset into it. */
 type Buf = Float32Array | Int32Array | number;
+
+/** Says when ROLLOUT_LAB_ISA asked for a path this CPU does not have (the widest it has is used instead). */
+function isaNote(addon: BlasAddon, asked = process.env.ROLLOUT_LAB_ISA): string {
+  if (!asked || asked === addon.isa?.()) return "";
+  return ` (ROLLOUT_LAB_ISA=${asked} is not a path this CPU runs: baseline, avx2 or avx512 up to ${addon.isaSupported?.()})`;
+}
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Repository root is three levels above trainer/backend/native. */
@@ -144,7 +162,8 @@ export function loadBlasAddon(file: string = ADDON_PATH): { addon: BlasAddon | n
     try {
       const addon = createRequire(import.meta.url)(file) as BlasAddon;
       if (typeof addon.gemm !== "function") throw new Error("it exports no gemm()");
-      result = { addon, reason: `OpenBLAS addon loaded (${addon.config().trim()}, ${addon.threads()} threads)` };
+      const isa = addon.isa ? `, own kernels ${addon.isa()}${isaNote(addon)}` : "";
+      result = { addon, reason: `OpenBLAS addon loaded (${addon.config().trim()}, ${addon.threads()} threads${isa})` };
     } catch (e) {
       const msg = (e instanceof Error ? e.message : String(e)).split("\n")[0];
       result = { addon: null, reason: `native BLAS addon failed to load (${msg}); rebuild with node native/build.mjs` };

@@ -9,6 +9,7 @@ import { makeCpuBatchMatMul, makeWasmBatchMatMul } from "./batch-matmul";
 import { makeExp, makeGather, makeSum, makeTranspose, makeWasmCast, makeWasmIdentity } from "./layout-kernels";
 import { registerFusedKernels, unregisterFusedKernels } from "./fused-kernels";
 import { makeCpuAdd, makeCpuMultiply, makeCpuSub } from "./cpu-elementwise";
+import { PRODUCT_TOLERANCE, worstRelativeError } from "./matmul-compute";
 
 export { nativeThreadCount } from "./addon";
 export { planBatchMatMul } from "./batch-matmul";
@@ -47,6 +48,18 @@ const FACTORIES: Record<string, Record<string, Factory>> = {
 /** Largest block glibc serves from the heap on the cpu backend: above a 0.5B model's largest buffer (544 MB). */
 const HEAP_BUFFER_BYTES = 2 ** 31 - 1;
 
+/** The fp32 product checked once per process (a few ms): the addon's BLAS is the same for every backend. */
+let fp32ProductError: number | null = null;
+function checkedProductError(addon: BlasAddon): number {
+  if (fp32ProductError === null) {
+    const mode = addon.compute?.() ?? "fp32";
+    addon.setCompute?.("fp32");
+    fp32ProductError = worstRelativeError(addon, "fp32");
+    if (mode === "bf16") addon.setCompute?.("bf16");
+  }
+  return fp32ProductError;
+}
+
 /** Stock kernels we replaced, per backend, so `disableNativeKernels` can put them back. */
 const replaced = new Map<string, tf.KernelConfig[]>();
 
@@ -73,6 +86,14 @@ export async function tryEnableNativeKernels(backendName: string): Promise<Nativ
   }
   const { addon, reason } = loadBlasAddon();
   if (!addon) return { enabled: false, reason, kernels: [] };
+  const productError = checkedProductError(addon);
+  if (productError > PRODUCT_TOLERANCE) {
+    return {
+      enabled: false,
+      reason: `native sgemm disagreed with a float64 reference on this CPU (relative error ${productError.toExponential(1)}); stock kernels kept`,
+      kernels: [],
+    };
+  }
   const names = Object.keys(factories);
   if (replaced.has(backendName)) {
     return { enabled: true, reason: `${reason}; already registered`, kernels: names };

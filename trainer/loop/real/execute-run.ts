@@ -12,6 +12,7 @@ import { createRealDeps } from "./real-deps";
 import { confineRunPaths } from "./run-paths";
 import { executeEvaluation } from "../../eval/execute-eval";
 import { engineSiteFromEnv, executeEngineRun } from "../../engines/engine-executor";
+import { selectMatmulCompute } from "../../backend/native/matmul-compute";
 
 export function createRealExecutor(dataDir: string): RunExecutor {
   // Every file a run reads lies under these folders (the data folder's datasets/models/checkpoints and
@@ -24,7 +25,11 @@ export function createRealExecutor(dataDir: string): RunExecutor {
     if (ctx.config.execution.engine !== "builtin") return executeEngineRun(ctx, { dataDir, site: engineSiteFromEnv() });
     const config = await confineRunPaths(ctx.config, roots);
     // An evaluation trains nothing: no checkpoints of its own, the policy as its config names it.
-    if (config.eval) return executeEvaluation(ctx, config, roots);
+    if (config.eval) {
+      // The worker's addon is shared by its runs: an evaluation multiplies as its own config says, not as the last run did.
+      selectMatmulCompute(config.policy.compute);
+      return executeEvaluation(ctx, config, roots);
+    }
     const checkpointDir = path.resolve(dataDir, "checkpoints", ctx.run.id);
     const removed = await removePartialCheckpoints(checkpointDir);
     if (removed.length) await ctx.sink.event("info", `Removed ${removed.length} partial checkpoint folder(s) left by a crashed worker.`);

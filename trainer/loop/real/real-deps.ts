@@ -14,6 +14,7 @@ import type { RunConfig } from "../../../lib/run-config";
 import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemoryProblem } from "../../../lib/step-memory";
 import { selectBackendOnce, type BackendReport } from "../../backend/select";
 import { placeRun } from "../../backend/placement";
+import { selectMatmulCompute } from "../../backend/native/matmul-compute";
 import { getEnvironment } from "../../envs/registry";
 import type { Task } from "../../envs/types";
 import { POLICY_LOSS_METRIC_KEYS } from "../../grpo/index";
@@ -67,6 +68,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   const trainTasks = train.length ? train : tasks;
 
   const { model, chat } = await loadPolicy(config);
+  const compute = selectMatmulCompute(config.policy.compute);
   // The web app could estimate this only for built-in sizes; a checkpoint folder is checked now that it is loaded.
   const memory = stepMemoryProblem(
     estimateFor(model.config),
@@ -198,6 +200,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
     bf16 && (config.policy.lora || reference) && !(model.hasBf16Weights || reference?.hasBf16Weights)
       ? "Frozen weights stay fp32: bf16 needs the native kernels."
       : "",
+    config.policy.compute === "bf16" ? `Compute: ${compute.reason}.` : "",
   ].filter(Boolean);
   return {
     deps,

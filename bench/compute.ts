@@ -1,0 +1,139 @@
+/**
+ * Matrix-product throughput per compute path beside the ISA's peak (`npm run bench:compute`), printed as JSON.
+ *
+ * The shapes are every product of one training step of a Qwen2.5-0.5B-shaped decoder (d 896, 14 query / 2 kv heads
+ * of 64, MLP 4864, vocabulary 151,936) over R = 8 x 256 tokens: y = x W, dx = dy Wᵀ and dW = xᵀ dy per projection.
+ * Each path runs them through the addon's gemm (what TF.js's BatchMatMul calls): fp32 = OpenBLAS sgemm, bf16 =
+ * oneDNN bf16 matmul with fp32 accumulation, operand rounding included (it is part of every bf16 call).
+ *
+ * Peak = cores x nominal GHz x flops per cycle of the widest unit the path can use: AVX2 fp32 32 (2 FMA pipes x 8
+ * lanes x 2), AVX-512 fp32 64, AVX512_BF16 128 (vdpbf16ps: 2 products per fp32 lane), AMX bf16 1,024 per core (one
+ * TMUL tile op per cycle as Intel documents it). Nominal GHz is /proc/cpuinfo's, which a VM reports as its base.
+ * Flags: --rounds N (default 3), --rows N (default 2048).
+ */
+import os from "node:os";
+import { readFileSync } from "node:fs";
+import { loadBlasAddon } from "../trainer/backend/native/addon";
+import { selectMatmulCompute, type MatmulCompute } from "../trainer/backend/native/matmul-compute";
+
+const args = process.argv.slice(2);
+const flag = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const ROUNDS = flag("--rounds", 3);
+const R = flag("--rows", 2048);
+
+const { addon, reason } = loadBlasAddon();
+if (!addon) {
+  console.log(JSON.stringify({ skipped: reason }));
+  process.exit(0);
+}
+
+interface Product {
+  name: string;
+  ta: boolean;
+  tb: boolean;
+  M: number;
+  N: number;
+  K: number;
+}
+const products: Product[] = [];
+for (const [label, k, n] of [
+  ["q,o", 896, 896],
+  ["k,v", 896, 128],
+  ["gate,up", 896, 4864],
+  ["down", 4864, 896],
+  ["logits", 896, 151936],
+] as const) {
+  products.push({ name: `${label} fwd`, ta: false, tb: false, M: R, N: n, K: k });
+  products.push({ name: `${label} dx`, ta: false, tb: true, M: R, N: k, K: n });
+  products.push({ name: `${label} dW`, ta: true, tb: false, M: k, N: n, K: R });
+}
+/** How often each product runs per step (24 layers; q,o, k,v and gate,up come in pairs). */
+const perStep = (p: Product) => (p.name.startsWith("logits") ? 1 : 48);
+
+function cpuFlags(): Set<string> {
+  const text = readFileSync("/proc/cpuinfo", "utf8");
+  return new Set((text.match(/^flags\s*:(.*)$/m)?.[1] ?? "").trim().split(/\s+/));
+}
+function nominalGhz(): number {
+  const mhz = Number(readFileSync("/proc/cpuinfo", "utf8").match(/^cpu MHz\s*:\s*([\d.]+)/m)?.[1] ?? 0);
+  return mhz / 1000;
+}
+const flags = cpuFlags();
+const cores = os.cpus().length;
+const ghz = nominalGhz();
+const peak = (flopsPerCycle: number) => Math.round(cores * ghz * flopsPerCycle);
+const peaks: Record<string, number> = { "avx2 fp32": peak(32) };
+if (flags.has("avx512f")) peaks["avx512 fp32"] = peak(64);
+if (flags.has("avx512_bf16")) peaks["avx512_bf16"] = peak(128);
+if (flags.has("amx_bf16")) peaks["amx bf16"] = peak(1024);
+
+function values(n: number): Float32Array {
+  const v = new Float32Array(n);
+  for (let i = 0; i < n; i++) v[i] = ((i * 2654435761) % 2000) / 1000 - 1;
+  return v;
+}
+
+function timeProduct(p: Product): number {
+  const a = values(p.M * p.K);
+  const b = values(p.K * p.N);
+  const out = new Float32Array(p.M * p.N);
+  const run = () => addon!.gemm(1, +p.ta, +p.tb, p.M, p.N, p.K, a, 0, 0, b, 0, 0, out, 0);
+  run(); // warm-up: a bf16 primitive is created on first use
+  const start = process.hrtime.bigint();
+  run();
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+const loadBefore = os.loadavg();
+const paths: MatmulCompute[] = ["fp32", "bf16"];
+const seconds: Record<string, Record<string, number[]>> = { fp32: {}, bf16: {} };
+const notes: Record<string, string> = {};
+for (let round = 0; round < ROUNDS; round++) {
+  for (const compute of round % 2 ? [...paths].reverse() : paths) {
+    const report = selectMatmulCompute(compute, addon);
+    notes[compute] = report.reason;
+    if (report.compute !== compute) continue;
+    for (const p of products) (seconds[compute][p.name] ??= []).push(timeProduct(p));
+  }
+}
+selectMatmulCompute("fp32", addon);
+
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+const table = products.map((p) => {
+  const gflop = (2 * p.M * p.N * p.K) / 1e9;
+  const row: Record<string, unknown> = { product: p.name, shape: `[${p.M},${p.K}]x[${p.K},${p.N}]`, gflop: +gflop.toFixed(2) };
+  for (const c of paths) {
+    const s = seconds[c][p.name];
+    row[`${c} GFLOP/s`] = s ? Math.round(gflop / median(s)) : null;
+  }
+  return row;
+});
+const stepSeconds = (c: MatmulCompute) =>
+  seconds[c][products[0].name] ? products.reduce((sum, p) => sum + perStep(p) * median(seconds[c][p.name]), 0) : null;
+const stepGflop = products.reduce((sum, p) => sum + (perStep(p) * 2 * p.M * p.N * p.K) / 1e9, 0);
+const summary = Object.fromEntries(
+  paths.map((c) => {
+    const s = stepSeconds(c);
+    return [c, s === null ? { unavailable: notes[c] } : { seconds: +s.toFixed(2), gflopPerS: Math.round(stepGflop / s), path: notes[c] }];
+  }),
+);
+console.log(
+  JSON.stringify(
+    {
+      conditions: {
+        loadBefore,
+        loadAfter: os.loadavg(),
+        cores,
+        nominalGhz: ghz,
+        rounds: ROUNDS,
+        blas: addon.config().trim(),
+        threads: addon.threads(),
+      },
+      peakGflopPerS: peaks,
+      stepProducts: { gflop: Math.round(stepGflop), ...summary },
+      products: table,
+    },
+    null,
+    1,
+  ),
+);

@@ -1,0 +1,14 @@
+/* BatchMatMul in bf16 with fp32 accumulation on oneDNN (gemm_bf16.c says why); same contract as gemm_batched. */
+#ifndef ROLLOUT_LAB_GEMM_BF16_H
+#define ROLLOUT_LAB_GEMM_BF16_H
+#include <stddef.h>
+
+/* 1 when the addon was built with oneDNN and its CPU engine starts. */
+int gemm_bf16_available(void);
+/* 0 (nothing written) when oneDNN cannot run this product; the caller then multiplies in fp32. */
+int gemm_bf16_batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
+                      size_t strideB, float *out);
+/* "oneDNN 2.6.3", or why there is none. */
+const char *gemm_bf16_library(void);
+
+#endif
