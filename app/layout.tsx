@@ -1,3 +1,4 @@
+import { SkipLink } from "@/components/layout/skip-link";
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
@@ -20,9 +21,10 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <script dangerouslySetInnerHTML={{ __html: THEME_BOOT_SCRIPT }} />
       </head>
       <body className="min-h-screen font-sans">
+        <SkipLink />
         <header className="border-b border-slate-200 bg-white">
           {/* Wraps on a phone instead of widening the page. */}
-          <nav className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-4 gap-y-1 px-4 py-3 text-sm sm:gap-x-6">
+          <nav className="mx-auto flex max-w-[1920px] flex-wrap items-center gap-x-4 gap-y-1 px-4 py-3 text-sm sm:gap-x-6">
             <Link href="/runs" className="font-semibold text-slate-900">
               Rollout Lab
             </Link>
@@ -42,7 +44,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           </nav>
         </header>
         <TrpcReactProvider>
-          <main className="mx-auto max-w-7xl px-4 py-6">{children}</main>
+          <main id="content" tabIndex={-1} className="mx-auto max-w-[1920px] px-4 py-6 focus:outline-none">
+            {children}
+          </main>
           <KeyboardHelp />
         </TrpcReactProvider>
       </body>

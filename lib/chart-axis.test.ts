@@ -35,9 +35,9 @@ test("the frame covers the data and ignores gaps; no data gives no axis", () => 
 
 test("a 100k-step axis ticks at round steps with short labels, not 255 / 25255 / 50255", () => {
   const ticks = stepTicks(255, 100_254);
-  assert.deepEqual(ticks, [20_000, 40_000, 60_000, 80_000, 100_000]);
+  assert.deepEqual(ticks, [20_000, 40_000, 60_000, 80_000, 100_254], "the last step ends the axis; 100k, 254 short of it, gives way");
   assert.deepEqual(ticks.map(formatStep), ["20k", "40k", "60k", "80k", "100k"]);
-  assert.deepEqual(stepTicks(0, 39).map(formatStep), ["0", "10", "20", "30"]);
+  assert.deepEqual(stepTicks(0, 39).map(formatStep), ["0", "10", "20", "30", "39"]);
   assert.equal(formatStep(2500), "2,500");
   assert.deepEqual(stepTicks(7, 7), [7]);
 });
@@ -68,6 +68,21 @@ test("large values use SI suffixes, captions three significant digits", () => {
   assert.equal(formatValue(0.15678), "0.157");
   assert.equal(formatValue(0.00012), "1.2e-4");
   assert.equal(formatValue(null), "—");
+});
+
+test("the last tick is the last step: a 200-step run (steps 0-199) no longer stops at 150", () => {
+  assert.deepEqual(stepTicks(0, 199), [0, 50, 100, 150, 199]);
+  assert.deepEqual(stepTicks(0, 101), [0, 50, 101], "100, one step short, gives way to 101");
+  assert.deepEqual(stepTicks(0, 100), [0, 20, 40, 60, 80, 100]);
+});
+
+test("a 9-minute run's wall-time axis has at least 4 ticks on round minutes", () => {
+  const start = new Date(2026, 9, 1, 14, 3, 20).getTime();
+  const axis = timeAxisFor(start, start + 9 * 60_000);
+  assert.ok(axis.ticks.length >= 4 && axis.ticks.length <= 6, axis.ticks.map(axis.format).join(" "));
+  assert.ok(axis.ticks.every((t) => new Date(t).getSeconds() === 0));
+  const threeMinutes = timeAxisFor(start, start + 3 * 60_000);
+  assert.ok(threeMinutes.ticks.length >= 3, threeMinutes.ticks.map(threeMinutes.format).join(" "));
 });
 
 test("a wall-time axis over days shows dates; within a day, times; the tooltip always both", () => {

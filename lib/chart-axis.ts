@@ -57,7 +57,7 @@ export function yAxisFor(values: (number | null | undefined)[], tickCount = 4): 
 
 /**
  * Ticks at round steps inside [min, max] for an axis whose ends are the data's own (training steps): a 100k-step
- * run ticks at 0, 25k, 50k, 75k, 100k instead of 255, 25255, 50255.
+ * run ticks at 0, 25k, 50k, 75k, 100k instead of 255, 25255, 50255, and the last tick is the last step.
  */
 export function stepTicks(min: number, max: number, count = 5): number[] {
   if (!Number.isFinite(min) || !Number.isFinite(max)) return [];
@@ -65,6 +65,13 @@ export function stepTicks(min: number, max: number, count = 5): number[] {
   const step = Math.max(1, niceStep(max - min, count));
   const ticks: number[] = [];
   for (let t = Math.ceil(min / step - 1e-9) * step; t <= max + 1e-9; t += step) ticks.push(Math.round(t) + 0); // + 0: no "-0" label
+  // The last step is the one a reader looks for ("how far did it get?"): a 200-step run ticked 0 … 150 and stopped.
+  // It ends the axis; a round tick too close to it to read apart gives way.
+  const last = ticks[ticks.length - 1];
+  if (last !== max) {
+    if (last !== undefined && max - last < step * 0.4) ticks.pop();
+    ticks.push(max);
+  }
   return ticks;
 }
 

@@ -6,17 +6,22 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** Candidate intervals, shortest first. */
+/** Candidate intervals, shortest first; no two more than 2.5× apart, so a short run still gets 2 ticks or more (a 9-minute run had 5-minute ticks: one or two). */
 const INTERVALS = [
   1000,
+  2000,
   5000,
+  10_000,
   15_000,
   30_000,
   MINUTE,
+  2 * MINUTE,
   5 * MINUTE,
+  10 * MINUTE,
   15 * MINUTE,
   30 * MINUTE,
   HOUR,
+  2 * HOUR,
   3 * HOUR,
   6 * HOUR,
   12 * HOUR,

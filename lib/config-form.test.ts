@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { describeConfigFields, getAtPath, placeErrors, setAtPath, validateConfigInput } from "./config-form";
+import { describeConfigFields, getAtPath, humanLabel, placeErrors, setAtPath, validateConfigInput } from "./config-form";
 
 test("every RunConfig field appears in the form with its help text, default and kind", () => {
   const fields = describeConfigFields();
@@ -55,4 +55,19 @@ test("every refusal is placed beside the control that holds it, so none points n
   assert.match(shape.placed.fields["llm.judge"], /^model: /);
   assert.match(shape.placed.sections.grpo, /bogus/);
   assert.deepEqual(shape.placed.rest, ['Unrecognized key: "stray"']);
+});
+
+test("the form labels fields in words, initials kept, with the key as the tooltip (not 4,000 px of camelCase)", () => {
+  assert.equal(humanLabel("learningRate"), "Learning rate");
+  assert.equal(humanLabel("sftWarmupSteps"), "SFT warm-up steps");
+  assert.equal(humanLabel("klInReward"), "KL in reward");
+  assert.equal(humanLabel("contextLength"), "Context length");
+  assert.equal(humanLabel("lora"), "LoRA");
+  assert.equal(humanLabel("topP"), "Top-p");
+  assert.equal(humanLabel("name"), "Name");
+  const fields = describeConfigFields();
+  const rate = fields.find((f) => f.path.join(".") === "grpo.learningRate")!;
+  assert.equal(rate.label, "Learning rate");
+  const camel = fields.map((f) => f.label).filter((l) => l !== "LoRA" && /[a-z][A-Z]/.test(l));
+  assert.deepEqual(camel, [], "no camelCase label left");
 });

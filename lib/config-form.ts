@@ -9,6 +9,7 @@ export type FieldKind = "string" | "number" | "integer" | "boolean" | "enum" | "
 
 export interface FieldDescriptor {
   path: string[];
+  /** What the form shows ("Learning rate"); the config key ("grpo.learningRate") is its tooltip. */
   label: string;
   kind: FieldKind;
   description?: string;
@@ -55,7 +56,7 @@ function walk(schema: JsonSchema, path: string[], optional: boolean, out: FieldD
   }
   out.push({
     path,
-    label: path[path.length - 1],
+    label: humanLabel(path[path.length - 1]),
     kind: kindOf(schema),
     description: schema.description,
     defaultValue: schema.default,
@@ -64,6 +65,41 @@ function walk(schema: JsonSchema, path: string[], optional: boolean, out: FieldD
     max: schema.maximum,
     optional,
   });
+}
+
+/** Words that read as initials or a brand, whatever their case in a key. */
+const WORDS: Record<string, string> = {
+  kl: "KL",
+  sft: "SFT",
+  llm: "LLM",
+  lora: "LoRA",
+  ppo: "PPO",
+  mb: "MB",
+  p: "p",
+  id: "ID",
+  json: "JSON",
+  url: "URL",
+};
+
+/** A config key as a label: "sftWarmupSteps" → "SFT warm-up steps", "topP" → "Top p", "klCoef" → "KL coefficient". */
+export function humanLabel(key: string): string {
+  const special: Record<string, string> = {
+    sftWarmupSteps: "SFT warm-up steps",
+    klCoef: "KL coefficient",
+    entropyCoef: "Entropy coefficient",
+    topP: "Top-p",
+    ppoEpochs: "PPO epochs",
+    prefixCacheMb: "Prefix cache (MB)",
+    testFreq: "Evaluate every (steps)",
+    saveFreq: "Save every (steps)",
+  };
+  if (special[key]) return special[key];
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .split(/\s+/)
+    .map((w) => WORDS[w.toLowerCase()] ?? w.toLowerCase());
+  const first = words[0] ?? key;
+  return [first === first.toLowerCase() ? first[0].toUpperCase() + first.slice(1) : first, ...words.slice(1)].join(" ");
 }
 
 export function describeConfigFields(): FieldDescriptor[] {

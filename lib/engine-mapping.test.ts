@@ -9,10 +9,10 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { ZodError } from "zod";
 import { parseRunConfig } from "./run-config";
 import { renderEngineLaunch } from "./engine-render";
 import type { OutsideEngine } from "./engine-config";
+import { configIssues } from "./testing/config-issues";
 
 const ROOT = path.join(import.meta.dirname, "..");
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -46,15 +46,7 @@ function engineRun(engine: OutsideEngine, extra: Record<string, unknown> = {}) {
   });
 }
 
-function issues(input: unknown): Record<string, string> {
-  try {
-    parseRunConfig(input);
-    return {};
-  } catch (err) {
-    assert.ok(err instanceof ZodError);
-    return Object.fromEntries(err.issues.map((i) => [i.path.join("."), i.message]));
-  }
-}
+const issues = configIssues;
 
 /** Whether a rendered override's text fits the type the engine declares for its key (others are not checked). */
 function fitsType(declared: string | undefined, value: string): boolean {
@@ -148,6 +140,12 @@ test("settings an engine cannot express are refused at creation, naming the fiel
   assert.match(trl["grpo.dualClip"], /set grpo.dualClip to null/);
   assert.match(trl["grpo.klEstimator"], /k3 only/);
   assert.match(trl["grpo.lossAggregation"], /TRL has no "seq-mean-token-sum"/);
+  const split = issues({
+    execution: { engine: "trl" },
+    policy: { model: "Qwen/Qwen3-1.7B" },
+    grpo: { dualClip: null, groupsPerStep: 3, groupSize: 4, minibatchSize: 8 },
+  });
+  assert.match(split["grpo.minibatchSize"], /12 trajectories .* batches of 8; choose a divisor of 12/);
   const verl = issues({
     execution: { engine: "verl" },
     policy: { model: "Qwen/Qwen3-1.7B" },
@@ -205,6 +203,9 @@ test("the adapters use only names the engines define, with the signatures they c
   assert.equal(skyrl.files["skyrl-gym/skyrl_gym/envs/registration.py"].register, "register(id, entry_point, kwargs)");
   assert.deepEqual(skyrl.generator, { sums_step_rewards: true, close_after_exception: false, custom_env_config_by_getattr: true });
   assert.equal(skyrl.entrypoint.BasePPOExp, "run(self)");
+  assert.equal(skyrl.entrypoint["BasePPOExp.get_generator"], "get_generator(self, cfg, tokenizer, inference_engine_client)");
+  assert.ok(skyrl.generator_input.GeneratorInput.includes("batch_metadata") && skyrl.generator_input.GeneratorInput.includes("env_extras"));
+  assert.ok(skyrl.generator_input.BatchMetadata.includes("global_step"), "where the adapter takes SkyRL's step from");
   const skyPy = adapter("skyrl_rollout_lab_env.py");
   for (const name of [
     "BaseTextEnv",

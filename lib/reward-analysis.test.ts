@@ -114,3 +114,14 @@ test("the scorer schema fills offline defaults and rejects a pasted key or an em
   assert.equal(ScorerSchema.safeParse({ kind: "weights", weights: {} }).success, false);
   assert.equal(RescoringSelectionSchema.safeParse({ stepMin: 5, stepMax: 2 }).success, false);
 });
+
+test("component analysis: counts are told apart from 0-1 components, and the window of steps it covers is stated", () => {
+  const rows = [5, 6, 7].flatMap((step) => [
+    { id: `a${step}`, step, reward: 0.5, components: { solved: 1, turns: 3, tool_errors: 0 } },
+    { id: `b${step}`, step, reward: 0, components: { solved: 0, turns: 4, tool_errors: 0 } },
+  ]);
+  const a = analyseComponents(rows);
+  assert.deepEqual(a.scales, { solved: "unit", tool_errors: "unit", turns: "count" });
+  assert.deepEqual(a.window, { firstStep: 5, lastStep: 7, trajectories: 6 });
+  assert.deepEqual(analyseComponents([]).window, { firstStep: null, lastStep: null, trajectories: 0 });
+});

@@ -156,6 +156,13 @@ export interface ComponentStep {
 
 export interface ComponentAnalysis {
   components: string[];
+  /**
+   * "unit" when every value of the component is in [0, 1] (drawn with the reward), else "count" (turns, tool errors:
+   * drawn on their own axis; on the reward's 0–1 axis a count of 4 flattened every reward curve).
+   */
+  scales: Record<string, "unit" | "count">;
+  /** The steps the analysis covers (the most recent trajectories only when the run has more than the cap). */
+  window: { firstStep: number | null; lastStep: number | null; trajectories: number };
   steps: ComponentStep[];
   /**
    * Pearson correlation of each component with the total reward over the scored trajectories, in [−1, 1]: near 1 the
@@ -234,5 +241,14 @@ export function analyseComponents(rows: ComponentRow[], disagreementLimit = 50):
     }
   }
   disagreements.sort((a, b) => b.spread - a.spread || a.step - b.step);
-  return { components: names, steps, correlations, disagreements: disagreements.slice(0, disagreementLimit) };
+  const scales: ComponentAnalysis["scales"] = {};
+  for (const name of names)
+    scales[name] = rows.every((r) => {
+      const v = r.components[name];
+      return typeof v !== "number" || !Number.isFinite(v) || (v >= 0 && v <= 1);
+    })
+      ? "unit"
+      : "count";
+  const window = { firstStep: steps[0]?.step ?? null, lastStep: steps[steps.length - 1]?.step ?? null, trajectories: rows.length };
+  return { components: names, scales, window, steps, correlations, disagreements: disagreements.slice(0, disagreementLimit) };
 }

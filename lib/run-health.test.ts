@@ -84,3 +84,27 @@ test("the judge gives credit while every programmatic outcome is 0", () => {
   const good = [0, 1].flatMap((s) => [earned(s), earned(s), earned(s), pleased(s)]);
   assert.deepEqual(kinds({ metrics: {}, trajectories: good }), []);
 });
+
+test("the unparsable share is unparsable turns over policy turns, never above 100%", () => {
+  // 1 of 2 turns unparsable in every episode: 50%, under the threshold; an episode claiming more errors than turns
+  // counts each turn once.
+  const half = [0, 1].flatMap((s) => [traj(s, { policyTurns: 2, formatErrors: 1 }), traj(s, { policyTurns: 2, formatErrors: 1 })]);
+  assert.deepEqual(kinds({ metrics: {}, trajectories: half }), []);
+  const overcounted = [0, 1].flatMap((s) => [traj(s, { policyTurns: 2, formatErrors: 4 }), traj(s, { policyTurns: 3, formatErrors: 6 })]);
+  const [problem] = assessRunHealth({ metrics: {}, trajectories: overcounted });
+  assert.equal(problem.kind, "format_failure");
+  assert.match(problem.detail, /^100% of policy turns/);
+  const mixed = [0, 1].flatMap((s) => [traj(s, { policyTurns: 4, formatErrors: 3 }), traj(s, { policyTurns: 4, formatErrors: 4 })]);
+  assert.match(assessRunHealth({ metrics: {}, trajectories: mixed })[0].detail, /^88% of policy turns/, "7 of 8");
+});
+
+test("a run that already had SFT warm-up is not told to add one", () => {
+  const garbled = [0, 1].flatMap((s) => [traj(s, { formatErrors: 3 }), traj(s, { formatErrors: 3 })]);
+  const noVar = { "reward/zero_variance_group_frac": series([1, 1, 1]) };
+  const fresh = assessRunHealth({ metrics: noVar, trajectories: garbled });
+  assert.match(fresh.find((p) => p.kind === "format_failure")!.detail, /An SFT warm-start on demonstrations/);
+  const warmed = assessRunHealth({ metrics: noVar, trajectories: garbled, sftWarmupSteps: 40 });
+  for (const p of warmed) assert.doesNotMatch(p.detail, /An SFT warm-start|\(SFT warm-start/, p.kind);
+  assert.match(warmed.find((p) => p.kind === "format_failure")!.detail, /already began with 40 SFT warm-up steps/);
+  assert.match(warmed.find((p) => p.kind === "no_variance")!.detail, /more than this run's 40 SFT warm-up steps/);
+});

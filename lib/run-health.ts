@@ -43,7 +43,9 @@ export interface HealthTrajectory {
   status: string;
   endReason: string | null;
   components: Record<string, unknown>;
+  /** The policy's turns in the episode (its messages). */
   policyTurns: number;
+  /** Of those turns, how many could not be parsed (at most policyTurns: a turn is unparsable once). */
   formatErrors: number;
 }
 
@@ -52,6 +54,8 @@ export interface HealthInput {
   metrics: Record<string, { step: number; value: number }[]>;
   /** Training-split trajectories (any subset of steps; a step's shares are computed from what is given). */
   trajectories: HealthTrajectory[];
+  /** grpo.sftWarmupSteps of the run: advice to "warm up first" is wrong for a run that already did. */
+  sftWarmupSteps?: number;
 }
 
 /** A problem seen on at least this share of the checked steps is reported. */
@@ -78,7 +82,8 @@ function summarise(
   return [{ kind, ...make(findings), firstStep: Math.min(...steps), lastStep: Math.max(...steps), steps: findings.length, stepsChecked }];
 }
 
-const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** Every share shown is hits over its own population; clamped so a miscount upstream can never print "195%". */
+const pct = (x: number) => `${Math.round(Math.min(1, Math.max(0, x)) * 100)}%`;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const stepsText = (f: StepFinding[], of: number) => `on ${f.length} of ${of} steps`;
 
@@ -91,6 +96,11 @@ function byStep(trajectories: HealthTrajectory[]): Map<number, HealthTrajectory[
 export function assessRunHealth(input: HealthInput): HealthProblem[] {
   const m = (key: string) => input.metrics[key] ?? [];
   const problems: HealthProblem[] = [];
+  const warmup = input.sftWarmupSteps ?? 0;
+  const warmStartAdvice =
+    warmup > 0
+      ? `This run already began with ${warmup} SFT warm-up steps: check that its demonstrations use the environment's action format, or raise grpo.sftWarmupSteps.`
+      : "An SFT warm-start on demonstrations (grpo.sftWarmupSteps) teaches the format first.";
 
   const zeroVar = m("reward/zero_variance_group_frac");
   problems.push(
@@ -101,7 +111,7 @@ export function assessRunHealth(input: HealthInput): HealthProblem[] {
       (f) => ({
         severity: mean(f.map((x) => x.value)) >= 0.99 ? "error" : "warning",
         title: "Groups without reward variance",
-        detail: `${pct(mean(f.map((x) => x.value)))} of groups (mean) gave every sample the same reward ${stepsText(f, zeroVar.length)}: their advantages are 0 and GRPO learns nothing from them. Make the task easier (SFT warm-start, a smaller action space), raise groupSize, or use a reward with partial credit.`,
+        detail: `${pct(mean(f.map((x) => x.value)))} of groups (mean) gave every sample the same reward ${stepsText(f, zeroVar.length)}: their advantages are 0 and GRPO learns nothing from them. Make the task easier (${warmup > 0 ? `more than this run's ${warmup} SFT warm-up steps` : "an SFT warm-start"}, a smaller action space), raise groupSize, or use a reward with partial credit.`,
       }),
     ),
   );
@@ -165,12 +175,19 @@ export function assessRunHealth(input: HealthInput): HealthProblem[] {
     })),
   );
 
-  const format = share((ts) => ({ hit: ts.reduce((a, t) => a + t.formatErrors, 0), of: ts.reduce((a, t) => a + t.policyTurns, 0) }), 0.5);
+  // Unparsable policy turns over policy turns, both counted per episode; a turn counts once however many errors it had.
+  const format = share(
+    (ts) => ({
+      hit: ts.reduce((a, t) => a + Math.min(Math.max(0, t.formatErrors), Math.max(0, t.policyTurns)), 0),
+      of: ts.reduce((a, t) => a + Math.max(0, t.policyTurns), 0),
+    }),
+    0.5,
+  );
   problems.push(
     ...summarise("format_failure", format, steps.length, (f) => ({
       severity: "warning",
       title: "Most policy turns are unparsable",
-      detail: `${pct(mean(f.map((x) => x.value)))} of policy turns could not be parsed as the environment's action format ${stepsText(f, steps.length)}. An SFT warm-start on demonstrations (grpo.sftWarmupSteps) teaches the format first.`,
+      detail: `${pct(mean(f.map((x) => x.value)))} of policy turns could not be parsed as the environment's action format ${stepsText(f, steps.length)}. ${warmStartAdvice}`,
     })),
   );
 

@@ -36,7 +36,7 @@ export function answers(host: string, port: number, timeoutMs = 1000): Promise<b
 }
 
 /** A port nothing listens on now (the OS picks it). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
@@ -82,6 +82,26 @@ export async function provideTestPostgres(
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/**
+ * null when the server a TEST_PG_ADMIN_URL names accepts connections; else the one line `npm test` prints before it
+ * stops. Without it, every integration test failed on its own ECONNREFUSED (165 of them, an hour, and no closing line).
+ * A URL whose host is a socket folder (?host=/var/run/postgresql) is not probed.
+ */
+export async function unreachablePostgres(adminUrl: string, probe: typeof answers = answers): Promise<string | null> {
+  if (/[?&]host=(\/|%2F)/i.test(adminUrl)) return null;
+  let url: URL;
+  try {
+    url = new URL(adminUrl);
+  } catch {
+    return `TEST_PG_ADMIN_URL is not a URL ("${adminUrl}"); set it to postgresql://user@host:port/postgres, or unset it to use the local server on 5432 or the embedded one.`;
+  }
+  const host = (url.hostname || "localhost").replace(/^\[|\]$/g, "");
+  const port = Number(url.port || 5432);
+  if (await probe(host, port, 3000)) return null;
+  const shown = `${url.protocol}//${url.username ? `${url.username}@` : ""}${url.host}${url.pathname}`;
+  return `integration, e2e: not run — nothing answers at ${shown} (TEST_PG_ADMIN_URL). Start that server, point TEST_PG_ADMIN_URL at one that runs, or unset it to use the local server on 5432 or the embedded one.`;
 }
 
 /** The Chromium Playwright drives (playwright.config.ts: CHROMIUM_PATH, else Debian's /usr/bin/chromium). */

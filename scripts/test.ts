@@ -22,7 +22,7 @@ import { trainE2eFixtures } from "./e2e-fixtures";
 import { createPrismaClient } from "../db/client";
 import { applyMigrations } from "../db/migrate";
 import pg from "pg";
-import { missingChromium, provideTestPostgres } from "./test-services";
+import { missingChromium, provideTestPostgres, unreachablePostgres } from "./test-services";
 import { provideTestSlurm } from "./test-slurm";
 
 interface SuiteResult {
@@ -52,6 +52,13 @@ const want = (suite: string) => !only || only.has(suite);
 // ── machine services (scripts/test-services.ts): PostgreSQL found or started, Chromium found or reported ──
 const postgres = want("integration") || want("e2e") ? await provideTestPostgres() : null;
 if (postgres) process.env.TEST_PG_ADMIN_URL = postgres.adminUrl; // every suite's processes inherit it
+// A server named by TEST_PG_ADMIN_URL that does not answer: one line, then stop, still with the closing count.
+const noPostgres = postgres?.source === "TEST_PG_ADMIN_URL" ? await unreachablePostgres(postgres.adminUrl) : null;
+if (noPostgres) {
+  console.log(noPostgres);
+  console.log("0 passed, 1 failed");
+  process.exit(1);
+}
 const noChromium = want("e2e") ? missingChromium() : null;
 const notRun: string[] = noChromium ? [noChromium] : [];
 // A real one-node Slurm (scripts/test-slurm.ts) for the Slurm launcher's tests; none possible: one line, those skipped.

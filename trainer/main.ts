@@ -10,8 +10,7 @@
  */
 import { createRealExecutor } from "./loop/real/execute-run";
 import { runWorkerProcess } from "./worker/process";
-import { startRescoringLoopFromEnv } from "./rescore/loop";
-import { startPreflightLoopFromEnv } from "./preflight/loop";
+import { startSideJobs } from "./side-jobs";
 import { readSlurmSettings, type SlurmLauncherSettings } from "./slurm/settings";
 import { runSlurmLauncherProcess } from "./slurm/launcher-process";
 
@@ -29,12 +28,9 @@ function readSlurmSettingsOrExit(): SlurmLauncherSettings | null {
 const slurm = readSlurmSettingsOrExit();
 if (slurm) await runSlurmLauncherProcess(slurm);
 
-// Re-scoring jobs (re-judging stored trajectories) and launch pre-flight checks run beside training, so they never
-// wait for a long run to finish.
+// Re-scoring jobs (re-judging stored trajectories) and launch pre-flight checks run beside training, in a thread of
+// their own (side-jobs.ts), so they neither wait for a long run to finish nor for its current step.
 await runWorkerProcess({
   executeRun: createRealExecutor(process.env.ROLLOUT_LAB_DATA_DIR || ".data"),
-  alongside: (url) => {
-    startRescoringLoopFromEnv(url);
-    startPreflightLoopFromEnv(url);
-  },
+  alongside: (url) => void startSideJobs(url),
 });

@@ -10,6 +10,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { tooltipContentStyle, tooltipLabelStyle } from "./tooltip-style";
 import { axisWidthFor, formatStep, formatTick, formatValue, stepTicks, yAxisFor } from "@/lib/chart-axis";
 import { formatTimestamp, timeAxisFor } from "@/lib/chart-time-axis";
 import { metricUnit } from "@/lib/metric-units";
@@ -82,8 +83,11 @@ export function MetricChart({
   logScale = false,
   pinned,
   onTogglePin,
+  xLabel,
 }: {
   title: string;
+  /** The x axis's title; "step" or "local time" by default. */
+  xLabel?: string;
   points: ChartPoint[];
   xMode: XAxisMode;
   /** A log y-axis, where every value is positive (a series with zeros or negatives stays linear, and says so). */
@@ -148,7 +152,7 @@ export function MetricChart({
         <ResponsiveContainer width="100%" height={160}>
           <ComposedChart
             data={points}
-            margin={{ top: 4, right: 12, bottom: 0, left: 0 }}
+            margin={{ top: 4, right: 12, bottom: 10, left: 0 }}
             syncId={syncId}
             onClick={pick}
             className={pick ? "cursor-pointer" : undefined}
@@ -162,6 +166,13 @@ export function MetricChart({
               tick={{ fontSize: 10 }}
               tickFormatter={formatX}
               minTickGap={12}
+              label={{
+                value: xLabel ?? (time ? "local time" : "step"),
+                position: "insideBottomRight",
+                offset: -10,
+                fontSize: 10,
+                fill: "var(--color-slate-600)",
+              }}
             />
             <YAxis
               width={yWidth}
@@ -176,7 +187,8 @@ export function MetricChart({
               // Above the neighbouring charts, and free to leave this one's box rather than being cut by it.
               wrapperStyle={{ zIndex: 20 }}
               allowEscapeViewBox={{ x: false, y: true }}
-              contentStyle={{ fontSize: 11, padding: "4px 8px" }}
+              contentStyle={tooltipContentStyle}
+              labelStyle={tooltipLabelStyle}
               labelFormatter={(x) => (time ? formatTimestamp(Number(x)) : `step ${formatStep(Number(x))}`)}
               formatter={(v, name) => [
                 Array.isArray(v) ? v.map((n) => withUnit(formatValue(Number(n)))).join(" – ") : withUnit(formatValue(Number(v))),

@@ -20,7 +20,7 @@ export function ConfigField({
   const id = `cfg-${field.path.join("-")}`;
   return (
     <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="font-mono text-xs text-slate-700">
+      <label htmlFor={id} className="text-xs font-medium text-slate-700" title={field.path.join(".")} data-key={field.path.join(".")}>
         {field.label}
       </label>
       <FieldInput id={id} field={field} value={value} onChange={onChange} invalid={Boolean(error)} onJsonValidity={onJsonValidity} />

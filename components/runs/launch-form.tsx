@@ -4,9 +4,9 @@
  * per environment family, a config file loaded as the CLI reads it, validation by the same schema the API and trainer
  * use, field-level messages, and the budget the config commits to.
  */
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { PreflightPanel, type PreflightVerdict } from "./preflight-panel";
-import { describeConfigFields, getAtPath, placeErrors, setAtPath, validateConfigInput } from "@/lib/config-form";
+import { describeConfigFields, getAtPath, humanLabel, placeErrors, setAtPath, validateConfigInput } from "@/lib/config-form";
 import { DEFAULT_ENVIRONMENT, ENVIRONMENT_CATALOG, findEnvironment, presetConfig } from "@/lib/environments";
 import type { RunConfigInput } from "@/lib/run-config";
 import { ConfigField } from "./config-field";
@@ -29,6 +29,12 @@ const SECTION_TITLES: Record<string, string> = {
   execution: "Execution (a worker, or a Slurm job: docs/slurm.md)",
 };
 
+/**
+ * What most launches change comes first (the run, its policy, GRPO, the rollout); the rest is under "Advanced",
+ * folded until opened or until one of its fields is refused. (Every field open was 4,000 px of form.)
+ */
+const ADVANCED_SECTIONS = new Set(["dataset", "llm", "judge", "checkpoint", "evaluation", "eval", "curriculum"]);
+
 /** The element a field's error scrolls to: the environment select, or the generated field's input. */
 const controlId = (path: string) => (path === "environment" ? "preset" : `cfg-${path.replace(/\./g, "-")}`);
 
@@ -48,6 +54,8 @@ export function LaunchForm({
   // Bumped by each loaded config file: the fields are rebuilt, so JSON boxes show the file's values.
   const [loads, setLoads] = useState(0);
   const [submitted, setSubmitted] = useState(false);
+  // Opened by the reader, or by a refusal of one of its fields (onSubmit); never closed by the form.
+  const advancedRef = useRef<HTMLDetailsElement>(null);
   const validation = validateConfigInput(value);
   // Every refusal beside what it refers to: a field (the environment select included), a section, or the foot.
   const placed = placeErrors(
@@ -78,9 +86,36 @@ export function LaunchForm({
   // The environment is chosen by the one control above (its preset), never by a second free-text field that could
   // disagree with it.
   for (const f of fields.filter((f) => f.path.join(".") !== "environment")) {
-    const section = f.path.length > 1 && SECTION_TITLES[f.path[0]] ? f.path[0] : "";
+    // Top-level JSON fields of advanced use (a curriculum, an evaluation's settings) go with the advanced sections.
+    const section = f.path.length > 1 && SECTION_TITLES[f.path[0]] ? f.path[0] : ADVANCED_SECTIONS.has(f.path[0]) ? f.path[0] : "";
     sections.set(section, [...(sections.get(section) ?? []), f]);
   }
+  const renderSection = ([section, sectionFields]: [string, typeof fields]) => (
+    // Keyed by environment too: a preset switch rebuilds the fields, so a JSON box shows the preset's value
+    // instead of text typed for the previous environment.
+    <fieldset key={`${loads}:${String(value.environment)}:${section || "run"}`} className="rounded border border-slate-200 bg-white p-4">
+      <legend className="px-1 text-sm font-semibold text-slate-700">{SECTION_TITLES[section] ?? humanLabel(section)}</legend>
+      {section && placed.sections[section] && (
+        <p className="mb-3 text-xs text-red-700" role="alert" data-testid={`error-section-${section}`}>
+          {section}: {placed.sections[section]}
+        </p>
+      )}
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
+        {sectionFields.map((f) => (
+          <ConfigField
+            key={f.path.join(".")}
+            field={f}
+            value={getAtPath(value, f.path)}
+            error={submitted || getAtPath(value, f.path) !== undefined ? placed.fields[f.path.join(".")] : undefined}
+            onChange={(v) => setValue((prev) => setAtPath(prev, f.path, v))}
+            onJsonValidity={jsonValidity(f.path.join("."))}
+          />
+        ))}
+      </div>
+    </fieldset>
+  );
+  const mainSections = [...sections.entries()].filter(([section]) => !ADVANCED_SECTIONS.has(section));
+  const advancedSections = [...sections.entries()].filter(([section]) => ADVANCED_SECTIONS.has(section));
 
   const applyPreset = (name: string) => {
     if (findEnvironment(name)) setValue({ ...(presetConfig(name) as Record<string, unknown>), name: value.name, tags: value.tags });
@@ -89,17 +124,26 @@ export function LaunchForm({
   return (
     <form
       className="space-y-6"
+      // The form checks every field itself and says why beside it; the browser's own check stopped the submit
+      // without a word when the refused field was folded under "Advanced".
+      noValidate
       onSubmit={(e) => {
         e.preventDefault();
         setSubmitted(true);
+        // A refused field under "Advanced" opens it first, then is scrolled to once it is laid out.
+        const show = (path: string, id: string) => {
+          if (ADVANCED_SECTIONS.has(path.split(".")[0]) && advancedRef.current) advancedRef.current.open = true;
+          requestAnimationFrame(() => document.getElementById(id)?.scrollIntoView({ block: "center" }));
+        };
         if (badJson.size > 0) {
-          document.getElementById(`cfg-${[...badJson][0].replace(/\./g, "-")}`)?.scrollIntoView({ block: "center" });
+          const path = [...badJson][0];
+          show(path, `cfg-${path.replace(/\./g, "-")}`);
           return;
         }
         if (!validation.ok) {
           // Show the first problem: the field's error sits beside it.
           const first = Object.keys(placed.fields)[0];
-          if (first) document.getElementById(controlId(first))?.scrollIntoView({ block: "center" });
+          if (first) show(first, controlId(first));
           return;
         }
         if (!blocked) onLaunch(value as RunConfigInput);
@@ -150,33 +194,13 @@ export function LaunchForm({
           setLoads((n) => n + 1);
         }}
       />
-      {[...sections.entries()].map(([section, sectionFields]) => (
-        // Keyed by environment too: a preset switch rebuilds the fields, so a JSON box shows the preset's value
-        // instead of text typed for the previous environment.
-        <fieldset
-          key={`${loads}:${String(value.environment)}:${section || "run"}`}
-          className="rounded border border-slate-200 bg-white p-4"
-        >
-          <legend className="px-1 text-sm font-semibold text-slate-700">{SECTION_TITLES[section] ?? section}</legend>
-          {section && placed.sections[section] && (
-            <p className="mb-3 text-xs text-red-700" role="alert" data-testid={`error-section-${section}`}>
-              {section}: {placed.sections[section]}
-            </p>
-          )}
-          <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
-            {sectionFields.map((f) => (
-              <ConfigField
-                key={f.path.join(".")}
-                field={f}
-                value={getAtPath(value, f.path)}
-                error={submitted || getAtPath(value, f.path) !== undefined ? placed.fields[f.path.join(".")] : undefined}
-                onChange={(v) => setValue((prev) => setAtPath(prev, f.path, v))}
-                onJsonValidity={jsonValidity(f.path.join("."))}
-              />
-            ))}
-          </div>
-        </fieldset>
-      ))}
+      {mainSections.map(renderSection)}
+      <details className="rounded border border-slate-200 bg-white p-4" data-testid="advanced-settings" ref={advancedRef}>
+        <summary className="cursor-pointer text-sm font-semibold text-slate-700">
+          Advanced: {advancedSections.map(([section]) => SECTION_TITLES[section]?.split(" (")[0] ?? humanLabel(section)).join(", ")}
+        </summary>
+        <div className="mt-4 space-y-6">{advancedSections.map(renderSection)}</div>
+      </details>
       {placed.rest.length > 0 && (
         <ul className="list-disc pl-5 text-sm text-red-700" role="alert" data-testid="config-errors">
           {placed.rest.map((m) => (

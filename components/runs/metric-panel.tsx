@@ -40,6 +40,13 @@ function toChartPoints(points: SeriesPoint[] | undefined, smoothing: number, xMo
   });
 }
 
+const ALWAYS_DRAWN = new Set(["reward/mean", "eval/reward_mean"]);
+
+/** Every point exactly 0 (its mean and its range): a chart of a flat line at 0 says less than its name in a list. */
+export function isAllZero(points: SeriesPoint[] | undefined): boolean {
+  return !!points && points.length > 0 && points.every((p) => p.value === 0 && p.min === 0 && p.max === 0);
+}
+
 /** `progress` changes whenever the run records a step or changes status; the curves refetch then (and poll while live). */
 export function MetricPanel({ runId, live, progress }: { runId: string; live: boolean; progress: string }) {
   const trpc = useTRPC();
@@ -94,6 +101,12 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
     enabled: shown.length > 0,
     refetchInterval: live ? 3000 : false,
   });
+
+  // All-zero curves fold into one line (a pinned one is drawn anyway), unless asked for.
+  const [showZero, setShowZero] = useState(false);
+  // The reward itself stays drawn even at 0: "nothing was learned yet" is what its chart is opened for.
+  const zeroKeys = showZero ? [] : shown.filter((k) => !pinned.includes(k) && !ALWAYS_DRAWN.has(k) && isAllZero(series.data?.[k]));
+  const drawn = shown.filter((k) => !zeroKeys.includes(k));
 
   const { refetch: refetchKeys } = keys;
   const { refetch: refetchSeries } = series;
@@ -159,8 +172,17 @@ export function MetricPanel({ runId, live, progress }: { runId: string; live: bo
       )}
       {/* One grid in namespace order (reward, eval, adv, loss, …): the titles carry the namespace, and a header per
           namespace would leave most rows one chart wide; the group bar above folds namespaces instead. */}
+      {zeroKeys.length > 0 && (
+        <p className="mb-3 text-xs text-slate-600" data-testid="all-zero-metrics">
+          0 on every step ({zeroKeys.length}, not drawn): <span className="font-mono">{zeroKeys.join(", ")}</span>
+          {" · "}
+          <button type="button" className="underline" onClick={() => setShowZero(true)}>
+            draw them
+          </button>
+        </p>
+      )}
       <div className="grid grid-cols-1 gap-3 md:grid-cols-2 xl:grid-cols-3">
-        {shown.map((key) => (
+        {drawn.map((key) => (
           <MetricChart
             key={key}
             title={key}

@@ -10,6 +10,7 @@ import { useEffect, useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import type { PreflightResult } from "@/lib/preflight";
+import { formatDuration } from "@/lib/format";
 
 const GiB = 2 ** 30;
 const NO_WORKER_AFTER_S = 12;
@@ -86,7 +87,7 @@ export function PreflightPanel({
       )}
       {data?.result &&
         (verdict === "ok" || verdict === "problems") &&
-        (data.result.evaluation ? <EvaluationFirstRequest r={data.result} /> : <Figures r={data.result} />)}
+        (data.result.evaluation ? <EvaluationFirstRequest r={data.result} /> : <Figures r={data.result} config={config} />)}
     </section>
   );
 }
@@ -130,7 +131,23 @@ function EvaluationFirstRequest({ r }: { r: PreflightResult }) {
   );
 }
 
-function Figures({ r }: { r: PreflightResult }) {
+/**
+ * The per-step estimate times the run's steps, the figure a launch is decided on ("~4 s a step" hid "~13 min").
+ * Warm-up and evaluation steps are named rather than guessed: their cost differs from a GRPO step's.
+ */
+export function wholeRunEstimate(stepSeconds: number, config: Record<string, unknown> | null): string | null {
+  const grpo = (config?.grpo ?? {}) as { steps?: unknown; sftWarmupSteps?: unknown };
+  const steps = typeof grpo.steps === "number" ? grpo.steps : null;
+  if (steps === null || !Number.isFinite(stepSeconds) || stepSeconds <= 0) return null;
+  const warmup = typeof grpo.sftWarmupSteps === "number" && grpo.sftWarmupSteps > 0 ? grpo.sftWarmupSteps : 0;
+  const evaluation = (config?.evaluation ?? {}) as { testFreq?: unknown };
+  const evals = typeof evaluation.testFreq === "number" && evaluation.testFreq > 0 ? Math.ceil(steps / evaluation.testFreq) : 0;
+  const extra = [warmup ? `${warmup} SFT warm-up steps` : "", evals ? `${evals} evaluations` : ""].filter(Boolean).join(" and ");
+  return `~${formatDuration(steps * stepSeconds * 1000)} for ${steps} steps${extra ? `, plus ${extra}` : ""}`;
+}
+
+function Figures({ r, config }: { r: PreflightResult; config: Record<string, unknown> | null }) {
+  const whole = wholeRunEstimate(r.stepSecondsEstimate, config);
   const row = (label: string, value: string, bad = false) => (
     <div className="flex justify-between gap-4">
       <dt className="text-slate-500">{label}</dt>
@@ -157,6 +174,7 @@ function Figures({ r }: { r: PreflightResult }) {
           "step time (rough)",
           `~${r.stepSecondsEstimate} s (one forward pass took ${r.forwardMs} ms${r.backend ? ` on ${r.backend}` : ""})`,
         )}
+        {whole && row("whole run (rough)", whole)}
       </dl>
       {r.problems.length > 0 ? (
         <ul className="space-y-1 rounded border border-red-200 bg-red-50 p-2 text-red-800" role="alert">

@@ -4,11 +4,13 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatNumber } from "@/lib/format";
 import { Elapsed } from "./elapsed";
+import { TrainingTime } from "./training-time";
 import { QueueNotice } from "./queue-notice";
 import { SlurmJobNotice } from "./slurm-job-notice";
 import { CheckpointList } from "./checkpoint-list";
 import { EventLog } from "./event-log";
 import { MetricPanel } from "./metric-panel";
+import { WarmupPanel } from "./warmup-panel";
 import { ProgressBar } from "./progress-bar";
 import { RunActions } from "./run-actions";
 import { StatusBadge } from "./status-badge";
@@ -76,7 +78,10 @@ export function RunDetail({ runId }: { runId: string }) {
         <Fact label="Environment" value={r.environment} />
         <Fact label={isEvaluationConfig(r.config) ? "Evaluated policy" : "Policy model"} value={r.policyModel} />
         <Fact label="Latest reward" value={formatNumber(r.latestReward)} />
-        <Fact label="Duration">
+        <Fact label="Training time" title="The warm-up and the recorded steps' own time, without time spent queued, stopped or cancelling">
+          <TrainingTime runId={r.id} progress={`${r.status}:${r.step}`} />
+        </Fact>
+        <Fact label="Wall time" title="From the run's first start to its end, including time spent queued, stopped or cancelling">
           <Elapsed startedAt={r.startedAt} finishedAt={r.finishedAt} />
         </Fact>
         <Fact label="Seed" value={String(r.seed)} />
@@ -100,7 +105,21 @@ export function RunDetail({ runId }: { runId: string }) {
         <EvaluationPanel runId={r.id} environment={r.environment} live={live} progress={`${r.status}:${r.step}`} />
       )}
       {!isEvaluationConfig(r.config) && <RunHealthBanner runId={r.id} live={live} />}
-      <MetricPanel runId={r.id} live={live} progress={`${r.status}:${r.step}`} />
+      <WarmupPanel runId={r.id} live={live} />
+      {isEvaluationConfig(r.config) ? (
+        // An evaluation's "steps" are task positions: its scores are the panel above (per task, pass^k by k), and a
+        // chart per metric over task positions (36 of them) read as a training curve. Kept, folded, for the curious.
+        <details data-testid="evaluation-step-charts">
+          <summary className="cursor-pointer text-sm text-slate-600">
+            Per-task metrics as charts (x: task position, not training steps)
+          </summary>
+          <div className="mt-3">
+            <MetricPanel runId={r.id} live={live} progress={`${r.status}:${r.step}`} />
+          </div>
+        </details>
+      ) : (
+        <MetricPanel runId={r.id} live={live} progress={`${r.status}:${r.step}`} />
+      )}
       <RewardHealthPanel runId={r.id} />
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <EventLog runId={r.id} live={live} progress={`${r.status}:${r.step}`} />
@@ -127,8 +146,11 @@ function Fact({
   children,
   wide,
   wrap,
+  title,
 }: {
   label: string;
+  /** What the label means, on hover. */
+  title?: string;
   value?: string;
   detail?: string | null;
   children?: React.ReactNode;
@@ -140,7 +162,9 @@ function Fact({
       className={`min-w-0 rounded border border-slate-200 bg-white px-3 py-2 ${wide ? "col-span-2 sm:col-span-4" : ""}`}
       data-testid={`fact-${label.toLowerCase().replace(/\s+/g, "-")}`}
     >
-      <dt className="text-xs text-slate-600">{label}</dt>
+      <dt className="text-xs text-slate-600" title={title}>
+        {label}
+      </dt>
       <dd className={wide || wrap ? "break-words" : "truncate"} title={value}>
         {children ?? value}
       </dd>

@@ -218,7 +218,9 @@ export function RunsList() {
                 <th className={`whitespace-nowrap px-3 py-2 ${LG}`}>Launched by</th>
               </tr>
             </thead>
-            <tbody>
+            {/* The skip link lands here (components/layout/skip-link.tsx): the runs themselves, past the filters and
+                the sort buttons (15 Tab stops), so the first run is two Tabs away. */}
+            <tbody data-skip-target tabIndex={-1} className="focus:outline-none">
               {rows.map((run) => {
                 const summary = summaries.data?.[run.id];
                 const end = run.finishedAt ?? new Date();

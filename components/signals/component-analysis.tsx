@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { tooltipContentStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { QueryState, RewardValue } from "@/components/trajectories/badges";
 import { formatNumber } from "@/lib/format";
@@ -16,17 +17,44 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
   const a = q.data;
   if (a.components.length === 0) return <p className="text-sm text-slate-500">This run records no reward components.</p>;
   const data = a.steps.map((s) => ({ step: s.step, reward: s.rewardMean, ...s.means }));
+  const counts = a.components.filter((c) => a.scales[c] === "count");
+  const w = a.window;
   return (
     <div className="space-y-4" data-testid="component-analysis">
+      <p className="text-xs text-slate-600" data-testid="component-window">
+        {w.firstStep === null
+          ? "No trajectories yet."
+          : `Steps ${w.firstStep}–${w.lastStep}: ${w.trajectories.toLocaleString("en-US")} trajectories${a.truncated ? ` (the most recent only; earlier steps are left out)` : ""}.`}
+        {counts.length > 0 && (
+          <span data-testid="count-components">
+            {" "}
+            Counts on the right axis: {counts.join(", ")}; the reward and the 0–1 components on the left.
+          </span>
+        )}
+      </p>
       <div className="h-64 rounded border border-slate-200 bg-white p-2" data-testid="component-chart">
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={data}>
             <CartesianGrid strokeDasharray="3 3" stroke="var(--color-slate-200)" />
-            <XAxis dataKey="step" fontSize={11} />
-            <YAxis fontSize={11} />
-            <Tooltip formatter={(v) => formatNumber(typeof v === "number" ? v : null)} />
+            <XAxis dataKey="step" fontSize={11} label={{ value: "step", position: "insideBottomRight", offset: -4, fontSize: 10 }} />
+            <YAxis yAxisId="unit" fontSize={11} domain={[(min: number) => Math.min(0, min), (max: number) => Math.max(1, max)]} />
+            {counts.length > 0 && (
+              <YAxis
+                yAxisId="count"
+                orientation="right"
+                fontSize={11}
+                allowDecimals={false}
+                label={{ value: "count", angle: 90, position: "insideRight", fontSize: 10 }}
+              />
+            )}
+            <Tooltip
+              contentStyle={tooltipContentStyle}
+              labelStyle={tooltipLabelStyle}
+              formatter={(v) => formatNumber(typeof v === "number" ? v : null)}
+            />
             <Legend />
             <Line
+              yAxisId="unit"
               dataKey="reward"
               name="total reward"
               stroke="var(--color-slate-900)"
@@ -36,7 +64,17 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
               isAnimationActive={false}
             />
             {a.components.map((c, i) => (
-              <Line key={c} dataKey={c} stroke={COLORS[i % COLORS.length]} dot={false} connectNulls={false} isAnimationActive={false} />
+              <Line
+                key={c}
+                yAxisId={a.scales[c] === "count" ? "count" : "unit"}
+                dataKey={c}
+                name={a.scales[c] === "count" ? `${c} (right axis)` : c}
+                stroke={COLORS[i % COLORS.length]}
+                strokeDasharray={a.scales[c] === "count" ? "4 3" : undefined}
+                dot={false}
+                connectNulls={false}
+                isAnimationActive={false}
+              />
             ))}
           </LineChart>
         </ResponsiveContainer>

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { DEFAULT_STATE, describeFilters, parseBrowserQuery, toBrowserQuery, toListInput } from "./browser-query";
 
 test("a shared URL restores the same filters, order and page", () => {
-  const url = "stepMin=10&stepMax=20&rewardMin=-0.5&status=unscored,error&task=airline-rebook-001&q=refund&sort=reward&dir=desc&page=3";
+  const url = "stepMin=10&stepMax=20&rewardMin=-0.5&status=unscored,error&task=airline-rebook-001&q=refund&sort=reward&dir=asc&page=3";
   const state = parseBrowserQuery(new URLSearchParams(url));
   assert.deepEqual(state, {
     stepMin: 10,
@@ -18,7 +18,7 @@ test("a shared URL restores the same filters, order and page", () => {
     component: undefined,
     componentMin: undefined,
     sort: "reward",
-    dir: "desc",
+    dir: "asc",
     page: 3,
   });
   assert.equal(toBrowserQuery(state), url);
@@ -27,6 +27,8 @@ test("a shared URL restores the same filters, order and page", () => {
 
 test("defaults make an empty query, and hand-edited junk falls back to defaults", () => {
   assert.equal(toBrowserQuery(DEFAULT_STATE), "");
+  assert.deepEqual([DEFAULT_STATE.sort, DEFAULT_STATE.dir], ["step", "desc"], "the latest step first, as on the task and group pages");
+  assert.equal(toBrowserQuery({ ...DEFAULT_STATE, dir: "asc" }), "dir=asc");
   const s = parseBrowserQuery(new URLSearchParams("stepMin=abc&status=bogus,ok&sort=evil;drop&dir=sideways&page=-4"));
   assert.deepEqual(s, {
     ...DEFAULT_STATE,

@@ -27,7 +27,11 @@ export interface BrowserState {
 }
 
 export const PAGE_SIZE = 50;
-export const DEFAULT_STATE: BrowserState = { status: [], sort: "step", dir: "asc", page: 1 };
+/**
+ * The latest step first, as the task and group pages list theirs: a researcher opens the list to see what the policy
+ * does now, and step 0 is an untrained policy's noise.
+ */
+export const DEFAULT_STATE: BrowserState = { status: [], sort: "step", dir: "desc", page: 1 };
 
 interface ParamsLike {
   get(name: string): string | null;

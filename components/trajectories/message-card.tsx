@@ -3,6 +3,7 @@
 import type { ConversationMessage, LlmCallRecord } from "@/lib/conversation";
 import { AdvantageValue, RewardValue, SourceBadge } from "./badges";
 import { LlmCallView } from "./llm-call-view";
+import { ScrollBox } from "./scroll-box";
 
 /** Tool results are usually JSON: pretty-print them; anything else is shown as written. */
 export function prettyContent(content: string): { text: string; json: boolean } {
@@ -72,14 +73,12 @@ export function MessageCard({
             <pre className="mt-1 whitespace-pre-wrap break-words font-sans text-sm">{content.text}</pre>
           </details>
         ) : (
-          message.content && (
-            <pre
-              className={`whitespace-pre-wrap break-words text-sm ${content.json ? "max-h-80 overflow-auto font-mono text-xs" : "font-sans"}`}
-              tabIndex={content.json ? 0 : undefined}
-            >
-              {content.text}
-            </pre>
-          )
+          message.content &&
+          (content.json ? (
+            <ScrollBox text={content.text} className="max-h-80 overflow-auto whitespace-pre-wrap break-words font-mono text-xs" />
+          ) : (
+            <pre className="whitespace-pre-wrap break-words font-sans text-sm">{content.text}</pre>
+          ))
         )}
         {message.toolCalls?.map((c) => (
           <div key={c.id} className="mt-2 rounded bg-slate-900 p-2 font-mono text-xs text-slate-100">

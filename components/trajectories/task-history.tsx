@@ -8,6 +8,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { tooltipContentStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatNumber } from "@/lib/format";
 import { QueryState } from "./badges";
@@ -71,6 +72,8 @@ export function TaskHistory({ runId, taskId }: { runId: string; taskId: string }
               <XAxis dataKey="step" type="number" domain={["dataMin", "dataMax"]} tick={{ fontSize: 10 }} />
               <YAxis tick={{ fontSize: 10 }} tickFormatter={(v: number) => formatNumber(v, 2)} />
               <Tooltip
+                contentStyle={tooltipContentStyle}
+                labelStyle={tooltipLabelStyle}
                 labelFormatter={(s) => `step ${s}`}
                 formatter={(v, name) => [
                   Array.isArray(v) ? v.map((x) => formatNumber(Number(x))).join(" – ") : formatNumber(Number(v)),

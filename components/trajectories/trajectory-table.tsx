@@ -57,8 +57,10 @@ export function TrajectoryTable({
             <th className="px-3 py-2 text-right">Advantage</th>
             <th className="px-3 py-2">Status</th>
             <th className="px-3 py-2 text-right">Turns</th>
+            <th className="px-3 py-2">Ended</th>
             <th className="px-3 py-2">Group · sample</th>
             {showTask && <th className="px-3 py-2">Task</th>}
+            <th className="px-3 py-2">Preview</th>
           </tr>
         </thead>
         <tbody>
@@ -91,6 +93,9 @@ export function TrajectoryTable({
                 )}
               </td>
               <td className="px-3 py-2 text-right tabular-nums">{t.numTurns}</td>
+              <td className="whitespace-nowrap px-3 py-2 font-mono text-xs text-slate-700" data-testid="end-reason">
+                {t.endReason ?? "—"}
+              </td>
               <td className="px-3 py-2 tabular-nums">
                 <Link
                   href={`/runs/${runId}/groups/${t.groupId}`}
@@ -111,6 +116,10 @@ export function TrajectoryTable({
                   </Link>
                 </td>
               )}
+              {/* The first words of the episode, so rows can be told apart without opening each one. */}
+              <td className="max-w-md truncate px-3 py-2 text-xs text-slate-600" title={t.preview ?? undefined} data-testid="preview">
+                {t.preview ?? ""}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -100,7 +100,7 @@ export async function getComponentAnalysis(db: PrismaClient, input: { runId: str
     select: { id: true, step: true, split: true, reward: true, rewardComponents: true },
   });
   const split = mainSplit(rows);
-  return analyseComponents(
+  const analysis = analyseComponents(
     rows
       .filter((r) => r.split === split)
       .map((r) => ({
@@ -110,4 +110,6 @@ export async function getComponentAnalysis(db: PrismaClient, input: { runId: str
         components: (r.rewardComponents && typeof r.rewardComponents === "object" ? r.rewardComponents : {}) as Record<string, unknown>,
       })),
   );
+  // The cap keeps the most recent trajectories: the page says where its window starts rather than implying step 0.
+  return { ...analysis, truncated: rows.length === MAX_TRAJECTORIES };
 }

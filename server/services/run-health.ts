@@ -29,14 +29,20 @@ export async function getRunHealth(db: PrismaClient, input: { runId: string }) {
       status: string;
       endReason: string | null;
       components: unknown;
-      numTurns: number;
+      policyTurns: bigint;
       formatErrors: bigint;
     }[]
   >`
-    SELECT t.step, t.reward, t.status::text AS status, t."endReason", t."rewardComponents" AS components, t."numTurns",
-           (SELECT count(*) FROM jsonb_array_elements(CASE WHEN jsonb_typeof(t.conversation) = 'array' THEN t.conversation ELSE '[]'::jsonb END) m
-             WHERE m ? 'formatError') AS "formatErrors"
+    SELECT t.step, t.reward, t.status::text AS status, t."endReason", t."rewardComponents" AS components,
+           p.turns AS "policyTurns", p.errors AS "formatErrors"
       FROM "Trajectory" t
+      -- The policy's own messages only: the environment's reply to an unparsable turn carries the same formatError,
+      -- and counting both made "195% of policy turns could not be parsed".
+      CROSS JOIN LATERAL (
+        SELECT count(*) AS turns, count(*) FILTER (WHERE coalesce(m->>'formatError', '') <> '') AS errors
+          FROM jsonb_array_elements(CASE WHEN jsonb_typeof(t.conversation) = 'array' THEN t.conversation ELSE '[]'::jsonb END) m
+         WHERE m->>'source' = 'policy'
+      ) p
      WHERE t."runId" = ${input.runId} AND t.split = 'train'
      ORDER BY t.step DESC
      LIMIT ${MAX_TRAJECTORIES}`;
@@ -47,12 +53,17 @@ export async function getRunHealth(db: PrismaClient, input: { runId: string }) {
     endReason: r.endReason,
     components:
       r.components && typeof r.components === "object" && !Array.isArray(r.components) ? (r.components as Record<string, unknown>) : {},
-    policyTurns: r.numTurns,
+    policyTurns: Number(r.policyTurns),
     formatErrors: Number(r.formatErrors),
   }));
   return {
-    problems: assessRunHealth({ metrics, trajectories }),
+    problems: assessRunHealth({ metrics, trajectories, sftWarmupSteps: warmupSteps(run.config) }),
     trajectoriesChecked: trajectories.length,
     truncated: rows.length === MAX_TRAJECTORIES,
   };
+}
+
+function warmupSteps(config: unknown): number {
+  const steps = (config as { grpo?: { sftWarmupSteps?: unknown } } | null)?.grpo?.sftWarmupSteps;
+  return typeof steps === "number" && steps > 0 ? steps : 0;
 }

@@ -6,6 +6,7 @@ import type { Prisma, RunStatus } from "../../generated/prisma/client";
 import { notFound } from "../errors";
 import { configLeaves, type ConfigLeaves } from "../../lib/config-columns";
 import { markSilentExternalRuns } from "./ingest-staleness";
+import { isWarmupProgress, WARMUP_EVENT_KIND, type WarmupProgress } from "../../lib/warmup-progress";
 import { getSlurmJobView } from "./slurm-jobs";
 
 export interface ListRunsInput {
@@ -76,4 +77,36 @@ export async function listRunEvents(
   const hasMore = rows.length > input.limit;
   const items = hasMore ? rows.slice(0, input.limit) : rows;
   return { items, nextBefore: hasMore ? items[items.length - 1].id : null };
+}
+
+/** The run's SFT warm-up as the worker last reported it (lib/warmup-progress.ts); null for a run without one. */
+export async function getRunWarmup(db: PrismaClient, runId: string): Promise<WarmupProgress | null> {
+  const row = await db.runEvent.findFirst({
+    where: { runId, data: { path: ["kind"], equals: WARMUP_EVENT_KIND } },
+    orderBy: { id: "desc" },
+    select: { data: true },
+  });
+  return row && isWarmupProgress(row.data) ? row.data : null;
+}
+
+/**
+ * Seconds the run spent training: its warm-up plus each recorded step's own time (time/step_s, or its parts for steps
+ * recorded before that metric existed) and its recording. Unlike startedAt → finishedAt this leaves out time spent
+ * queued, stopped or waiting to be cancelled ("1h 6m" for two minutes of training). null when no step has timings.
+ */
+export async function getRunTrainingSeconds(db: PrismaClient, runId: string): Promise<number | null> {
+  const [row] = await db.$queryRaw<{ seconds: number | null }[]>`
+    WITH per_step AS (
+      SELECT step,
+             coalesce(max(value) FILTER (WHERE key = 'time/step_s'),
+                      sum(value) FILTER (WHERE key IN ('time/rollout_s', 'time/update_s', 'time/checkpoint_s')))
+               + coalesce(max(value) FILTER (WHERE key = 'time/record_s'), 0)
+               + coalesce(max(value) FILTER (WHERE key = 'time/sft_s'), 0) AS seconds
+        FROM "MetricPoint"
+       WHERE "runId" = ${runId}
+         AND key IN ('time/step_s', 'time/rollout_s', 'time/update_s', 'time/checkpoint_s', 'time/record_s', 'time/sft_s')
+       GROUP BY step
+    )
+    SELECT sum(seconds)::float8 AS seconds FROM per_step`;
+  return row?.seconds ?? null;
 }

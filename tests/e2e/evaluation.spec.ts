@@ -20,6 +20,9 @@ test("the demo evaluation: one click, the gold replay's scores per task, labelle
   await expect(page.getByTestId("run-status")).toHaveText("succeeded");
   // What counted as a success is said beside the figures (τ²: reward 1).
   await expect(evaluation.getByTestId("success-rule")).toContainText("reward = 1");
+  // No per-"step" training curves for an evaluation: they are folded away under a summary that says what they are.
+  await expect(page.getByTestId("evaluation-step-charts").locator("summary")).toContainText("x: task position");
+  await expect(page.locator("[data-testid=metric-chart]:visible")).toHaveCount(0);
 
   // A task's row leads to its trajectories; the gold play's calls are on the policy's messages.
   await tasks.first().getByRole("link").click();

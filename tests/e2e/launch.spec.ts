@@ -23,6 +23,7 @@ test("launch a run from the form: it appears, trains on the worker, and can be c
   await page.locator("#cfg-grpo-groupsPerStep").fill("2");
   await page.locator("#cfg-grpo-minibatchSize").fill("4");
   await page.locator("#cfg-grpo-sftWarmupSteps").fill("2");
+  await page.getByTestId("advanced-settings").locator("summary").click(); // checkpoints and evaluation are advanced
   await page.locator("#cfg-checkpoint-saveFreq").fill("1");
   await page.locator("#cfg-evaluation-testFreq").fill("0");
 
@@ -118,6 +119,8 @@ test("the form's own defaults pass its pre-flight check, for the first environme
   // Untouched: the simulated preset (its opening used to need 2,503 tokens of a 512-token context).
   await expect(page.getByLabel("Environment", { exact: true })).toHaveValue("simulated");
   await expect(preflight).toHaveAttribute("data-verdict", "ok", { timeout: 90_000 });
+  // Beside the per-step estimate, the whole run's: steps × step time, naming what it leaves out.
+  await expect(preflight).toContainText(/whole run \(rough\)~(\d+h )?(\d+m )?\d+s for 20 steps, plus 30 SFT warm-up steps/);
   await expect(page.getByRole("button", { name: "Launch run" })).toBeEnabled();
   await expect(page.getByLabel("Launch anyway")).toHaveCount(0);
   await page.getByLabel("Environment", { exact: true }).selectOption("tau2-retail");

@@ -71,4 +71,20 @@ test.describe("on a 1440 px screen", () => {
     expect(cut).toEqual([]);
     expect(await overflowPx(page)).toBeLessThanOrEqual(0);
   });
+
+  test("content uses the screen's width (it stopped at ~1,250 px) and a group of 8 shows its 8th column whole", async ({ page }) => {
+    await page.goto("/runs");
+    await expect(page.getByTestId("run-row").first()).toBeVisible();
+    const main = (await page.locator("main").boundingBox())!;
+    expect(main.width).toBeGreaterThan(1400);
+    const runId = await openRun(page, GUESS_RUN); // groups of 8
+    await page.goto(`/runs/${runId}/groups`);
+    await page.getByTestId("group-row").first().getByRole("link").first().click();
+    const columns = page.getByTestId("group-columns");
+    await expect(page.getByTestId("group-sample")).toHaveCount(8);
+    const area = (await columns.boundingBox())!;
+    const eighth = (await page.getByTestId("group-sample").nth(7).boundingBox())!;
+    expect(eighth.x + eighth.width).toBeLessThanOrEqual(area.x + area.width + 1);
+    expect(eighth.x + eighth.width).toBeLessThanOrEqual(1440);
+  });
 });

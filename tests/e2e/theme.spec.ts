@@ -43,3 +43,42 @@ test("dark mode: the toggle cycles system → light → dark, the choice survive
   await expect(toggle).toHaveText("Theme: system");
   await expect(page.locator("html")).not.toHaveClass(/dark/);
 });
+
+/** WCAG contrast of an element's text colour against the background of another (sRGB via a canvas). */
+async function contrast(page: import("@playwright/test").Page, textSelector: string, boxSelector: string): Promise<number> {
+  return page.evaluate(
+    ([textSel, boxSel]) => {
+      const rgb = (colour: string) => {
+        const ctx = document.createElement("canvas").getContext("2d")!;
+        ctx.fillStyle = colour;
+        ctx.fillRect(0, 0, 1, 1);
+        return [...ctx.getImageData(0, 0, 1, 1).data.slice(0, 3)];
+      };
+      const luminance = ([r, g, b]: number[]) => {
+        const lin = (c: number) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+      };
+      const text = luminance(rgb(getComputedStyle(document.querySelector(textSel)!).color));
+      const box = luminance(rgb(getComputedStyle(document.querySelector(boxSel)!).backgroundColor));
+      return (Math.max(text, box) + 0.05) / (Math.min(text, box) + 0.05);
+    },
+    [textSelector, boxSelector],
+  );
+}
+
+test("dark mode: a chart's tooltip is a dark box whose step label reads at 4.5:1 or more", async ({ page }) => {
+  await page.emulateMedia({ colorScheme: "dark" });
+  await openRun(page, GUESS_RUN);
+  await expect(page.locator("html")).toHaveClass(/dark/);
+  const chart = page.locator("[data-testid=metric-chart] .recharts-surface").first();
+  await chart.scrollIntoViewIfNeeded();
+  const box = (await chart.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);
+  const label = page.locator("[data-testid=metric-chart] .recharts-tooltip-label").first();
+  await expect(label).toBeVisible();
+  await expect(label).toHaveText(/step \d+/);
+  expect(await lightness(page, "[data-testid=metric-chart] .recharts-default-tooltip", "backgroundColor")).toBeLessThan(0.3);
+  expect(
+    await contrast(page, "[data-testid=metric-chart] .recharts-tooltip-label", "[data-testid=metric-chart] .recharts-default-tooltip"),
+  ).toBeGreaterThanOrEqual(4.5);
+});

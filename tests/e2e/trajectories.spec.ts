@@ -69,7 +69,7 @@ test("the trajectory browser filters through the URL, and the inspector walks th
   await page.keyboard.press("j");
   await expect(page).not.toHaveURL(first);
   await expect(page.getByText("2 / ")).toBeVisible();
-  await expect(page).toHaveURL(/sort=reward&dir=desc/);
+  await expect(page).toHaveURL(/sort=reward(?!&dir=asc)/); // descending, the default, is left out of the URL
   await page.keyboard.press("k");
   await expect(page).toHaveURL(first);
 
@@ -101,11 +101,6 @@ test("the policy's view shows the tokens it was trained on, coloured by a per-to
   await expect(page.getByTestId("token-values")).toContainText(/log p -?[\d.]+ \(p [\d.]+\) · A -?[\d.]+ · ratio [\d.]+/);
   expect(await tokens.first().evaluate((el) => getComputedStyle(el).backgroundColor)).toMatch(/^rgba\(220, 38, 38/);
   await page.screenshot({ path: "artifacts/screenshots/policy-view.png", fullPage: true });
-  // A long line (a tool schema's one-line JSON, here the system prompt's) wraps inside the strip instead of being cut
-  // at its right edge: nothing overflows sideways, even on a narrow window.
-  await page.setViewportSize({ width: 640, height: 900 });
-  const strip = page.getByTestId("token-strip");
-  await expect.poll(() => strip.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1);
 });
 
 test("a group shows its samples side by side, and compare shows curves and the config table", async ({ page }) => {
@@ -163,4 +158,52 @@ test("a group shows its samples side by side, and compare shows curves and the c
   await page.goto(`/compare?runs=${runId}`);
   await expect(page.getByTestId("overlay-chart").first().locator("path.recharts-curve").first()).toBeVisible();
   await expect(page.getByText("Select at least two runs")).toBeVisible();
+});
+
+test("the trajectory list opens at the latest step, with an end-reason column and a text preview of each episode", async ({ page }) => {
+  const runId = await openRun(page, GUESS_RUN); // steps 0 … 11
+  await page.goto(`/runs/${runId}/trajectories`);
+  const rows = page.getByTestId("trajectory-row");
+  await expect(rows.first()).toBeVisible();
+  await expect(rows.first().getByRole("link").first()).toHaveText("11");
+  await expect(page.getByLabel("Direction")).toHaveValue("desc");
+  await expect(page.locator("thead th", { hasText: /^Ended$/ })).toHaveCount(1);
+  await expect(rows.first().getByTestId("end-reason")).toHaveText(/^[a-z_]+$/);
+  await expect(rows.first().getByTestId("preview")).not.toBeEmpty();
+});
+
+test("a tool output taller than its box says how many lines are below the edge, until scrolled to the end", async ({ page }) => {
+  const flights = Array.from({ length: 40 }, (_, i) => ({ flight: `HAT${100 + i}`, seats: i % 5, price: 120 + i }));
+  const lines = [
+    { type: "run", name: "e2e long tool output", source: "jsonl" },
+    {
+      type: "trajectory",
+      id: "long-tool-0",
+      step: 0,
+      group: "g0",
+      conversation: [
+        { role: "user", content: "Find me a flight." },
+        { role: "tool", content: JSON.stringify({ flights }) },
+        { role: "assistant", content: "HAT104 has seats." },
+      ],
+      reward: 1,
+    },
+  ];
+  await page.goto("/runs/import");
+  await page.getByLabel("Format").selectOption("jsonl");
+  await page.getByLabel("Files").setInputFiles({
+    name: "long.jsonl",
+    mimeType: "application/jsonl",
+    buffer: Buffer.from(lines.map((l) => JSON.stringify(l)).join("\n") + "\n"),
+  });
+  await page.getByLabel("Run name").fill("e2e long tool output");
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await page.getByRole("link", { name: "Open the run" }).click();
+  await page.getByRole("link", { name: "Trajectories" }).first().click();
+  await page.getByTestId("trajectory-row").first().getByRole("link").first().click();
+  const cue = page.getByTestId("clip-cue");
+  await expect(cue).toHaveText(/^↓ \d+ more lines: scroll inside the box \(\d+ lines in all\)$/);
+  const box = page.getByTestId("message").filter({ hasText: "HAT100" }).locator("pre").first();
+  await box.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+  await expect(cue).toHaveCount(0);
 });

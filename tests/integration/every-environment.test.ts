@@ -36,15 +36,19 @@ for (const env of ENVIRONMENT_CATALOG) {
         ...env.preset,
         name: `smoke ${env.name}`,
         environment: env.name,
-        // Two warm-start steps keep the SFT path exercised without the preset's full warm-start (30–40 steps at a
-        // 3–4 K context take minutes on a loaded 2-core machine; one step of each is what this smoke test checks).
+        // The work is bounded, not just its time (one environment took over 240 s on a loaded machine): the tiny
+        // policy instead of the preset's (attention over a 3-10 K context is most of a step), one warm-start step
+        // of one demonstration per micro-batch (the SFT path exercised, not the preset's 30-40 steps), one GRPO step
+        // of one group of two. The preset's context stays: it is what the environment's opening prompt needs.
+        policy: { ...env.preset.policy, model: "tiny" },
         grpo: {
           ...env.preset.grpo,
           steps: 1,
           groupsPerStep: 1,
           groupSize: 2,
           minibatchSize: 2,
-          sftWarmupSteps: Math.min(2, env.preset.grpo?.sftWarmupSteps ?? 0),
+          microBatchSize: 1,
+          sftWarmupSteps: Math.min(1, env.preset.grpo?.sftWarmupSteps ?? 0),
         },
         rollout: { ...env.preset.rollout, maxTurns: 3, maxNewTokens: 16 },
         checkpoint: { saveFreq: 1, keepLast: 1 },

@@ -4,12 +4,15 @@ import { unscoredCauseOf } from "../../lib/unscored-cause";
 import type { CheckpointRow } from "../record/checkpoint-rows";
 import type { StepRecord } from "../record/step-record";
 import type { RunSink } from "./types";
+import type { WarmupProgress } from "../../lib/warmup-progress";
 
 export interface MemorySink extends RunSink {
   steps: Map<number, StepRecord>;
   checkpoints: CheckpointRow[];
   events: { level: string; message: string; step?: number }[];
   phases: (string | null)[];
+  /** Every warm-up progress report, in order. */
+  warmups: WarmupProgress[];
   /** LLM calls of evaluation tasks cut short, kept without a trajectory. */
   unattachedCalls: LlmCallRecord[];
   /** An evaluation's task count, once set. */
@@ -24,6 +27,7 @@ export function createMemorySink(): MemorySink {
     checkpoints: [],
     events: [],
     phases: [],
+    warmups: [],
     unattachedCalls: [],
     async recordUnattachedCalls(calls) {
       sink.unattachedCalls.push(...structuredClone(calls));
@@ -40,6 +44,9 @@ export function createMemorySink(): MemorySink {
     },
     async setPhase(phase) {
       sink.phases.push(phase);
+    },
+    async recordWarmup(p) {
+      sink.warmups.push(structuredClone(p));
     },
     async event(level, message, extra) {
       sink.events.push({ level, message, step: extra?.step });

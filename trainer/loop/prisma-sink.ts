@@ -7,6 +7,20 @@ import { recordEvent } from "../record/run-events";
 import { recordUnattachedCalls, unattachedCostUsd } from "../record/unattached-calls";
 import { refreshMetricRollups } from "../../db/metric-rollups";
 import type { RecordedEvalTrial, RunSink } from "./types";
+import { describeWarmup, WARMUP_EVENT_KIND, type WarmupProgress } from "../../lib/warmup-progress";
+import type { Prisma } from "../../generated/prisma/client";
+
+/** The run's one warm-up event, created on the first report and rewritten by the next (fenced by the lease). */
+async function recordWarmup(db: PrismaClient, runId: string, workerId: string, p: WarmupProgress): Promise<void> {
+  const data = p as unknown as Prisma.InputJsonValue;
+  const owned = await db.run.count({ where: { id: runId, workerId } });
+  if (!owned) return;
+  const updated = await db.runEvent.updateMany({
+    where: { runId, data: { path: ["kind"], equals: WARMUP_EVENT_KIND } },
+    data: { message: describeWarmup(p), data },
+  });
+  if (updated.count === 0) await db.runEvent.create({ data: { runId, level: "info", message: describeWarmup(p), data } });
+}
 
 /** An evaluation's recorded trials, each with what its LLM calls cost (a resume continues after them). */
 async function recordedEvalTrials(db: PrismaClient, runId: string): Promise<RecordedEvalTrial[]> {
@@ -43,6 +57,7 @@ export function createPrismaSink(db: PrismaClient, runId: string, workerId: stri
     async setPhase(phase) {
       await db.run.updateMany({ where: { id: runId, workerId }, data: { phase } });
     },
+    recordWarmup: (p) => recordWarmup(db, runId, workerId, p),
     event: (level, message, extra) => recordEvent(db, runId, level, message, extra),
     listCheckpoints: () => listCheckpoints(db, runId),
     recordCheckpoint: (row) => recordCheckpoint(db, runId, row),

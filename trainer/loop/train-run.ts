@@ -77,7 +77,10 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
     let warm: WarmStartReport | null = null;
     if (step === 0 && deps.warmStart) {
       await sink.setPhase("warm-start");
-      warm = await deps.warmStart(control);
+      // Progress is for the run page; a failed write of it must not stop the warm-up.
+      warm = await deps.warmStart(control, async (p) => {
+        await sink.recordWarmup?.(p).catch(() => {});
+      });
     }
 
     while (step < totalSteps) {
@@ -87,6 +90,7 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
         return { kind: "stopped", reason: stop, steps: step };
       }
       const events: EventRecord[] = [];
+      const stepStarted = performance.now();
 
       // --- sample tasks -------------------------------------------------------------------------------------
       await sink.setPhase("rollout");
@@ -210,6 +214,9 @@ export async function trainRun<S>(config: RunConfig, deps: LoopDeps<S>, sink: Ru
             reward_s: rollouts.reduce((s, r) => s + (r.rewardSeconds ?? 0), 0),
             update_s: updateSeconds,
             checkpoint_s: checkpointSeconds,
+            // The whole step up to its recording (rollouts, update, evaluation, checkpoint): with time/record_s and
+            // time/sft_s, the run's training time, apart from time spent queued or stopped (server/services/runs.ts).
+            step_s: seconds(stepStarted),
           },
         }),
         ...summariseEval(evalGroups),

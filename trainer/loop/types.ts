@@ -7,6 +7,7 @@ import type { CheckpointRow } from "../record/checkpoint-rows";
 import type { EventLevel, EventRecord, StepRecord, TrajectoryRecord } from "../record/step-record";
 import type { PolicyTokenUpdate } from "../../lib/policy-tokens";
 import type { EvalTrial } from "../../lib/pass-k";
+import type { WarmupProgress } from "../../lib/warmup-progress";
 import type { LlmCallRecord } from "../../lib/conversation";
 
 /** One sampled episode: what gets recorded, plus the opaque policy-side data the update needs (tokens, masks…). */
@@ -72,6 +73,9 @@ export interface AdjustedScores {
   metrics: Record<string, number>;
 }
 
+/** Called as a warm-start stage progresses (its steps, loss and ETA: lib/warmup-progress.ts). */
+export type WarmupReporter = (progress: WarmupProgress) => Promise<void>;
+
 /** What a warm-start stage did; recorded with step 0 (the first step it precedes). */
 export interface WarmStartReport {
   metrics: Record<string, number>;
@@ -100,7 +104,7 @@ export interface LoopDeps<S> {
    * Optional stage before the first step of a fresh run, e.g. the SFT warm-start. Never called when the run resumes
    * from a checkpoint (its weights already contain the stage). Should return early once `control.reason()` is set.
    */
-  warmStart?(control: StopControl): Promise<WarmStartReport>;
+  warmStart?(control: StopControl, report?: WarmupReporter): Promise<WarmStartReport>;
   /**
    * One policy update on the step's kept groups; returns metrics under dashboard keys ("loss/policy", "kl"…). Stops
    * with the abort reason when `signal` fires (cancel, shutdown, lease lost), possibly after some optimizer steps.
@@ -126,6 +130,8 @@ export interface RunSink {
    */
   recordLateMetrics?(step: number, metrics: Record<string, number>): Promise<void>;
   setPhase(phase: string | null): Promise<void>;
+  /** The warm-up's progress, kept as one run event that each call updates (never one per step). */
+  recordWarmup?(progress: WarmupProgress): Promise<void>;
   event(level: EventLevel, message: string, extra?: { step?: number; data?: Record<string, unknown> }): Promise<void>;
   listCheckpoints(): Promise<CheckpointRow[]>;
   recordCheckpoint(row: CheckpointRow): Promise<void>;

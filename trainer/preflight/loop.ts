@@ -13,6 +13,7 @@ import { claimLeased, DB_NOW } from "../../db/lease-queue";
 import { dataRoots } from "../data-roots";
 import { createWorkerId } from "../worker/worker-id";
 import { computePreflight } from "./compute";
+import { createQueueErrorLog } from "../worker/queue-error-log";
 
 const LEASE_MS = 60_000;
 
@@ -57,24 +58,35 @@ export interface PreflightLoop {
   stop(): Promise<void>;
 }
 
-export function startPreflightLoop(opts: { db: PrismaClient; dataDir: string; pollMs?: number; log?: (m: string) => void }): PreflightLoop {
+export function startPreflightLoop(opts: {
+  db: PrismaClient;
+  dataDir: string;
+  pollMs?: number;
+  log?: (m: string) => void;
+  /** After each check answered. */
+  onAnswered?: () => void;
+}): PreflightLoop {
   const workerId = `${createWorkerId()}-preflight`;
   const log = opts.log ?? ((m: string) => console.log(`[preflight ${workerId}] ${m}`));
   let stopping = false;
   let lastPrune = 0;
+  const errors = createQueueErrorLog(log, { baseDelayMs: opts.pollMs ?? 500 });
   const done = (async () => {
     while (!stopping) {
       let worked = false;
+      let wait = opts.pollMs ?? 500;
       try {
         worked = await runOnePreflight(opts.db, workerId, opts.dataDir);
+        if (worked) opts.onAnswered?.();
         if (Date.now() - lastPrune > 3_600_000) {
           lastPrune = Date.now();
           await opts.db.preflight.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - 86_400_000) } } });
         }
+        errors.succeeded();
       } catch (err) {
-        log(`queue error: ${firstLine(err)}`);
+        wait = errors.failed(err);
       }
-      if (!worked && !stopping) await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
+      if (!worked && !stopping) await new Promise((r) => setTimeout(r, wait));
     }
   })();
   return {
@@ -86,6 +98,6 @@ export function startPreflightLoop(opts: { db: PrismaClient; dataDir: string; po
 }
 
 /** For trainer/main.ts: the loop on its own small connection pool. */
-export function startPreflightLoopFromEnv(databaseUrl: string): void {
-  startPreflightLoop({ db: createPrismaClient(databaseUrl, 2), dataDir: process.env.ROLLOUT_LAB_DATA_DIR || ".data" });
+export function startPreflightLoopFromEnv(databaseUrl: string, onAnswered?: () => void): void {
+  startPreflightLoop({ db: createPrismaClient(databaseUrl, 2), dataDir: process.env.ROLLOUT_LAB_DATA_DIR || ".data", onAnswered });
 }

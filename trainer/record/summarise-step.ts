@@ -11,6 +11,8 @@ export interface StepTimings {
   reward_s?: number;
   update_s?: number;
   checkpoint_s?: number;
+  /** The whole step before its recording. */
+  step_s?: number;
 }
 
 export interface SummariseStepInput {

@@ -8,6 +8,7 @@ import { createWorkerId } from "../worker/worker-id";
 import { executeRescoring } from "./execute";
 import { claimNextRescoring } from "./queue";
 import { readEnvVar } from "../../lib/env";
+import { createQueueErrorLog } from "../worker/queue-error-log";
 
 export interface RescoringLoopOptions {
   db: PrismaClient;
@@ -41,17 +42,20 @@ export function startRescoringLoop(opts: RescoringLoopOptions): RescoringLoop {
   const log = opts.log ?? ((m: string) => console.log(`[rescore ${workerId}] ${m}`));
   let stopping = false;
   let wake: (() => void) | null = null;
+  const errors = createQueueErrorLog(log, { baseDelayMs: opts.pollMs ?? 2_000 });
   const done = (async () => {
     while (!stopping) {
       let worked = false;
+      let wait = opts.pollMs ?? 2_000;
       try {
         worked = await runOneRescoring(opts.db, workerId, opts.leaseMs, log);
+        errors.succeeded();
       } catch (err) {
-        log(`queue error: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`);
+        wait = errors.failed(err);
       }
       if (!worked && !stopping) {
         await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, opts.pollMs ?? 2_000);
+          const t = setTimeout(resolve, wait);
           wake = () => {
             clearTimeout(t);
             resolve();

@@ -61,6 +61,8 @@ export interface SftStepsConfig {
   shouldStop?: () => boolean;
   /** Aborts between steps and micro-batches (cancel, lease lost). */
   signal?: AbortSignal;
+  /** After each step (0-based index): the run page shows the warm-up's loss and ETA as it goes. */
+  onStep?: (outcome: StepOutcome, index: number) => void | Promise<void>;
 }
 
 /**
@@ -92,7 +94,9 @@ export async function runSftSteps(
       const chunk = batch.slice(m, m + micro);
       parts.push({ weight: chunk.length / batch.length, loss: () => ({ loss: maskedNll(model, chunk), metrics: {} }) });
     }
-    steps.push(await stepper.step(parts, cfg.signal));
+    const outcome = await stepper.step(parts, cfg.signal);
+    steps.push(outcome);
+    await cfg.onStep?.(outcome, s);
   }
   return steps;
 }

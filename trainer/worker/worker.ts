@@ -12,6 +12,7 @@
  * A worker that dies (SIGKILL, OOM, host lost) simply stops heartbeating; once its lease expires any worker
  * reclaims the run and resumes it from its last complete checkpoint (claimNextRun in lease.ts).
  */
+import { createQueueErrorLog } from "./queue-error-log";
 import type { PrismaClient } from "../../generated/prisma/client";
 import { ZodError } from "zod";
 import { describeZodIssues } from "../../lib/error-text";
@@ -115,14 +116,17 @@ export class TrainerWorker {
 
   /** Claim and run queued runs until stop(). */
   async start(): Promise<void> {
+    const errors = createQueueErrorLog(this.log, { baseDelayMs: this.pollMs });
     while (!this.stopping) {
       let worked = false;
+      let wait = this.pollMs;
       try {
         worked = await this.runOnce();
+        errors.succeeded();
       } catch (err) {
-        this.log(`queue error: ${firstLine(err)}`);
+        wait = errors.failed(err);
       }
-      if (!worked && !this.stopping) await this.sleep(this.pollMs);
+      if (!worked && !this.stopping) await this.sleep(wait);
     }
   }
 

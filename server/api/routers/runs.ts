@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { getSlurmJobLines } from "../../services/slurm-jobs";
 import { publicProcedure, router } from "../trpc";
-import { getRun, getRunConfigLeaves, getRunFacets, listRunEvents, listRuns } from "../../services/runs";
+import {
+  getRun,
+  getRunConfigLeaves,
+  getRunFacets,
+  getRunTrainingSeconds,
+  getRunWarmup,
+  listRunEvents,
+  listRuns,
+} from "../../services/runs";
 import { getMetricSeries, getRewardSparklines, getRunSummaries, listMetricKeys } from "../../services/metrics";
 import { getRunQueueStanding } from "../../services/run-queue";
 import { runIdSchema } from "../ids";
@@ -32,6 +40,14 @@ export const runsRouter = router({
 
   /** A queued run's place in the queue and what holds it (null once it is no longer queued). */
   queueStanding: publicProcedure.input(z.object({ id: runId }).strict()).query(({ ctx, input }) => getRunQueueStanding(ctx.db, input.id)),
+
+  /** Seconds spent training, apart from time queued or stopped (null before the first step is recorded). */
+  trainingSeconds: publicProcedure
+    .input(z.object({ id: runId }).strict())
+    .query(({ ctx, input }) => getRunTrainingSeconds(ctx.db, input.id)),
+
+  /** The SFT warm-up's steps, losses and ETA (null when the run has none). */
+  warmup: publicProcedure.input(z.object({ id: runId }).strict()).query(({ ctx, input }) => getRunWarmup(ctx.db, input.id)),
 
   events: publicProcedure
     .input(

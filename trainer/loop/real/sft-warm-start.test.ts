@@ -9,7 +9,11 @@ import { getEnvironment } from "../../envs/registry";
 import type { Demonstration, Environment, EpisodeContext, LlmChat, Task } from "../../envs/types";
 import { ByteTokenizer } from "../../policy/tokenizer/byte";
 import { builtinChatFormat } from "../../policy/chat/load-chat-format";
-import { loadDemonstrations, tokeniseDemonstrations } from "./sft-warm-start";
+import { createSftWarmStart, loadDemonstrations, tokeniseDemonstrations, tokeniseDemonstrationsYielding } from "./sft-warm-start";
+import { DecoderLM } from "../../policy/model";
+import { PRESETS } from "../../policy/config";
+import { AdamW } from "../../policy/optimizer";
+import { describeWarmup, type WarmupProgress } from "../../../lib/warmup-progress";
 import { sharedData } from "../../../tests/fixtures/shared-data";
 
 const tok = new ByteTokenizer();
@@ -146,4 +150,57 @@ test("the demonstrations file wins over the environment; without either the run 
     loadDemonstrations(config, { ...guess, demonstrations: undefined }, guess.builtinTasks()),
     /environment "guess-number" cannot provide gold trajectories/,
   );
+});
+
+test("the warm-up reports its steps, every loss and an ETA as it goes, and yields to the event loop while tokenising", async () => {
+  const env = getEnvironment("guess-number");
+  const trainTasks = env.builtinTasks();
+  const model = new DecoderLM(PRESETS.micro, { seed: 5 });
+  const optimizer = new AdamW(model.trainableVariables(), { lr: 1e-3 });
+  const config = parseRunConfig({ environment: "guess-number", grpo: { sftWarmupSteps: 6, minibatchSize: 2, microBatchSize: 2 } });
+  const warmStart = createSftWarmStart({
+    config,
+    env,
+    trainTasks,
+    model,
+    optimizer,
+    chat,
+    checkpointDir: mkdtempSync(path.join(tmpdir(), "sft-")),
+  });
+  const reports: WarmupProgress[] = [];
+  const controller = new AbortController();
+  const report = await warmStart({ reason: () => null, signal: controller.signal }, async (p) => {
+    reports.push(p);
+  });
+  assert.deepEqual(
+    reports.slice(0, 2).map((p) => [p.done, p.etaSeconds === null, p.finished]),
+    [
+      [0, true, false],
+      [1, false, false],
+    ],
+    "before the first step (no ETA yet), then after it",
+  );
+  const last = reports[reports.length - 1];
+  assert.equal(last.finished, true);
+  assert.equal(last.done, 6);
+  assert.equal(last.steps, 6);
+  assert.equal(last.losses.length, 6);
+  assert.ok(last.losses.every((l) => l !== null && Number.isFinite(l) && l > 0));
+  assert.equal(last.etaSeconds, 0);
+  assert.deepEqual(last.losses[5], report.metrics["sft/loss_last"]);
+  assert.match(describeWarmup(last), /^SFT warm-up: 6 of 6 steps done in \d+ (s|min), loss \d\.\d{3} → \d\.\d{3}\.$/);
+  assert.match(describeWarmup(reports[1]), /^SFT warm-up: step 1 of 6, loss \d\.\d{3}, about \d+ (s|min) left\.$/);
+});
+
+test("tokenising the demonstrations lets other work run between them (a worker's queue transactions and lease)", async () => {
+  const env = getEnvironment("guess-number");
+  const demos = await env.demonstrations!(env.builtinTasks());
+  let ranDuring = -1;
+  let tokenised = 0;
+  const counting: typeof chat = Object.create(chat);
+  counting.encode = (text: string) => (tokenised++, chat.encode(text));
+  setImmediate(() => (ranDuring = tokenised));
+  const { examples } = await tokeniseDemonstrationsYielding(counting, demos, 512);
+  assert.equal(examples.length, demos.length);
+  assert.ok(ranDuring >= 0 && ranDuring < tokenised, `a callback queued before tokenising ran after ${ranDuring} of ${tokenised} encodes`);
 });

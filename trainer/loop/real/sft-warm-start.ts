@@ -21,7 +21,9 @@ import type { ChatFormat } from "../../policy/chat/chat-format";
 import type { TemplateMessage } from "../../policy/chat/template";
 import { commonPrefixLength } from "../../policy/prefix-cache";
 import { runSftSteps, type Demonstration as TokenDemonstration } from "../../update/sft";
-import type { StopControl, WarmStartReport } from "../types";
+import type { StopControl, WarmStartReport, WarmupReporter } from "../types";
+import { warmupEta, WARMUP_EVENT_KIND, type WarmupProgress } from "../../../lib/warmup-progress";
+import { yieldToEventLoop } from "../../update/step";
 
 /** Where the warm-started KL reference is kept (next to the run's checkpoint-* folders, never pruned). */
 export const referenceDirOf = (checkpointDir: string) => path.join(checkpointDir, "kl-reference");
@@ -92,6 +94,31 @@ export function tokeniseDemonstrations(
   return { examples, truncated };
 }
 
+/**
+ * tokeniseDemonstrations, yielding to the event loop between demonstrations: rendering and encoding thousands of
+ * long chats is seconds of synchronous work, and a worker that does not answer for that long loses its side jobs'
+ * database transactions (the pre-flight and re-scoring queues) and its pre-flight answers.
+ */
+export async function tokeniseDemonstrationsYielding(
+  chat: ChatFormat,
+  demos: Demonstration[],
+  maxPositions: number,
+  signal?: AbortSignal,
+): Promise<{ examples: TokenDemonstration[]; truncated: number }> {
+  const examples: TokenDemonstration[] = [];
+  let truncated = 0;
+  for (const d of demos) {
+    const one = tokeniseDemonstrations(chat, [d], maxPositions);
+    examples.push(...one.examples);
+    truncated += one.truncated;
+    await yieldToEventLoop(signal);
+  }
+  return { examples, truncated };
+}
+
+/** Progress reported at most this often (and always for the first and last step): one database write each. */
+const PROGRESS_EVERY_MS = 2_000;
+
 export interface SftWarmStartInput {
   config: RunConfig;
   env: Environment;
@@ -105,18 +132,38 @@ export interface SftWarmStartInput {
   checkpointDir: string;
 }
 
-export function createSftWarmStart(input: SftWarmStartInput): (control: StopControl) => Promise<WarmStartReport> {
+export function createSftWarmStart(input: SftWarmStartInput): (control: StopControl, report?: WarmupReporter) => Promise<WarmStartReport> {
   const { config, model, reference } = input;
-  return async (control) => {
+  return async (control, report) => {
     const t0 = performance.now();
+    const total = config.grpo.sftWarmupSteps;
+    const losses: (number | null)[] = [];
+    let lastReport = -Infinity;
+    let firstStepAt = 0;
+    const progress = (finished: boolean): WarmupProgress => {
+      const now = performance.now();
+      // The pace is measured from the first step on: loading and tokenising are not repeated per step.
+      const stepping = losses.length > 0 ? (now - firstStepAt) / 1000 : 0;
+      return {
+        kind: WARMUP_EVENT_KIND,
+        steps: total,
+        done: losses.length,
+        losses: [...losses],
+        elapsedSeconds: (now - t0) / 1000,
+        etaSeconds: finished ? 0 : warmupEta(losses.length, total, stepping),
+        finished,
+      };
+    };
+    await report?.(progress(false));
     const { demos, source } = await loadDemonstrations(config, input.env, input.trainTasks);
     const maxPositions = model.config.maxPositions;
-    const { examples, truncated } = tokeniseDemonstrations(input.chat, demos, maxPositions);
+    const { examples, truncated } = await tokeniseDemonstrationsYielding(input.chat, demos, maxPositions, control.signal);
     if (examples.length === 0) {
       throw new Error(
         `None of the ${demos.length} demonstrations from ${source} has an assistant token within the model's last ${maxPositions} positions; shorten them or use a model with a longer context.`,
       );
     }
+    firstStepAt = performance.now();
     const steps = await runSftSteps(
       model,
       input.optimizer,
@@ -127,6 +174,14 @@ export function createSftWarmStart(input: SftWarmStartInput): (control: StopCont
         microBatchSize: config.grpo.microBatchSize,
         shouldStop: () => control.reason() !== null,
         signal: control.signal,
+        onStep: async (outcome, index) => {
+          losses.push(outcome.applied && Number.isFinite(outcome.loss) ? outcome.loss : null);
+          const now = performance.now();
+          if (index === 0 || now - lastReport >= PROGRESS_EVERY_MS) {
+            lastReport = now;
+            await report?.(progress(false));
+          }
+        },
       },
       new Rng(config.seed * 7919 + 104_729),
     );
@@ -139,14 +194,15 @@ export function createSftWarmStart(input: SftWarmStartInput): (control: StopCont
         state: { step: 0, rngState: 0, dataCursor: 0, role: "kl-reference" },
       });
     }
-    const losses = steps.filter((s) => s.applied && Number.isFinite(s.loss)).map((s) => s.loss);
+    await report?.(progress(true));
+    const applied = steps.filter((s) => s.applied && Number.isFinite(s.loss)).map((s) => s.loss);
     const seconds = (performance.now() - t0) / 1000;
     const metrics: Record<string, number> = { "time/sft_s": seconds };
-    if (losses.length) {
-      metrics["sft/loss_first"] = losses[0];
-      metrics["sft/loss_last"] = losses[losses.length - 1];
+    if (applied.length) {
+      metrics["sft/loss_first"] = applied[0];
+      metrics["sft/loss_last"] = applied[applied.length - 1];
     }
-    const lossText = losses.length ? `loss ${losses[0].toFixed(3)} → ${losses[losses.length - 1].toFixed(3)}` : "no step applied";
+    const lossText = applied.length ? `loss ${applied[0].toFixed(3)} → ${applied[applied.length - 1].toFixed(3)}` : "no step applied";
     const notes = [
       truncated ? `${truncated} truncated to the last ${maxPositions} tokens` : "",
       examples.length < demos.length ? `${demos.length - examples.length} skipped (no assistant token left)` : "",
@@ -163,8 +219,8 @@ export function createSftWarmStart(input: SftWarmStartInput): (control: StopCont
             demonstrations: examples.length,
             batchSize: Math.min(config.grpo.minibatchSize, examples.length),
             source,
-            lossFirst: losses[0] ?? null,
-            lossLast: losses[losses.length - 1] ?? null,
+            lossFirst: applied[0] ?? null,
+            lossLast: applied[applied.length - 1] ?? null,
             truncated,
             seconds,
           },
