@@ -5,6 +5,7 @@
  * with the messages before it folded (lib/conversation-diff: same author, text and tool calls).
  */
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
@@ -98,13 +99,14 @@ export function TrajectoryPair({ a, b }: { a: string; b: string }) {
 /** Only one id given (the inspector's "Compare with…"): ask for the other. */
 function PickPair({ a }: { a: string }) {
   const [other, setOther] = useState("");
+  const router = useRouter();
   return (
     <form
       className="space-y-2 text-sm"
       onSubmit={(e) => {
         e.preventDefault();
         const b = trajectoryIdFrom(other);
-        if (b) window.location.assign(`/trajectories/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
+        if (b) router.push(`/trajectories/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
       }}
     >
       <h1 className="text-xl font-semibold">Compare two trajectories</h1>
