@@ -17,6 +17,8 @@ export interface RunStatus {
   error: string | null;
   cancelRequested: boolean;
   url: string;
+  /** A Slurm run's job (docs/slurm.md); null or absent for runs a worker trains. */
+  slurm?: { description: string } | null;
 }
 
 export interface WaitOptions {
@@ -68,6 +70,13 @@ export function outcome(
   }
 }
 
+/** The line `--wait` prints when it changes: status, step, phase, reward, a pending cancel, and a Slurm run's job. */
+export function progressLine(run: RunStatus, metric?: string): string {
+  const cancel = run.cancelRequested && run.status === "running" ? " — cancel requested" : "";
+  const slurm = run.slurm ? ` — ${run.slurm.description}` : "";
+  return `${run.status} step ${run.step}/${run.totalSteps}${run.phase ? ` (${run.phase})` : ""} reward ${fmt(rewardOf(run, metric))}${cancel}${slurm}`;
+}
+
 export async function waitForRun(client: ApiClient, id: string, opts: WaitOptions): Promise<{ code: ExitCode; run: RunStatus }> {
   const now = opts.now ?? Date.now;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -76,7 +85,7 @@ export async function waitForRun(client: ApiClient, id: string, opts: WaitOption
   let last = "";
   for (;;) {
     const run = await client.json<RunStatus>("GET", `/runs/${encodeURIComponent(id)}`);
-    const line = `${run.status} step ${run.step}/${run.totalSteps}${run.phase ? ` (${run.phase})` : ""} reward ${fmt(rewardOf(run, opts.metric))}${run.cancelRequested && run.status === "running" ? " — cancel requested" : ""}`;
+    const line = progressLine(run, opts.metric);
     if (line !== last) {
       opts.log(`[${Math.round((now() - started) / 1000)}s] ${line}`);
       last = line;

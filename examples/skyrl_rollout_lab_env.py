@@ -65,7 +65,16 @@ class RolloutLabTextEnv(BaseTextEnv):
 
     def init(self, prompt):
         self.client = RolloutLabEnv(self.env_url, token=os.environ.get("ROLLOUT_LAB_TOKEN"))
-        self.result = self.client.reset(
+        try:
+            self.result = self._reset()
+        except BaseException:
+            self.close()  # a refused reset (unknown task, bad options) must not leave the session open either
+            raise
+        # The server's opening is the episode's (same task and seed as the dataset's prompt, which it replaces).
+        return _chat(self.result.observation["messages"]), {"task_id": self.result.observation["task_id"]}
+
+    def _reset(self):
+        return self.client.reset(
             task_id=self.task_id,
             seed=self.seed,
             max_turns=self.max_turns,
@@ -75,8 +84,6 @@ class RolloutLabTextEnv(BaseTextEnv):
             tool_presentation="prompt",
             **({"options": self.options} if self.options else {}),
         )
-        # The server's opening is the episode's (same task and seed as the dataset's prompt, which it replaces).
-        return _chat(self.result.observation["messages"]), {"task_id": self.result.observation["task_id"]}
 
     def step(self, action):
         self.turns += 1
@@ -141,6 +148,25 @@ def _prepare(env_url, out_dir, seeds):
     pd.DataFrame(rows).to_parquet(os.path.join(out_dir, "train.parquet"))
 
 
+def with_step(generator):
+    """SkyRL's generator, made to hand each env the training step: SkyRL knows it (GeneratorInput's
+    batch_metadata.global_step, counted from 1) but gives an env only the row's extras, so it is copied into
+    extras["extra_info"]["step"], which the env sends with its reset. Episodes then group by SkyRL's step."""
+    inner = generator.generate
+
+    async def generate(input_batch, *args, **kwargs):
+        meta = input_batch.get("batch_metadata")
+        if meta is not None:
+            input_batch["env_extras"] = [
+                {**(extras or {}), "extra_info": {**((extras or {}).get("extra_info") or {}), "step": meta.global_step}}
+                for extras in input_batch.get("env_extras") or []
+            ]
+        return await inner(input_batch, *args, **kwargs)
+
+    generator.generate = generate
+    return generator
+
+
 def main():
     """SkyRL's main_base entry with this env registered inside the Ray task that builds the generator (a
     registration in the driver process alone does not reach it). Arguments: SkyRL's key=value overrides."""
@@ -152,12 +178,16 @@ def main():
     from skyrl.train.utils import validate_cfg
     from skyrl.train.utils.utils import initialize_ray
 
+    class RolloutLabExp(BasePPOExp):
+        def get_generator(self, cfg, tokenizer, inference_engine_client):
+            return with_step(super().get_generator(cfg, tokenizer, inference_engine_client))
+
     @ray.remote(num_cpus=1)
     def entrypoint(cfg):
         from skyrl_gym.envs import register
 
         register(id="rollout-lab", entry_point="skyrl_rollout_lab_env:RolloutLabTextEnv")
-        BasePPOExp(cfg).run()
+        RolloutLabExp(cfg).run()
 
     cfg = SkyRLTrainConfig.from_cli_overrides(sys.argv[1:])
     validate_cfg(cfg)

@@ -85,6 +85,27 @@ class _Session:
             return self.result
 
 
+def _verl_step(default):
+    """The training step this rollout belongs to. verl does not hand it to an interaction; with its file logger on
+    (VERL_FILE_LOGGER_PATH, as Rollout Lab's launch sets it) the step is the one after the last logged (verl counts
+    from 1 and logs a step when it is done), so episodes group by the same step as the run's curves."""
+    path = os.environ.get("VERL_FILE_LOGGER_PATH")
+    if not path:
+        return int(default)
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - 65536))
+            lines = [line for line in f.read().split(b"\n") if line.strip()]
+    except OSError:
+        return 1  # nothing logged yet: verl's first step
+    for line in reversed(lines):  # the last whole line (one being written may be cut)
+        try:
+            return int(json.loads(line)["step"]) + 1
+        except (ValueError, KeyError, TypeError):
+            continue
+    return 1
+
+
 def _outcome(request_id):
     """(done, reward) of a trajectory, whether its session is still open or already ended."""
     session = SESSIONS.get(request_id)
@@ -107,6 +128,7 @@ class RolloutLabInteraction(BaseInteraction):
         self.max_turns = int(config.get("max_turns", 12))
 
     async def start_interaction(self, instance_id=None, task_id=None, seed=0, step=0, **kwargs):
+        step = _verl_step(step)
         session = _Session(self.env_url, os.environ.get("ROLLOUT_LAB_TOKEN"))
         # Same task and seed as the prompt in the dataset, so the opening the policy read is this episode's.
         await asyncio.to_thread(

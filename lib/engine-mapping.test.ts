@@ -148,6 +148,12 @@ test("settings an engine cannot express are refused at creation, naming the fiel
   assert.match(trl["grpo.dualClip"], /set grpo.dualClip to null/);
   assert.match(trl["grpo.klEstimator"], /k3 only/);
   assert.match(trl["grpo.lossAggregation"], /TRL has no "seq-mean-token-sum"/);
+  const split = issues({
+    execution: { engine: "trl" },
+    policy: { model: "Qwen/Qwen3-1.7B" },
+    grpo: { dualClip: null, groupsPerStep: 3, groupSize: 4, minibatchSize: 8 },
+  });
+  assert.match(split["grpo.minibatchSize"], /12 trajectories .* batches of 8; choose a divisor of 12/);
   const verl = issues({
     execution: { engine: "verl" },
     policy: { model: "Qwen/Qwen3-1.7B" },
@@ -205,6 +211,9 @@ test("the adapters use only names the engines define, with the signatures they c
   assert.equal(skyrl.files["skyrl-gym/skyrl_gym/envs/registration.py"].register, "register(id, entry_point, kwargs)");
   assert.deepEqual(skyrl.generator, { sums_step_rewards: true, close_after_exception: false, custom_env_config_by_getattr: true });
   assert.equal(skyrl.entrypoint.BasePPOExp, "run(self)");
+  assert.equal(skyrl.entrypoint["BasePPOExp.get_generator"], "get_generator(self, cfg, tokenizer, inference_engine_client)");
+  assert.ok(skyrl.generator_input.GeneratorInput.includes("batch_metadata") && skyrl.generator_input.GeneratorInput.includes("env_extras"));
+  assert.ok(skyrl.generator_input.BatchMetadata.includes("global_step"), "where the adapter takes SkyRL's step from");
   const skyPy = adapter("skyrl_rollout_lab_env.py");
   for (const name of [
     "BaseTextEnv",

@@ -84,6 +84,13 @@ function trl(c: RunConfig, m: EngineMapping, refuse: (path: string, message: str
   if (g.klEstimator !== "k3") refuse("grpo.klEstimator", `TRL's KL term is k3 only; set grpo.klEstimator to "k3".`);
   if (g.klInReward) refuse("grpo.klInReward", "TRL applies the KL in the loss only; set grpo.klInReward to false.");
   if (g.dualClip !== null) refuse("grpo.dualClip", "TRL has no dual-clip; set grpo.dualClip to null.");
+  // GRPOConfig refuses a generation batch that is not a whole number of per-device batches (grpo_config.py)
+  const perDevice = g.microBatchSize ?? g.minibatchSize;
+  if ((g.groupsPerStep * g.groupSize) % perDevice !== 0)
+    refuse(
+      g.microBatchSize ? "grpo.microBatchSize" : "grpo.minibatchSize",
+      `TRL needs the ${g.groupsPerStep * g.groupSize} trajectories of a step (groupsPerStep × groupSize) to split into batches of ${perDevice}; choose a divisor of ${g.groupsPerStep * g.groupSize}.`,
+    );
   Object.assign(m.settings, {
     num_generations: g.groupSize,
     learning_rate: g.learningRate,

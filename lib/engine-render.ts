@@ -64,6 +64,7 @@ export function renderEngineLaunch(run: { id: string; name: string }, c: RunConf
       `the run's config cannot run on ${engine}: ${mapping.refused.map((r) => `${r.path.join(".")}: ${r.message}`).join("; ")}`,
     );
   const examples = `${site.checkout.replace(/\/+$/, "")}/examples`;
+  const clients = `${site.checkout.replace(/\/+$/, "")}/clients/python`;
   const seeds = site.seeds ?? Math.max(c.grpo.groupsPerStep, 64);
   const env: Record<string, string> = {
     ROLLOUT_LAB_ENV_URL: `${site.envServerUrl.replace(/\/+$/, "")}/envs/${c.environment}`,
@@ -72,7 +73,7 @@ export function renderEngineLaunch(run: { id: string; name: string }, c: RunConf
     ROLLOUT_LAB_EXPERIMENT: run.name,
     ROLLOUT_LAB_MAX_TURNS: String(c.rollout.maxTurns),
     ROLLOUT_LAB_SEEDS: String(seeds),
-    PYTHONPATH: `${examples}:${site.checkout.replace(/\/+$/, "")}/clients/python`,
+    PYTHONPATH: `${examples}:${clients}`,
     PYTHONUNBUFFERED: "1",
   };
   const settings = Object.fromEntries(Object.entries(mapping.settings).filter(([, v]) => v !== null));
@@ -105,7 +106,8 @@ export function renderEngineLaunch(run: { id: string; name: string }, c: RunConf
       "custom_reward_function.name": "compute_score",
       "trainer.project_name": "rollout-lab",
       "trainer.experiment_name": run.id,
-      "trainer.logger": "[console]",
+      // verl's file logger writes {"step", "data"} lines; rollout_lab_forward_metrics.py sends them to the run
+      "trainer.logger": "[console,file]",
     };
     const prepare = [site.python, `${examples}/verl_rollout_lab.py`, "--env-url", "${ROLLOUT_LAB_ENV_URL}", "--out", "data"];
     const train = [site.python, "-m", "verl.trainer.main_ppo", ...Object.entries(overrides).map(([k, v]) => override(k, v))];
@@ -114,6 +116,9 @@ export function renderEngineLaunch(run: { id: string; name: string }, c: RunConf
       mapping,
       files: {
         "run-verl.sh": script([
+          // absolute, as verl's Ray workers read it too (the adapter's agent loop takes the step from it)
+          'export VERL_FILE_LOGGER_PATH="$PWD/verl-metrics.jsonl"',
+          `${command([site.python, `${clients}/rollout_lab_forward_metrics.py`])} "$VERL_FILE_LOGGER_PATH" --follow-pid $$ &`,
           `${command(prepare.slice(0, 3))} "$ROLLOUT_LAB_ENV_URL" --out data --seeds "$ROLLOUT_LAB_SEEDS" --experiment "$ROLLOUT_LAB_EXPERIMENT"`,
           command(train),
         ]),

@@ -131,9 +131,10 @@ export const SimulatedEnvConfigSchema = z
          * fed back, then unscored (or 0 with `unparsable: "zero"`). "simia": Simia-RL's — one call, its parse and its
          * score (trainer/judge/simia-judgement.ts), an unreadable reply 0, and Simia's sampling parameters
          * (`simiaSampling`) on the simulator's and the judge's requests; `samples`, `maxAttempts` and `unparsable` do
-         * not apply.
+         * not apply. Unset: "simia" with Simia's own loop (`simulator: "simia"`), so the environment named after
+         * Simia-RL scores as Simia-RL unless the user opts out; "strict" with the split simulators (ours).
          */
-        mode: z.enum(["strict", "simia"]).default("strict"),
+        mode: z.enum(["strict", "simia"]).optional(),
       })
       .strict()
       .default({
@@ -143,7 +144,6 @@ export const SimulatedEnvConfigSchema = z
         maxAttempts: 2,
         aggregate: "mean",
         unparsable: "unscored",
-        mode: "strict",
       }),
     /**
      * What Simia's mode sends with every simulator and judge request, in place of the endpoint's temperature and
@@ -159,6 +159,16 @@ export const SimulatedEnvConfigSchema = z
   })
   .strict();
 export type SimulatedEnvConfig = z.infer<typeof SimulatedEnvConfigSchema>;
+
+/**
+ * The judge mode a `simulated` config runs with: its own, else Simia-RL's with Simia's loop (the default simulator)
+ * and ours with the split simulators. One place, so the episode, the reward formula and the Simia export agree.
+ */
+export function simulatedJudgeMode(options: { simulator?: string; judge?: { mode?: string } } | undefined): "simia" | "strict" {
+  const mode = options?.judge?.mode;
+  if (mode === "simia" || mode === "strict") return mode;
+  return (options?.simulator ?? "simia") === "simia" ? "simia" : "strict";
+}
 export type SimulatedEnvConfigInput = z.input<typeof SimulatedEnvConfigSchema>;
 
 /** Environment name → the schema of its `environmentOptions`. */

@@ -6,6 +6,7 @@
  * names (its probes as floats, its test cases as ints). Also Python's `float(text)` and `str()` of a number.
  */
 import { pythonFloatRepr, pythonRound } from "./python-json";
+import { pythonFloat } from "./python-values";
 
 export class PythonEvalError extends Error {}
 
@@ -213,14 +214,11 @@ export function pythonRoundNumber(x: PyNum, ndigits: number): PyNum {
   return isInt(x) ? x : pythonRound(x, ndigits);
 }
 
-const PY_FLOAT_TEXT = /^[+-]?(?:(?:\d(?:_?\d)*)(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?$/;
-
-/** Python's `float(text)`, or null where it raises ValueError ("25.0 points", "", "1,000"). */
+/**
+ * Python's `float(text)`, or null where it raises ValueError ("25.0 points", "", "1,000"): the one float() reader
+ * (lib/python-values.ts), so "٤٢" is 42 here as in FunctionGym.
+ */
 export function parsePythonFloat(text: string): number | null {
-  // Python strips whitespace (str.strip's set) around the literal; underscores may group digits.
-  const t = text.replace(/^[\s\u001c-\u001f\u0085]+|[\s\u001c-\u001f\u0085]+$/g, "");
-  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(t);
-  if (special) return special[2].toLowerCase() === "nan" ? NaN : special[1] === "-" ? -Infinity : Infinity;
-  if (!PY_FLOAT_TEXT.test(t)) return null;
-  return Number(t.replace(/_/g, ""));
+  const read = pythonFloat(text);
+  return read.ok ? read.value : null;
 }

@@ -36,12 +36,49 @@ const FLOAT_TEXT = new RegExp(
 
 export type PythonFloat = { ok: true; value: number } | { ok: false; error: string };
 
+/** Non-ASCII characters float() reads as a space: `str.isspace()`'s, past U+007E (ASCII ones are kept as they are). */
+const WIDE_SPACE = /^[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]$/;
+const DECIMAL = /^\p{Nd}$/u;
+const digitCache = new Map<number, number>();
+
+/**
+ * The value of a Unicode decimal digit (general category Nd). Unicode assigns them only in runs of ten, 0 to 9, so
+ * the value is the distance from the run's start modulo 10 (runs can abut, as the mathematical digits do).
+ */
+function decimalValue(cp: number): number {
+  const known = digitCache.get(cp);
+  if (known !== undefined) return known;
+  let start = cp;
+  while (start > 0 && DECIMAL.test(String.fromCodePoint(start - 1))) start--;
+  const value = (cp - start) % 10;
+  digitCache.set(cp, value);
+  return value;
+}
+
+/**
+ * The ASCII text CPython's float() parses: each non-ASCII space becomes " ", each Unicode decimal digit its ASCII
+ * digit ("٧٥" -> "75"), any other non-ASCII character makes the text unreadable (null); then ASCII whitespace is
+ * stripped from both ends. ASCII control characters are kept, so "\x1c1" is a ValueError although strip() removes
+ * U+001C (_PyUnicode_TransformDecimalAndSpaceToASCII, then Py_ISSPACE).
+ */
+function asciiFloatText(s: string): string | null {
+  let out = "";
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 127) out += ch;
+    else if (WIDE_SPACE.test(ch)) out += " ";
+    else if (DECIMAL.test(ch)) out += String(decimalValue(cp));
+    else return null;
+  }
+  return out.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, "");
+}
+
 const typeName = (v: unknown): string =>
   v === null ? "NoneType" : Array.isArray(v) ? "list" : typeof v === "object" ? "dict" : typeof v === "string" ? "str" : typeof v;
 
 /**
  * `float(v)` for a value json.loads produced: numbers and booleans convert, strings parse as Python parses them
- * (surrounding whitespace, underscores between digits, inf/nan in any case; ASCII digits only), anything else is
+ * (any Unicode decimal digit, surrounding whitespace, underscores between digits, inf/nan in any case), anything else is
  * Python's TypeError. The error texts are Python's.
  */
 export function pythonFloat(v: unknown): PythonFloat {
@@ -49,8 +86,9 @@ export function pythonFloat(v: unknown): PythonFloat {
   if (typeof v === "boolean") return { ok: true, value: v ? 1 : 0 };
   if (typeof v !== "string")
     return { ok: false, error: `TypeError: float() argument must be a string or a real number, not '${typeName(v)}'` };
-  const text = pythonStrip(v);
-  if (!FLOAT_TEXT.test(text)) return { ok: false, error: `ValueError: could not convert string to float: ${pythonRepr(v)}` };
+  const text = asciiFloatText(v);
+  if (text === null || !FLOAT_TEXT.test(text))
+    return { ok: false, error: `ValueError: could not convert string to float: ${pythonRepr(v)}` };
   const plain = text.replace(/_/g, "").toLowerCase();
   const sign = plain.startsWith("-") ? -1 : 1;
   const body = plain.replace(/^[+-]/, "");

@@ -81,8 +81,11 @@ function baseFormula(ctx: RewardContext): Omit<RewardFormula, "notes"> | null {
       const penalty = option<number>(ctx, "turnPenalty", 0.25);
       return { formula: `reward = solved ? max(0, 1 − ${penalty} × (turns − 1)) : 0`, terms: ["solved", "turns"] };
     }
-    case "simulated":
-      if (ctx.llmJudge && (ctx.environmentOptions?.judge as { mode?: string } | undefined)?.mode === "simia")
+    case "simulated": {
+      // judge.mode unset is Simia's with Simia's loop (the default simulator): environment-options' simulatedJudgeMode.
+      const judge = option<{ mode?: string } | undefined>(ctx, "judge", undefined);
+      const simiaJudge = judge?.mode === "simia" || (judge?.mode === undefined && option(ctx, "simulator", "simia") === "simia");
+      if (ctx.llmJudge && simiaJudge)
         return { formula: 'reward = float(the judge\'s "reward"), read as Simia-RL reads it (0 when absent or unreadable)', terms: [] };
       return ctx.llmJudge
         ? { formula: "reward = the LLM judge's score in [0, 1] (its other keys are its own diagnostics)", terms: [] }
@@ -91,6 +94,7 @@ function baseFormula(ctx: RewardContext): Omit<RewardFormula, "notes"> | null {
               "reward = 1 if no forbidden call was made and the expected calls made plus facts told reach the judge threshold (share of all), else 0",
             terms: ["calls", "facts", "policy"],
           };
+    }
     case "sgd":
       return option<string>(ctx, "rewardMode", "turn_judge") === "goal_blend"
         ? (() => {

@@ -122,10 +122,10 @@ export function judgePromptFor(prompts: SimulatedPrompts, mode: "simia" | "split
 /** A reference conversation (ShareGPT from/value) as Simia-RL shows it to its simulator. */
 export function simiaReference(conv: readonly { from: string; value: string }[] | undefined): string {
   const lines = (conv ?? [])
-    .filter((m) => m.value.trim())
+    .filter((m) => pythonStrip(m.value))
     .map((m) => {
       const who = m.from === "human" ? "User/Tool response" : m.from === "gpt" || m.from === "assistant" ? "Assistant" : m.from;
-      return `${who}: ${m.value.trim()}`;
+      return `${who}: ${pythonStrip(m.value)}`;
     });
   return lines.length ? lines.join("\n\n") : "No reference conversation";
 }

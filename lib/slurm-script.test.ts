@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseRunConfig } from "./run-config";
@@ -60,9 +60,14 @@ test("without a partition or GPUs the script leaves them to the cluster's defaul
 test("the script holds no database URL and bash parses it", () => {
   const script = render({ launcher: "slurm", setup: ['echo "it\'s $HOME"'] });
   assert.doesNotMatch(script, /DATABASE_URL|postgres(ql)?:\/\//);
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "slurm-script-")), "job.sh");
-  writeFileSync(file, script);
-  execFileSync("bash", ["-n", file]); // throws on a syntax error
+  const dir = mkdtempSync(path.join(os.tmpdir(), "slurm-script-"));
+  try {
+    const file = path.join(dir, "job.sh");
+    writeFileSync(file, script);
+    execFileSync("bash", ["-n", file]); // throws on a syntax error
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("shellQuote keeps any value one word", () => {

@@ -5,6 +5,10 @@ import { describeSlurmJob, explainEndedJob, isEndedSlurmState, shouldRequeue } f
 test("the run page's line names the job, Slurm's state and its reason or nodes", () => {
   assert.equal(describeSlurmJob({ jobId: "12", state: "PENDING", reason: "Resources", nodes: null }), "Slurm job 12: PENDING (Resources)");
   assert.equal(describeSlurmJob({ jobId: "12", state: "RUNNING", reason: "None", nodes: "gpu-a7" }), "Slurm job 12: RUNNING on gpu-a7");
+  assert.equal(
+    describeSlurmJob({ jobId: "14", state: "PENDING", reason: "Priority", nodes: null, queuePosition: 3 }),
+    "Slurm job 14: PENDING (Priority), #3 in its partition's queue",
+  );
   assert.match(
     describeSlurmJob({ jobId: null, state: "REFUSED", reason: "invalid partition specified: nope", nodes: null }),
     /refused.*nope/,

@@ -25,12 +25,19 @@ export function isEndedSlurmState(state: string): boolean {
 }
 
 /** The one line a run's page shows for its job: "Slurm job 12: PENDING (Resources)", "RUNNING on node7". */
-export function describeSlurmJob(job: { jobId: string | null; state: string; reason: string | null; nodes: string | null }): string {
+export function describeSlurmJob(job: {
+  jobId: string | null;
+  state: string;
+  reason: string | null;
+  nodes: string | null;
+  queuePosition?: number | null;
+}): string {
   if (job.state === "SUBMITTING") return "Slurm: submitting the job…";
   if (job.state === "REFUSED") return `Slurm refused the job: ${job.reason ?? "no reason given"}`;
   const reason = job.reason && job.reason !== "None" ? ` (${job.reason})` : "";
   const where = job.state === "RUNNING" && job.nodes ? ` on ${job.nodes}` : "";
-  return `Slurm job ${job.jobId}: ${job.state}${reason}${where}`;
+  const place = job.state === "PENDING" && job.queuePosition ? `, #${job.queuePosition} in its partition's queue` : "";
+  return `Slurm job ${job.jobId}: ${job.state}${reason}${where}${place}`;
 }
 
 /** Why an ended job stopped the run, in words (the run's error when it is not requeued). */
@@ -62,6 +69,8 @@ export interface SlurmJobView {
   state: string;
   reason: string | null;
   nodes: string | null;
+  /** While PENDING: 1 + the pending jobs of its partition Slurm would start first. */
+  queuePosition: number | null;
   /** Jobs submitted for the run after its first (each resumed from the last checkpoint). */
   requeues: number;
   active: boolean;

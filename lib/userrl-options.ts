@@ -13,6 +13,11 @@ export const UserRlConfigSchema = z
      * on for Telepathy, Turtle, Intention and Persuade, off for Function, Search, Travel and Tau.
      */
     normalizeRewards: z.boolean().optional(),
+    /**
+     * Show each step's reward to the policy, as UserRL's training tool does (`f"{feedback}\nReward: {reward}"`,
+     * verl/tools/interact_tool.py). Off shows the gym's feedback alone.
+     */
+    rewardInObservation: z.boolean().default(true),
   })
   .strict();
 

@@ -242,7 +242,9 @@ def skyrl(repo):
             "custom_env_config_by_getattr": "getattr(self.skyrl_gym_cfg, env_class, dict())" in generator,
         },
         "entrypoint": functions(repo.read("skyrl/train/entrypoints/main_base.py"), {"main", "skyrl_entrypoint"})
-        | {"BasePPOExp": classes(repo.read("skyrl/train/entrypoints/main_base.py"), {"BasePPOExp"})["BasePPOExp"]["methods"].get("run", "")},
+        | {"BasePPOExp": classes(repo.read("skyrl/train/entrypoints/main_base.py"), {"BasePPOExp"})["BasePPOExp"]["methods"].get("run", ""),
+           "BasePPOExp.get_generator": classes(repo.read("skyrl/train/entrypoints/main_base.py"), {"BasePPOExp"})["BasePPOExp"]["methods"].get("get_generator", "")},
+        "generator_input": {k: v["fields"] for k, v in classes(repo.read("skyrl/train/generators/base.py"), {"GeneratorInput", "BatchMetadata"}).items()},
         "config_keys": dataclass_keys(repo.read("skyrl/train/config/config.py"), "SkyRLTrainConfig", annotations),
         "config_types": annotations,
     }

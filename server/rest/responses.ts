@@ -85,6 +85,7 @@ const slurmJob = z
       .describe("Slurm's job state: PENDING, RUNNING, COMPLETED, TIMEOUT, …; SUBMITTING or REFUSED before Slurm has the job"),
     reason: z.string().nullable().describe("Slurm's reason (Resources, Priority, …) or sbatch's error"),
     nodes: z.string().nullable(),
+    queuePosition: z.number().int().nullable().describe("While PENDING: its place in its partition's queue (1 = next)"),
     requeues: z.number().int().describe("Jobs submitted after the first, each resuming from the last checkpoint"),
     active: z.boolean().describe("false once the job ended and the launcher settled the run"),
     description: z.string().describe('One line, e.g. "Slurm job 12: PENDING (Resources)"'),

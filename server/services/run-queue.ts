@@ -5,6 +5,8 @@
  */
 import type { PrismaClient } from "../../db/client";
 import { notFound } from "../errors";
+import { DB_NOW } from "../../db/lease-queue";
+import { WORKER_LAUNCHED_SQL } from "../../db/run-launcher";
 
 export interface RunQueueStanding {
   /** 1 for the next run a free worker claims. */
@@ -23,17 +25,16 @@ export async function getRunQueueStanding(db: PrismaClient, id: string): Promise
   if (run.status !== "queued" || run.source !== "rollout-lab") return null;
   // A Slurm run waits in Slurm's queue, not the workers' (its page shows the job's state and reason instead).
   if ((run.config as { execution?: { launcher?: string } } | null)?.execution?.launcher === "slurm") return null;
-  const trained = { source: "rollout-lab" } as const;
-  const [ahead, queued, training] = await Promise.all([
-    db.run.count({
-      where: {
-        ...trained,
-        status: "queued",
-        OR: [{ createdAt: { lt: run.createdAt } }, { createdAt: run.createdAt, id: { lt: id } }],
-      },
-    }),
-    db.run.count({ where: { ...trained, status: "queued" } }),
-    db.run.count({ where: { ...trained, status: "running", leaseExpiresAt: { gt: new Date() } } }),
-  ]);
+  // Only runs a worker would claim stand in this queue: a Slurm run waits in Slurm's (WORKER_LAUNCHED_SQL).
+  const [counts] = await db.$queryRawUnsafe<{ ahead: bigint; queued: bigint; training: bigint }[]>(
+    `WITH me AS (SELECT "createdAt" AS at FROM "Run" WHERE id = $1)
+     SELECT count(*) FILTER (WHERE status = 'queued' AND ("createdAt" < me.at OR ("createdAt" = me.at AND id < $1))) AS ahead,
+            count(*) FILTER (WHERE status = 'queued') AS queued,
+            count(*) FILTER (WHERE status = 'running' AND "leaseExpiresAt" > ${DB_NOW}) AS training
+       FROM "Run", me
+      WHERE source = 'rollout-lab' AND status IN ('queued', 'running') AND ${WORKER_LAUNCHED_SQL}`,
+    id,
+  );
+  const [ahead, queued, training] = [Number(counts.ahead), Number(counts.queued), Number(counts.training)];
   return { position: ahead + 1, queued, training, queuedSeconds: Math.max(0, Math.round((Date.now() - run.createdAt.getTime()) / 1000)) };
 }

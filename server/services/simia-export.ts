@@ -7,6 +7,7 @@
  * (its endpoint, never a key) under Simia's four keys.
  */
 import type { SimiaConfig, SimiaExportInput } from "../../lib/simia-record";
+import { simulatedJudgeMode } from "../../lib/environment-options";
 
 export interface RunFacts {
   groupSize: number;
@@ -27,11 +28,15 @@ export function runFacts(config: unknown): RunFacts {
     grpo?: { groupSize?: number };
     rollout?: { maxTurns?: number };
     environment?: string;
-    environmentOptions?: { judge?: { mode?: string }; simiaSampling?: { temperature?: number; max_completion_tokens?: number } };
+    environmentOptions?: {
+      simulator?: string;
+      judge?: { mode?: string };
+      simiaSampling?: { temperature?: number; max_completion_tokens?: number };
+    };
     llm?: Record<string, { baseUrl?: string; model?: string; temperature?: number; maxTokens?: number } | undefined>;
   };
   const sim = c.llm?.userSimulator ?? c.llm?.judge;
-  const simiaMode = (c.environment ?? "simulated") === "simulated" && c.environmentOptions?.judge?.mode === "simia";
+  const simiaMode = (c.environment ?? "simulated") === "simulated" && simulatedJudgeMode(c.environmentOptions) === "simia";
   const sampling = simiaMode
     ? { ...SIMIA_DEFAULT_SAMPLING, ...c.environmentOptions?.simiaSampling }
     : { temperature: sim?.temperature, max_completion_tokens: sim?.maxTokens };

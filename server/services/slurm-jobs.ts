@@ -17,6 +17,7 @@ export async function getSlurmJobView(db: PrismaClient, runId: string): Promise<
     state: j.state,
     reason: j.reason,
     nodes: j.nodes,
+    queuePosition: j.queuePosition,
     requeues: Math.max(0, submitted - 1),
     active: j.active,
     description: describeSlurmJob(j),

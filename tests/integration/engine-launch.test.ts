@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "./helpers/db";
@@ -60,16 +60,21 @@ after(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function launch(mode: "complete" | "fail" | "hang", onStarted?: (runId: string) => Promise<void>) {
+async function launch(
+  mode: "complete" | "fail" | "hang",
+  onStarted?: (runId: string) => Promise<void>,
+  engine: "trl" | "verl" | "skyrl" = "trl",
+  python = PYTHON,
+) {
   const [gold] = await goldEpisodes("guess-number");
   const { id } = await createRun(db.prisma, {
     launchedBy: "api",
     config: {
       name: `stand-in ${mode}`,
       environment: "guess-number",
-      execution: { engine: "trl" },
+      execution: { engine },
       policy: { model: "Qwen/Qwen3-0.6B" },
-      grpo: { groupSize: 2, steps: 2, dualClip: null, minibatchSize: 8 },
+      grpo: { groupSize: 2, steps: 2, minibatchSize: 8, ...(engine === "trl" ? { dualClip: null } : {}) },
     },
   });
   process.env.STAND_IN_MODE = mode;
@@ -81,8 +86,8 @@ async function launch(mode: "complete" | "fail" | "hang", onStarted?: (runId: st
     executeRun: (ctx) =>
       executeEngineRun(ctx, {
         dataDir,
-        site: { checkout: ROOT, python: PYTHON, envServerUrl: envs.url, webUrl: restUrl },
-        command: () => [PYTHON, STAND_IN],
+        site: { checkout: ROOT, python, envServerUrl: envs.url, webUrl: restUrl, seeds: 2 },
+        ...(engine === "trl" ? { command: () => [PYTHON, STAND_IN] } : {}),
         killGraceMs: 2_000,
       }),
   });
@@ -92,7 +97,7 @@ async function launch(mode: "complete" | "fail" | "hang", onStarted?: (runId: st
   await envs.server.recorder.drain();
   const run = await db.prisma.run.findUniqueOrThrow({ where: { id } });
   const events = await db.prisma.runEvent.findMany({ where: { runId: id }, orderBy: { id: "asc" } });
-  return { id, run, events, lines: events.map((e) => `${e.level} ${e.message}`) };
+  return { id, run, gold, events, lines: events.map((e) => `${e.level} ${e.message}`) };
 }
 
 test(
@@ -110,6 +115,7 @@ test(
       "the process read the rendered GRPOConfig (group size 2)",
     );
     assert.ok(lines.includes("info stand-in: other-run 403"), "the run's token cannot create another run");
+    assert.ok(lines.includes("info stand-in: finish 403"), "nor finish its run");
     assert.ok(lines.some((l) => l.startsWith("info trl exited with code 0")));
 
     const trajectories = await db.prisma.trajectory.findMany({ where: { runId: id }, select: { step: true, reward: true } });
@@ -124,6 +130,12 @@ test(
         [1, 0.4],
       ],
       "the logger's metrics are the launched run's",
+    );
+    const rewardCurve = await db.prisma.metricPoint.findMany({ where: { runId: id, key: "reward/mean" }, orderBy: { step: "asc" } });
+    assert.deepEqual(
+      rewardCurve.map((p) => p.step),
+      [0, 1],
+      "the environment server's per-step curves are the launched run's too",
     );
     const tokens = await db.prisma.apiToken.findMany({ where: { runId: id } });
     assert.equal(tokens.length, 1);
@@ -156,3 +168,55 @@ test("cancelling the run stops the engine's process group and the run ends cance
   assert.ok(lines.some((l) => /Stopping trl \(cancel\)/.test(l)));
   assert.throws(() => process.kill(pid, 0), "the engine's process is gone");
 });
+
+test(
+  "a verl run runs its rendered script: verl's file-logger metrics are forwarded and episodes group by verl's step",
+  { skip },
+  async () => {
+    // The rendered run-verl.sh runs as is; the Python it calls is verl's stand-in (python/fake_verl_python.py), which
+    // drives the adapter's agent loop, interaction, tools and compute_score the way verl's trainer does.
+    const fakePython = path.join(dataDir, "fake-verl-python");
+    writeFileSync(fakePython, `#!/bin/sh\nexec ${PYTHON} ${path.join(import.meta.dirname, "python", "fake_verl_python.py")} "$@"\n`);
+    chmodSync(fakePython, 0o755);
+    const { id, run, gold, lines } = await launch("complete", undefined, "verl", fakePython);
+    assert.equal(run.status, "succeeded", lines.join("\n"));
+    assert.ok(lines.includes("info fake verl: prepared 2 rows"), lines.join("\n"));
+    const steps = await db.prisma.trajectory.findMany({ where: { runId: id }, select: { step: true, reward: true } });
+    assert.deepEqual(steps.map((t) => t.step).sort(), [1, 1, 2, 2], "rollout.n episodes per verl step, grouped by that step");
+    assert.ok(steps.every((t) => t.reward === gold.expectedReward));
+    const score = await db.prisma.metricPoint.findMany({ where: { runId: id, key: "critic/score/mean" }, orderBy: { step: "asc" } });
+    assert.deepEqual(
+      score.map((p) => [p.step, p.value]),
+      [
+        [1, gold.expectedReward],
+        [2, gold.expectedReward],
+      ],
+      "verl's logged score (compute_score's) is the run's curve",
+    );
+    assert.equal(await db.prisma.run.count({ where: { source: "openenv" } }), 0);
+  },
+);
+
+test(
+  "a SkyRL run runs its rendered script: the env reads its settings from the launcher and its episodes land in the run",
+  { skip },
+  async () => {
+    const fakePython = path.join(dataDir, "fake-skyrl-python");
+    writeFileSync(fakePython, `#!/bin/sh\nexec ${PYTHON} ${path.join(import.meta.dirname, "python", "fake_skyrl_python.py")} "$@"\n`);
+    chmodSync(fakePython, 0o755);
+    const { id, run, gold, lines } = await launch("complete", undefined, "skyrl", fakePython);
+    assert.equal(run.status, "succeeded", lines.join("\n"));
+    assert.ok(lines.includes("info fake skyrl: prepared 2 rows"), lines.join("\n"));
+    const rewards = lines.filter((l) => l.startsWith("info fake skyrl: step")).map((l) => Number(l.split(" reward ")[1]));
+    // SkyRL sums the step rewards: the episode's reward, counted once
+    assert.deepEqual(
+      rewards,
+      [1, 2, 3, 4].map(() => gold.expectedReward),
+    );
+    const steps = await db.prisma.trajectory.findMany({ where: { runId: id }, select: { step: true, reward: true } });
+    // the entry's generator hands each env SkyRL's global_step (from 1): episodes group by it
+    assert.deepEqual(steps.map((t) => t.step).sort(), [1, 1, 2, 2]);
+    assert.ok(steps.every((t) => t.reward === gold.expectedReward));
+    assert.equal(await db.prisma.run.count({ where: { source: "openenv" } }), 0);
+  },
+);

@@ -145,6 +145,8 @@ test("the engines' adapters end sessions, score only what was scored and wait on
   const [skyErr] = by("skyrl_error");
   assert.equal(skyErr.raised, "RolloutLabEnvError");
   assert.equal(skyErr.sessions_open_after, 0);
+  assert.equal(skyErr.init_raised, "RolloutLabEnvError", "a refused reset raises");
+  assert.equal(skyErr.sessions_open_after_init, 0, "and leaves no session open");
 
   // SkyRL sums step rewards: "final" sums to the episode's reward, "turns" to the turn rewards, never both.
   const rewards = by("skyrl_rewards");

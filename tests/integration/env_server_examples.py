@@ -317,7 +317,14 @@ def skyrl_error(url, gold):
     except Exception as error:
         raised = type(error).__name__
     # SkyRL's generator does not call close() here (the exception skips it)
-    return {"done": False, "raised": raised, "sessions_open_after": sessions_open(url)}
+    after_step = sessions_open(url)
+    bad = skyrl_example.RolloutLabTextEnv({"env_url": url, "max_turns": 40}, {"extra_info": {"task_id": "no-such-task", "seed": 0}})
+    init_raised = None
+    try:
+        bad.init([])
+    except Exception as error:
+        init_raised = type(error).__name__
+    return {"done": False, "raised": raised, "sessions_open_after": after_step, "init_raised": init_raised, "sessions_open_after_init": sessions_open(url)}
 
 
 def trl_truncated(url, gold):

@@ -60,3 +60,18 @@ test("a run for the Slurm launcher is never claimed by a worker; its job claims 
   const workerRun = await insertQueuedRun(db.prisma, { name: "on a worker" });
   assert.equal((await claimNextRun(db.prisma, "worker-a", 30_000))?.id, workerRun);
 });
+
+test("runs waiting for Slurm stand in no worker's queue: a worker run behind them is next to start", async () => {
+  await db.prisma.run.updateMany({ where: { status: { in: ["queued", "running"] } }, data: { status: "cancelled" } });
+  const caller = createCaller(createTrpcContext(db.prisma));
+  const onSlurm = await insertQueuedRun(db.prisma, { name: "on slurm", execution: { launcher: "slurm" } });
+  const trainingOnSlurm = await insertQueuedRun(db.prisma, { name: "training on slurm", execution: { launcher: "slurm" } });
+  await db.prisma.run.update({
+    where: { id: trainingOnSlurm },
+    data: { status: "running", leaseExpiresAt: new Date(Date.now() + 30_000) },
+  });
+  const onWorker = await insertQueuedRun(db.prisma, { name: "on a worker" });
+  const standing = await caller.runs.queueStanding({ id: onWorker });
+  assert.deepEqual({ ...standing!, queuedSeconds: 0 }, { position: 1, queued: 1, training: 0, queuedSeconds: 0 });
+  assert.equal(await caller.runs.queueStanding({ id: onSlurm }), null, "its page shows the Slurm job instead");
+});

@@ -231,6 +231,20 @@ test("a bad partition fails the run at submit with Slurm's own words", { skip, t
   assert.equal(job.jobId, null);
 });
 
+test("a job whose run the trainer has just finished is left to exit by itself, not scancelled", { skip, timeout: 60_000 }, async () => {
+  const created = await createRun(h.db().prisma, { config: tinyRun("finishing", 2), launchedBy: "api" });
+  // The moment between the trainer marking the run succeeded and its process exiting, held open by a sleeping job.
+  const jobName = `rollout-lab-${created.id}-1`;
+  const jobId = h.slurm("sbatch", ["--parsable", `--job-name=${jobName}`, "--output=/dev/null", "--wrap", "sleep 60"]).trim();
+  await h.db().prisma.slurmJob.create({ data: { runId: created.id, jobId, jobName, state: "PENDING", script: "#!/bin/bash" } });
+  await h.db().prisma.run.update({ where: { id: created.id }, data: { status: "succeeded", finishedAt: new Date() } });
+  await h.waitFor("the job to run", async () => h.slurm("squeue", ["-h", "-j", jobId, "-o", "%T"]).trim() === "RUNNING", 30_000);
+  await h.makeLauncher().tick();
+  assert.equal(h.slurm("squeue", ["-h", "-j", jobId, "-o", "%T"]).trim(), "RUNNING");
+  assert.equal((await jobsOf(created.id))[0].cancelSent, false);
+  h.slurm("scancel", [jobId]);
+});
+
 test("a controller that does not answer is retried, never a failed run", { skip, timeout: 120_000 }, async () => {
   const created = await createRun(h.db().prisma, { config: tinyRun("controller down", 2), launchedBy: "api" });
   // The same cluster's config with the controller's port changed to one nothing listens on: the real sbatch fails.
@@ -276,12 +290,15 @@ test(
     const pending = jobs.filter((j) => j.state === "PENDING");
     assert.equal(pending.length, 4);
     for (const j of pending) assert.match(j.reason ?? "", /^(Resources|Priority)$/);
+    // Their places in the partition's queue: equal priorities, so in submission order (read once a poll has settled).
+    const ranked = () => h.db().prisma.slurmJob.findMany({ where: { runId: { in: ids }, state: "PENDING" }, orderBy: { id: "asc" } });
+    await h.waitFor("queue positions 1-4", async () => (await ranked()).map((j) => j.queuePosition).join() === "1,2,3,4", 30_000);
     const caller = createCaller(createTrpcContext(h.db().prisma));
-    const waiting = (await caller.runs.get({ id: pending[0].runId })).slurm!;
-    assert.match(waiting.description, /^Slurm job \d+: PENDING \((Resources|Priority)\)$/);
+    const waiting = (await caller.runs.get({ id: (await ranked())[1].runId })).slurm!;
+    assert.match(waiting.description, /^Slurm job \d+: PENDING \((Resources|Priority)\), #2 in its partition's queue$/);
     // The runs list's line per run, and no "start a worker" advice for a run that waits in Slurm's queue.
     const lines = await caller.runs.slurmJobLines({ ids });
-    assert.equal(Object.values(lines).filter((l) => / PENDING \((Resources|Priority)\)$/.test(l)).length, 4);
+    assert.equal(Object.values(lines).filter((l) => / PENDING \((Resources|Priority)\), #\d in its partition's queue$/.test(l)).length, 4);
     assert.equal(await caller.runs.queueStanding({ id: pending[0].runId }), null);
     // Cancelling them all leaves nothing in Slurm's queue.
     for (const id of ids) await cancelRun(h.db().prisma, id);

@@ -1,12 +1,14 @@
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readNewLines } from "./job-logs";
 
 test("a job's output is read line by line from where the last read stopped; a partial line waits for its end", () => {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), "job-logs-")), "12.out");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "job-logs-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, "12.out");
   assert.deepEqual(readNewLines(file, 0, false), { lines: [], offset: 0 }, "not created yet");
   writeFileSync(file, "step 0\nstep 1\nstep 2 (half");
   const first = readNewLines(file, 0, false);

@@ -199,10 +199,16 @@ export class SlurmLauncher {
     }
     const jobId = job.jobId;
     const status = queue.get(jobId) ?? (await cli.show(jobId)) ?? { jobId, name: job.jobName, state: "LOST", reason: null, nodes: null };
-    const changed = status.state !== job.state || status.reason !== job.reason || (status.nodes ?? null) !== job.nodes;
+    const position = status.state === "PENDING" ? (status.position ?? null) : null;
+    const changed =
+      status.state !== job.state || status.reason !== job.reason || (status.nodes ?? null) !== job.nodes || position !== job.queuePosition;
     if (changed) {
-      await db.slurmJob.update({ where: { id: job.id }, data: { state: status.state, reason: status.reason, nodes: status.nodes } });
-      if (status.state !== job.state || status.state === "PENDING") {
+      await db.slurmJob.update({
+        where: { id: job.id },
+        data: { state: status.state, reason: status.reason, nodes: status.nodes, queuePosition: position },
+      });
+      // An event when the state or Slurm's reason changes; a moving queue position only updates the row.
+      if (status.state !== job.state || status.reason !== job.reason) {
         await this.event(
           job.runId,
           "info",
@@ -215,8 +221,9 @@ export class SlurmLauncher {
     await copyJobOutput(db, { ...job, jobId }, this.opts.settings.logDir, ended);
     const run = await db.run.findUniqueOrThrow({ where: { id: job.runId }, select: { status: true, cancelRequested: true } });
     if (!ended) {
-      // A cancelled queued run is settled by the API at once (cancelRun), so its pending job must go too.
-      const settled = run.status !== "queued" && run.status !== "running";
+      // A queued run is cancelled by the API at once (cancelRun), so its job must go too. A run the trainer has just
+      // finished (succeeded, failed) is left alone: its job is exiting by itself and ends COMPLETED.
+      const settled = run.status === "cancelled";
       if ((run.cancelRequested || settled) && !job.cancelSent) {
         await cli.cancel(jobId);
         await db.slurmJob.update({ where: { id: job.id }, data: { cancelSent: true } });

@@ -11,6 +11,8 @@ export interface SlurmJobStatus {
   state: string;
   reason: string | null;
   nodes: string | null;
+  /** PENDING only: 1 + the pending jobs of its partition Slurm would start first (higher priority, then older). */
+  position?: number | null;
 }
 
 export class SlurmCommandError extends Error {
@@ -55,6 +57,22 @@ interface SqueueJob {
   job_state: string;
   state_reason?: string;
   nodes?: string;
+  partition?: string;
+  priority?: number;
+  submit_time?: number;
+}
+
+/** Each pending job's place in its partition's queue, in Slurm's priority order (ties: submitted first). */
+export function queuePositions(jobs: SqueueJob[]): Map<number, number> {
+  const pending = jobs.filter((j) => j.job_state === "PENDING");
+  const byPartition = new Map<string, SqueueJob[]>();
+  for (const j of pending) byPartition.set(j.partition ?? "", [...(byPartition.get(j.partition ?? "") ?? []), j]);
+  const out = new Map<number, number>();
+  for (const list of byPartition.values()) {
+    list.sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0) || (a.submit_time ?? 0) - (b.submit_time ?? 0) || a.job_id - b.job_id);
+    list.forEach((j, i) => out.set(j.job_id, i + 1));
+  }
+  return out;
 }
 
 /** The fields of `scontrol show job -o` (one line of key=value). */
@@ -86,10 +104,18 @@ export function createSlurmCli(env: NodeJS.ProcessEnv = process.env): SlurmCli {
       const r = await run("squeue", ["--json", "--states=all"], env);
       if (r.code !== 0) throw new SlurmCommandError("squeue", r.stderr);
       const jobs = (JSON.parse(r.stdout) as { jobs: SqueueJob[] }).jobs;
+      const positions = queuePositions(jobs);
       return new Map(
         jobs.map((j) => [
           String(j.job_id),
-          { jobId: String(j.job_id), name: j.name, state: j.job_state, reason: j.state_reason || null, nodes: j.nodes || null },
+          {
+            jobId: String(j.job_id),
+            name: j.name,
+            state: j.job_state,
+            reason: j.state_reason || null,
+            nodes: j.nodes || null,
+            position: positions.get(j.job_id) ?? null,
+          },
         ]),
       );
     },

@@ -3,6 +3,7 @@
  */
 import type { PrismaClient } from "../../generated/prisma/client";
 import { DB_NOW, claimLeased, leaseEndSql, type LeasedQueue } from "../../db/lease-queue";
+import { WORKER_LAUNCHED_SQL } from "../../db/run-launcher";
 import { firstLine } from "../../lib/error-text";
 import { storableText } from "../../lib/storable";
 
@@ -17,9 +18,6 @@ export interface ClaimedRun {
   crashes: number;
   cancelRequested: boolean;
 }
-
-/** SQL: the run is one a worker may claim from the queue (not one a Slurm launcher submits: execution.launcher). */
-export const WORKER_LAUNCHED_SQL = `COALESCE(config->'execution'->>'launcher', 'worker') = 'worker'`;
 
 /**
  * Runs are claimed oldest first. Runs trained elsewhere and imported (source other than 'rollout-lab') are never

@@ -192,7 +192,11 @@ export function createBfclEpisode(task: BfclTaskData, ctx: EpisodeContext, deps:
     stepsInTurn = 0;
     calledThisTurn = false;
     const observations: ConversationMessage[] = opts.notice ? [{ role: "user", source: "environment", content: opts.notice, turn }] : [];
-    if (userTurn >= task.turns.length) return { observations, turnReward: verdict, done: true, endReason: "agent_finished" };
+    if (userTurn >= task.turns.length) {
+      // EnvTuning still returns its warning, followed by the next question — "" after the last turn.
+      if (opts.prefix) observations.push({ role: "user", source: "environment", content: opts.prefix, turn });
+      return { observations, turnReward: verdict, done: true, endReason: "agent_finished" };
+    }
     observations.push(...userMessages(userTurn, turn, opts.prefix));
     return finish({ observations, turnReward: verdict, done: false }, turn);
   };

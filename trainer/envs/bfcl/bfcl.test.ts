@@ -350,3 +350,28 @@ test('protocol "envtuning" runs EnvTuning\'s fork of the API classes; apis "bfcl
   assert.match(await answer({}), /Execution results:\["None"\]/);
   assert.match(await answer({ apis: "bfcl" }), /echo: cannot write to 'brand_new.txt': No such file/);
 });
+
+test("EnvTuning: a call on a last turn whose ground truth is empty ends the episode with EnvTuning's warning text (no question follows)", async () => {
+  const env = createBfclEnvironment();
+  const base = env.builtinTasks().find((t) => t.data.groundTruth.length > 1)!;
+  const last = base.data.turns.length - 1;
+  const task = { ...base, data: { ...base.data, groundTruth: base.data.groundTruth.map((g, i) => (i === last ? [] : g)) } };
+  const ep = env.createEpisode(task, ctx());
+  await ep.reset();
+  let turn = 0;
+  for (let t = 0; t < last; t++) {
+    const json = groundTruthAsJsonCalls(task.data.groundTruth[t], task.data.tools);
+    await ep.step(`<think>a</think><tool_call>${JSON.stringify(json)}</tool_call>`, turn++);
+    await ep.step("<think>b</think><answer>ok</answer>", turn++);
+  }
+  const r = await ep.step('<think>x</think><tool_call>[{"name": "pwd", "arguments": {}}]</tool_call>', turn++);
+  assert.equal(r.done, true);
+  assert.equal(r.turnReward, 0);
+  // EnvTuning returns its warning followed by the next question, which is "" after the last turn.
+  assert.deepEqual(
+    r.observations.map((m) => m.content),
+    [
+      "(SYSTEM WARNING: You should not call any function in this turn because certain function description(s) or parameter(s) is missing in this turn. Previous turn is forced quit. Current function(s) will not be executed.) Next turn question:\n",
+    ],
+  );
+});

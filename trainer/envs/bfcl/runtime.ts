@@ -10,6 +10,7 @@ import { withEnvTuningMessages } from "./apis/envtuning-messages";
 import type { PyCall } from "./call-syntax";
 import { formatExecutionResult } from "./py-format";
 import { canonicalJson } from "./canonical";
+import { BuiltinError, isPythonBuiltin, runPythonBuiltin } from "./python-builtins";
 
 export interface Execution {
   name: string;
@@ -111,6 +112,15 @@ export class BfclRuntime {
 
   execute(call: Pick<PyCall, "name" | "positional" | "keywords">): Execution {
     const inst = this.owner.get(call.name);
+    if (!inst && isPythonBuiltin(call.name)) {
+      // eval runs a built-in the policy calls as a tool (round, print, str…): its value, or Python's error.
+      try {
+        return { name: call.name, args: call.keywords, result: formatExecutionResult(runPythonBuiltin(call)), ok: true };
+      } catch (e) {
+        if (!(e instanceof BuiltinError)) throw e;
+        return { name: call.name, args: call.keywords, result: `Error during execution: ${e.message}`, ok: false };
+      }
+    }
     if (!inst) return { name: call.name, args: call.keywords, result: `Error during execution: ${unknownCallError(call.name)}`, ok: false };
     const m = inst.methods[call.name];
     let args: Record<string, unknown> = call.keywords;

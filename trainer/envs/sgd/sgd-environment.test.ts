@@ -187,11 +187,13 @@ test("agent_gym's reward: turn scores are turn rewards; garbage turns score 0; g
   assert.equal(garbage.turnReward, 0, "random bytes are inappropriate");
   const asks = await ep.step("Sure! Which city should I search in?", 1);
   assert.equal(asks.turnReward, 0.375, "asking for a slot the goal needs is good (0.75 / 2)");
+  // The right service with one of its two values right (the city the dialogue grounds, a cuisine it never does):
+  // acceptable + right service + half the arguments, halved.
   const wrongService = await ep.step(
-    '<tool_call>{"name": "FindRestaurants", "arguments": {"city": "Paris", "cuisine": "Ethiopian"}}</tool_call>',
+    '<tool_call>{"name": "FindRestaurants", "arguments": {"city": "Milpitas", "cuisine": "Ethiopian"}}</tool_call>',
     2,
   );
-  assert.ok(wrongService.turnReward !== undefined && wrongService.turnReward > 0 && wrongService.turnReward < 0.75);
+  assert.equal(wrongService.turnReward, 0.625);
   const ev = await ep.evaluate("max_turns");
   assert.ok(Math.abs(ev.reward! - (0 + 0.375 + wrongService.turnReward!) / 3) < 0.001, ev.reasoning);
 

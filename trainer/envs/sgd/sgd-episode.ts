@@ -21,7 +21,7 @@ import { buildUserSystemPrompt, userSideMessages } from "./user-prompt";
 import { selectFewShotDialogues } from "./few-shot";
 import { judgeEpisode, type JudgeFacts } from "./sgd-judge";
 import { formatToolResults, sgdSystemPrompt, sgdToolSchemas } from "./sgd-tools";
-import { judgeTurn, QUALITY_SCORES, totalScore, type TurnVerdict } from "./turn-judge";
+import { isGroundedCall, judgeTurn, QUALITY_SCORES, recordedSlotValues, totalScore, type TurnVerdict } from "./turn-judge";
 import { mulberry32 } from "../../../lib/seeded-random";
 
 export interface SgdEpisodeOptions {
@@ -79,6 +79,31 @@ function resultValuesOf(calls: MadeCall[]): Set<string> {
   );
 }
 
+/**
+ * The result values of grounded calls only, in call order (a call's results ground the calls after it): the mocker
+ * answers any call of a known method, so what a junk call "returned" grounds nothing for the offline rater.
+ */
+function groundedCalls(calls: MadeCall[], slotValues: Map<string, Set<string>>): { values: Set<string>; calls: Set<ToolCall> } {
+  const values = new Set<string>();
+  const grounded = new Set<ToolCall>();
+  for (const c of calls)
+    if (isGroundedCall(c.call.arguments, slotValues, values)) {
+      grounded.add(c.call);
+      for (const v of resultValuesOf([c])) values.add(v);
+    }
+  return { values, calls: grounded };
+}
+
+/** The policy's plain messages since its last grounded call, lower-cased: what a new message may not just repeat. */
+function repliesSinceGroundedCall(before: ConversationMessage[], grounded: Set<ToolCall>): string[] {
+  const policy = before.filter((m) => m.source === "policy");
+  const last = policy.findLastIndex((m) => m.toolCalls?.some((c) => grounded.has(c)) === true);
+  return policy
+    .slice(last + 1)
+    .filter((m) => !m.toolCalls && !m.formatError)
+    .map((m) => m.content.toLowerCase());
+}
+
 /** The conversation as the judges read it: one line per message, service calls as JSON. */
 function transcriptOf(messages: ConversationMessage[]): string {
   return messages
@@ -107,6 +132,7 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
     .join("\n");
   const examples = selectFewShotDialogues(task, opts.corpus, opts.fewShot);
   const userSystem = buildUserSystemPrompt(task, examples, opts.userInstruction);
+  const slotValues = recordedSlotValues(task.goal, task.recordedCalls);
 
   async function askUser(turn: number, agentText: string | null): Promise<ConversationMessage> {
     const messages = [{ role: "system" as const, content: userSystem }, ...userSideMessages(history)];
@@ -264,6 +290,7 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
       let turnReward: number | undefined;
       if (opts.rewardMode === "turn_judge" && endReason !== "error") {
         const made = own.toolCalls?.[0] ? calls.find((c) => c.call === own.toolCalls![0]) : undefined;
+        const grounded = groundedCalls(calls, slotValues);
         const judged = await judgeTurn(ctx.llm, turn, {
           history: transcriptOf(before),
           userMessage: [...before].reverse().find((m) => m.source === "user_simulator")?.content ?? "",
@@ -272,11 +299,9 @@ export function createSgdEpisode(task: SgdTaskData, ctx: EpisodeContext, opts: S
           call: made ? { name: made.call.name, arguments: made.call.arguments, ok: made.response.ok } : null,
           formatError: own.formatError !== undefined,
           goal: task.goal,
-          resultValues: resultValuesOf(calls),
-          userSaid: before
-            .filter((m) => m.source === "user_simulator")
-            .map((m) => m.content.toLowerCase())
-            .join("\n"),
+          resultValues: grounded.values,
+          slotValues,
+          earlierReplies: repliesSinceGroundedCall(before, grounded.calls),
         });
         turnVerdicts.push(judged?.verdict ?? null);
         if (judged) {

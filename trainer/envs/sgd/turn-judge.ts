@@ -39,10 +39,42 @@ export interface TurnToJudge {
   call: { name: string; arguments: Record<string, unknown>; ok: boolean } | null;
   formatError: boolean;
   goal: SgdGoalIntent[];
-  /** Values from successful service results so far (normalized). */
+  /** Values from successful results of grounded service calls so far (normalized). */
   resultValues: Set<string>;
-  /** What the user has said so far, lower-cased: where a call's values can come from besides the goal and results. */
-  userSaid: string;
+  /** The recorded dialogue's value(s) of each slot (lower-cased name -> normalized values): what grounds an argument. */
+  slotValues: Map<string, Set<string>>;
+  /** The policy's plain-text messages since its last grounded call, lower-cased: a repeat of one is no progress. */
+  earlierReplies: string[];
+}
+
+/** Every slot value the recorded dialogue holds, by lower-cased slot name: the user's goal and the real system's calls. */
+export function recordedSlotValues(goal: SgdGoalIntent[], recorded: { parameters: Record<string, string> }[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const params of [...goal.map((g) => g.parameters), ...recorded.map((r) => r.parameters)])
+    for (const [k, v] of Object.entries(params)) {
+      const key = k.toLowerCase();
+      if (!out.has(key)) out.set(key, new Set());
+      out.get(key)!.add(normalizeSlotValue(String(v)));
+    }
+  return out;
+}
+
+/**
+ * Whether a call holds at least one value the dialogue grounds: the slot's recorded value (normalized, whole) or a
+ * value a grounded call's results returned. Any substring of what the user said is not enough: one letter of it, put
+ * in every slot, was rated a right call of the right service and outscored the real dialogue.
+ */
+export function isGroundedCall(args: Record<string, unknown>, slotValues: Map<string, Set<string>>, resultValues: Set<string>): boolean {
+  return Object.entries(args).some(([k, raw]) => {
+    const v = normalizeSlotValue(String(raw));
+    return v.length > 0 && (slotValues.get(k.toLowerCase())?.has(v) === true || resultValues.has(v));
+  });
+}
+
+/** The goal's slots a message names (by the slot's name, or a word of it longer than 3 letters). */
+function slotsNamed(lower: string, goal: SgdGoalIntent[]): Set<string> {
+  const names = goal.flatMap((g) => Object.keys(g.parameters).map((k) => k.replace(/_/g, " ")));
+  return new Set(names.filter((s) => lower.includes(s) || s.split(" ").some((w) => w.length > 3 && lower.includes(w))));
 }
 
 const LETTERS = /[a-z]/i;
@@ -69,17 +101,7 @@ export function offlineTurnVerdict(t: TurnToJudge): TurnVerdict {
     const share = wanted.length ? right / wanted.length : 1;
     // A call none of whose values the user gave, a service returned or the goal holds is invented, whatever the
     // mocker answered (agent_gym's mocker answers every call of a known method): it must not outscore real work.
-    const grounded = Object.entries(t.call.arguments).some(([k, raw]) => {
-      const v = normalizeSlotValue(String(raw));
-      const said = String(raw).toLowerCase().trim();
-      return (
-        normalizeSlotValue(String(intent.parameters[k] ?? "")) === v ||
-        t.resultValues.has(v) ||
-        (said.length > 0 && t.userSaid.includes(said)) ||
-        (v.length > 0 && t.userSaid.includes(v))
-      );
-    });
-    if (!grounded && wanted.length > 0) {
+    if (!isGroundedCall(t.call.arguments, t.slotValues, t.resultValues) && wanted.length > 0) {
       return {
         quality: "inappropriate",
         toolCorrect: false,
@@ -96,9 +118,12 @@ export function offlineTurnVerdict(t: TurnToJudge): TurnVerdict {
   }
   // Plain lower-casing: normalizeSlotValue is for slot values, and is slow on whole messages.
   const lower = text.toLowerCase().replace(/\s+/g, " ");
-  const slotNames = t.goal.flatMap((g) => Object.keys(g.parameters).map((k) => k.replace(/_/g, " ")));
-  const asksForSlot =
-    /\?/.test(text) && slotNames.some((s) => lower.includes(s) || s.split(" ").some((w) => w.length > 3 && lower.includes(w)));
+  const earlier = t.earlierReplies.map((r) => r.replace(/\s+/g, " ").trim());
+  if (earlier.includes(lower)) return { quality: "poor", reasoning: "Repeats an earlier message word for word." };
+  // A detail asked for again is no progress: only slots no earlier question named count.
+  const askedBefore = new Set(earlier.filter((r) => r.includes("?")).flatMap((r) => [...slotsNamed(r, t.goal)]));
+  const asksForSlot = /\?/.test(text) && [...slotsNamed(lower, t.goal)].some((s) => !askedBefore.has(s));
+  // A result said again (confirming a booking's details) is still reporting, unlike a question asked again.
   const reportsResult = [...t.resultValues].some((v) => v.length > 3 && lower.includes(v));
   if (reportsResult) return { quality: "good", reasoning: "Reports what the service returned." };
   if (asksForSlot) return { quality: "good", reasoning: "Asks for a detail the request needs." };

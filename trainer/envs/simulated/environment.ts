@@ -13,7 +13,12 @@ import { SimulatedEpisode } from "./episode";
 import { SimiaEpisode } from "./simia-episode";
 import { loadSimulatedTasks, parseSimulatedTaskFile } from "./importer";
 import type { SimulatedTaskData } from "./task-schema";
-import { SimulatedEnvConfigSchema, type SimulatedEnvConfig, type SimulatedEnvConfigInput } from "../../../lib/environment-options";
+import {
+  SimulatedEnvConfigSchema,
+  simulatedJudgeMode,
+  type SimulatedEnvConfig,
+  type SimulatedEnvConfigInput,
+} from "../../../lib/environment-options";
 
 export { SimulatedEnvConfigSchema, type SimulatedEnvConfig, type SimulatedEnvConfigInput };
 
@@ -43,7 +48,7 @@ export function createSimulatedEnvironment(config: SimulatedEnvConfigInput = {})
         prompts: cfg.prompts,
         toolPromptStyle: cfg.toolPromptStyle,
         maxSimSteps: cfg.maxSimSteps,
-        judge: cfg.judge,
+        judge: { ...cfg.judge, mode: simulatedJudgeMode(cfg) },
         simiaSampling: cfg.simiaSampling,
       };
       return cfg.simulator === "simia" ? new SimiaEpisode(task, ctx, options) : new SimulatedEpisode(task, ctx, options);

@@ -65,10 +65,11 @@ test("after maxSimSteps agent messages the episode is judged without asking the 
 });
 
 /** A stand-in GPT that answers by which of the two Simia-mode prompts it was sent, and records them. */
-function simiaGpt(seen: string[], judgeReply: string) {
+function simiaGpt(seen: string[], judgeReply: string, params: Record<string, unknown>[] = []) {
   return (req: FakeChatRequest): string => {
     const prompt = req.messages.map((m) => m.content).join("\n");
     seen.push(prompt);
+    params.push(req.params);
     if (prompt.startsWith("Score how an agent")) return judgeReply;
     const latest = prompt.split("The agent's latest message:")[1]?.split("How to answer:")[0] ?? "";
     if (latest.includes("<tool_call>")) return '{"status": "shipped", "eta": "Friday"}';
@@ -76,9 +77,10 @@ function simiaGpt(seen: string[], judgeReply: string) {
   };
 }
 
-async function overHttp(judgeReply: string, config: SimulatedEnvConfigInput = {}) {
+async function overHttp(judgeReply: string, config: SimulatedEnvConfigInput = {}, theTask = task) {
   const seen: string[] = [];
-  const server = await startFakeLlmServer({ reply: simiaGpt(seen, judgeReply) });
+  const params: Record<string, unknown>[] = [];
+  const server = await startFakeLlmServer({ reply: simiaGpt(seen, judgeReply, params) });
   try {
     const endpoint = { baseUrl: server.url, model: "gpt-fake", params: { temperature: 0 } };
     const llm = new LlmClient({
@@ -87,12 +89,12 @@ async function overHttp(judgeReply: string, config: SimulatedEnvConfigInput = {}
     });
     const traj = await runEpisode({
       env: createSimulatedEnvironment({ judge: { maxAttempts: 1 }, ...config }),
-      task,
+      task: theTask,
       policy,
       ctx: { seed: 0, llm },
       maxTurns: 4,
     });
-    return { traj, seen };
+    return { traj, seen, params };
   } finally {
     await server.close();
   }
@@ -115,12 +117,37 @@ test("over HTTP: the simulator sees system prompt, reference, Simia's transcript
   assert.doesNotMatch(judgePrompt, /expected|"result"/i, "Simia's judge is not shown the expected outcome");
 });
 
-test("an unparsable judgement is unscored by default, and 0 with Simia's rule (unparsable: zero)", async () => {
-  const unscored = await overHttp("I think it went fine.");
-  assert.equal(unscored.traj.evaluation?.reward, null);
-  const zero = await overHttp("I think it went fine.", { judge: { maxAttempts: 1, unparsable: "zero" } });
+test("by default the environment scores as Simia-RL: its parse (an unreadable reply 0), its sampling; the strict judge is opt-in", async () => {
+  const simia = await overHttp("I think it went fine.");
+  assert.equal(simia.traj.evaluation?.reward, 0);
+  assert.match(simia.traj.evaluation?.reasoning ?? "", /^Failed to parse evaluation: I think it went fine\./);
+  for (const p of simia.params) {
+    assert.equal(p.temperature, 1, "Simia's temperature, not the endpoint's 0");
+    assert.equal(p.max_completion_tokens, 60000);
+  }
+  const strict = await overHttp("I think it went fine.", { judge: { maxAttempts: 1, mode: "strict" } });
+  assert.equal(strict.traj.evaluation?.reward, null, "ours: unscored, never a silent 0");
+  assert.equal(strict.params[0].temperature, 0, "ours: the endpoint's sampling");
+  const zero = await overHttp("I think it went fine.", { judge: { maxAttempts: 1, mode: "strict", unparsable: "zero" } });
   assert.equal(zero.traj.evaluation?.reward, 0);
   assert.match(zero.traj.evaluation?.reasoning ?? "", /could not be parsed \(Simia-RL's rule\)/);
+});
+
+test("a sample's empty system prompt stays empty, and the reference is stripped as Python strips it", async () => {
+  const odd = {
+    ...sample,
+    system: "",
+    conversations: [
+      { from: "human", value: "\u001fWhere is order #W100?\ufeff" },
+      { from: "gpt", value: "\u0085\ufeff" },
+      ...sample.conversations.slice(1),
+    ],
+  };
+  const [oddTask] = parseSimulatedTaskFile(JSON.stringify([odd]), "odd.json") as Task<SimulatedTaskData>[];
+  const { traj, seen } = await overHttp(JSON.stringify({ reasoning: "ok", reward: 1 }), {}, oddTask);
+  assert.equal(traj.messages[0].content, "", "Simia sends the sample's empty system prompt as it is");
+  // Python's strip() removes U+001F and U+0085 but keeps U+FEFF (JavaScript's trim() does the opposite).
+  assert.match(seen[0], /User\/Tool response: Where is order #W100\?\ufeff\n\nAssistant: \ufeff\n\n/);
 });
 
 test("offline in Simia's mode: the offline judge's reply is read as Simia reads it, its components kept for the inspector", async () => {

@@ -51,7 +51,8 @@ export class SimiaEpisode implements Episode {
   }
 
   async reset(): Promise<ConversationMessage[]> {
-    this.systemPrompt = agentSystemPrompt(this.data, this.options.toolPromptStyle);
+    // A sample's own system prompt is kept even when empty, as Simia sends it; only a task without one gets ours.
+    this.systemPrompt = this.data.systemPrompt ?? agentSystemPrompt(this.data, this.options.toolPromptStyle);
     const opening = pythonStrip(this.data.opening);
     this.history.push({ from: "environment", text: opening });
     return [
@@ -135,7 +136,7 @@ export class SimiaEpisode implements Episode {
   private templateValues(): Record<string, string> {
     const d = this.data;
     return {
-      system_prompt: this.systemPrompt || agentSystemPrompt(d, this.options.toolPromptStyle),
+      system_prompt: this.systemPrompt,
       reference: simiaReference(d.reference ?? referenceFromTask(d)),
       domain: d.domain,
       instruction: d.instruction,

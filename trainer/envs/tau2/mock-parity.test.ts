@@ -108,3 +108,15 @@ test("a mock task plays offline end to end: the gold call meets DB and ENV_ASSER
     "the conversation under way is shown",
   );
 });
+
+test("an env assertion that raises (its task never created) leaves the episode unscored, as τ²'s evaluator does", async () => {
+  const env = createTau2RetailEnvironment();
+  const tasks = await env.loadTasks!(DIR);
+  const task = tasks.find((t) => t.data.taskId === "create_task_1_with_env_assertions")!;
+  const ep = env.createEpisode(task, { seed: 1, llm, maxTurns: 10 });
+  await ep.reset();
+  await ep.step("I could not do that.", 0);
+  const ev = await ep.evaluate("user_done");
+  assert.equal(ev.reward, null, ev.reasoning);
+  assert.match(ev.reasoning, /assert_task_status.*raised "Task task_2 not found"/);
+});

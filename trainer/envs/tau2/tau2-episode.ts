@@ -39,15 +39,20 @@ export function replayGoldActions(domain: Tau2DomainTools, initialDb: unknown, t
 }
 
 /** τ²'s ENV_ASSERTION checks on the final database: each function's result must equal its expected value. */
-export function envAssertionChecks(domain: Tau2DomainTools, w: unknown, task: Tau2TaskData): { check: string; met: boolean }[] {
+export function envAssertionChecks(
+  domain: Tau2DomainTools,
+  w: unknown,
+  task: Tau2TaskData,
+): { check: string; met: boolean; raised?: string }[] {
   return (task.envAssertions ?? []).map((a) => {
-    let result: boolean | null;
+    const check = `${a.funcName}(${JSON.stringify(a.arguments)}) is ${a.assertValue}`;
     try {
-      result = domain.assertion ? domain.assertion(w, a.funcName, a.arguments) : null;
-    } catch {
-      result = null; // the function raised (a missing record): the assertion is not met
+      const result = domain.assertion ? domain.assertion(w, a.funcName, a.arguments) : null;
+      return { check, met: result === a.assertValue };
+    } catch (e) {
+      // The function raised (a missing record): τ²'s evaluator does not catch it, so the task gets no reward there.
+      return { check, met: false, raised: e instanceof Error ? e.message : String(e) };
     }
-    return { check: `${a.funcName}(${JSON.stringify(a.arguments)}) is ${a.assertValue}`, met: result === a.assertValue };
   });
 }
 
@@ -177,7 +182,15 @@ export function createTau2Episode(task: Tau2TaskData, ctx: EpisodeContext, deps:
 
     async evaluate(endReason: EpisodeEndReason) {
       const comparison = domain.compare(db, deps.expected());
-      const evaluation = await evaluateTau2(task, trace, comparison, ctx.llm, envAssertionChecks(domain, db, task));
+      const checks = envAssertionChecks(domain, db, task);
+      const evaluation = await evaluateTau2(task, trace, comparison, ctx.llm, checks);
+      const raised = checks.find((c) => c.raised !== undefined);
+      if (raised)
+        return {
+          ...evaluation,
+          reward: null,
+          reasoning: `Not scored: the env assertion ${raised.check} raised "${raised.raised}", which leaves the task unscored in τ² (its evaluator does not catch it). ${evaluation.reasoning}`,
+        };
       return applyTau2StopRule(evaluation, endReason);
     },
   };

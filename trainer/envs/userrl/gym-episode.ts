@@ -8,6 +8,7 @@
 import type { ConversationMessage, EpisodeEndReason, MessageSource } from "../../../lib/conversation";
 import type { Episode, EpisodeContext, Evaluation, LlmChat, StepResult, Task } from "../types";
 import { formatErrorObservation, parsePolicyAction, textWithToolCalls, type StructuredToolCall } from "../parse";
+import { pythonFloatRepr } from "../../../lib/python-json";
 
 export type GymActionKind = "action" | "answer" | "search";
 
@@ -16,7 +17,7 @@ export type GymActionKind = "action" | "answer" | "search";
  * and `content`, in any of the tool-call formats the parser reads, means the same as the bracketed text.
  * Returns null for anything else (the bracketed protocol then applies).
  */
-export function interactWithEnv(policyText: string): ReturnType<typeof parsePolicyAction> | null {
+export function interactWithEnv(policyText: string, rawOtherChoices = false): ReturnType<typeof parsePolicyAction> | null {
   const parsed = parsePolicyAction(policyText);
   if (!parsed.ok || parsed.action.kind !== "tool_calls" || parsed.action.calls.length !== 1) return null;
   const call = parsed.action.calls[0];
@@ -28,6 +29,8 @@ export function interactWithEnv(policyText: string): ReturnType<typeof parsePoli
   const content = String(call.arguments.content ?? "");
   if (choice === "finish") return parsePolicyAction("[finish]");
   if (choice === "action" || choice === "answer" || choice === "search") return parsePolicyAction(`[${choice}] ${content}`);
+  // UserRL's tool passes the content of any other choice to the gym as it is (interact_tool.py's last branch).
+  if (rawOtherChoices) return parsePolicyAction(content);
   return {
     ok: false,
     error: {
@@ -65,6 +68,12 @@ export interface GymRules<TData, TState> {
    * PersuadeGym, TravelGym).
    */
   stepPenalty: "per-step" | "once";
+  /**
+   * Every message but [finish] is a move of kind "action" (PersuadeGym: an argument): a bare message whole, a bracket
+   * the gym lacks with its bracket (`[search] x` is argued as written), and interact_with_env's content under any
+   * other choice. The other gyms answer those with a format error.
+   */
+  bareMessagesAct?: boolean;
   /** [finish] ends with reward 0, penalty-free (IntentionGym, TravelGym); the other gyms score it like any step. */
   finishUnpenalized?: boolean;
   /** The gym's normalize_rewards default in UserRL: true clips turn rewards to [0, 1]; Function, Search, Travel and Tau do not. */
@@ -97,6 +106,16 @@ export interface GymOptions {
   stepPenalty?: number;
   /** UserRL's normalize_rewards: clip each turn reward to [0, 1] after the penalty (default: the gym's, GymRules). */
   normalizeRewards?: boolean;
+  /**
+   * Append the step's reward to what the gym answers, as UserRL's interact tool returns it to the model
+   * (`{feedback}\nReward: {reward}`, the reward printed as a Python float). Default true (UserRL's behaviour).
+   */
+  rewardInObservation?: boolean;
+}
+
+/** UserRL's tool response: the gym's feedback, then the step's reward as Python prints a float. */
+export function withReward(feedback: string, reward: number): string {
+  return `${feedback}\nReward: ${pythonFloatRepr(reward)}`;
 }
 
 const FORMAT_NAMES: Record<GymActionKind, string> = {
@@ -123,6 +142,8 @@ export function createGymEpisode<TData, TState>(
     const r = raw - (rules.stepPenalty === "once" ? penalty : penalty * (turn + 1));
     return normalize ? Math.max(0, Math.min(1, r)) : r;
   };
+  const showReward = options.rewardInObservation ?? true;
+  const shown = (feedback: string, reward: number) => (showReward ? withReward(feedback, reward) : feedback);
 
   function formatFeedback(turn: number, code: string, message: string): StepResult {
     const obs: ConversationMessage = {
@@ -151,24 +172,28 @@ export function createGymEpisode<TData, TState>(
     async step(rawText: string, turn: number, toolCalls?: readonly StructuredToolCall[]): Promise<StepResult> {
       // UserRL's protocol is text; an interact_with_env call sent as data means what it means written out.
       const policyText = textWithToolCalls(rawText, toolCalls);
-      const parsed = interactWithEnv(policyText) ?? parsePolicyAction(policyText);
+      const parsed = interactWithEnv(policyText, rules.bareMessagesAct) ?? parsePolicyAction(policyText);
       if (!parsed.ok) {
         const obs = formatErrorObservation(parsed.error, turn, formatHint(rules.kinds));
         return finish({ observations: [obs], turnReward: shaped(0, turn), done: false }, turn);
       }
       const a = parsed.action;
       if (a.kind === "finish") {
-        const content = rules.finishFeedback?.(state, task.data) ?? "Episode finished.";
-        const obs: ConversationMessage = { role: "user", source: "environment", content, turn };
         const turnReward = rules.finishUnpenalized ? 0 : shaped(0, turn);
+        const content = shown(rules.finishFeedback?.(state, task.data) ?? "Episode finished.", turnReward);
+        const obs: ConversationMessage = { role: "user", source: "environment", content, turn };
         return { observations: [obs], turnReward, done: true, endReason: "agent_finished" };
       }
-      const kind = a.kind === "action" || a.kind === "answer" || a.kind === "search" ? a.kind : null;
+      let kind = a.kind === "action" || a.kind === "answer" || a.kind === "search" ? a.kind : null;
+      let content = a.kind === "action" ? a.content : a.kind === "answer" ? a.answer : a.kind === "search" ? a.query : "";
+      if (rules.bareMessagesAct && (kind === null || !rules.kinds.includes(kind)) && (a.kind === "message" || a.kind === "search")) {
+        content = a.kind === "message" ? a.text : `[search] ${a.query}`;
+        kind = "action";
+      }
       if (kind === null || !rules.kinds.includes(kind)) {
         const what = kind === null ? "Your message has no bracketed action" : `This game has no [${kind}]`;
         return formatFeedback(turn, "unsupported_action", `${what}.`);
       }
-      const content = a.kind === "action" ? a.content : a.kind === "answer" ? a.answer : a.kind === "search" ? a.query : "";
       let out: GymTurnOutcome;
       try {
         out = await rules.onAction(kind, content.trim(), state, task.data, { llm: ctx.llm, turn });
@@ -181,9 +206,17 @@ export function createGymEpisode<TData, TState>(
         };
         return { observations: [obs], done: true, endReason: "error" };
       }
-      const obs: ConversationMessage = { role: "user", source: out.source, content: out.feedback, turn };
+      const turnReward = shaped(out.turnReward, turn);
+      // An episode left unscored (the user side failed) shows no reward: there is none to show.
+      const unscored = out.endReason === "error";
+      const obs: ConversationMessage = {
+        role: "user",
+        source: out.source,
+        content: unscored ? out.feedback : shown(out.feedback, turnReward),
+        turn,
+      };
       if (out.llmCallIds?.length) obs.llmCallIds = out.llmCallIds;
-      const r: StepResult = { observations: [obs], turnReward: shaped(out.turnReward, turn), done: out.done === true };
+      const r: StepResult = { observations: [obs], turnReward, done: out.done === true };
       if (out.done) r.endReason = out.endReason ?? "env_terminal";
       return finish(r, turn);
     },

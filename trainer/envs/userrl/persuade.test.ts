@@ -9,6 +9,9 @@ import { createUserRlEnvironment } from "./index";
 import { playGym } from "./testing/play-gym";
 import { persuasionReward, stanceScore, STANCES } from "./persuade";
 
+/** These tests read the gym's own feedback; UserRL's "\nReward: …" suffix is tested in userrl-parity.test.ts. */
+const FEEDBACK_ONLY = { rewardInObservation: false };
+
 test("PersuadeGym's reward rule: levels moved toward disagreement over 6, nothing for standing still or moving back", () => {
   // Values of UserRL's calculate_persuasion_reward and stance_to_score.
   assert.equal(persuasionReward("Strongly Agree", "Agree"), 0.166667);
@@ -21,7 +24,7 @@ test("PersuadeGym's reward rule: levels moved toward disagreement over 6, nothin
 });
 
 test("Persuade offline: each new counterpoint moves the user; off-topic and repeated arguments do not; strong disagreement ends it", async () => {
-  const env = createUserRlEnvironment("persuade");
+  const env = createUserRlEnvironment("persuade", FEEDBACK_ONLY);
   assert.ok(env.builtinTasks().length >= 8);
   for (const task of env.builtinTasks()) {
     const [first, ...rest] = task.data.counterpoints.map((c) => `[action] ${c.rebuttal}`);
@@ -46,7 +49,7 @@ test("Persuade offline: each new counterpoint moves the user; off-topic and repe
 });
 
 test("Persuade with an LLM user: its stated stance sets the reward; an unreadable reply is asked again, then the episode is unscored", async () => {
-  const env = createUserRlEnvironment("persuade");
+  const env = createUserRlEnvironment("persuade", FEEDBACK_ONLY);
   const task = env.builtinTasks()[0];
   const requests: LlmChatRequest[] = [];
   const replies = [
@@ -85,7 +88,7 @@ test("Persuade with an LLM user: its stated stance sets the reward; an unreadabl
 });
 
 test("PersuadeGym's statements file ({id, claim, argument}) imports; the user's reasons are what moves it", async () => {
-  const env = createUserRlEnvironment("persuade");
+  const env = createUserRlEnvironment("persuade", FEEDBACK_ONLY);
   const file = path.resolve(import.meta.dirname, "../../../tests/fixtures/userrl-shaped/all_statements_refined.json");
   const tasks = await env.loadTasks!(file);
   assert.deepEqual(
@@ -114,4 +117,36 @@ test("PersuadeGym's statements file ({id, claim, argument}) imports; the user's 
     (e: unknown) =>
       e instanceof DatasetError && /all_statements_refined\.json \(record s2\): a statement needs a claim and an argument/.test(e.message),
   );
+});
+
+test("Persuade reads moves and replies as PersuadeGym does: a bare message argues, a Python-dict reply is read", async () => {
+  const env = createUserRlEnvironment("persuade");
+  const task = env.builtinTasks()[0];
+  const requests: LlmChatRequest[] = [];
+  const replies = [
+    "{'thought': 'hm', 'response': 'Fair enough.', 'stance': 'Partly Agree'}", // ast.literal_eval reads it
+    '```json\n{"thought": "x", "response": "You\'re right.", "stance": "Disagree",}\n```', // a trailing comma too
+    "{'response': 'Hm.', 'stance': 'Disagree'}",
+  ];
+  const llm: LlmChat = {
+    async chat(req) {
+      requests.push(req);
+      return { text: replies[requests.length - 1], callId: `call-${requests.length}` };
+    },
+  };
+  const r = await playGym(
+    env,
+    task,
+    [
+      "argument 0 about it", // no [action]: PersuadeGym argues it whole
+      "[search] the evidence", // a bracket Persuade lacks: argued as written
+      '<tool_call>{"name": "interact_with_env", "arguments": {"choice": "argue", "content": "one more"}}</tool_call>',
+    ],
+    llm,
+  );
+  assert.deepEqual(r.turnRewards, [0.333333, 0.5, 0]);
+  assert.equal(r.steps[0].observations[0].content, "Fair enough.\nReward: 0.333333", "UserRL's tool text: feedback, then reward");
+  assert.match(requests[0].messages.at(-1)!.content, /argument 0 about it/);
+  assert.match(requests[1].messages.at(-1)!.content, /\[search\] the evidence/);
+  assert.match(requests[2].messages.at(-1)!.content, /one more/);
 });

@@ -15,6 +15,8 @@
 import type { GymRules, GymTurnOutcome } from "./gym-episode";
 import { countKeywordHits } from "./keyword-match";
 import { askJson, firstJsonObject } from "./ask-json";
+import { pythonLiteralEval } from "../../../lib/python-literal";
+import { pythonStrip } from "../../../lib/python-values";
 
 export const STANCES = ["Strongly Agree", "Agree", "Partly Agree", "Neutral", "Partly Disagree", "Disagree", "Strongly Disagree"] as const;
 export type Stance = (typeof STANCES)[number];
@@ -57,8 +59,28 @@ interface PersuadeState {
   failure: string | null;
 }
 
+/**
+ * PersuadeGym's own read of the user's reply (prompts.py parse_llm_response): stripped, a leading ```json and a
+ * trailing ``` cut, then ast.literal_eval — so a Python dict (`{'stance': 'Disagree'}`) is a reply.
+ */
+function userRlLiteral(text: string): Record<string, unknown> | null {
+  let t = pythonStrip(text);
+  if (t.startsWith("```json")) t = t.slice(7);
+  if (t.endsWith("```")) t = t.slice(0, -3);
+  const read = pythonLiteralEval(t);
+  return read && typeof read.value === "object" && read.value !== null && !Array.isArray(read.value)
+    ? (read.value as Record<string, unknown>)
+    : null;
+}
+
+/**
+ * The user's reply: PersuadeGym's read first, then (our addition) a JSON object found in prose or holding JSON's
+ * true / null, with the stance matched whatever its case. UserRL answers those last forms with its stock reply
+ * ("I'm having trouble understanding…", stance kept, reward 0) and keeps a stance off its scale ("neutral") as the new
+ * stance, worth 0 from then on: slips of the simulated user, not of the policy, which a policy cannot learn from.
+ */
 export function parsePersuadeeReply(text: string): { response: string; stance: Stance } | null {
-  const v = firstJsonObject(text);
+  const v = userRlLiteral(text) ?? firstJsonObject(text);
   const stance = STANCES.find((s) => typeof v?.stance === "string" && s.toLowerCase() === v.stance.trim().toLowerCase());
   return v && typeof v.response === "string" && stance ? { response: v.response, stance } : null;
 }
@@ -104,6 +126,7 @@ function persuadeePrompt(task: PersuadeTask, state: PersuadeState, argument: str
 
 export const persuadeRules: GymRules<PersuadeTask, PersuadeState> = {
   kinds: ["action", "answer"],
+  bareMessagesAct: true,
   stepPenalty: "once",
   normalizeRewards: true,
   // One argument per counterpoint, in order.

@@ -10,8 +10,11 @@ import { playGym } from "./testing/play-gym";
 import { travelRules } from "./travel";
 import { TravelConfigSchema } from "../../../lib/userrl-options";
 
+/** These tests read the gym's own feedback; UserRL's "\nReward: …" suffix is tested in userrl-parity.test.ts. */
+const FEEDBACK_ONLY = { rewardInObservation: false };
+
 const FIXTURE = path.join(import.meta.dirname, "../../../tests/fixtures/userrl-shaped/travelgym_data_22.json");
-const env = createUserRlEnvironment("travel");
+const env = createUserRlEnvironment("travel", FEEDBACK_ONLY);
 const sfTask = env.builtinTasks().find((t) => t.id === "travel-sf-business")!;
 
 test("Travel offline: the gold play (search, ask each preference, recommend the best) scores 1 with UserRL's training turn rewards", async () => {
@@ -63,7 +66,7 @@ test("Travel recommendations: best 1, meets-preferences 0.8, wrong 0; one per as
 test("Travel searches: aligned once per aspect, repeats and misses earn nothing, every 5th search fails on purpose", async () => {
   const [flight] = sfTask.data.aspects;
   const right = `[search] flight ${JSON.stringify(flight.arguments)}`;
-  const played = await playGym(createUserRlEnvironment("travel", { searchCorrectReward: 0.2 }), sfTask, [
+  const played = await playGym(createUserRlEnvironment("travel", { ...FEEDBACK_ONLY, searchCorrectReward: 0.2 }), sfTask, [
     right,
     right,
     "[search] flight from Boston",

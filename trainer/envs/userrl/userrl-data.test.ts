@@ -14,6 +14,9 @@ import { DatasetError } from "../types";
 import { createUserRlEnvironment } from "./index";
 import { applyRule } from "./arithmetic-rule";
 
+/** These tests read the gym's own feedback; UserRL's "\nReward: …" suffix is tested in userrl-parity.test.ts. */
+const FEEDBACK_ONLY = { rewardInObservation: false };
+
 const SAMPLES = path.resolve(import.meta.dirname, "../../../tests/fixtures/userrl");
 const llm: LlmChat = { chat: async (req) => ({ text: req.offline ? await req.offline() : "", callId: "c" }) };
 
@@ -21,7 +24,7 @@ test("FunctionGym's functions.json: every rule gives its expected_result (Python
   const full = process.env.USERRL_DATA ? path.join(process.env.USERRL_DATA, "FunctionGym/functiongym/data/functions.json") : null;
   const file = full && existsSync(full) ? full : path.join(SAMPLES, "functions.json");
   const raw = JSON.parse(await readFile(file, "utf8")) as { id: string; expected_result: number }[];
-  const tasks = await createUserRlEnvironment("function").loadTasks!(file);
+  const tasks = await createUserRlEnvironment("function", FEEDBACK_ONLY).loadTasks!(file);
   assert.equal(tasks.length, raw.length, "all of them import (538 in UserRL's file)");
   for (const [i, t] of tasks.entries()) assert.ok(Math.abs(applyRule(t.data.rule, t.data.testCase) - raw[i].expected_result) < 1e-4, t.id);
   assert.ok(
@@ -33,14 +36,14 @@ test("FunctionGym's functions.json: every rule gives its expected_result (Python
   const bad = path.join(dir, "functions.json");
   await writeFile(bad, JSON.stringify([{ id: "func-x", rule: "a + b", test_case: [1, 2, 3, 4], expected_result: 4.0 }]));
   await assert.rejects(
-    createUserRlEnvironment("function").loadTasks!(bad),
+    createUserRlEnvironment("function", FEEDBACK_ONLY).loadTasks!(bad),
     (e: unknown) =>
       e instanceof DatasetError && /functions\.json \(record func-x\): the rule gives 3 .* expected_result is 4/.test(e.message),
   );
 });
 
 test("IntentionGym's file: details with their importance; a test file is the test split; asking earns the importance reward", async () => {
-  const env = createUserRlEnvironment("intention");
+  const env = createUserRlEnvironment("intention", FEEDBACK_ONLY);
   const tasks = await env.loadTasks!(path.join(SAMPLES, "all_intentions_test.json"));
   assert.equal(tasks.length, 8);
   assert.ok(tasks.every((t) => t.split === "test"));
@@ -55,7 +58,7 @@ test("IntentionGym's file: details with their importance; a test file is the tes
 });
 
 test("TelepathyGym's file: the entity is guessed by its title; the offline user answers from its description", async () => {
-  const env = createUserRlEnvironment("telepathy");
+  const env = createUserRlEnvironment("telepathy", FEEDBACK_ONLY);
   const tasks = await env.loadTasks!(path.join(SAMPLES, "all_entities_refined.json"));
   assert.equal(tasks.length, 8);
   const einstein = tasks.find((t) => t.data.entity === "Albert Einstein")!;
@@ -73,7 +76,7 @@ test("TelepathyGym's file: the entity is guessed by its title; the offline user 
 });
 
 test("TurtleGym's file: surface, bottom and the story's own weighted evaluation criteria; covering them all earns 1", async () => {
-  const env = createUserRlEnvironment("turtle");
+  const env = createUserRlEnvironment("turtle", FEEDBACK_ONLY);
   const file = path.join(SAMPLES, "all_stories_refined.json");
   const tasks = await env.loadTasks!(file);
   assert.equal(tasks.length, 6);
@@ -91,7 +94,7 @@ test("TurtleGym's file: surface, bottom and the story's own weighted evaluation 
 });
 
 test("PersuadeGym's statements import from UserRL's persuasion parquet files (42 test + 378 train = 420 with USERRL_DATA)", async () => {
-  const env = createUserRlEnvironment("persuade");
+  const env = createUserRlEnvironment("persuade", FEEDBACK_ONLY);
   const sample = await env.loadTasks!(path.join(SAMPLES, "persuasion_multiturn_test.parquet"));
   assert.equal(sample.length, 42);
   assert.ok(sample.every((t) => t.split === "test"));
@@ -106,7 +109,7 @@ test("PersuadeGym's statements import from UserRL's persuasion parquet files (42
   }
   // Another gym's rows, or a gym whose rows lack its records, are refused by name.
   await assert.rejects(
-    createUserRlEnvironment("turtle").loadTasks!(path.join(SAMPLES, "persuasion_multiturn_test.parquet")),
+    createUserRlEnvironment("turtle", FEEDBACK_ONLY).loadTasks!(path.join(SAMPLES, "persuasion_multiturn_test.parquet")),
     (e: unknown) => e instanceof DatasetError && /parquet files are read for persuade only/.test(e.message),
   );
 });

@@ -10,6 +10,9 @@ import { createUserRlEnvironment, USERRL_GYMS, type GymData } from "./index";
 import { applyRule } from "./arithmetic-rule";
 import { createTauGymEnvironment } from "./tau";
 
+/** These tests read the gym's own feedback; UserRL's "\nReward: …" suffix is tested in userrl-parity.test.ts. */
+const FEEDBACK_ONLY = { rewardInObservation: false };
+
 const llm: LlmChat = {
   async chat(req) {
     if (!req.offline) throw new Error("no offline reply");
@@ -36,11 +39,11 @@ async function play<T>(env: Environment<T>, task: Task<T>, actions: string[], ma
 }
 
 test("every gym ships at least 8 valid tasks of its own", () => {
-  for (const gym of USERRL_GYMS) assert.ok(createUserRlEnvironment(gym).builtinTasks().length >= 8, gym);
+  for (const gym of USERRL_GYMS) assert.ok(createUserRlEnvironment(gym, FEEDBACK_ONLY).builtinTasks().length >= 8, gym);
 });
 
 test("Telepathy: good questions get truthful answers and the right guess earns reward 1 on that turn", async () => {
-  const env = createUserRlEnvironment("telepathy");
+  const env = createUserRlEnvironment("telepathy", FEEDBACK_ONLY);
   for (const task of env.builtinTasks()) {
     const qs = task.data.facts.slice(0, 3).map((f) => `[action] Is it related to ${f.keywords[0]}?`);
     const { turnRewards, feedback, end, evaluation } = await play(env, task, [
@@ -62,7 +65,7 @@ test("Telepathy: good questions get truthful answers and the right guess earns r
 });
 
 test("Turtle: a partial explanation earns part of the reward, the full story the rest, ending the episode", async () => {
-  const env = createUserRlEnvironment("turtle");
+  const env = createUserRlEnvironment("turtle", FEEDBACK_ONLY);
   for (const task of env.builtinTasks()) {
     const story = (cs: GymData<"turtle">["criteria"]) => cs.map((c) => c.keywords.map((g) => g[0]).join(" and ")).join(". ");
     const firstOnly = story(task.data.criteria.slice(0, 1));
@@ -82,7 +85,7 @@ test("Turtle: a partial explanation earns part of the reward, the full story the
 });
 
 test("Function: probing, [search] test and the right answer solve it, deterministically", async () => {
-  const env = createUserRlEnvironment("function");
+  const env = createUserRlEnvironment("function", FEEDBACK_ONLY);
   for (const task of env.builtinTasks()) {
     const actions = ["[action] 1 2 3 4", "[action] 2 2 2 2", "[search] test", `[answer] ${applyRule(task.data.rule, task.data.testCase)}`];
     const a = await play(env, task, ["[answer] 123456789", ...actions]);
@@ -104,7 +107,7 @@ test("Function: probing, [search] test and the right answer solve it, determinis
 });
 
 test("Intention: one focused question per detail earns the importance reward; a scattershot one is penalised", async () => {
-  const env = createUserRlEnvironment("intention");
+  const env = createUserRlEnvironment("intention", FEEDBACK_ONLY);
   const expected = { 3: 1, 2: 0.7, 1: 0.4 } as const;
   for (const task of env.builtinTasks()) {
     const qs = task.data.details.map((d) => `[action] Could you tell me about the ${d.keywords[0]}?`);
@@ -123,7 +126,7 @@ test("Intention: one focused question per detail earns the importance reward; a 
 });
 
 test("bad actions get format feedback from the environment, with no reward and no user reply", async () => {
-  const env = createUserRlEnvironment("telepathy");
+  const env = createUserRlEnvironment("telepathy", FEEDBACK_ONLY);
   const task = env.builtinTasks()[0];
   const { feedback, turnRewards } = await play(env, task, ["Is it an animal?", "[search] giraffe facts", "[action]", "[finish]"]);
   assert.deepEqual(turnRewards, [0, 0, 0, 0]);
@@ -136,7 +139,7 @@ test("bad actions get format feedback from the environment, with no reward and n
 });
 
 test("the turn limit ends the episode as max_turns", async () => {
-  const env = createUserRlEnvironment("function");
+  const env = createUserRlEnvironment("function", FEEDBACK_ONLY);
   const { end, turnRewards } = await play(env, env.builtinTasks()[0], ["[action] 1 1 1 1", "[action] 2 2 2 2", "[action] 3 3 3 3"], 2);
   assert.equal(end, "max_turns");
   assert.equal(turnRewards.length, 2);
@@ -152,30 +155,30 @@ test("malformed task files are rejected with a DatasetError naming the file and 
       { id: "f2", rule: "a + import(b)", testCase: [1, 2, 3, 4] },
     ]),
   );
-  const env = createUserRlEnvironment("function");
+  const env = createUserRlEnvironment("function", FEEDBACK_ONLY);
   await assert.rejects(
     env.loadTasks!(file),
     (e: unknown) => e instanceof DatasetError && /fn\.json \(record f2\): rule: unexpected/.test(e.message),
   );
   await writeFile(file, JSON.stringify([{ id: "t1", entity: "cat", category: "animal", facts: [{ keywords: ["pet"], answer: "maybe" }] }]));
-  await assert.rejects(createUserRlEnvironment("telepathy").loadTasks!(file), /record t1\): facts\.0\.answer/);
+  await assert.rejects(createUserRlEnvironment("telepathy", FEEDBACK_ONLY).loadTasks!(file), /record t1\): facts\.0\.answer/);
   await writeFile(file, JSON.stringify([{ id: "ok", rule: "a * d", testCase: [1, 2, 3, 4] }]));
   assert.equal((await env.loadTasks!(file))[0].split, "train");
 });
 
 test("configs are validated; the step penalty and clipping follow each gym's UserRL code", async () => {
-  assert.throws(() => createUserRlEnvironment("turtle", { stepPenlty: 0.1 }), /Invalid userrl-turtle config/);
-  const t = createUserRlEnvironment("function").builtinTasks()[0];
+  assert.throws(() => createUserRlEnvironment("turtle", { ...FEEDBACK_ONLY, stepPenlty: 0.1 }), /Invalid userrl-turtle config/);
+  const t = createUserRlEnvironment("function", FEEDBACK_ONLY).builtinTasks()[0];
   const moves = ["[action] 1 1 1 1", "[action] 2 2 2 2", `[answer] ${applyRule(t.data.rule, t.data.testCase)}`];
   const rounded = (rs: number[]) => rs.map((r) => Number(r.toFixed(6)));
   // FunctionGym: turn k loses 0.1 × k, and by default (normalize_rewards=False) nothing is clipped.
-  const unclipped = await play(createUserRlEnvironment("function", { stepPenalty: 0.1 }), t, moves);
+  const unclipped = await play(createUserRlEnvironment("function", { ...FEEDBACK_ONLY, stepPenalty: 0.1 }), t, moves);
   assert.deepEqual(rounded(unclipped.turnRewards), [-0.1, -0.2, 0.7]);
   // Clipping asked for: the queries' 0 − 0.1 and 0 − 0.2 clip to 0; the correct answer at step 3 earns 1 − 0.3.
-  const clipped = await play(createUserRlEnvironment("function", { stepPenalty: 0.1, normalizeRewards: true }), t, moves);
+  const clipped = await play(createUserRlEnvironment("function", { ...FEEDBACK_ONLY, stepPenalty: 0.1, normalizeRewards: true }), t, moves);
   assert.deepEqual(rounded(clipped.turnRewards), [0, 0, 0.7]);
   // IntentionGym takes the penalty once per turn, and [finish] scores 0 whatever the penalty.
-  const intention = createUserRlEnvironment("intention", { stepPenalty: 0.1, normalizeRewards: false });
+  const intention = createUserRlEnvironment("intention", { ...FEEDBACK_ONLY, stepPenalty: 0.1, normalizeRewards: false });
   const task = intention.builtinTasks()[0];
   const top = [...task.data.details].sort((a, b) => b.importance - a.importance)[0];
   const asked = await play(intention, task, ["[action] Is the sky blue?", `[action] What about the ${top.keywords[0]}?`, "[finish]"]);
@@ -183,7 +186,7 @@ test("configs are validated; the step penalty and clipping follow each gym's Use
 });
 
 test("UserRL's tool-call form interact_with_env(choice, content) means the same as the bracketed text", async () => {
-  const env = createUserRlEnvironment("telepathy");
+  const env = createUserRlEnvironment("telepathy", FEEDBACK_ONLY);
   const task = env.builtinTasks()[0];
   const call = (choice: string, content: string) =>
     `<tool_call>\n${JSON.stringify({ name: "interact_with_env", arguments: { choice, content } })}\n</tool_call>`;
@@ -208,10 +211,37 @@ test("normalizeRewards defaults to each gym's UserRL config: off for Function, S
   };
   // A question earns nothing: with a step penalty of 0.5 the turn reward is -0.5 unclipped, 0 clipped.
   const penalty = { stepPenalty: 0.5 };
-  assert.equal(await firstTurn(createUserRlEnvironment("function", penalty), "[action] 1 2 3 4"), -0.5);
-  assert.equal(await firstTurn(createUserRlEnvironment("search", penalty), "[answer] surely wrong"), -0.5);
-  assert.equal(await firstTurn(createUserRlEnvironment("travel", penalty), "[action] Hello there!"), -0.5);
+  assert.equal(
+    await firstTurn(createUserRlEnvironment("function", { ...FEEDBACK_ONLY, ...FEEDBACK_ONLY, ...penalty }), "[action] 1 2 3 4"),
+    -0.5,
+  );
+  assert.equal(
+    await firstTurn(createUserRlEnvironment("search", { ...FEEDBACK_ONLY, ...FEEDBACK_ONLY, ...penalty }), "[answer] surely wrong"),
+    -0.5,
+  );
+  assert.equal(
+    await firstTurn(createUserRlEnvironment("travel", { ...FEEDBACK_ONLY, ...FEEDBACK_ONLY, ...penalty }), "[action] Hello there!"),
+    -0.5,
+  );
   assert.equal(await firstTurn(createTauGymEnvironment(penalty), "[search] help"), -0.5);
-  assert.equal(await firstTurn(createUserRlEnvironment("telepathy", penalty), "[action] Is it alive?"), 0);
-  assert.equal(await firstTurn(createUserRlEnvironment("function", { ...penalty, normalizeRewards: true }), "[action] 1 2 3 4"), 0);
+  assert.equal(
+    await firstTurn(createUserRlEnvironment("telepathy", { ...FEEDBACK_ONLY, ...FEEDBACK_ONLY, ...penalty }), "[action] Is it alive?"),
+    0,
+  );
+  assert.equal(
+    await firstTurn(createUserRlEnvironment("function", { ...FEEDBACK_ONLY, ...penalty, normalizeRewards: true }), "[action] 1 2 3 4"),
+    0,
+  );
+});
+
+test("the policy sees each step's reward after the feedback, as UserRL's tool returns it; rewardInObservation: false shows the feedback alone", async () => {
+  const env = createUserRlEnvironment("telepathy");
+  const [task] = env.builtinTasks();
+  const shown = env.createEpisode(task, { seed: 1, llm, maxTurns: 3 });
+  await shown.reset();
+  const step = await shown.step("[finish]", 0);
+  assert.equal(step.observations[0].content, "Episode finished.\nReward: 0.0");
+  const plain = createUserRlEnvironment("telepathy", FEEDBACK_ONLY).createEpisode(task, { seed: 1, llm, maxTurns: 3 });
+  await plain.reset();
+  assert.equal((await plain.step("[finish]", 0)).observations[0].content, "Episode finished.");
 });

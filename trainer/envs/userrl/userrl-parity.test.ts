@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { LlmChat, LlmChatRequest, Task } from "../types";
 import { createUserRlEnvironment, type GymName } from "./index";
+import { withReward } from "./gym-episode";
 import {
   computeTurnCredits,
   computeTrajectoryScore,
@@ -118,9 +119,13 @@ for (const gym of Object.keys(DATA_FILES)) {
         if (!mine) differing.push(`${where}: UserRL plays on, ours ended`);
         else if (Math.abs(mine.reward - want.reward) > 1e-12 || mine.done !== want.done)
           differing.push(`${where}: UserRL reward ${want.reward} done ${want.done} | ours ${mine.reward} done ${mine.done}`);
-        else if (want.feedback !== undefined && mine.feedback !== want.feedback) {
+        // What UserRL's training tool returns to the model: the gym's feedback, then its reward (interact_tool.py).
+        else if (want.feedback !== undefined && mine.feedback !== withReward(want.feedback, want.reward)) {
           if (/^\[\w+\]\s*$/.test(want.action) && mine.feedback.startsWith("Format error (empty_bracket)")) emptyBracket.push(where);
-          else differing.push(`${where}: UserRL says ${JSON.stringify(want.feedback)} | ours ${JSON.stringify(mine.feedback)}`);
+          else
+            differing.push(
+              `${where}: UserRL says ${JSON.stringify(withReward(want.feedback, want.reward))} | ours ${JSON.stringify(mine.feedback)}`,
+            );
         }
       });
     }

@@ -13,8 +13,19 @@ interface Tweet {
   mentions: string[];
 }
 
+/** Stands for an omitted `mentions` (a string survives the runtime's structuredClone of defaults; a symbol would not). */
+const OMITTED = "\u0000mentions omitted";
+
 export function createTwitterApi(config: Record<string, unknown>, options: ApiOptions): ApiInstance {
   const fork = options.fork === "envtuning";
+  /**
+   * `post_tweet(..., mentions: List[str] = [])` is a Python mutable default in gorilla and EnvTuning: every tweet
+   * posted without mentions holds that one list, so `mention()` on one of them shows on all of them and on later
+   * ones. Shared here within the episode (what the policy can see); Python shares it across entries of a process
+   * too, which no episode can observe and which would make one episode's reward depend on the others' order
+   * (docs/environments/bfcl.md).
+   */
+  const defaultMentions: string[] = [];
   const s = {
     username: initial(config, "username", "john"),
     password: initial(config, "password", "john123"),
@@ -42,7 +53,7 @@ export function createTwitterApi(config: Record<string, unknown>, options: ApiOp
         return { authentication_status: false };
       }),
       posting_get_login_status: method([], () => ({ login_status: Boolean(s.authenticated) })),
-      post_tweet: method(["content", ["tags", []], ["mentions", []]], (a) => {
+      post_tweet: method(["content", ["tags", []], ["mentions", OMITTED]], (a) => {
         const denied = needAuth("posting");
         if (denied) return denied;
         const tweet: Tweet = {
@@ -50,7 +61,7 @@ export function createTwitterApi(config: Record<string, unknown>, options: ApiOp
           username: s.username,
           content: str(a.content, "content"),
           tags: [...list<string>(a.tags, "tags")],
-          mentions: [...list<string>(a.mentions, "mentions")],
+          mentions: a.mentions === OMITTED ? defaultMentions : [...list<string>(a.mentions, "mentions")],
         };
         s.tweets[key(s.tweet_counter)] = tweet;
         s.tweet_counter += 1;

@@ -90,6 +90,15 @@ function fareMultiplier(date: string, travelClass: string): number {
 const NEWER_ROUTES = new Set(["LAX|HND", "CRH|HKG", "CRH|JFK"]);
 const FORK_ROUTE_LIST = ROUTE_LIST.filter(([from, to]) => !NEWER_ROUTES.has(`${from}|${to}`));
 
+/**
+ * A booking's field as gorilla reads it (`self.booking_record[booking_id]["travel_date"]`): a record without it — 44
+ * of the data's initial bookings lack `travel_date` or `card_id` — raises Python's KeyError, `'travel_date'`.
+ */
+function bookingField(b: Booking, key: keyof Booking): unknown {
+  if (!Object.hasOwn(b, key)) throw new ApiError(`'${key}'`);
+  return b[key];
+}
+
 export function flightCost(from: string, to: string, date: string, travelClass: string, fork = false): number {
   const base = fork && NEWER_ROUTES.has(`${from}|${to}`) ? undefined : ROUTES.get(`${from}|${to}`);
   if (base === undefined) throw new ApiError("No available route for the given airports.");
@@ -250,12 +259,12 @@ export function createTravelApi(config: Record<string, unknown>, options: ApiOpt
       return {
         invoice: {
           booking_id: String(a.booking_id),
-          travel_date: b.travel_date,
-          travel_from: b.travel_from,
-          travel_to: b.travel_to,
-          travel_class: b.travel_class,
-          travel_cost: b.travel_cost,
-          transaction_id: b.transaction_id,
+          travel_date: bookingField(b, "travel_date"),
+          travel_from: bookingField(b, "travel_from"),
+          travel_to: bookingField(b, "travel_to"),
+          travel_class: bookingField(b, "travel_class"),
+          travel_cost: bookingField(b, "travel_cost"),
+          transaction_id: bookingField(b, "transaction_id"),
         },
       };
     }),
@@ -270,9 +279,11 @@ export function createTravelApi(config: Record<string, unknown>, options: ApiOpt
       if (denied) return denied;
       const b = s.booking_record[String(a.booking_id)];
       if (!b) return { cancel_status: false, error: "Booking not found" };
-      const card = s.credit_card_list[b.card_id];
-      if (!card) throw new ApiError(`'${b.card_id}'`);
-      card.balance += b.travel_cost;
+      const cardId = bookingField(b, "card_id") as string;
+      const cost = bookingField(b, "travel_cost") as number;
+      const card = s.credit_card_list[cardId];
+      if (!card) throw new ApiError(`'${cardId}'`);
+      card.balance += cost;
       delete s.booking_record[String(a.booking_id)];
       return { cancel_status: true };
     }),

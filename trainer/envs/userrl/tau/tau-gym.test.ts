@@ -96,7 +96,7 @@ async function play(env: ReturnType<typeof createTauGymEnvironment>, task: Task<
 }
 
 test("a builtin task played by the scripted solver ends with the customer's stop and reward 1; the turn reward lands on that turn", async () => {
-  const env = createTauGymEnvironment();
+  const env = createTauGymEnvironment({ rewardInObservation: false });
   for (const task of env.builtinTasks()) {
     const solution = [
       ...task.data.actions.map((a) => `[answer] ${JSON.stringify({ name: a.name, arguments: a.kwargs })}`),
@@ -110,7 +110,7 @@ test("a builtin task played by the scripted solver ends with the customer's stop
 });
 
 test("finishing before the customer stops scores 0 and says why; a wrong write leaves the customer unsatisfied", async () => {
-  const env = createTauGymEnvironment();
+  const env = createTauGymEnvironment({ rewardInObservation: false });
   const [task] = env.builtinTasks();
   const early = await play(env, task, ["[search] tools", "[finish]"]);
   assert.equal(early.evaluation.reward, 0);
@@ -158,7 +158,7 @@ test("TauGym's task file: retail and airline tasks load with each domain's data 
 });
 
 test("a loaded TauGym task plays to reward 1 on tau-bench's data when the solver does the gold actions and says the outputs", async () => {
-  const env = createTauGymEnvironment();
+  const env = createTauGymEnvironment({ rewardInObservation: false });
   const loaded = await env.loadTasks!(path.join(DATA, "tau_test.json"));
   const tasks = [
     ...loaded.filter((t) => t.data.domain === "retail" && t.data.outputs.length > 0).slice(0, 2),
