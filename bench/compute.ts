@@ -9,6 +9,8 @@
  * Peak = cores x nominal GHz x flops per cycle of the widest unit the path can use: AVX2 fp32 32 (2 FMA pipes x 8
  * lanes x 2), AVX-512 fp32 64, AVX512_BF16 128 (vdpbf16ps: 2 products per fp32 lane), AMX bf16 1,024 per core (one
  * TMUL tile op per cycle as Intel documents it). Nominal GHz is /proc/cpuinfo's, which a VM reports as its base.
+ * Then the own kernels (native/blas/src/fused.c) per instruction-set path the CPU has (ROLLOUT_LAB_ISA's choices):
+ * milliseconds per call at a 0.5B step's sizes, median of the rounds.
  * Flags: --rounds N (default 3), --rows N (default 2048).
  */
 import os from "node:os";
@@ -117,6 +119,61 @@ const summary = Object.fromEntries(
     return [c, s === null ? { unavailable: notes[c] } : { seconds: +s.toFixed(2), gflopPerS: Math.round(stepGflop / s), path: notes[c] }];
   }),
 );
+/** The own kernels at a 0.5B step's sizes, per ISA path: [name, call]. */
+function ownKernelTimes(): Record<string, Record<string, number>> | string {
+  if (!addon!.setIsa || !addon!.isa) return "addon built without ISA dispatch";
+  const n = 2048 * 4864; // one MLP activation
+  const g = values(n),
+    u = values(n),
+    y = new Float32Array(n);
+  const D = 896;
+  const x = values(R * D),
+    w = values(D).map((v) => v + 1.5),
+    xn = new Float32Array(R * D);
+  const V = 151936,
+    N = 32;
+  const logits = values(N * V),
+    target = Int32Array.from({ length: N }, (_, i) => i * 7),
+    lp = new Float32Array(2 * N);
+  const p = values(n),
+    m = new Float32Array(n),
+    v = new Float32Array(n),
+    p2 = new Float32Array(n),
+    m2 = new Float32Array(n),
+    v2 = new Float32Array(n);
+  const kernels: [string, () => void][] = [
+    [`swiglu fwd (${n} values)`, () => addon!.swigluFwd(n, g, 0, u, 0, y, 0)],
+    [`rmsnorm fwd [${R}, ${D}]`, () => addon!.rmsnormFwd(R, D, 1e-6, x, 0, w, 0, xn, 0)],
+    [`token log-prob [${N}, ${V}]`, () => addon!.logprobFwd(N, V, logits, 0, target, 0, lp, 0)],
+    [
+      `AdamW (${n} values)`,
+      () => addon!.adamw(n, 1e-4, 0.9, 0.999, 1e-8, 0.01, 0.1, 0.001, 1, p, 0, m, 0, v, 0, g, 0, p2, 0, m2, 0, v2, 0),
+    ],
+  ];
+  const widest = addon!.isaSupported!();
+  const paths = (["baseline", "avx2", "avx512"] as const).filter((_, i, all) => i <= all.indexOf(widest));
+  const before = addon!.isa!();
+  const out: Record<string, Record<string, number[]>> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const path of round % 2 ? [...paths].reverse() : paths) {
+      addon!.setIsa!(path);
+      for (const [name, call] of kernels) {
+        call();
+        const t = process.hrtime.bigint();
+        call();
+        ((out[name] ??= {})[path] ??= []).push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+    }
+  }
+  addon!.setIsa!(before);
+  return Object.fromEntries(
+    Object.entries(out).map(([name, byPath]) => [
+      name,
+      Object.fromEntries(Object.entries(byPath).map(([path, ms]) => [`${path} ms`, +median(ms).toFixed(2)])),
+    ]),
+  );
+}
+
 console.log(
   JSON.stringify(
     {
@@ -132,6 +189,7 @@ console.log(
       peakGflopPerS: peaks,
       stepProducts: { gflop: Math.round(stepGflop), ...summary },
       products: table,
+      ownKernelsPerIsa: ownKernelTimes(),
     },
     null,
     1,

@@ -9,10 +9,10 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { ZodError } from "zod";
 import { parseRunConfig } from "./run-config";
 import { renderEngineLaunch } from "./engine-render";
 import type { OutsideEngine } from "./engine-config";
+import { configIssues } from "./testing/config-issues";
 
 const ROOT = path.join(import.meta.dirname, "..");
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -46,15 +46,7 @@ function engineRun(engine: OutsideEngine, extra: Record<string, unknown> = {}) {
   });
 }
 
-function issues(input: unknown): Record<string, string> {
-  try {
-    parseRunConfig(input);
-    return {};
-  } catch (err) {
-    assert.ok(err instanceof ZodError);
-    return Object.fromEntries(err.issues.map((i) => [i.path.join("."), i.message]));
-  }
-}
+const issues = configIssues;
 
 /** Whether a rendered override's text fits the type the engine declares for its key (others are not checked). */
 function fitsType(declared: string | undefined, value: string): boolean {

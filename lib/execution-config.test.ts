@@ -1,17 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ZodError } from "zod";
 import { parseRunConfig } from "./run-config";
+import { configIssues } from "./testing/config-issues";
 
-function issues(input: unknown): Record<string, string> {
-  try {
-    parseRunConfig(input);
-    return {};
-  } catch (err) {
-    assert.ok(err instanceof ZodError);
-    return Object.fromEntries(err.issues.map((i) => [i.path.join("."), i.message]));
-  }
-}
+const issues = configIssues;
 
 test("a config without execution trains on a worker, as before", () => {
   const c = parseRunConfig({});

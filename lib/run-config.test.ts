@@ -1,18 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ZodError } from "zod";
 import { findSecretLikeValues, parseRunConfig } from "./run-config";
 import { ENVIRONMENT_CATALOG } from "./environments";
+import { configIssues } from "./testing/config-issues";
 
-function issues(input: unknown): Record<string, string> {
-  try {
-    parseRunConfig(input);
-    return {};
-  } catch (err) {
-    assert.ok(err instanceof ZodError);
-    return Object.fromEntries(err.issues.map((i) => [i.path.join("."), i.message]));
-  }
-}
+const issues = configIssues;
 
 test("an empty config is a complete, runnable default", () => {
   const c = parseRunConfig({});

@@ -36,7 +36,7 @@ export function answers(host: string, port: number, timeoutMs = 1000): Promise<b
 }
 
 /** A port nothing listens on now (the OS picks it). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);

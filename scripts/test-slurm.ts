@@ -20,9 +20,9 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "./test-services";
 
 export interface TestSlurm {
   /** The slurm.conf every client command must see (pass `env` to child processes). */
@@ -48,17 +48,6 @@ export function slurmUnavailable(exists: (p: string) => boolean = existsSync): s
     return "slurm: not run — the test cluster's slurmd must run as root; run the tests as root or set TEST_SLURM_CONF.";
   if (!exists(MUNGE_KEY)) return `slurm: not run — no ${MUNGE_KEY} (created by the munge package: sudo apt-get install munge).`;
   return null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function idOf(user: string, flag: "-u" | "-g"): number {
@@ -168,7 +157,11 @@ export async function startTestSlurm(): Promise<TestSlurm> {
     }
     killStepDaemons(dir);
     rmSync(dir, { recursive: true, force: true });
+    process.removeListener("exit", killAll);
   };
+  // A test process that exits without calling stop() (an uncaught error) still takes its daemons with it.
+  const killAll = () => children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill("SIGKILL"));
+  process.once("exit", killAll);
   try {
     children.push(
       spawn(

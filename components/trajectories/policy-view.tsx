@@ -69,7 +69,8 @@ function TokenStrip({ tokens: t, endReason }: { tokens: PolicyTokens; endReason:
           style={{ backgroundColor: metric && sampled ? tokenColour(metric, values[i], scale) : undefined }}
           className={[
             // pre-wrap: spaces and newlines as rendered, but a long line (a tool schema's one-line JSON) wraps
-            // instead of running past the strip's right edge; anywhere: a long token breaks too
+            // instead of running past the strip's right edge (with "pre" every span, spaces included, forbids a break);
+            // anywhere: a long token breaks too
             "whitespace-pre-wrap [overflow-wrap:anywhere]",
             sampled ? "text-slate-900" : "text-slate-400",
             // A byte that only starts a character shows no text (the character shows on its last byte): keep it

@@ -5,6 +5,7 @@
  * requeues a killed job, which resumes from the checkpoint. Skipped, with the reason in one line, without slurm-wlm.
  */
 import { test } from "node:test";
+import { spawn, spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -244,6 +245,45 @@ test("a job whose run the trainer has just finished is left to exit by itself, n
   assert.equal((await jobsOf(created.id))[0].cancelSent, false);
   h.slurm("scancel", [jobId]);
 });
+
+test(
+  "npm run worker with ROLLOUT_LAB_SLURM is a launcher: it submits the run, and stops on SIGTERM leaving the job",
+  { skip, timeout: 120_000 },
+  async () => {
+    const created = await createRun(h.db().prisma, { config: tinyRun("from the worker command", 2), launchedBy: "api" });
+    const env = {
+      ...process.env,
+      ...h.cluster().env,
+      DATABASE_URL: h.db().url,
+      ROLLOUT_LAB_SLURM: `dataDir=${h.settings().dataDir},pollMs=300`,
+    };
+    const bad = spawnSync(process.execPath, ["--import", "tsx", "trainer/main.ts"], {
+      env: { ...env, ROLLOUT_LAB_SLURM: "pollMs=soon" },
+      encoding: "utf8",
+    });
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /ROLLOUT_LAB_SLURM: pollMs/);
+    const child = spawn(process.execPath, ["--import", "tsx", "trainer/main.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      await h.waitFor("the job submitted", async () => (await jobsOf(created.id)).some((j) => j.jobId !== null), 90_000);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    assert.equal(await exited, 0, output);
+    assert.match(output, /\[slurm launcher\] submitting Slurm runs/);
+    assert.match(output, /the jobs keep running/);
+    const [job] = await jobsOf(created.id);
+    assert.notEqual(h.slurm("squeue", ["-h", "-j", job.jobId!, "-o", "%i"]).trim(), "", "the job outlives the launcher");
+    await cancelRun(h.db().prisma, created.id);
+    const launcher = h.startLauncher();
+    await h.waitFor("its job ended", async () => !(await jobsOf(created.id))[0].active, 90_000);
+    await launcher.stop();
+  },
+);
 
 test("a controller that does not answer is retried, never a failed run", { skip, timeout: 120_000 }, async () => {
   const created = await createRun(h.db().prisma, { config: tinyRun("controller down", 2), launchedBy: "api" });
