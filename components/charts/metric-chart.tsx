@@ -84,8 +84,11 @@ export function MetricChart({
   pinned,
   onTogglePin,
   xLabel,
+  testId = "metric-chart",
 }: {
   title: string;
+  /** The figure's test id: charts outside the metric panel (the warm-up's) are told apart from its grid. */
+  testId?: string;
   /** The x axis's title; "step" or "local time" by default. */
   xLabel?: string;
   points: ChartPoint[];
@@ -116,9 +119,10 @@ export function MetricChart({
   const formatX = (x: number) => (time ? time.format(x) : formatStep(x));
   const yLabel = (v: number) => (axis ? formatTick(v, axis.decimals) : formatValue(v));
   const yWidth = axisWidthFor(axis ? axis.ticks.map(yLabel) : ["0.000"]);
+  const hasBand = points.some((p) => p.band !== null);
   const latest = [...points].reverse().find((p) => p.raw !== null)?.raw ?? null;
   return (
-    <figure ref={ref} className="rounded border border-slate-200 bg-white p-3" data-testid="metric-chart" data-key={title}>
+    <figure ref={ref} className="rounded border border-slate-200 bg-white p-3" data-testid={testId} data-key={title}>
       <figcaption className="mb-1 flex justify-between gap-2 font-mono text-xs text-slate-600">
         <span className="min-w-0 truncate">
           {onTogglePin && (
@@ -195,14 +199,17 @@ export function MetricChart({
                 name === "band" ? "min – max" : name === "raw" ? "raw" : "smoothed",
               ]}
             />
-            <Area
-              dataKey="band"
-              stroke="none"
-              fill="var(--color-blue-200)"
-              fillOpacity={0.4}
-              isAnimationActive={false}
-              connectNulls={false}
-            />
+            {/* No band to draw (a series without buckets, e.g. the warm-up loss): no empty area path either. */}
+            {hasBand && (
+              <Area
+                dataKey="band"
+                stroke="none"
+                fill="var(--color-blue-200)"
+                fillOpacity={0.4}
+                isAnimationActive={false}
+                connectNulls={false}
+              />
+            )}
             <Line dataKey="raw" stroke="var(--color-blue-300)" dot={false} strokeWidth={1} isAnimationActive={false} connectNulls={false} />
             <Line
               dataKey="value"

@@ -33,7 +33,7 @@ const SECTION_TITLES: Record<string, string> = {
  * What most launches change comes first (the run, its policy, GRPO, the rollout); the rest is under "Advanced",
  * folded until opened or until one of its fields is refused. (Every field open was 4,000 px of form.)
  */
-const ADVANCED_SECTIONS = new Set(["dataset", "llm", "judge", "checkpoint", "evaluation", "eval", "curriculum"]);
+const ADVANCED_SECTIONS = new Set(["dataset", "llm", "judge", "checkpoint", "evaluation", "eval", "curriculum", "execution"]);
 
 /** The element a field's error scrolls to: the environment select, or the generated field's input. */
 const controlId = (path: string) => (path === "environment" ? "preset" : `cfg-${path.replace(/\./g, "-")}`);

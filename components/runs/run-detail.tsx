@@ -5,6 +5,7 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatNumber } from "@/lib/format";
 import { Elapsed } from "./elapsed";
 import { TrainingTime } from "./training-time";
+import { TagEditor } from "./tag-editor";
 import { QueueNotice } from "./queue-notice";
 import { SlurmJobNotice } from "./slurm-job-notice";
 import { CheckpointList } from "./checkpoint-list";
@@ -49,6 +50,7 @@ export function RunDetail({ runId }: { runId: string }) {
         </h1>
         <StatusBadge status={r.status} />
         {r.phase && <span className="text-xs text-slate-500">phase: {r.phase}</span>}
+        <TagEditor runId={r.id} tags={r.tags} />
         {r.cancelRequested && r.status === "running" && <span className="text-xs text-amber-700">cancelling at the next step…</span>}
         <div className="ml-auto flex items-center gap-4">
           <ProgressBar done={r.step} total={r.totalSteps} />

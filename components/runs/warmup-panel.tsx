@@ -41,7 +41,7 @@ export function WarmupPanel({ runId, live }: { runId: string; live: boolean }) {
       </div>
       {points.length > 0 && (
         <div className="max-w-xl">
-          <MetricChart title="sft/loss" points={points} xMode="step" xLabel="warm-up step" />
+          <MetricChart title="sft/loss" points={points} xMode="step" xLabel="warm-up step" testId="warmup-chart" />
         </div>
       )}
     </section>

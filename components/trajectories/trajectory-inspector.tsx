@@ -86,6 +86,12 @@ export function TrajectoryInspector({ runId, trajectoryId }: { runId: string; tr
           >
             next →
           </button>
+          <Link
+            href={`/trajectories/compare?a=${encodeURIComponent(trajectoryId)}`}
+            className="rounded border border-slate-300 px-2 py-1 text-slate-700 hover:bg-slate-50"
+          >
+            Compare with…
+          </Link>
           <ExportButton runId={runId} trajectoryId={trajectoryId} />
         </span>
       </nav>

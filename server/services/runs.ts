@@ -24,7 +24,10 @@ export async function listRuns(db: PrismaClient, input: ListRunsInput) {
     ...(input.status?.length ? { status: { in: input.status } } : {}),
     ...(input.environment ? { environment: input.environment } : {}),
     ...(input.tag ? { tags: { has: input.tag } } : {}),
-    ...(input.search ? { name: { contains: input.search, mode: "insensitive" } } : {}),
+    // The search box finds a run by its name or by one of its tags (tags can be edited after launch).
+    ...(input.search
+      ? { OR: [{ name: { contains: input.search, mode: "insensitive" as const } }, { tags: { has: input.search.trim() } }] }
+      : {}),
   };
   const rows = await db.run.findMany({
     where,
@@ -109,4 +112,15 @@ export async function getRunTrainingSeconds(db: PrismaClient, runId: string): Pr
     )
     SELECT sum(seconds)::float8 AS seconds FROM per_step`;
   return row?.seconds ?? null;
+}
+
+/**
+ * A run's tags after launch (grouping by seed, marking a baseline): the runs table shows them and its tag filter
+ * finds them. Whitespace trimmed, duplicates dropped; the launch config keeps the tags it was launched with.
+ */
+export async function setRunTags(db: PrismaClient, id: string, tags: string[]) {
+  const clean = [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
+  const updated = await db.run.updateMany({ where: { id }, data: { tags: clean } });
+  if (updated.count === 0) throw notFound("Run", id);
+  return { id, tags: clean };
 }

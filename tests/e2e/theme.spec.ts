@@ -70,15 +70,14 @@ test("dark mode: a chart's tooltip is a dark box whose step label reads at 4.5:1
   await page.emulateMedia({ colorScheme: "dark" });
   await openRun(page, GUESS_RUN);
   await expect(page.locator("html")).toHaveClass(/dark/);
-  const chart = page.locator("[data-testid=metric-chart] .recharts-surface").first();
+  const figure = "[data-testid=metric-chart][data-key='reward/mean']";
+  const chart = page.locator(`${figure} .recharts-surface`).first();
   await chart.scrollIntoViewIfNeeded();
   const box = (await chart.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);
-  const label = page.locator("[data-testid=metric-chart] .recharts-tooltip-label").first();
+  const label = page.locator(`${figure} .recharts-tooltip-label`);
   await expect(label).toBeVisible();
   await expect(label).toHaveText(/step \d+/);
-  expect(await lightness(page, "[data-testid=metric-chart] .recharts-default-tooltip", "backgroundColor")).toBeLessThan(0.3);
-  expect(
-    await contrast(page, "[data-testid=metric-chart] .recharts-tooltip-label", "[data-testid=metric-chart] .recharts-default-tooltip"),
-  ).toBeGreaterThanOrEqual(4.5);
+  expect(await lightness(page, `${figure} .recharts-default-tooltip`, "backgroundColor")).toBeLessThan(0.3);
+  expect(await contrast(page, `${figure} .recharts-tooltip-label`, `${figure} .recharts-default-tooltip`)).toBeGreaterThanOrEqual(4.5);
 });

@@ -174,11 +174,13 @@ test("the trajectory list opens at the latest step, with an end-reason column an
 
 test("a tool output taller than its box says how many lines are below the edge, until scrolled to the end", async ({ page }) => {
   const flights = Array.from({ length: 40 }, (_, i) => ({ flight: `HAT${100 + i}`, seats: i % 5, price: 120 + i }));
+  // Unique per attempt: the upload page would otherwise offer to skip a file it has already imported (a retry).
+  const attempt = `${Date.now()}`;
   const lines = [
-    { type: "run", name: "e2e long tool output", source: "jsonl" },
+    { type: "run", name: `e2e long tool output ${attempt}`, source: "jsonl" },
     {
       type: "trajectory",
-      id: "long-tool-0",
+      id: `long-tool-${attempt}`,
       step: 0,
       group: "g0",
       conversation: [
@@ -196,7 +198,7 @@ test("a tool output taller than its box says how many lines are below the edge, 
     mimeType: "application/jsonl",
     buffer: Buffer.from(lines.map((l) => JSON.stringify(l)).join("\n") + "\n"),
   });
-  await page.getByLabel("Run name").fill("e2e long tool output");
+  await page.getByLabel("Run name").fill(`e2e long tool output ${attempt}`);
   await page.getByRole("button", { name: "Import", exact: true }).click();
   await page.getByRole("link", { name: "Open the run" }).click();
   await page.getByRole("link", { name: "Trajectories" }).first().click();

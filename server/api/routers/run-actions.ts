@@ -8,6 +8,7 @@ import { publicProcedure, router } from "../trpc";
 import { cancelRun, cloneRun, createRun, getRunMetricSeries, getRunStatus, listCheckpoints, resumeRun } from "../../services/run-lifecycle";
 import { getPreflight, requestPreflight } from "../../services/preflight";
 import { entityId, runIdSchema } from "../ids";
+import { setRunTags } from "../../services/runs";
 
 const runId = runIdSchema;
 /** Who launched: the REST layer overrides these from the authenticated token; the dashboard sends "ui". */
@@ -43,6 +44,11 @@ export const runActionsRouter = router({
     .mutation(({ ctx, input }) =>
       cloneRun(ctx.db, { id: input.id, overrides: input.overrides, launchedBy: input.source, launchedByName: input.launchedByName }),
     ),
+
+  /** Replace a run's tags (each 1-40 characters, at most 20), at any time after launch. */
+  setTags: publicProcedure
+    .input(z.object({ id: runId, tags: z.array(z.string().trim().min(1, "a tag cannot be empty").max(40)).max(20) }).strict())
+    .mutation(({ ctx, input }) => setRunTags(ctx.db, input.id, input.tags)),
 
   cancel: publicProcedure.input(z.object({ id: runId }).strict()).mutation(({ ctx, input }) => cancelRun(ctx.db, input.id)),
 
