@@ -126,6 +126,8 @@ test("a click on a curve opens that step's trajectories; with hover synced, one 
   await page.getByLabel("Sync hover").check();
   const chart = page.locator('[data-testid="metric-chart"][data-key="reward/mean"] .recharts-surface');
   await expect(chart).toBeVisible();
+  // The pointer only reaches what is on screen: the warm-up panel can push the charts below the fold.
+  await chart.scrollIntoViewIfNeeded();
   const box = (await chart.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
   // The shared hover line: the other charts draw their cursor at the same step too (recharts draws one only while
