@@ -36,10 +36,11 @@ export type RescoringSelection = z.infer<typeof RescoringSelectionSchema>;
 /** A real OpenAI-compatible judge. The key is never stored: apiKeyEnv names the worker's environment variable. */
 export const RescoringEndpointSchema = z
   .object({
-    baseUrl: z.string().url(),
+    baseUrl: z.string().url().max(2000),
     model: z.string().min(1).max(200),
     apiKeyEnv: z
       .string()
+      .max(200)
       .regex(/^[A-Z_][A-Z0-9_]*$/, "apiKeyEnv is the NAME of an environment variable (e.g. OPENAI_API_KEY), not the key")
       .optional(),
     temperature: z.number().min(0).max(2).optional(),

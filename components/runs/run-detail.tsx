@@ -6,6 +6,7 @@ import { formatNumber } from "@/lib/format";
 import { Elapsed } from "./elapsed";
 import { TrainingTime } from "./training-time";
 import { TagEditor } from "./tag-editor";
+import { NotesEditor } from "./notes-editor";
 import { QueueNotice } from "./queue-notice";
 import { SlurmJobNotice } from "./slurm-job-notice";
 import { CheckpointList } from "./checkpoint-list";
@@ -91,6 +92,7 @@ export function RunDetail({ runId }: { runId: string }) {
         <Fact label="Worker" value={r.workerId ?? "—"} wrap />
         <Fact label="Backend" value={backend?.summary ?? "—"} detail={backend?.detail} wide />
       </dl>
+      <NotesEditor runId={r.id} notes={r.notes} />
       {r.slurm && <SlurmJobNotice job={r.slurm} />}
       {r.status === "queued" && !r.slurm && <QueueNotice runId={r.id} />}
       {r.error && (

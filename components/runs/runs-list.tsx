@@ -14,6 +14,7 @@ import { SortHeader } from "./sort-header";
 import { ConfigColumnPicker } from "./config-column-picker";
 import { formatConfigValue, parseColumns } from "@/lib/config-columns";
 import { DemoEvaluationButton } from "@/components/evaluations/demo-evaluation-button";
+import { notesPreview } from "@/lib/run-notes";
 
 const STATUSES = RUN_STATUSES;
 type Status = (typeof STATUSES)[number];
@@ -153,7 +154,8 @@ export function RunsList() {
         <input
           data-search
           aria-label="Search runs"
-          placeholder="Search by name"
+          placeholder="Search name, tag, notes"
+          title="Finds runs by name, by a whole tag, or by words in their notes"
           className="rounded border border-slate-300 px-2 py-1 text-sm"
           value={search}
           onChange={(e) => setSearch(e.target.value)}
@@ -245,6 +247,7 @@ export function RunsList() {
                         {run.name}
                       </Link>
                       <div className="text-xs text-slate-500">{run.tags.join(", ")}</div>
+                      <NotesPreview notes={run.notes} />
                     </td>
                     <td className="px-3 py-2">
                       <StatusBadge status={run.status} />
@@ -291,6 +294,19 @@ export function RunsList() {
         </div>
       )}
     </section>
+  );
+}
+
+/** The first line of a run's notes, cut with "…" when there is more; the whole note on hover (title). */
+function NotesPreview({ notes }: { notes: string }) {
+  if (!notes) return null;
+  const { text, cut } = notesPreview(notes);
+  return (
+    <div className="max-w-xs truncate text-xs text-slate-600" title={notes} data-testid="run-notes-preview">
+      {text}
+      {cut && <span aria-hidden="true">…</span>}
+      {cut && <span className="sr-only"> (notes continue; hover or open the run to read them all)</span>}
+    </div>
   );
 }
 

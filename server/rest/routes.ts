@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { runConfigSchema } from "../../lib/run-config";
 import { MAX_HISTORY_BODY_BYTES } from "../../lib/ingest";
+import { runNotesSchema } from "../../lib/run-notes";
 import { exportRunJsonl } from "../services/export";
 import type { PrismaClient } from "../../db/client";
 import type { TokenScope } from "../services/tokens";
@@ -147,8 +148,9 @@ export const REST_ROUTES: RestRoute[] = [
     idempotent: true,
     summary: "Create a run",
     description:
-      "Validates the RunConfig (unknown fields, ranges and API-key-looking values are rejected) and queues the run. Returns its id and dashboard URL.",
-    documentedBody: z.object({ config: runConfigSchema }).strict(),
+      "Validates the RunConfig (unknown fields, ranges and API-key-looking values are rejected) and queues the run. Returns its id and dashboard URL. " +
+      "`notes` (optional plain text) sit beside the config, not in it.",
+    documentedBody: z.object({ config: runConfigSchema, notes: runNotesSchema.optional() }).strict(),
   },
   {
     kind: "procedure",
@@ -211,6 +213,17 @@ export const REST_ROUTES: RestRoute[] = [
     scope: "write",
     tag: "runs",
     summary: "Resume a cancelled or failed run from its last checkpoint",
+  },
+  {
+    kind: "procedure",
+    method: "POST",
+    path: "/runs/{id}/notes",
+    procedure: "runActions.setNotes",
+    params: idParam,
+    scope: "write",
+    tag: "runs",
+    summary: "Replace a run's notes (plain text, at most 10,000 characters; an empty string clears them), at any time",
+    description: "The runs table previews them and the runs list's `search` finds a run by words in them.",
   },
   {
     kind: "procedure",

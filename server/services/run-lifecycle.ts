@@ -19,6 +19,7 @@ import { AppError, notFound } from "../errors";
 import { getMetricSeries, listMetricKeys } from "./metrics";
 import { markSilentExternalRuns } from "./ingest-staleness";
 import { INTERNAL_SOURCE } from "../../lib/run-status";
+import { cleanRunNotes } from "../../lib/run-notes";
 
 /** One field-level problem, as REST and tRPC callers see it. */
 export interface InputIssue {
@@ -200,10 +201,16 @@ async function withCheckpointPolicy(db: PrismaClient, config: RunConfig): Promis
   });
 }
 
-export async function createRun(db: PrismaClient, input: { config: unknown } & LaunchInfo): Promise<CreatedRun> {
+export async function createRun(db: PrismaClient, input: { config: unknown; notes?: string } & LaunchInfo): Promise<CreatedRun> {
   const config = await withCheckpointPolicy(db, validateRunConfig(input.config));
   const run = await db.run.create({
-    data: { ...rowFromConfig(config), launchedBy: input.launchedBy, launchedByName: input.launchedByName ?? null },
+    data: {
+      ...rowFromConfig(config),
+      // Beside the config, never in it: notes are metadata (lib/run-notes.ts).
+      notes: cleanRunNotes(input.notes ?? ""),
+      launchedBy: input.launchedBy,
+      launchedByName: input.launchedByName ?? null,
+    },
     select: { id: true, status: true },
   });
   return { id: run.id, url: runPath(run.id), status: run.status };
@@ -331,6 +338,7 @@ export async function getRunStatus(db: PrismaClient, id: string) {
     policyModel: run.policyModel,
     seed: run.seed,
     tags: run.tags,
+    notes: run.notes,
     launchedBy: run.launchedBy,
     launchedByName: run.launchedByName,
     clonedFromId: run.clonedFromId,

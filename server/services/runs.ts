@@ -8,6 +8,7 @@ import { configLeaves, type ConfigLeaves } from "../../lib/config-columns";
 import { markSilentExternalRuns } from "./ingest-staleness";
 import { isWarmupProgress, WARMUP_EVENT_KIND, type WarmupProgress } from "../../lib/warmup-progress";
 import { getSlurmJobView } from "./slurm-jobs";
+import { cleanRunNotes } from "../../lib/run-notes";
 
 export interface ListRunsInput {
   status?: RunStatus[];
@@ -24,9 +25,15 @@ export async function listRuns(db: PrismaClient, input: ListRunsInput) {
     ...(input.status?.length ? { status: { in: input.status } } : {}),
     ...(input.environment ? { environment: input.environment } : {}),
     ...(input.tag ? { tags: { has: input.tag } } : {}),
-    // The search box finds a run by its name or by one of its tags (tags can be edited after launch).
+    // The search box finds a run by its name, by one of its tags or by words in its notes (both editable after launch).
     ...(input.search
-      ? { OR: [{ name: { contains: input.search, mode: "insensitive" as const } }, { tags: { has: input.search.trim() } }] }
+      ? {
+          OR: [
+            { name: { contains: input.search, mode: "insensitive" as const } },
+            { tags: { has: input.search.trim() } },
+            { notes: { contains: input.search.trim(), mode: "insensitive" as const } },
+          ],
+        }
       : {}),
   };
   const rows = await db.run.findMany({
@@ -123,4 +130,12 @@ export async function setRunTags(db: PrismaClient, id: string, tags: string[]) {
   const updated = await db.run.updateMany({ where: { id }, data: { tags: clean } });
   if (updated.count === 0) throw notFound("Run", id);
   return { id, tags: clean };
+}
+
+/** A run's notes, replaced at any time (lib/run-notes.ts); an empty note removes it. */
+export async function setRunNotes(db: PrismaClient, id: string, notes: string) {
+  const clean = cleanRunNotes(notes);
+  const updated = await db.run.updateMany({ where: { id }, data: { notes: clean } });
+  if (updated.count === 0) throw notFound("Run", id);
+  return { id, notes: clean };
 }

@@ -183,6 +183,12 @@ function buildRequests(runId: string, trajectoryId: string) {
   out.push({ method: "POST", path: "/runs", body: JSON.stringify({ config: { name: "a".repeat(3 * 1024 * 1024) } }) });
   out.push({ method: "POST", path: "/runs", body: "{}", headers: { "content-type": "text/plain" } });
   out.push({ method: "POST", path: "/runs", body: "\u00ff\u00fe{}", headers: { "content-type": "application/json" } });
+  // Notes: free text at launch and after it (the plain strings among these are valid notes and may be 200/201).
+  for (const value of [...WEIRD_VALUES, "n".repeat(10_001)]) {
+    out.push({ method: "POST", path: `/runs/${runId}/notes`, body: JSON.stringify({ notes: value }) });
+    out.push({ method: "POST", path: "/runs", body: JSON.stringify({ config: { name: "fuzz notes" }, notes: value }) });
+  }
+  for (const id of IDS) out.push({ method: "POST", path: `/runs/${id}/notes`, body: '{"notes":"x"}' });
   return out;
 }
 

@@ -8,7 +8,8 @@ import { publicProcedure, router } from "../trpc";
 import { cancelRun, cloneRun, createRun, getRunMetricSeries, getRunStatus, listCheckpoints, resumeRun } from "../../services/run-lifecycle";
 import { getPreflight, requestPreflight } from "../../services/preflight";
 import { entityId, runIdSchema } from "../ids";
-import { setRunTags } from "../../services/runs";
+import { setRunNotes, setRunTags } from "../../services/runs";
+import { runNotesSchema } from "../../../lib/run-notes";
 
 const runId = runIdSchema;
 /** Who launched: the REST layer overrides these from the authenticated token; the dashboard sends "ui". */
@@ -23,12 +24,13 @@ export const runActionsRouter = router({
       z
         .object({
           config: z.record(z.string(), z.unknown()).describe("A RunConfig (lib/run-config.ts); omitted fields take their defaults."),
+          notes: runNotesSchema.optional().describe("The run's notes (metadata, not config: editable later, never cloned)."),
           ...launch,
         })
         .strict(),
     )
     .mutation(({ ctx, input }) =>
-      createRun(ctx.db, { config: input.config, launchedBy: input.source, launchedByName: input.launchedByName }),
+      createRun(ctx.db, { config: input.config, notes: input.notes, launchedBy: input.source, launchedByName: input.launchedByName }),
     ),
 
   clone: publicProcedure
@@ -49,6 +51,11 @@ export const runActionsRouter = router({
   setTags: publicProcedure
     .input(z.object({ id: runId, tags: z.array(z.string().trim().min(1, "a tag cannot be empty").max(40)).max(20) }).strict())
     .mutation(({ ctx, input }) => setRunTags(ctx.db, input.id, input.tags)),
+
+  /** Replace a run's notes (plain text, at most RUN_NOTES_MAX_CHARS), at any time after launch; "" clears them. */
+  setNotes: publicProcedure
+    .input(z.object({ id: runId, notes: runNotesSchema }).strict())
+    .mutation(({ ctx, input }) => setRunNotes(ctx.db, input.id, input.notes)),
 
   cancel: publicProcedure.input(z.object({ id: runId }).strict()).mutation(({ ctx, input }) => cancelRun(ctx.db, input.id)),
 
