@@ -48,8 +48,12 @@ export function RunsList() {
   const [columns, setColumnsState] = useState<string[]>(parseColumns(params.get("cols")));
   const [dir, setDirState] = useState<SortDirection>(params.get("dir") === "asc" ? "asc" : "desc");
   const syncUrl = (next: { status?: string; environment?: string; search?: string; sort?: string; dir?: string; cols?: string }) => {
+    // Every filter is written from this render's state, not only the changed one: `params` lags behind a
+    // router.replace still in flight, so two quick changes (clear the status, then sort) would otherwise put the first
+    // one's old value back in the URL.
+    const current = { status, environment, search, sort, dir: sort ? dir : "", cols: columns.join(",") };
     const q = new URLSearchParams(params.toString());
-    for (const [k, v] of Object.entries(next)) {
+    for (const [k, v] of Object.entries({ ...current, ...next })) {
       if (v) q.set(k, v);
       else q.delete(k);
     }
