@@ -321,6 +321,19 @@ static napi_value js_compute_library(napi_env env, napi_callback_info info) {
   return r;
 }
 
+/* gemmStats(reset): where the products' time went (gemm_stats); bench:trainer --profile prints it per step. */
+static napi_value js_gemm_stats(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], r;
+  bool reset = false;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc >= 1) napi_get_value_bool(env, argv[0], &reset);
+  static char text[1 << 16];
+  if (!gemm_stats(text, sizeof text, reset)) snprintf(text, sizeof text, "null");
+  CHECK(env, napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &r));
+  return r;
+}
+
 static napi_value js_isa(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value r;
@@ -388,6 +401,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"setCompute", NULL, js_set_compute, NULL, NULL, NULL, napi_default, NULL},
       {"compute", NULL, js_compute, NULL, NULL, NULL, napi_default, NULL},
       {"computeLibrary", NULL, js_compute_library, NULL, NULL, NULL, napi_default, NULL},
+      {"gemmStats", NULL, js_gemm_stats, NULL, NULL, NULL, napi_default, NULL},
       {"isa", NULL, js_isa, NULL, NULL, NULL, napi_default, NULL},
       {"isaSupported", NULL, js_isa_supported, NULL, NULL, NULL, napi_default, NULL},
       {"setIsa", NULL, js_set_isa, NULL, NULL, NULL, napi_default, NULL},

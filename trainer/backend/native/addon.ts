@@ -79,6 +79,11 @@ export interface BlasAddon {
   compute?(): "fp32" | "bf16";
   /** "oneDNN 2.6.3", or why bf16 compute is not available. */
   computeLibrary?(): string;
+  /**
+   * Where the products' time went since the last reset, as JSON: fp32 calls / ms / GFLOP in total, and per bf16
+   * geometry the calls and ms spent rounding operands and in oneDNN (bench:trainer --profile prints it).
+   */
+  gemmStats?(reset: boolean): string;
   /** Instruction set of the own kernels (native/blas/src/isa.h): in use, the widest the CPU has, and a switch. */
   isa?(): IsaPath;
   isaSupported?(): IsaPath;
