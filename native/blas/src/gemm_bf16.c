@@ -145,15 +145,17 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-static int run(const geometry *g, const float *A, size_t strideA, const float *B, size_t strideB, float *out) {
+/* B16, when given, is B already rounded (packed [batchB, K, N] or its transpose): only A is rounded here. */
+static int run(const geometry *g, const float *A, size_t strideA, const float *B, size_t strideB, const uint16_t *B16,
+               float *out) {
   if (!ensure_engine()) return 0;
   const size_t sizeA = (size_t)g->M * g->K, sizeB = (size_t)g->K * g->N;
-  uint16_t *buf = scratch_for(sizeA * g->batchA + sizeB * g->batchB);
+  uint16_t *buf = scratch_for(sizeA * g->batchA + (B16 ? 0 : sizeB * g->batchB));
   if (!buf) return 0;
-  uint16_t *a16 = buf, *b16 = buf + sizeA * g->batchA;
+  uint16_t *a16 = buf, *b16 = B16 ? (uint16_t *)B16 : buf + sizeA * g->batchA;
   const int64_t t0 = now_ns();
   round_operand(A, g->batchA, (int64_t)sizeA, strideA, a16);
-  round_operand(B, g->batchB, (int64_t)sizeB, strideB, b16);
+  if (!B16) round_operand(B, g->batchB, (int64_t)sizeB, strideB, b16);
   const int64_t t1 = now_ns();
   cached_primitive *slot = find_primitive(g);
   if (!slot) return 0;
@@ -186,8 +188,8 @@ int gemm_bf16_available(void) {
   return ok;
 }
 
-int gemm_bf16_batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
-                      size_t strideB, float *out) {
+static int batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
+                   size_t strideB, const uint16_t *B16, float *out) {
   geometry g;
   memset(&g, 0, sizeof g); /* padding bytes too: the cache compares whole structs */
   g.batch = batch;
@@ -199,9 +201,20 @@ int gemm_bf16_batched(int batch, int ta, int tb, int M, int N, int K, const floa
   g.ta = ta;
   g.tb = tb;
   pthread_mutex_lock(&lock);
-  const int ok = run(&g, A, strideA, B, strideB, out);
+  const int ok = run(&g, A, strideA, B, strideB, B16, out);
   pthread_mutex_unlock(&lock);
   return ok;
+}
+
+int gemm_bf16_batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
+                      size_t strideB, float *out) {
+  return batched(batch, ta, tb, M, N, K, A, strideA, B, strideB, NULL, out);
+}
+
+int gemm_bf16_batched_rounded_b(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA,
+                                const uint16_t *B16, size_t strideB, float *out) {
+  if (strideB != 0 && strideB != (size_t)K * N) return 0; /* oneDNN reads B16 as packed matrices */
+  return batched(batch, ta, tb, M, N, K, A, strideA, NULL, strideB, B16, out);
 }
 
 int gemm_bf16_stats(char *buf, size_t len, int reset) {
@@ -238,6 +251,11 @@ int gemm_bf16_available(void) { return 0; }
 int gemm_bf16_batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
                       size_t strideB, float *out) {
   (void)batch, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)A, (void)strideA, (void)B, (void)strideB, (void)out;
+  return 0;
+}
+int gemm_bf16_batched_rounded_b(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA,
+                                const uint16_t *B16, size_t strideB, float *out) {
+  (void)batch, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)A, (void)strideA, (void)B16, (void)strideB, (void)out;
   return 0;
 }
 int gemm_bf16_stats(char *buf, size_t len, int reset) {
