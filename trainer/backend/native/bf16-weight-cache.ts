@@ -32,7 +32,7 @@ let variablesSeen = -1;
 let idsGeneration = -1;
 
 /** ROLLOUT_LAB_BF16_WEIGHT_CACHE=0 turns the cache off (before/after benches); anything else leaves it on. */
-export const bf16WeightCacheEnabled = (): boolean => process.env.ROLLOUT_LAB_BF16_WEIGHT_CACHE === "1"; // TEMP while a bench runs
+export const bf16WeightCacheEnabled = (): boolean => process.env.ROLLOUT_LAB_BF16_WEIGHT_CACHE !== "0";
 
 /** Called after any kernel wrote a variable's values in place: every cached copy is stale from now on. */
 export function weightsWrittenInPlace(): void {
