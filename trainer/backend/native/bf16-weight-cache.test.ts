@@ -36,35 +36,39 @@ async function products(x: tf.Tensor2D, w: tf.Variable, cache: boolean): Promise
   }
 }
 
-test("a weight's bf16 copy gives the same products as rounding it per product, and follows AdamW's in-place updates", { skip }, async () => {
-  await tf.setBackend("cpu");
-  await tryEnableNativeKernels("cpu");
-  assert.equal(selectMatmulCompute("bf16", addon).compute, "bf16");
-  const D = 320; // every side >= 256: the products run on oneDNN, where the copy is used
-  const x = tf.tensor2d(values(D * D, 1), [D, D]);
-  const init = tf.tensor2d(values(D * D, 2), [D, D]);
-  const w = tf.variable(init);
-  init.dispose(); // the variable alone holds its buffer, as AdamW in place requires
-  try {
-    const first = await products(x, w, true);
-    assert.deepEqual(first, await products(x, w, false), "cached and per-product rounding agree bit for bit");
+test(
+  "a weight's bf16 copy gives the same products as rounding it per product, and follows AdamW's in-place updates",
+  { skip },
+  async () => {
+    await tf.setBackend("cpu");
+    await tryEnableNativeKernels("cpu");
+    assert.equal(selectMatmulCompute("bf16", addon).compute, "bf16");
+    const D = 320; // every side >= 256: the products run on oneDNN, where the copy is used
+    const x = tf.tensor2d(values(D * D, 1), [D, D]);
+    const init = tf.tensor2d(values(D * D, 2), [D, D]);
+    const w = tf.variable(init);
+    init.dispose(); // the variable alone holds its buffer, as AdamW in place requires
+    try {
+      const first = await products(x, w, true);
+      assert.deepEqual(first, await products(x, w, false), "cached and per-product rounding agree bit for bit");
 
-    // One AdamW step written into w's own buffer: a product after it must see the new weights, not the old copy.
-    const m = tf.zeros([D, D]);
-    const v = tf.zeros([D, D]);
-    const g = tf.tensor2d(values(D * D, 3), [D, D]);
-    const hp = { lr: 0.05, b1: 0.9, b2: 0.999, eps: 1e-8, wd: 0, bc1: 0.1, bc2: 0.001, clip: 1 };
-    assert.ok(nativeAdamWInPlace(addon, w, m, v, g, hp), "the update ran in place");
-    const after = await products(x, w, true);
-    assert.notDeepEqual(after[0], first[0], "the update changed the product");
-    assert.deepEqual(after, await products(x, w, false), "the copy was refreshed after the in-place update");
-    tf.dispose([m, v, g]);
-  } finally {
-    tf.dispose([x, w]);
-    selectMatmulCompute("fp32", addon);
-    disableNativeKernels("cpu");
-  }
-});
+      // One AdamW step written into w's own buffer: a product after it must see the new weights, not the old copy.
+      const m = tf.zeros([D, D]);
+      const v = tf.zeros([D, D]);
+      const g = tf.tensor2d(values(D * D, 3), [D, D]);
+      const hp = { lr: 0.05, b1: 0.9, b2: 0.999, eps: 1e-8, wd: 0, bc1: 0.1, bc2: 0.001, clip: 1 };
+      assert.ok(nativeAdamWInPlace(addon, w, m, v, g, hp), "the update ran in place");
+      const after = await products(x, w, true);
+      assert.notDeepEqual(after[0], first[0], "the update changed the product");
+      assert.deepEqual(after, await products(x, w, false), "the copy was refreshed after the in-place update");
+      tf.dispose([m, v, g]);
+    } finally {
+      tf.dispose([x, w]);
+      selectMatmulCompute("fp32", addon);
+      disableNativeKernels("cpu");
+    }
+  },
+);
 
 test("a weight is rounded once however many products read it; activations and small weights are not cached", { skip }, async () => {
   await tf.setBackend("cpu");
@@ -73,7 +77,8 @@ test("a weight is rounded once however many products read it; activations and sm
   const w = tf.variable(tf.tensor2d(values(512 * 256, 4), [512, 256]));
   const activation = tf.tensor2d(values(512 * 256, 5), [512, 256]);
   const small = tf.variable(tf.tensor2d(values(64 * 64, 6), [64, 64]));
-  const valuesOf = (t: tf.Tensor) => (tf.backend() as unknown as { data: { get(id: object): { values: Float32Array } } }).data.get(t.dataId).values;
+  const valuesOf = (t: tf.Tensor) =>
+    (tf.backend() as unknown as { data: { get(id: object): { values: Float32Array } } }).data.get(t.dataId).values;
   try {
     const first = roundedWeight(counting, w.dataId, valuesOf(w));
     assert.ok(first);
