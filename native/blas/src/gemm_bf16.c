@@ -117,6 +117,7 @@ static uint16_t *scratch_for(size_t n) {
  * runs on both cores, so one core idled through it.
  */
 #define ENCODE_PIECE (1L << 16)
+#define ENCODE_SPLIT (1L << 22)
 typedef struct {
   const float *x;
   int64_t size, pieces;
@@ -136,7 +137,9 @@ static void encode_range(void *ctx, int64_t first, int64_t last) {
 static void round_operand(const float *x, int64_t count, int64_t size, size_t stride, uint16_t *out) {
   encode_t e = {x, size, (size + ENCODE_PIECE - 1) / ENCODE_PIECE, stride, out};
   const int64_t units = count * e.pieces;
-  parallel_for(units, count * size >= 4 * ENCODE_PIECE ? gemm_threads() : 1, encode_range, &e);
+  /* Only large operands (a weight, the head's gradient): under load, waiting for a second thread to be scheduled
+     cost an activation of [508, 896] ~10 ms of wall time in bench:trainer --profile, for ~0.3 ms of rounding. */
+  parallel_for(units, count * size >= ENCODE_SPLIT ? gemm_threads() : 1, encode_range, &e);
 }
 
 static int64_t now_ns(void) {
