@@ -178,7 +178,10 @@ interface Bf16Shape {
  */
 function productTimes(json: string | undefined) {
   if (!json || json === "null") return null;
-  const s = JSON.parse(json) as { fp32: { calls: number; ms: number; gflop: number }; bf16: { primitivesCreated: number; shapes: Bf16Shape[] } };
+  const s = JSON.parse(json) as {
+    fp32: { calls: number; ms: number; gflop: number };
+    bf16: { primitivesCreated: number; shapes: Bf16Shape[] };
+  };
   const shapes = s.bf16.shapes
     .map((g) => {
       const gflop = (2 * g.batch * g.M * g.N * g.K * g.calls) / 1e9;
@@ -194,7 +197,12 @@ function productTimes(json: string | undefined) {
   const sum = (f: (g: (typeof shapes)[number]) => number) => shapes.reduce((t, g) => t + f(g), 0);
   return {
     fp32: { calls: s.fp32.calls, ms: Math.round(s.fp32.ms), gflops: s.fp32.ms ? Math.round(s.fp32.gflop / (s.fp32.ms / 1000)) : 0 },
-    bf16: { calls: sum((g) => g.calls), encodeMs: sum((g) => g.encodeMs), execMs: sum((g) => g.execMs), primitivesCreated: s.bf16.primitivesCreated },
+    bf16: {
+      calls: sum((g) => g.calls),
+      encodeMs: sum((g) => g.encodeMs),
+      execMs: sum((g) => g.execMs),
+      primitivesCreated: s.bf16.primitivesCreated,
+    },
     bf16Shapes: shapes.slice(0, 20),
   };
 }
