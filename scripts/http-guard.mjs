@@ -3,10 +3,10 @@
 //   - A method no page or API serves (TRACE, CONNECT, PROPFIND…) is a 405: Next builds a fetch Request for proxy.ts
 //     first, fetch refuses TRACE, and the answer was a 500.
 //   - An API write whose Content-Length is over the limit is a 413 at once. Next copies every body for proxy.ts and
-//     waits for its end even when proxy.ts has answered; so the limit is applied here, before anything is read, and
-//     the connection is closed. An API write without a Content-Length (chunked) gets a 411: every client of this API
-//     (browsers, fetch, the CLI, Python's requests) sends the length, and a chunked body could only be measured by
-//     reading it to the end.
+//     waits for its end even when proxy.ts has answered; so the limit is applied here, before anything is stored, and
+//     the rest of the body is thrown away (lingerOnClose). An API write without a Content-Length (chunked) gets a
+//     411: every client of this API (browsers, fetch, the CLI, Python's requests) sends the length, and a chunked body
+//     could only be measured by reading it to the end.
 //   - A page takes no body at all (no page has a form or server action that posts to it; sign-in posts to
 //     /api/login): a request to a page path that carries one is a 413 before a byte is read. Next read such bodies
 //     (up to 33 MB) before its login redirect, for anyone.
@@ -61,9 +61,28 @@ function refuse(req, res, status, code, message, headers = {}) {
     connection: "close",
     ...headers,
   });
+  lingerOnClose(req.socket);
   res.end(body ?? message);
-  // Nothing more of this request is read: the rest of an oversized body is not our business.
-  res.once("finish", () => req.socket.destroy());
+}
+
+/** How long the rest of a refused body is read and thrown away before the connection is cut (nginx: lingering close). */
+const LINGER_MS = 2_000;
+
+/**
+ * A refused request's connection closes without losing the answer. Node ends a "connection: close" response with
+ * socket.destroySoon(), which destroys the socket as soon as the answer is written; a client still sending its
+ * (oversized) body then meets a kernel reset on the unread bytes and reports ECONNRESET instead of the 413 it was
+ * sent (fetch does: it writes the whole body before reading). So for this socket only, destroySoon just closes our
+ * side: the rest of the body is read and discarded by Node's parser (the request is dumped, nothing is stored), and
+ * the socket goes when the client closes it, or after LINGER_MS at most.
+ */
+function lingerOnClose(socket) {
+  socket.destroySoon = () => {
+    socket.end();
+    const cut = setTimeout(() => socket.destroy(), LINGER_MS);
+    cut.unref();
+    socket.once("close", () => clearTimeout(cut));
+  };
 }
 
 /**

@@ -142,7 +142,9 @@ async function ownerGetsIn(from: string, forwardedFor?: string): Promise<void> {
   const owner = await postLogin("correct horse", from, forwardedFor);
   assert.equal(owner.status, 303, "the owner is not refused");
   assert.match(owner.setCookie, /rl_session=/);
-  assert.ok(Date.now() - started < 8_000, `the owner waited ${Date.now() - started} ms`);
+  // Without the owner's priority the answer is a 429, or a place in the overall schedule of up to 30 s (maxWaitMs).
+  // The bound leaves room for a server busy answering the flood on a loaded 2-core machine (9.7 s seen at load 10).
+  assert.ok(Date.now() - started < 15_000, `the owner waited ${Date.now() - started} ms`);
 }
 
 test("a flood with rotating X-Forwarded-For from one address is one client: it is throttled, the owner gets in", async () => {

@@ -28,6 +28,7 @@ import { recordEvent } from "../record/run-events";
 import { copyJobOutput } from "./job-logs";
 import { jobScriptSite, type SlurmLauncherSettings } from "./settings";
 import { SlurmCommandError, type SlurmCli, type SlurmJobStatus } from "./slurm-cli";
+import { WakeableSleep } from "../worker/wakeable-sleep";
 
 /** The worker id a job's trainer claims its run under (job-main.ts), so the launcher knows whose lease it may end. */
 export function slurmWorkerId(jobId: string): string {
@@ -48,7 +49,7 @@ type ActiveJob = Awaited<ReturnType<SlurmLauncher["activeJobs"]>>[number];
 
 export class SlurmLauncher {
   private stopping = false;
-  private wake: (() => void) | null = null;
+  private readonly pause = new WakeableSleep();
   private readonly log: (message: string) => void;
 
   constructor(private readonly opts: SlurmLauncherOptions) {
@@ -57,7 +58,7 @@ export class SlurmLauncher {
 
   stop(): void {
     this.stopping = true;
-    this.wake?.();
+    this.pause.wake();
   }
 
   async start(): Promise<void> {
@@ -67,7 +68,7 @@ export class SlurmLauncher {
       } catch (err) {
         this.log(`poll failed: ${firstLine(err)}`);
       }
-      if (!this.stopping) await this.sleep(this.opts.settings.pollMs);
+      if (!this.stopping) await this.pause.sleep(this.opts.settings.pollMs);
     }
   }
 
@@ -291,16 +292,5 @@ export class SlurmLauncher {
       ? `not requeued: it was requeued ${requeuesSoFar} times (execution.maxRequeues ${execution.maxRequeues})`
       : "not requeued (execution.requeue is false)";
     await this.failRun(job.runId, `Slurm job ${jobId} ${why}; ${refusal}. Resume the run to continue from step ${run.step}.`);
-  }
-
-  private async sleep(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
-    this.wake = null;
   }
 }

@@ -25,6 +25,7 @@ import { recordEvent } from "../record/run-events";
 import { claimNextRun, finishRun, releaseRun, type ClaimedRun, type HeartbeatResult } from "./lease";
 import { keepLeaseInLoop, keepLeaseInThread } from "./lease-keeper";
 import { createWorkerId } from "./worker-id";
+import { WakeableSleep } from "./wakeable-sleep";
 
 /** The reason a run's abort signal carries. */
 export class RunStoppedError extends Error {
@@ -86,7 +87,7 @@ export class TrainerWorker {
   private readonly log: (message: string) => void;
   private stopping = false;
   private cancelling = false;
-  private wake: (() => void) | null = null;
+  private readonly pause = new WakeableSleep();
   /** Aborts the run in hand (graceful stop). */
   private abortCurrent: ((reason: StopReason) => void) | null = null;
 
@@ -106,7 +107,7 @@ export class TrainerWorker {
   stop(reason: "shutdown" | "cancel" = "shutdown"): void {
     this.stopping = true;
     if (reason === "cancel") this.cancelling = true;
-    this.wake?.();
+    this.pause.wake();
     this.abortCurrent?.(reason);
   }
 
@@ -126,7 +127,7 @@ export class TrainerWorker {
       } catch (err) {
         wait = errors.failed(err);
       }
-      if (!worked && !this.stopping) await this.sleep(wait);
+      if (!worked && !this.stopping) await this.pause.sleep(wait);
     }
   }
 
@@ -245,16 +246,5 @@ export class TrainerWorker {
       console.error(err);
       if (await finishRun(db, run.id, this.workerId, "failed", message)) await event("error", `Run failed: ${message}`);
     }
-  }
-
-  private async sleep(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
-    this.wake = null;
   }
 }
