@@ -46,6 +46,7 @@ import { GuardedStepper } from "../trainer/update/step";
 import { maskedNll } from "../trainer/update/sft";
 import { padBatch, tokenLogProbs } from "../trainer/policy/logprobs";
 import { findTorchPython, PYTORCH_ALLOCATOR_ENV } from "./pytorch";
+import { loadBlasAddon } from "../trainer/backend/native/addon";
 import { kernelTimesByName, kernelTimesByShape, type KernelTime } from "./kernel-times";
 
 interface SizeSpec {
@@ -131,12 +132,15 @@ const samples = (spec: SizeSpec) => !spec.lora && !spec.stateBits && !spec.recom
 
 /** Kernel time of one step by kernel name and by kernel + input shapes (tf.profile), largest first, with the step's wall and CPU time. */
 async function profileOneStep(run: () => Promise<unknown>) {
+  const addon = loadBlasAddon().addon;
+  addon?.gemmStats?.(true);
   const w0 = performance.now();
   const c0 = process.cpuUsage();
   const info = await tf.profile(async () => {
     await run();
   });
   const c = process.cpuUsage(c0);
+  const products = productTimes(addon?.gemmStats?.(true));
   const byKernel = kernelTimesByName(info);
   const kernelMs = [...byKernel.values()].reduce((sum, e) => sum + e.ms, 0);
   const top = (times: Map<string, KernelTime>, n: number) =>
@@ -152,6 +156,54 @@ async function profileOneStep(run: () => Promise<unknown>) {
     kernelSeconds: r4(kernelMs / 1000),
     byKernel: top(byKernel, 20),
     byShape: top(kernelTimesByShape(info), 15),
+    ...(products ? { products } : {}),
+  };
+}
+
+interface Bf16Shape {
+  batch: number;
+  M: number;
+  N: number;
+  K: number;
+  ta: number;
+  tb: number;
+  calls: number;
+  encodeMs: number;
+  execMs: number;
+}
+
+/**
+ * The addon's own timers for the step's matrix products (wall ms inside the kernel): fp32 in total, bf16 split into
+ * rounding the operands and oneDNN, with each geometry's GFLOP/s, largest first.
+ */
+function productTimes(json: string | undefined) {
+  if (!json || json === "null") return null;
+  const s = JSON.parse(json) as {
+    fp32: { calls: number; ms: number; gflop: number };
+    bf16: { primitivesCreated: number; shapes: Bf16Shape[] };
+  };
+  const shapes = s.bf16.shapes
+    .map((g) => {
+      const gflop = (2 * g.batch * g.M * g.N * g.K * g.calls) / 1e9;
+      return {
+        shape: `${g.batch}x[${g.M},${g.K}]x[${g.K},${g.N}]${g.ta ? " ta" : ""}${g.tb ? " tb" : ""}`,
+        calls: g.calls,
+        encodeMs: Math.round(g.encodeMs),
+        execMs: Math.round(g.execMs),
+        execGflops: Math.round(gflop / (g.execMs / 1000)),
+      };
+    })
+    .sort((a, b) => b.encodeMs + b.execMs - (a.encodeMs + a.execMs));
+  const sum = (f: (g: (typeof shapes)[number]) => number) => shapes.reduce((t, g) => t + f(g), 0);
+  return {
+    fp32: { calls: s.fp32.calls, ms: Math.round(s.fp32.ms), gflops: s.fp32.ms ? Math.round(s.fp32.gflop / (s.fp32.ms / 1000)) : 0 },
+    bf16: {
+      calls: sum((g) => g.calls),
+      encodeMs: sum((g) => g.encodeMs),
+      execMs: sum((g) => g.execMs),
+      primitivesCreated: s.bf16.primitivesCreated,
+    },
+    bf16Shapes: shapes.slice(0, 20),
   };
 }
 
@@ -363,6 +415,7 @@ function parent(): void {
     if (process.argv.includes("--profile")) {
       for (const backend of backends) {
         const out = spawnSync(process.execPath, ["--import", "tsx", self, "--child", size, backend, "0", "profile"], {
+          env: oursEnv, // --compute bf16 profiles the bf16 step
           encoding: "utf8",
           maxBuffer: 1 << 24,
         });

@@ -136,6 +136,61 @@ static napi_value js_gemm(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/*
+ * gemmRoundedB(batch, ta, tb, M, N, K, a, aOff, aStride, b16, bOff, bStride, out, outOff) -> boolean: gemm under bf16
+ * compute with B given already rounded (b16: an Int32Array of packed bf16 halves, bOff / bStride counting bf16
+ * values). false (nothing written) when the product is thin (gemm.c: it runs on sgemm instead) or oneDNN cannot
+ * run it; the caller then calls gemm.
+ */
+static napi_value js_gemm_rounded_b(napi_env env, napi_callback_info info) {
+  size_t argc = 14;
+  napi_value argv[14], r;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc != 14) {
+    napi_throw_type_error(env, "BLAS_ARG", "gemmRoundedB expects 14 arguments");
+    return NULL;
+  }
+  static const char *names[] = {"batch", "ta", "tb", "M", "N", "K"};
+  int64_t d[6];
+  for (int i = 0; i < 6; i++)
+    if (!get_i64(env, argv[i], &d[i], names[i])) return NULL;
+  float *a, *out;
+  uint32_t *b;
+  size_t la, lb, lo;
+  int64_t aOff, aStride, bOff, bStride, oOff;
+  if (!get_f32(env, argv[6], &a, &la, "a") || !get_i64(env, argv[7], &aOff, "aOff") ||
+      !get_i64(env, argv[8], &aStride, "aStride") || !get_4byte(env, argv[9], &b, &lb, "b16") ||
+      !get_i64(env, argv[10], &bOff, "bOff") || !get_i64(env, argv[11], &bStride, "bStride") ||
+      !get_f32(env, argv[12], &out, &lo, "out") || !get_i64(env, argv[13], &oOff, "outOff"))
+    return NULL;
+  const int64_t batch = d[0], M = d[3], N = d[4], K = d[5];
+  if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || batch > INT32_MAX) {
+    napi_throw_range_error(env, "BLAS_ARG", "gemm dimensions exceed 32-bit BLAS integers");
+    return NULL;
+  }
+  if (!fits(aOff, batch, aStride, M * K, la) || !fits(bOff, batch, bStride, K * N, lb * 2) ||
+      !fits(oOff, batch, M * N, M * N, lo)) {
+    napi_throw_range_error(env, "BLAS_ARG", "gemmRoundedB operand extends past the end of its array");
+    return NULL;
+  }
+  const int ok = gemm_compute() == GEMM_COMPUTE_BF16 && M > 0 && N > 0 && K > 0 && !gemm_bf16_is_thin((int)M, (int)N, (int)K) &&
+                 gemm_bf16_batched_rounded_b((int)batch, d[1] != 0, d[2] != 0, (int)M, (int)N, (int)K, a + aOff, (size_t)aStride,
+                                             (const uint16_t *)b + bOff, (size_t)bStride, out + oOff);
+  CHECK(env, napi_get_boolean(env, ok, &r));
+  return r;
+}
+
+/* bf16Thin(M, N, K): whether bf16 compute runs this product as sgemm on rounded operands (gemm.c says why). */
+static napi_value js_bf16_thin(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], r;
+  int32_t d[3] = {0, 0, 0};
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  for (size_t i = 0; i < 3 && i < argc; i++) napi_get_value_int32(env, argv[i], &d[i]);
+  CHECK(env, napi_get_boolean(env, gemm_bf16_is_thin(d[0], d[1], d[2]), &r));
+  return r;
+}
+
 static int get_dims(napi_env env, napi_value v, int64_t *out, uint32_t *count, const char *name) {
   bool is_arr = false;
   char msg[96];
@@ -321,6 +376,19 @@ static napi_value js_compute_library(napi_env env, napi_callback_info info) {
   return r;
 }
 
+/* gemmStats(reset): where the products' time went (gemm_stats); bench:trainer --profile prints it per step. */
+static napi_value js_gemm_stats(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], r;
+  bool reset = false;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc >= 1) napi_get_value_bool(env, argv[0], &reset);
+  static char text[1 << 16];
+  if (!gemm_stats(text, sizeof text, reset)) snprintf(text, sizeof text, "null");
+  CHECK(env, napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &r));
+  return r;
+}
+
 static napi_value js_isa(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value r;
@@ -388,6 +456,9 @@ static napi_value init(napi_env env, napi_value exports) {
       {"setCompute", NULL, js_set_compute, NULL, NULL, NULL, napi_default, NULL},
       {"compute", NULL, js_compute, NULL, NULL, NULL, napi_default, NULL},
       {"computeLibrary", NULL, js_compute_library, NULL, NULL, NULL, napi_default, NULL},
+      {"gemmRoundedB", NULL, js_gemm_rounded_b, NULL, NULL, NULL, napi_default, NULL},
+      {"bf16Thin", NULL, js_bf16_thin, NULL, NULL, NULL, napi_default, NULL},
+      {"gemmStats", NULL, js_gemm_stats, NULL, NULL, NULL, napi_default, NULL},
       {"isa", NULL, js_isa, NULL, NULL, NULL, napi_default, NULL},
       {"isaSupported", NULL, js_isa_supported, NULL, NULL, NULL, napi_default, NULL},
       {"setIsa", NULL, js_set_isa, NULL, NULL, NULL, napi_default, NULL},

@@ -20,6 +20,11 @@ void gemm_batched(int batch, int ta, int tb, int M, int N, int K, const float *A
 #define GEMM_COMPUTE_BF16 1
 int gemm_set_compute(int mode);
 int gemm_compute(void);
+/* 1 when bf16 compute runs this product as sgemm on rounded operands rather than on oneDNN (gemm.c says why). */
+int gemm_bf16_is_thin(int M, int N, int K);
+
+/* Calls and time of the products since the last reset, fp32 in total and bf16 per geometry, as JSON (0: buf too short). */
+int gemm_stats(char *buf, size_t len, int reset);
 
 int gemm_threads(void);
 void gemm_set_threads(int n);

@@ -10,13 +10,17 @@
  *
  * Primitives are cached per geometry: creating one costs ~0.1-1 ms, a training step reuses a few dozen shapes.
  */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
 #include "gemm_bf16.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bf16.h"
+#include "gemm.h"
+#include "parallel.h"
 
 #ifdef ROLLOUT_LAB_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -31,6 +35,8 @@ typedef struct {
   geometry g;
   dnnl_primitive_t prim;
   int used;
+  /* Where this geometry's time went since the last gemm_stats reset (bench:trainer --profile prints it). */
+  int64_t calls, encode_ns, exec_ns;
 } cached_primitive;
 
 #define CACHE_SLOTS 96
@@ -78,18 +84,22 @@ static dnnl_primitive_t create_primitive(const geometry *g) {
   return prim;
 }
 
-static dnnl_primitive_t find_primitive(const geometry *g) {
+static int64_t primitives_created = 0;
+
+static cached_primitive *find_primitive(const geometry *g) {
   for (int i = 0; i < CACHE_SLOTS; i++)
-    if (cache[i].used && memcmp(&cache[i].g, g, sizeof *g) == 0) return cache[i].prim;
+    if (cache[i].used && memcmp(&cache[i].g, g, sizeof *g) == 0) return &cache[i];
   dnnl_primitive_t prim = create_primitive(g);
   if (!prim) return NULL;
+  primitives_created++;
   cached_primitive *slot = &cache[next_victim];
   next_victim = (next_victim + 1) % CACHE_SLOTS;
   if (slot->used) dnnl_primitive_destroy(slot->prim);
+  memset(slot, 0, sizeof *slot);
   slot->g = *g;
   slot->prim = prim;
   slot->used = 1;
-  return prim;
+  return slot;
 }
 
 static uint16_t *scratch_for(size_t n) {
@@ -101,21 +111,58 @@ static uint16_t *scratch_for(size_t n) {
   return scratch;
 }
 
-/* Rounds `count` matrices of `size` values, `stride` apart, into one packed run. */
-static void round_operand(const float *x, int64_t count, int64_t size, size_t stride, uint16_t *out) {
-  for (int64_t i = 0; i < count; i++) bf16_encode(x + (size_t)i * stride, size, out + i * size);
+/*
+ * Rounds `count` matrices of `size` values, `stride` apart, into one packed run, in pieces of ENCODE_PIECE values
+ * shared over the BLAS threads: rounding a [151936, 896] head on one thread took ~60 ms of a product that oneDNN
+ * runs on both cores, so one core idled through it.
+ */
+#define ENCODE_PIECE (1L << 16)
+#define ENCODE_SPLIT (1L << 22)
+typedef struct {
+  const float *x;
+  int64_t size, pieces;
+  size_t stride;
+  uint16_t *out;
+} encode_t;
+
+static void encode_range(void *ctx, int64_t first, int64_t last) {
+  const encode_t *e = (const encode_t *)ctx;
+  for (int64_t u = first; u < last; u++) {
+    const int64_t m = u / e->pieces, start = (u % e->pieces) * ENCODE_PIECE;
+    const int64_t n = e->size - start < ENCODE_PIECE ? e->size - start : ENCODE_PIECE;
+    bf16_encode(e->x + (size_t)m * e->stride + start, n, e->out + m * e->size + start);
+  }
 }
 
-static int run(const geometry *g, const float *A, size_t strideA, const float *B, size_t strideB, float *out) {
+static void round_operand(const float *x, int64_t count, int64_t size, size_t stride, uint16_t *out) {
+  encode_t e = {x, size, (size + ENCODE_PIECE - 1) / ENCODE_PIECE, stride, out};
+  const int64_t units = count * e.pieces;
+  /* Only large operands (a weight, the head's gradient): under load, waiting for a second thread to be scheduled
+     cost an activation of [508, 896] ~10 ms of wall time in bench:trainer --profile, for ~0.3 ms of rounding. */
+  parallel_for(units, count * size >= ENCODE_SPLIT ? gemm_threads() : 1, encode_range, &e);
+}
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* B16, when given, is B already rounded (packed [batchB, K, N] or its transpose): only A is rounded here. */
+static int run(const geometry *g, const float *A, size_t strideA, const float *B, size_t strideB, const uint16_t *B16,
+               float *out) {
   if (!ensure_engine()) return 0;
   const size_t sizeA = (size_t)g->M * g->K, sizeB = (size_t)g->K * g->N;
-  uint16_t *buf = scratch_for(sizeA * g->batchA + sizeB * g->batchB);
+  uint16_t *buf = scratch_for(sizeA * g->batchA + (B16 ? 0 : sizeB * g->batchB));
   if (!buf) return 0;
-  uint16_t *a16 = buf, *b16 = buf + sizeA * g->batchA;
+  uint16_t *a16 = buf, *b16 = B16 ? (uint16_t *)B16 : buf + sizeA * g->batchA;
+  const int64_t t0 = now_ns();
   round_operand(A, g->batchA, (int64_t)sizeA, strideA, a16);
-  round_operand(B, g->batchB, (int64_t)sizeB, strideB, b16);
-  dnnl_primitive_t prim = find_primitive(g);
-  if (!prim) return 0;
+  if (!B16) round_operand(B, g->batchB, (int64_t)sizeB, strideB, b16);
+  const int64_t t1 = now_ns();
+  cached_primitive *slot = find_primitive(g);
+  if (!slot) return 0;
+  dnnl_primitive_t prim = slot->prim;
   dnnl_memory_desc_t src, wei, dst;
   describe(&src, g->batchA, g->M, g->K, g->ta, dnnl_bf16);
   describe(&wei, g->batchB, g->K, g->N, g->tb, dnnl_bf16);
@@ -128,6 +175,9 @@ static int run(const geometry *g, const float *A, size_t strideA, const float *B
     dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
     ok = dnnl_primitive_execute(prim, stream, 3, args) == dnnl_success && dnnl_stream_wait(stream) == dnnl_success;
   }
+  slot->calls++;
+  slot->encode_ns += t1 - t0;
+  slot->exec_ns += now_ns() - t1;
   if (ms) dnnl_memory_destroy(ms);
   if (mw) dnnl_memory_destroy(mw);
   if (md) dnnl_memory_destroy(md);
@@ -141,8 +191,8 @@ int gemm_bf16_available(void) {
   return ok;
 }
 
-int gemm_bf16_batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
-                      size_t strideB, float *out) {
+static int batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
+                   size_t strideB, const uint16_t *B16, float *out) {
   geometry g;
   memset(&g, 0, sizeof g); /* padding bytes too: the cache compares whole structs */
   g.batch = batch;
@@ -154,9 +204,41 @@ int gemm_bf16_batched(int batch, int ta, int tb, int M, int N, int K, const floa
   g.ta = ta;
   g.tb = tb;
   pthread_mutex_lock(&lock);
-  const int ok = run(&g, A, strideA, B, strideB, out);
+  const int ok = run(&g, A, strideA, B, strideB, B16, out);
   pthread_mutex_unlock(&lock);
   return ok;
+}
+
+int gemm_bf16_batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
+                      size_t strideB, float *out) {
+  return batched(batch, ta, tb, M, N, K, A, strideA, B, strideB, NULL, out);
+}
+
+int gemm_bf16_batched_rounded_b(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA,
+                                const uint16_t *B16, size_t strideB, float *out) {
+  if (strideB != 0 && strideB != (size_t)K * N) return 0; /* oneDNN reads B16 as packed matrices */
+  return batched(batch, ta, tb, M, N, K, A, strideA, NULL, strideB, B16, out);
+}
+
+int gemm_bf16_stats(char *buf, size_t len, int reset) {
+  pthread_mutex_lock(&lock);
+  size_t at = (size_t)snprintf(buf, len, "{\"primitivesCreated\":%lld,\"shapes\":[", (long long)primitives_created);
+  int first = 1;
+  for (int i = 0; i < CACHE_SLOTS && at < len; i++) {
+    cached_primitive *c = &cache[i];
+    if (!c->used || c->calls == 0) continue;
+    at += (size_t)snprintf(buf + at, len - at,
+                           "%s{\"batch\":%lld,\"M\":%lld,\"N\":%lld,\"K\":%lld,\"ta\":%d,\"tb\":%d,\"calls\":%lld,"
+                           "\"encodeMs\":%.2f,\"execMs\":%.2f}",
+                           first ? "" : ",", (long long)c->g.batch, (long long)c->g.M, (long long)c->g.N, (long long)c->g.K,
+                           c->g.ta, c->g.tb, (long long)c->calls, c->encode_ns / 1e6, c->exec_ns / 1e6);
+    first = 0;
+    if (reset) c->calls = c->encode_ns = c->exec_ns = 0;
+  }
+  if (at < len) at += (size_t)snprintf(buf + at, len - at, "]}");
+  if (reset) primitives_created = 0;
+  pthread_mutex_unlock(&lock);
+  return at < len;
 }
 
 const char *gemm_bf16_library(void) {
@@ -173,6 +255,15 @@ int gemm_bf16_batched(int batch, int ta, int tb, int M, int N, int K, const floa
                       size_t strideB, float *out) {
   (void)batch, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)A, (void)strideA, (void)B, (void)strideB, (void)out;
   return 0;
+}
+int gemm_bf16_batched_rounded_b(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA,
+                                const uint16_t *B16, size_t strideB, float *out) {
+  (void)batch, (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)A, (void)strideA, (void)B16, (void)strideB, (void)out;
+  return 0;
+}
+int gemm_bf16_stats(char *buf, size_t len, int reset) {
+  (void)reset;
+  return snprintf(buf, len, "{\"primitivesCreated\":0,\"shapes\":[]}") < (int)len;
 }
 const char *gemm_bf16_library(void) { return "none (built without oneDNN headers)"; }
 

@@ -79,6 +79,33 @@ export interface BlasAddon {
   compute?(): "fp32" | "bf16";
   /** "oneDNN 2.6.3", or why bf16 compute is not available. */
   computeLibrary?(): string;
+  /**
+   * Where the products' time went since the last reset, as JSON: fp32 calls / ms / GFLOP in total, and per bf16
+   * geometry the calls and ms spent rounding operands and in oneDNN (bench:trainer --profile prints it).
+   */
+  gemmStats?(reset: boolean): string;
+  /**
+   * gemm under bf16 compute with b already rounded (b16: packed bf16 halves; bOff / bStride count bf16 values).
+   * false, writing nothing, when the product is thin (bf16Thin) or oneDNN cannot run it: call gemm then.
+   */
+  gemmRoundedB?(
+    batch: number,
+    ta: number,
+    tb: number,
+    M: number,
+    N: number,
+    K: number,
+    a: Float32Array,
+    aOff: number,
+    aStride: number,
+    b16: Int32Array,
+    bOff: number,
+    bStride: number,
+    out: Float32Array,
+    outOff: number,
+  ): boolean;
+  /** Whether bf16 compute runs an [M,K]x[K,N] product as sgemm on rounded operands (native/blas/src/gemm.c). */
+  bf16Thin?(M: number, N: number, K: number): boolean;
   /** Instruction set of the own kernels (native/blas/src/isa.h): in use, the widest the CPU has, and a switch. */
   isa?(): IsaPath;
   isaSupported?(): IsaPath;

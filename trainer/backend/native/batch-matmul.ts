@@ -6,6 +6,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import type { BlasAddon } from "./addon";
+import { bf16WeightCacheEnabled, roundedWeight } from "./bf16-weight-cache";
 import { uninitialisedArray } from "./kernel-memory";
 
 type Shape = number[];
@@ -87,6 +88,13 @@ interface WasmBackendLike {
   wasm: { HEAPF32: Float32Array };
 }
 
+/** Under bf16 compute, a weight's bf16 copy for a product that runs on oneDNN (bf16-weight-cache.ts), else null. */
+function roundedWeightFor(addon: BlasAddon, plan: MatMulPlan, dataId: DataId, bv: Float32Array): Int32Array | null {
+  if (!addon.gemmRoundedB || !addon.bf16Thin || !bf16WeightCacheEnabled() || addon.compute?.() !== "bf16") return null;
+  if (addon.bf16Thin(plan.M, plan.N, plan.K)) return null;
+  return roundedWeight(addon, dataId, bv);
+}
+
 export function makeCpuBatchMatMul(addon: BlasAddon, fallback: tf.KernelFunc): tf.KernelFunc {
   return (params) => {
     const { a, b, ta, tb } = readArgs(params);
@@ -98,7 +106,10 @@ export function makeCpuBatchMatMul(addon: BlasAddon, fallback: tf.KernelFunc): t
     // uninitialised: sgemm with beta 0 overwrites it (an empty inner dimension writes nothing, so zero it then)
     const n = plan.batch * plan.M * plan.N;
     const out = plan.K > 0 ? (uninitialisedArray(n, "float32") as Float32Array) : new Float32Array(n);
-    addon.gemm(plan.batch, +ta, +tb, plan.M, plan.N, plan.K, av, 0, plan.aStride, bv, 0, plan.bStride, out, 0);
+    const b16 = roundedWeightFor(addon, plan, b.dataId, bv);
+    if (!(b16 && addon.gemmRoundedB!(plan.batch, +ta, +tb, plan.M, plan.N, plan.K, av, 0, plan.aStride, b16, 0, plan.bStride, out, 0))) {
+      addon.gemm(plan.batch, +ta, +tb, plan.M, plan.N, plan.K, av, 0, plan.aStride, bv, 0, plan.bStride, out, 0);
+    }
     return backend.makeTensorInfo(plan.outShape, "float32", out);
   };
 }

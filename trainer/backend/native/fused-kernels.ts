@@ -8,6 +8,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import type { BlasAddon } from "./addon";
+import { weightsWrittenInPlace } from "./bf16-weight-cache";
 import { kernelMemory, type Buffer4, type KernelMemory } from "./kernel-memory";
 
 export const FUSED = {
@@ -590,5 +591,6 @@ export function nativeAdamWInPlace(
   const at = tensors.map((t) => mem.at(t));
   if (at.some(([buf]) => !(buf instanceof Float32Array))) return false;
   addon.adamwInPlace(p.size, hp.lr, hp.b1, hp.b2, hp.eps, hp.wd, hp.bc1, hp.bc2, hp.clip, ...at.flat());
+  weightsWrittenInPlace(); // bf16 copies of the weights are stale now
   return true;
 }

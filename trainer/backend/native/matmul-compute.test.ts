@@ -73,3 +73,43 @@ test("bf16 without the native addon falls back to fp32 and says what is missing"
   assert.equal(report.compute, "fp32");
   assert.match(report.reason, /needs the native kernels/);
 });
+
+test(
+  "under bf16, thin products (a k/v projection's [R,896]x[896,128]) run as sgemm on rounded operands and the rest on oneDNN, both exact to float64 of the rounded operands",
+  { skip: skipBf16 },
+  () => {
+    assert.equal(selectMatmulCompute("bf16", addon).compute, "bf16");
+    try {
+      const product = (M: number, N: number, K: number) => {
+        const a = Float32Array.from({ length: M * K }, (_, i) => Math.sin(i * 0.37));
+        const b = Float32Array.from({ length: K * N }, (_, i) => Math.cos(i * 0.11));
+        const out = new Float32Array(M * N);
+        addon!.gemmStats!(true);
+        addon!.gemm(1, 0, 0, M, N, K, a, 0, 0, b, 0, 0, out, 0);
+        const stats = JSON.parse(addon!.gemmStats!(true)) as { bf16ThinViaSgemm: { calls: number }; bf16: { shapes: unknown[] } };
+        let worst = 0;
+        for (let m = 0; m < M; m += 7) {
+          for (let n = 0; n < N; n += 5) {
+            let sum = 0;
+            let scale = 0;
+            for (let k = 0; k < K; k++) {
+              const p = roundToBf16(a[m * K + k]) * roundToBf16(b[k * N + n]);
+              sum += p;
+              scale += Math.abs(p);
+            }
+            worst = Math.max(worst, Math.abs(out[m * N + n] - sum) / scale);
+          }
+        }
+        return { viaSgemm: stats.bf16ThinViaSgemm.calls, onOneDnn: stats.bf16.shapes.length, worst };
+      };
+      const thin = product(64, 128, 896);
+      assert.deepEqual([thin.viaSgemm, thin.onOneDnn], [1, 0], "a side of 128 runs as sgemm");
+      assert.ok(thin.worst < PRODUCT_TOLERANCE, `thin: ${thin.worst}`);
+      const wide = product(256, 256, 384);
+      assert.deepEqual([wide.viaSgemm, wide.onOneDnn], [0, 1], "every side >= 256 runs on oneDNN");
+      assert.ok(wide.worst < PRODUCT_TOLERANCE, `wide: ${wide.worst}`);
+    } finally {
+      selectMatmulCompute("fp32", addon);
+    }
+  },
+);
