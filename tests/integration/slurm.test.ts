@@ -158,10 +158,20 @@ test(
     const launcher = h.startLauncher();
     await h.waitFor("three trained steps", async () => (await run(created.id)).step >= 3, 240_000);
     const [first] = await jobsOf(created.id);
+    const firstTrainers = trainerPids(created.id);
     h.slurm("scancel", ["--signal=KILL", first.jobId!]);
+    // The KILL lands a moment later and the first trainer may train a step or two more: the second job's progress is
+    // counted from the step where the first trainer was gone, and it must have a trainer of its own to be killed.
+    await h.waitFor(
+      "the first job's trainer to be gone",
+      async () => trainerPids(created.id).every((p) => !firstTrainers.includes(p)),
+      60_000,
+    );
+    const resumedAt = (await run(created.id)).step;
     await h.waitFor(
       "the second job to train two more steps",
-      async () => (await jobsOf(created.id)).length === 2 && (await run(created.id)).step >= 6,
+      async () =>
+        (await jobsOf(created.id)).length === 2 && (await run(created.id)).step >= resumedAt + 2 && trainerPids(created.id).length === 1,
       240_000,
     );
     const pids = trainerPids(created.id);
