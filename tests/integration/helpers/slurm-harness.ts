@@ -3,10 +3,10 @@
  * and launchers (trainer/slurm/launcher.ts) started and stopped by the tests. The jobs run this checkout's trainer
  * on the node, with DATABASE_URL and the backend passed through sbatch's environment, as in production.
  */
-import { after, before } from "node:test";
+import { after, afterEach, before } from "node:test";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { provideTestSlurm, slurmUnavailable, type TestSlurm } from "../../../scripts/test-slurm";
 import { SlurmLauncher } from "../../../trainer/slurm/launcher";
@@ -55,6 +55,12 @@ export function useSlurm(name: string): SlurmHarness {
     if (slurmSkipReason) return;
     cluster = await provideTestSlurm();
     db = await createTestDatabase(name);
+  });
+  // A test that fails half way must not leave its launcher polling, or its jobs on the one node, for the next test:
+  // a leftover launcher submitted the next test's runs, and one failure became three.
+  afterEach(async () => {
+    while (running.length > 0) await running.pop()!();
+    if (cluster) execFileSync("scancel", ["--user", userInfo().username], { env: env() });
   });
   after(async () => {
     for (const stop of running) await stop();
