@@ -10,7 +10,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { tooltipContentStyle, tooltipLabelStyle } from "./tooltip-style";
+import { tooltipContentStyle, tooltipItemStyle, tooltipLabelStyle } from "./tooltip-style";
 import { axisWidthFor, formatStep, formatTick, formatValue, stepTicks, yAxisFor } from "@/lib/chart-axis";
 import { formatTimestamp, timeAxisFor } from "@/lib/chart-time-axis";
 import { metricUnit } from "@/lib/metric-units";
@@ -193,6 +193,7 @@ export function MetricChart({
               allowEscapeViewBox={{ x: false, y: true }}
               contentStyle={tooltipContentStyle}
               labelStyle={tooltipLabelStyle}
+              itemStyle={tooltipItemStyle}
               labelFormatter={(x) => (time ? formatTimestamp(Number(x)) : `step ${formatStep(Number(x))}`)}
               formatter={(v, name) => [
                 Array.isArray(v) ? v.map((n) => withUnit(formatValue(Number(n)))).join(" – ") : withUnit(formatValue(Number(v))),

@@ -14,3 +14,9 @@ export const tooltipContentStyle: CSSProperties = {
 };
 
 export const tooltipLabelStyle: CSSProperties = { color: "var(--color-slate-900)", fontWeight: 600 };
+
+/**
+ * Each value's line. recharts colours it with its series' stroke, and the light ones (a min–max band, a raw series
+ * in blue-200/300) failed axe's contrast check on the white box; the series' name says which line it is.
+ */
+export const tooltipItemStyle: CSSProperties = { color: "var(--color-slate-900)" };

@@ -1,7 +1,7 @@
 "use client";
 /** One metric key, one line per run, each run's own (server-downsampled) points: no cross-run resampling. */
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { tooltipContentStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
+import { tooltipContentStyle, tooltipItemStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
 import { axisWidthFor, formatStep, formatTick, formatValue, stepTicks, yAxisFor } from "@/lib/chart-axis";
 import { metricUnit } from "@/lib/metric-units";
 
@@ -53,6 +53,7 @@ export function OverlayChart({ title, series }: { title: string; series: Overlay
               wrapperStyle={{ zIndex: 20 }}
               contentStyle={tooltipContentStyle}
               labelStyle={tooltipLabelStyle}
+              itemStyle={tooltipItemStyle}
               labelFormatter={(s) => `step ${formatStep(Number(s))}`}
               formatter={(v) => `${formatValue(Number(v))}${unit ? ` ${unit.unit}` : ""}`}
             />

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { tooltipContentStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
+import { tooltipContentStyle, tooltipItemStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { QueryState, RewardValue } from "@/components/trajectories/badges";
 import { formatNumber } from "@/lib/format";
@@ -50,6 +50,7 @@ export function ComponentAnalysis({ runId }: { runId: string }) {
             <Tooltip
               contentStyle={tooltipContentStyle}
               labelStyle={tooltipLabelStyle}
+              itemStyle={tooltipItemStyle}
               formatter={(v) => formatNumber(typeof v === "number" ? v : null)}
             />
             <Legend />

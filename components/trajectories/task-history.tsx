@@ -8,7 +8,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Area, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { tooltipContentStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
+import { tooltipContentStyle, tooltipItemStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { formatNumber } from "@/lib/format";
 import { QueryState } from "./badges";
@@ -74,6 +74,7 @@ export function TaskHistory({ runId, taskId }: { runId: string; taskId: string }
               <Tooltip
                 contentStyle={tooltipContentStyle}
                 labelStyle={tooltipLabelStyle}
+                itemStyle={tooltipItemStyle}
                 labelFormatter={(s) => `step ${s}`}
                 formatter={(v, name) => [
                   Array.isArray(v) ? v.map((x) => formatNumber(Number(x))).join(" – ") : formatNumber(Number(v)),
