@@ -10,8 +10,9 @@
  *   unary(op, x, xOff, out, outOff, n)                     op 0 = exp
  *   binary(op, a, aOff, b, bOff, out, outOff, n)           op 0 = add, 1 = subtract, 2 = multiply (equal shapes)
  *   threads() -> number, setThreads(n), config() -> string (OpenBLAS build description)
- *   setCompute("fp32" | "bf16") -> boolean   what gemm multiplies in (false: bf16 not available, fp32 kept)
- *   compute() -> "fp32" | "bf16", computeLibrary() -> string (the bf16 library, or why there is none)
+ *   setCompute("fp32" | "bf16" | "bf16-sgemm") -> boolean   what gemm multiplies in (false: bf16 not available, fp32
+ *     kept; "bf16-sgemm": bf16 operands, every product on sgemm, gemm.h)
+ *   compute() -> "fp32" | "bf16" | "bf16-sgemm", computeLibrary() -> string (the bf16 library, or why there is none)
  *   isa() -> "baseline" | "avx2" | "avx512"   the instruction set the own kernels run on (isa.h)
  *   isaSupported() -> the widest this CPU has;  setIsa(name) -> boolean (false: the CPU lacks it, nothing changed)
  *   keepLargeBuffersInHeap(bytes) -> boolean   glibc malloc: blocks below `bytes` come from the heap and freed memory
@@ -349,15 +350,17 @@ static napi_value js_config(napi_env env, napi_callback_info info) {
 static napi_value js_set_compute(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], r;
-  char mode[8] = {0};
+  char mode[16] = {0};
   size_t len = 0;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc < 1 || napi_get_value_string_utf8(env, argv[0], mode, sizeof mode, &len) != napi_ok ||
-      (strcmp(mode, "fp32") != 0 && strcmp(mode, "bf16") != 0)) {
-    napi_throw_type_error(env, "BLAS_ARG", "setCompute expects \"fp32\" or \"bf16\"");
+      (strcmp(mode, "fp32") != 0 && strcmp(mode, "bf16") != 0 && strcmp(mode, "bf16-sgemm") != 0)) {
+    napi_throw_type_error(env, "BLAS_ARG", "setCompute expects \"fp32\", \"bf16\" or \"bf16-sgemm\"");
     return NULL;
   }
-  const int ok = gemm_set_compute(strcmp(mode, "bf16") == 0 ? GEMM_COMPUTE_BF16 : GEMM_COMPUTE_FP32);
+  const int ok = gemm_set_compute(strcmp(mode, "bf16") == 0          ? GEMM_COMPUTE_BF16
+                                  : strcmp(mode, "bf16-sgemm") == 0 ? GEMM_COMPUTE_BF16_SGEMM
+                                                                    : GEMM_COMPUTE_FP32);
   CHECK(env, napi_get_boolean(env, ok, &r));
   return r;
 }
@@ -365,7 +368,8 @@ static napi_value js_set_compute(napi_env env, napi_callback_info info) {
 static napi_value js_compute(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value r;
-  CHECK(env, napi_create_string_utf8(env, gemm_compute() == GEMM_COMPUTE_BF16 ? "bf16" : "fp32", NAPI_AUTO_LENGTH, &r));
+  const char *name = gemm_bf16_all_sgemm() ? "bf16-sgemm" : gemm_compute() == GEMM_COMPUTE_BF16 ? "bf16" : "fp32";
+  CHECK(env, napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &r));
   return r;
 }
 

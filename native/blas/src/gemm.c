@@ -58,14 +58,18 @@ const char *gemm_config(void) { return openblas_get_config(); }
 #define MIN_SPLIT_FLOPS (1L << 22)
 
 static int compute_mode = GEMM_COMPUTE_FP32;
+/* bf16 compute with every product on sgemm over rounded operands (GEMM_COMPUTE_BF16_SGEMM): see gemm.h. */
+static int bf16_all_sgemm = 0;
 
 int gemm_set_compute(int mode) {
   if (mode == GEMM_COMPUTE_BF16 && !gemm_bf16_available()) return 0;
-  compute_mode = mode == GEMM_COMPUTE_BF16 ? GEMM_COMPUTE_BF16 : GEMM_COMPUTE_FP32;
+  compute_mode = mode == GEMM_COMPUTE_FP32 ? GEMM_COMPUTE_FP32 : GEMM_COMPUTE_BF16;
+  bf16_all_sgemm = mode == GEMM_COMPUTE_BF16_SGEMM;
   return 1;
 }
 
 int gemm_compute(void) { return compute_mode; }
+int gemm_bf16_all_sgemm(void) { return compute_mode == GEMM_COMPUTE_BF16 && bf16_all_sgemm; }
 
 /* fp32 products since the last gemm_stats reset (the bf16 ones are counted per geometry in gemm_bf16.c). */
 static int64_t fp32_calls, fp32_ns;
@@ -132,7 +136,9 @@ static int bf16_thin_via_sgemm(int batch, int ta, int tb, int M, int N, int K, c
   return 1;
 }
 
-int gemm_bf16_is_thin(int M, int N, int K) { return M < BF16_THIN_DIM || N < BF16_THIN_DIM || K < BF16_THIN_DIM; }
+int gemm_bf16_is_thin(int M, int N, int K) {
+  return bf16_all_sgemm || M < BF16_THIN_DIM || N < BF16_THIN_DIM || K < BF16_THIN_DIM;
+}
 
 void gemm_batched(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
                   size_t strideB, float *out) {

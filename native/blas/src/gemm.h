@@ -15,11 +15,18 @@ void gemm_batched(int batch, int ta, int tb, int M, int N, int K, const float *A
 /*
  * What gemm_batched computes in: fp32 (OpenBLAS sgemm) or bf16 inputs with fp32 accumulation (oneDNN, see
  * gemm_bf16.c). gemm_set_compute returns 0 and keeps fp32 when bf16 is not available in this build.
+ * GEMM_COMPUTE_BF16_SGEMM is bf16 compute with every product run as sgemm on operands rounded to bf16: the same
+ * numbers as oneDNN's (a product of two bf16 values is exact in fp32), for a CPU where oneDNN's bf16 is missing or
+ * fails the float64 check (on CPUs without AVX-512, oneDNN 2.6 gave 7.6e-4 relative error); it needs no oneDNN and
+ * is no faster than fp32. gemm_compute() reports it as GEMM_COMPUTE_BF16.
  */
 #define GEMM_COMPUTE_FP32 0
 #define GEMM_COMPUTE_BF16 1
+#define GEMM_COMPUTE_BF16_SGEMM 2
 int gemm_set_compute(int mode);
 int gemm_compute(void);
+/* 1 under GEMM_COMPUTE_BF16_SGEMM. */
+int gemm_bf16_all_sgemm(void);
 /* 1 when bf16 compute runs this product as sgemm on rounded operands rather than on oneDNN (gemm.c says why). */
 int gemm_bf16_is_thin(int M, int N, int K);
 

@@ -22,6 +22,9 @@ type AdamwCall = (
   ...bufs: Buf[]
 ) => void;
 
+/** "bf16-sgemm": bf16 operands with every product on sgemm, where oneDNN's bf16 is missing or wrong (gemm.h). */
+export type NativeCompute = "fp32" | "bf16" | "bf16-sgemm";
+
 export interface BlasAddon {
   /**
    * out[i] = op(a[i]) x op(b[i]) for i < batch, row-major; a[i] is [M,K] ([K,M] if ta), b[i] is [K,N] ([N,K] if
@@ -75,8 +78,8 @@ export interface BlasAddon {
   setThreads(n: number): void;
   config(): string;
   /** What gemm multiplies in (native/blas/src/gemm.h); false when bf16 is not in this build. Absent from older builds. */
-  setCompute?(mode: "fp32" | "bf16"): boolean;
-  compute?(): "fp32" | "bf16";
+  setCompute?(mode: NativeCompute): boolean;
+  compute?(): NativeCompute;
   /** "oneDNN 2.6.3", or why bf16 compute is not available. */
   computeLibrary?(): string;
   /**

@@ -39,10 +39,15 @@ async function products(x: tf.Tensor2D, w: tf.Variable, cache: boolean): Promise
 test(
   "a weight's bf16 copy gives the same products as rounding it per product, and follows AdamW's in-place updates",
   { skip },
-  async () => {
+  async (t) => {
     await tf.setBackend("cpu");
     await tryEnableNativeKernels("cpu");
     assert.equal(selectMatmulCompute("bf16", addon).compute, "bf16");
+    if (addon!.compute!() === "bf16-sgemm") {
+      selectMatmulCompute("fp32", addon);
+      disableNativeKernels("cpu");
+      return t.skip("oneDNN's bf16 failed its float64 check on this CPU: every product runs as sgemm, the copy is not used");
+    }
     const D = 320; // every side >= 256: the products run on oneDNN, where the copy is used
     const x = tf.tensor2d(values(D * D, 1), [D, D]);
     const init = tf.tensor2d(values(D * D, 2), [D, D]);

@@ -55,7 +55,7 @@ function checkedProductError(addon: BlasAddon): number {
     const mode = addon.compute?.() ?? "fp32";
     addon.setCompute?.("fp32");
     fp32ProductError = worstRelativeError(addon, "fp32");
-    if (mode === "bf16") addon.setCompute?.("bf16");
+    if (mode !== "fp32") addon.setCompute?.(mode);
   }
   return fp32ProductError;
 }

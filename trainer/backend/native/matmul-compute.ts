@@ -4,7 +4,9 @@
  * state stay fp32 either way; only each product's inputs are rounded.
  *
  * Whichever is chosen is first checked against a float64 product on this machine (some BLAS builds compute wrong
- * results on some CPU families): a path that disagrees is not used, and the reason says so.
+ * results on some CPU families): a path that disagrees is not used, and the reason says so. Where oneDNN's bf16 is
+ * missing or disagrees (on a CPU without AVX-512 oneDNN 2.6 was off by 7.6e-4), bf16 runs every product as sgemm on
+ * rounded operands: the numbers bf16 promises, without its speed.
  */
 import { loadBlasAddon, type BlasAddon } from "./addon";
 
@@ -109,21 +111,30 @@ export function selectMatmulCompute(requested: MatmulCompute, addon: BlasAddon |
     if (typeof addon.setCompute !== "function") {
       return { compute: "fp32", reason: "bf16 compute needs a newer native build (node native/build.mjs); fp32 kept" };
     }
-    if (!addon.setCompute("bf16")) {
-      return { compute: "fp32", reason: `bf16 compute unavailable: oneDNN ${addon.computeLibrary?.() ?? "missing"}; fp32 kept` };
-    }
-    const error = worstRelativeError(addon, "bf16");
-    if (error <= PRODUCT_TOLERANCE) {
-      return {
-        compute: "bf16",
-        reason: `matmul in bf16 with fp32 accumulation (${addon.computeLibrary?.()}; checked against float64: ${error.toExponential(1)})`,
-      };
+    const library = addon.computeLibrary?.() ?? "missing";
+    let onednn: string;
+    if (addon.setCompute("bf16")) {
+      const error = worstRelativeError(addon, "bf16");
+      if (error <= PRODUCT_TOLERANCE) {
+        return {
+          compute: "bf16",
+          reason: `matmul in bf16 with fp32 accumulation (${library}; checked against float64: ${error.toExponential(1)})`,
+        };
+      }
+      onednn = `${library} disagreed with a float64 reference (relative error ${error.toExponential(1)})`;
+    } else onednn = `oneDNN unavailable: ${library}`;
+    if (addon.setCompute("bf16-sgemm")) {
+      const error = worstRelativeError(addon, "bf16");
+      if (error <= PRODUCT_TOLERANCE) {
+        return {
+          compute: "bf16",
+          reason: `matmul in bf16 as sgemm on rounded operands, no faster than fp32 (${onednn}; checked against float64: ${error.toExponential(1)})`,
+        };
+      }
+      onednn += `, and sgemm on rounded operands too (${error.toExponential(1)})`;
     }
     addon.setCompute("fp32");
-    return {
-      compute: "fp32",
-      reason: `bf16 products disagreed with a float64 reference (relative error ${error.toExponential(1)}); fp32 kept`,
-    };
+    return { compute: "fp32", reason: `bf16 products: ${onednn}; fp32 kept` };
   }
   addon.setCompute?.("fp32");
   return { compute: "fp32", reason: "fp32" };

@@ -26,7 +26,8 @@ test(
     const base = { ...preset, environment: "guess-number", seed: 3, grpo: { ...preset.grpo, steps: 1, sftWarmupSteps: 12 } };
     const sftLosses = async (compute: "fp32" | "bf16") => {
       const run = await trainLocally({ ...base, policy: { ...preset.policy, compute } });
-      assert.equal(addon!.compute!(), compute, `the run multiplied in ${compute}`);
+      // "bf16-sgemm": bf16 operands on sgemm, where oneDNN's bf16 failed its float64 check on this CPU.
+      assert.equal(addon!.compute!().split("-")[0], compute, `the run multiplied in ${compute}`);
       const m = run.sink.steps.get(0)!.metrics as Record<string, number>;
       return [m["sft/loss_first"], m["sft/loss_last"]];
     };
