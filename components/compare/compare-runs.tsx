@@ -1,7 +1,9 @@
 "use client";
 /**
  * Compare runs: pick runs, overlay their curves for chosen metric keys (runs.metricSeries, downsampled per run),
- * and list the config settings that differ between them.
+ * optionally grouped by config settings into mean ± spread curves (lib/run-groups, W&B's "Group by"), and list the
+ * config settings that differ between them. A run keeps one colour in every chart and legend of the page (by its
+ * place in the URL); grouped, a group keeps its own.
  */
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -9,19 +11,24 @@ import { useState } from "react";
 import { useQueries, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { QueryState } from "@/components/trajectories/badges";
-import { MAX_RUNS, chooseKeys, parseCompareQuery, toCompareQuery } from "./compare-query";
-import { OverlayChart, RUN_COLORS } from "./overlay-chart";
+import { MAX_RUNS, chooseKeys, parseCompareQuery, toCompareQuery, type CompareQuery } from "./compare-query";
+import { OverlayChart, colorAt, type OverlaySeries } from "./overlay-chart";
+import { GroupControls } from "./group-controls";
+import { GroupSummary } from "./group-summary";
 import { smoothSeries } from "@/lib/smoothing";
+import { BAND_LABELS, aggregateRuns, groupRuns, type RunGroup } from "@/lib/run-groups";
 import { SmoothingSlider } from "@/components/charts/smoothing-slider";
 import { EvaluationOverlay } from "@/components/evaluations/evaluation-overlay";
+
+type Points = { step: number; value: number }[];
 
 export function CompareRuns() {
   const trpc = useTRPC();
   const router = useRouter();
   const pathname = usePathname();
-  const { runs: runIds, keys: requestedKeys, smooth } = parseCompareQuery(useSearchParams());
-  const go = (runs: string[], keys: string[] | null, smoothing = smooth) =>
-    router.replace(`${pathname}?${toCompareQuery(runs, keys, smoothing)}`, { scroll: false });
+  const query = parseCompareQuery(useSearchParams());
+  const { runs: runIds, keys: requestedKeys, smooth, band } = query;
+  const go = (change: Partial<CompareQuery>) => router.replace(`${pathname}?${toCompareQuery({ ...query, ...change })}`, { scroll: false });
 
   const compare = useQuery({ ...trpc.trajectories.compareRuns.queryOptions({ runIds }), enabled: runIds.length > 0 });
   const available = compare.data?.metricKeys.map((k) => k.key) ?? [];
@@ -33,19 +40,35 @@ export function CompareRuns() {
     })),
   });
   const label = (id: string) => compare.data?.runs.find((r) => r.id === id)?.name ?? id;
+  const pointsOf = (id: string, key: string): Points => smoothPoints(series[runIds.indexOf(id)]?.data?.[key] ?? [], smooth);
+  const groups: RunGroup[] | null = compare.data && query.group.length ? groupRuns(runIds, compare.data.configDiff, query.group) : null;
+  const groupIndexOf = (id: string) => groups?.findIndex((g) => g.runIds.includes(id)) ?? -1;
+  const colorOf = (id: string) => colorAt(groups ? groupIndexOf(id) : runIds.indexOf(id));
+  const curves = (key: string): OverlaySeries[] =>
+    groups
+      ? groups.map((g, i) => ({
+          id: g.label,
+          label: `${g.label} (${g.runIds.length === 1 ? "1 run" : `${g.runIds.length} runs`})`,
+          color: colorAt(i),
+          points: aggregateRuns(
+            g.runIds.map((id) => pointsOf(id, key)),
+            band,
+          ).map((p) => ({ step: p.step, value: p.mean, band: p.band, n: p.n })),
+        }))
+      : runIds.map((id) => ({ id, label: label(id), color: colorOf(id), points: pointsOf(id, key) }));
 
   return (
     <section className="space-y-5">
       <h1 className="text-xl font-semibold">Compare runs</h1>
-      <RunPicker selected={runIds} onChange={(runs) => go(runs, requestedKeys)} />
+      <RunPicker selected={runIds} onChange={(runs) => go({ runs })} />
       {runIds.length === 0 && <p className="text-sm text-slate-500">Pick up to {MAX_RUNS} runs above (or open /compare?runs=a,b).</p>}
       {runIds.length > 0 && <QueryState loading={compare.isLoading} error={compare.error} what="the selected runs" />}
       {compare.data && (
         <>
           <div className="flex flex-wrap gap-3 text-sm">
-            {compare.data.runs.map((r, i) => (
+            {compare.data.runs.map((r) => (
               <Link key={r.id} href={`/runs/${r.id}`} className="flex items-center gap-1 hover:underline">
-                <span className="inline-block h-2.5 w-2.5 rounded-full" style={{ background: RUN_COLORS[i % RUN_COLORS.length] }} />
+                <span className="inline-block h-2.5 w-2.5 rounded-full" style={{ background: colorOf(r.id) }} />
                 {r.name}{" "}
                 <span className="text-xs text-slate-500">
                   ({r.status}, {r.step}/{r.totalSteps})
@@ -53,7 +76,10 @@ export function CompareRuns() {
               </Link>
             ))}
           </div>
-          <SmoothingSlider className="text-sm" value={smooth} onChange={(v) => go(runIds, requestedKeys, v)} />
+          <SmoothingSlider className="text-sm" value={smooth} onChange={(v) => go({ smooth: v })} />
+          {runIds.length > 1 && (
+            <GroupControls rows={compare.data.configDiff} group={query.group} band={band} onChange={(group, b) => go({ group, band: b })} />
+          )}
           <details className="rounded border border-slate-200 bg-white p-2 text-sm" open={requestedKeys !== null}>
             <summary className="cursor-pointer text-slate-600">
               Metric keys ({keys.length} of {available.length} shown)
@@ -64,7 +90,7 @@ export function CompareRuns() {
                   <input
                     type="checkbox"
                     checked={keys.includes(k.key)}
-                    onChange={(e) => go(runIds, e.target.checked ? [...keys, k.key] : keys.filter((x) => x !== k.key))}
+                    onChange={(e) => go({ keys: e.target.checked ? [...keys, k.key] : keys.filter((x) => x !== k.key) })}
                   />
                   {k.key}
                   {k.runIds.length < runIds.length && (
@@ -81,18 +107,11 @@ export function CompareRuns() {
           )}
           <div className="grid grid-cols-1 gap-3 md:grid-cols-2">
             {keys.map((key) => (
-              <OverlayChart
-                key={key}
-                title={key}
-                series={runIds.map((id, i) => ({
-                  runId: id,
-                  label: label(id),
-                  points: smoothPoints(series[i]?.data?.[key] ?? [], smooth),
-                }))}
-              />
+              <OverlayChart key={key} title={key} series={curves(key)} bandLabel={groups ? BAND_LABELS[band] : undefined} />
             ))}
           </div>
-          <EvaluationOverlay runIds={runIds} label={label} />
+          {groups && <GroupSummary groups={groups} keys={keys} band={band} color={colorAt} runName={label} pointsOf={pointsOf} />}
+          <EvaluationOverlay runIds={runIds} label={label} color={colorOf} />
           <ConfigDiff runs={compare.data.runs} rows={compare.data.configDiff} same={compare.data.sameConfigCount} />
         </>
       )}

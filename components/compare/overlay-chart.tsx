@@ -1,36 +1,68 @@
 "use client";
-/** One metric key, one line per run, each run's own (server-downsampled) points: no cross-run resampling. */
-import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+/**
+ * One metric key, one line per run (or per group of runs), each with its own points: no cross-run resampling here.
+ * A group's line is the mean of its runs with its spread drawn as a band behind it (lib/run-groups); the tooltip
+ * says which spread and over how many runs.
+ */
+import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { tooltipContentStyle, tooltipItemStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
 import { axisWidthFor, formatStep, formatTick, formatValue, stepTicks, yAxisFor } from "@/lib/chart-axis";
 import { metricUnit } from "@/lib/metric-units";
 
-export const RUN_COLORS = ["#1d4ed8", "#dc2626", "#059669", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563"];
+/** Twelve colours distinct on white and on the dark card; a run (or group) keeps its index's colour everywhere. */
+export const RUN_COLORS = [
+  "#1d4ed8",
+  "#dc2626",
+  "#059669",
+  "#d97706",
+  "#7c3aed",
+  "#0891b2",
+  "#db2777",
+  "#4b5563",
+  "#65a30d",
+  "#9333ea",
+  "#ea580c",
+  "#0d9488",
+];
 
-export interface OverlaySeries {
-  runId: string;
-  label: string;
-  points: { step: number; value: number }[];
+export const colorAt = (index: number) => RUN_COLORS[index % RUN_COLORS.length];
+
+export interface OverlayPoint {
+  step: number;
+  value: number;
+  /** A group's spread at this step (null: one run only); absent for a single run's curve. */
+  band?: [number, number] | null;
+  /** How many runs the value averages. */
+  n?: number;
 }
 
-export function OverlayChart({ title, series }: { title: string; series: OverlaySeries[] }) {
+export interface OverlaySeries {
+  id: string;
+  label: string;
+  color: string;
+  points: OverlayPoint[];
+}
+
+export function OverlayChart({ title, series, bandLabel }: { title: string; series: OverlaySeries[]; bandLabel?: string }) {
   const hasData = series.some((s) => s.points.length > 0);
   const steps = series.flatMap((s) => s.points.map((p) => p.step));
   const [xMin, xMax] = steps.length ? [Math.min(...steps), Math.max(...steps)] : [0, 0];
-  const axis = yAxisFor(series.flatMap((s) => s.points.map((p) => p.value)));
+  const axis = yAxisFor(series.flatMap((s) => s.points.flatMap((p) => [p.value, ...(p.band ?? [])])));
   const yLabel = (v: number) => (axis ? formatTick(v, axis.decimals) : formatValue(v));
   const unit = metricUnit(title);
+  const withUnit = (v: number) => `${formatValue(v)}${unit ? ` ${unit.unit}` : ""}`;
   return (
-    <figure className="rounded border border-slate-200 bg-white p-3" data-testid="overlay-chart">
+    <figure className="rounded border border-slate-200 bg-white p-3" data-testid="overlay-chart" data-key={title}>
       <figcaption className="mb-1 font-mono text-xs text-slate-600">
         {title}
         {unit && <span className="ml-1 text-slate-500">({unit.unit})</span>}
+        {bandLabel && <span className="ml-1 text-slate-500">· mean, band {bandLabel}</span>}
       </figcaption>
       {!hasData ? (
         <p className="py-10 text-center text-xs text-slate-600">None of the selected runs recorded this metric.</p>
       ) : (
         <ResponsiveContainer width="100%" height={200}>
-          <LineChart margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
+          <ComposedChart margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="var(--color-slate-100)" />
             <XAxis
               dataKey="step"
@@ -55,23 +87,45 @@ export function OverlayChart({ title, series }: { title: string; series: Overlay
               labelStyle={tooltipLabelStyle}
               itemStyle={tooltipItemStyle}
               labelFormatter={(s) => `step ${formatStep(Number(s))}`}
-              formatter={(v) => `${formatValue(Number(v))}${unit ? ` ${unit.unit}` : ""}`}
+              formatter={(v, _name, item) => {
+                const p = (item as { payload?: OverlayPoint }).payload;
+                if (!p?.band || p.n === undefined) return p?.n !== undefined ? `${withUnit(Number(v))} (1 run)` : withUnit(Number(v));
+                const [lo, hi] = p.band;
+                return `${withUnit(Number(v))} (${bandLabel}: ${formatValue(lo)} – ${formatValue(hi)}, ${p.n} runs)`;
+              }}
             />
             {/* In the header's order (recharts sorts legend items by name unless told otherwise). */}
             <Legend wrapperStyle={{ fontSize: 11 }} itemSorter={(item) => series.findIndex((s) => s.label === item.value)} />
-            {series.map((s, i) => (
+            {series.map((s) =>
+              s.points.some((p) => p.band) ? (
+                <Area
+                  key={`${s.id}-band`}
+                  data={s.points}
+                  dataKey="band"
+                  name={`${s.label} band`}
+                  stroke="none"
+                  fill={s.color}
+                  fillOpacity={0.15}
+                  isAnimationActive={false}
+                  connectNulls={false}
+                  tooltipType="none"
+                  legendType="none"
+                />
+              ) : null,
+            )}
+            {series.map((s) => (
               <Line
-                key={s.runId}
+                key={s.id}
                 data={s.points}
                 dataKey="value"
                 name={s.label}
-                stroke={RUN_COLORS[i % RUN_COLORS.length]}
+                stroke={s.color}
                 dot={false}
                 strokeWidth={1.5}
                 isAnimationActive={false}
               />
             ))}
-          </LineChart>
+          </ComposedChart>
         </ResponsiveContainer>
       )}
     </figure>

@@ -8,9 +8,18 @@ import { useTRPC } from "@/components/providers/trpc-provider";
 import { OverlayChart } from "@/components/compare/overlay-chart";
 import { Score, usd } from "./scores";
 
-export function EvaluationOverlay({ runIds, label }: { runIds: string[]; label: (id: string) => string }) {
+export function EvaluationOverlay({
+  runIds,
+  label,
+  color,
+}: {
+  runIds: string[];
+  label: (id: string) => string;
+  /** The run's colour on the rest of the page, so an evaluation is the same colour in every legend. */
+  color: (id: string) => string;
+}) {
   const trpc = useTRPC();
-  const overlay = useQuery({ ...trpc.evaluations.compare.queryOptions({ runIds: runIds.slice(0, 8) }), enabled: runIds.length > 0 });
+  const overlay = useQuery({ ...trpc.evaluations.compare.queryOptions({ runIds }), enabled: runIds.length > 0 });
   const data = overlay.data;
   if (!data || data.runs.length === 0) return null;
   return (
@@ -19,8 +28,9 @@ export function EvaluationOverlay({ runIds, label }: { runIds: string[]; label: 
       <OverlayChart
         title="pass^k by k (τ²-bench)"
         series={data.runs.map((r) => ({
-          runId: r.runId,
+          id: r.runId,
           label: label(r.runId),
+          color: color(r.runId),
           points: r.passHat.map((value, i) => ({ step: i + 1, value })),
         }))}
       />
@@ -31,6 +41,7 @@ export function EvaluationOverlay({ runIds, label }: { runIds: string[]; label: 
               <th className="px-2 py-1">task</th>
               {data.runs.map((r) => (
                 <th key={r.runId} className="max-w-48 truncate px-2 py-1" title={r.policy}>
+                  <span className="mr-1 inline-block h-2.5 w-2.5 rounded-full" style={{ background: color(r.runId) }} />
                   {label(r.runId)}
                 </th>
               ))}

@@ -23,7 +23,7 @@ export const evaluationsRouter = router({
     .query(({ ctx, input }) => listEnvironmentEvaluations(ctx.db, input.name)),
 
   compare: publicProcedure
-    .input(z.object({ runIds: z.array(runIdSchema).min(1).max(8) }).strict())
+    .input(z.object({ runIds: z.array(runIdSchema).min(1).max(24) }).strict())
     .query(({ ctx, input }) => compareEvaluations(ctx.db, input.runIds)),
 
   evaluateCheckpoint: publicProcedure

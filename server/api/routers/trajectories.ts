@@ -70,6 +70,6 @@ export const trajectoriesRouter = router({
 
   // Lives here until there is a compare router: the compare page is the trajectory side's cross-run view.
   compareRuns: publicProcedure
-    .input(z.object({ runIds: z.array(id).min(1).max(8) }).strict())
+    .input(z.object({ runIds: z.array(id).min(1).max(24) }).strict())
     .query(({ ctx, input }) => compareRuns(ctx.db, input)),
 });
