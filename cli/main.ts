@@ -17,7 +17,7 @@ import { waitForRun, type RunStatus } from "./wait";
 const HELP = `rollout-lab — launch and watch Rollout Lab runs
 
 Usage:
-  rollout-lab runs create --config run.yaml [--name NAME] [--wait [--timeout S] [--min-reward X] [--metric KEY] [--cancel-on-timeout]]
+  rollout-lab runs create --config run.yaml [--name NAME] [--notes TEXT] [--wait [--timeout S] [--min-reward X] [--metric KEY] [--cancel-on-timeout]]
   rollout-lab runs wait ID [--timeout S] [--min-reward X] [--metric KEY]
   rollout-lab runs get ID [--json]
   rollout-lab runs list [--status S] [--limit N]
@@ -59,6 +59,7 @@ const OPTIONS = {
   token: { type: "string" },
   config: { type: "string" },
   name: { type: "string" },
+  notes: { type: "string" },
   wait: { type: "boolean" },
   timeout: { type: "string" },
   "min-reward": { type: "string" },
@@ -279,7 +280,11 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<ExitC
         if (!v.config) throw new CliError(EXIT.USAGE, "runs create needs --config <file.json|file.yaml>.");
         const config = await readConfigFile(v.config);
         if (v.name) config.name = v.name;
-        const created = await client.create<{ id: string; url: string }>("/runs", { config });
+        // Notes are the run's metadata, not its config (editable later, never cloned): sent beside it.
+        const created = await client.create<{ id: string; url: string }>("/runs", {
+          config,
+          ...(v.notes !== undefined && { notes: v.notes }),
+        });
         io.out(created.id);
         io.err(`Created run ${created.id}: ${created.url}`);
         if (!v.wait) return EXIT.OK;

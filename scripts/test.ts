@@ -10,7 +10,8 @@
  * servers). No Chromium: the e2e suite is not run, and one line says how to install it. A one-node Slurm
  * (slurm-wlm) is started for the integration suite (TEST_SLURM_CONF); without slurm-wlm one line says so and the Slurm
  * tests are skipped.
- * `--only unit,integration` runs a subset.
+ * `--only unit,integration` runs a subset; `--only build,e2e --spec compare-groups` only the e2e spec files whose names
+ * contain that text (Playwright's own filter), with the fixtures trained as for the whole suite.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -43,6 +44,8 @@ function readOnlyFlag(argv: string[]): Set<string> | null {
   return i >= 0 && argv[i + 1] ? new Set(argv[i + 1].split(",")) : null;
 }
 const only = readOnlyFlag(process.argv.slice(2));
+const specIndex = process.argv.indexOf("--spec");
+const e2eSpecs = specIndex >= 0 && process.argv[specIndex + 1] ? process.argv[specIndex + 1].split(",") : [];
 // The suites' fake LLM servers listen on loopback, which the endpoint policy refuses by default: allow it for every
 // suite and every process they start (web servers, workers, Playwright's server inherit process.env). Tests of the
 // default policy build it from an explicit env object.
@@ -183,7 +186,7 @@ if (want("e2e") && !noChromium) {
     console.log(`e2e fixtures trained in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     await prisma.$disconnect();
     timed("e2e", "tests", () => {
-      const code = run(process.execPath, ["node_modules/@playwright/test/cli.js", "test"], {
+      const code = run(process.execPath, ["node_modules/@playwright/test/cli.js", "test", ...e2eSpecs], {
         E2E_DATABASE_URL: e2eDb.url,
         E2E_START_WORKER: "true",
         ROLLOUT_LAB_DATA_DIR: e2eDataDir,

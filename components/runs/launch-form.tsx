@@ -14,6 +14,7 @@ import { ConfigLoader } from "./config-loader";
 import { SlurmScriptPreview } from "./slurm-script-preview";
 import { describeBudget } from "@/lib/run-budget";
 import { PolicySourcePicker } from "@/components/evaluations/policy-source-picker";
+import { RUN_NOTES_MAX_CHARS } from "@/lib/run-notes";
 
 const SECTION_TITLES: Record<string, string> = {
   "": "Run",
@@ -45,7 +46,8 @@ export function LaunchForm({
   serverError,
 }: {
   initial: RunConfigInput;
-  onLaunch: (config: RunConfigInput) => void;
+  /** notes: the run's notes, sent beside the config (metadata, never cloned); "" for none. */
+  onLaunch: (config: RunConfigInput, notes: string) => void;
   launching: boolean;
   serverError?: string | null;
 }) {
@@ -54,6 +56,7 @@ export function LaunchForm({
   // Bumped by each loaded config file: the fields are rebuilt, so JSON boxes show the file's values.
   const [loads, setLoads] = useState(0);
   const [submitted, setSubmitted] = useState(false);
+  const [notes, setNotes] = useState("");
   // Opened by the reader, or by a refusal of one of its fields (onSubmit); never closed by the form.
   const advancedRef = useRef<HTMLDetailsElement>(null);
   const validation = validateConfigInput(value);
@@ -146,7 +149,7 @@ export function LaunchForm({
           if (first) show(first, controlId(first));
           return;
         }
-        if (!blocked) onLaunch(value as RunConfigInput);
+        if (!blocked) onLaunch(value as RunConfigInput, notes);
       }}
     >
       <ConfigLoader
@@ -213,6 +216,19 @@ export function LaunchForm({
           {serverError}
         </p>
       )}
+      <div className="rounded border border-slate-200 bg-white p-3 text-sm">
+        <label htmlFor="launch-notes" className="font-semibold text-slate-700">
+          Notes <span className="font-normal text-slate-500">(optional: why this run, what to look for; editable later, not cloned)</span>
+        </label>
+        <textarea
+          id="launch-notes"
+          className="mt-1 block w-full rounded border border-slate-300 px-2 py-1"
+          rows={2}
+          maxLength={RUN_NOTES_MAX_CHARS}
+          value={notes}
+          onChange={(e) => setNotes(e.target.value)}
+        />
+      </div>
       {validation.ok && (
         <p className="rounded border border-slate-200 bg-white p-3 text-sm text-slate-700" data-testid="budget">
           <span className="font-semibold">Budget: </span>

@@ -32,7 +32,9 @@ export function LaunchRun({ cloneFrom }: { cloneFrom?: string }) {
         initial={initial}
         launching={create.isPending}
         serverError={create.error?.message}
-        onLaunch={(config) => create.mutate({ config: config as Record<string, unknown>, source: "ui" })}
+        onLaunch={(config, notes) =>
+          create.mutate({ config: config as Record<string, unknown>, source: "ui", ...(notes.trim() && { notes }) })
+        }
       />
     </section>
   );

@@ -51,9 +51,12 @@ test("launch a run from the form: it appears, trains on the worker, and can be c
   await page.locator("#cfg-rollout-maxNewTokens").fill(maxNewTokens);
   await expect(preflight).toHaveAttribute("data-verdict", "ok", { timeout: 30_000 });
   await expect(preflight).toContainText(/fits with \d+ tokens to spare/);
+  // Notes written at launch go with the run (beside its config) and show on its page.
+  await page.getByLabel(/^Notes/).fill("Launched by the e2e test: two steps.");
   await page.getByRole("button", { name: "Launch run" }).click();
 
   await expect(page.getByTestId("run-name")).toHaveText("e2e guess-number");
+  await expect(page.getByTestId("run-notes-text")).toHaveText("Launched by the e2e test: two steps.");
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 150_000 });
   await expect(page.getByText("2/2")).toBeVisible();
   await expect(page.getByText("reward/mean", { exact: true })).toBeVisible();

@@ -82,7 +82,22 @@ after(async () => {
 
 test("runs create --wait from a YAML config exits 0 when the run succeeds above --min-reward, printing progress", async () => {
   const config = writeConfig("ok.yaml", "name: cli success\ntags: [ci]\ngrpo:\n  steps: 2\n");
-  const running = cli(["runs", "create", "--config", config, "--wait", "--min-reward", "0.5", "--timeout", "60", "--interval", "0.1"]);
+  const notes = "Baseline for the KL sweep.\nLaunched from CI.";
+  const running = cli([
+    "runs",
+    "create",
+    "--config",
+    config,
+    "--notes",
+    notes,
+    "--wait",
+    "--min-reward",
+    "0.5",
+    "--timeout",
+    "60",
+    "--interval",
+    "0.1",
+  ]);
   const id = await awaitRun("cli success");
   await simulateTraining(id, { status: "succeeded", latestReward: 0.8 });
   const result = await running;
@@ -94,6 +109,8 @@ test("runs create --wait from a YAML config exits 0 when the run succeeds above 
   const row = await server.db.prisma.run.findUniqueOrThrow({ where: { id } });
   assert.equal(row.launchedBy, "cli");
   assert.equal(row.launchedByName, "github-actions");
+  assert.equal(row.notes, notes, "--notes lands as the run's notes");
+  assert.equal((row.config as { notes?: unknown }).notes, undefined, "never in its config");
 });
 
 test("a reward below --min-reward exits 7; a failed run exits 5 with its error", async () => {

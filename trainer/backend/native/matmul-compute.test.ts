@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as tf from "@tensorflow/tfjs";
-import { loadBlasAddon, type BlasAddon } from "./addon";
+import { loadBlasAddon, type BlasAddon, type NativeCompute } from "./addon";
 import { roundToBf16, selectMatmulCompute, worstRelativeError, PRODUCT_TOLERANCE } from "./matmul-compute";
 import { disableNativeKernels, tryEnableNativeKernels } from "./index";
 
@@ -58,7 +58,7 @@ test("bf16 compute multiplies the rounded operands and accumulates in fp32; fp32
 
 test("a product that disagrees with float64 is not used: fp32 is kept and the reason says why", { skip: skipBf16 }, () => {
   // A stand-in addon whose bf16 path is wrong (what an ill-built library on a new CPU family would do).
-  let mode: "fp32" | "bf16" = "fp32";
+  let mode: NativeCompute = "fp32";
   const wrong: BlasAddon = {
     ...addon!,
     setCompute: (m) => ((mode = m), true),
