@@ -8,6 +8,7 @@ import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, 
 import { tooltipContentStyle, tooltipItemStyle, tooltipLabelStyle } from "@/components/charts/tooltip-style";
 import { axisWidthFor, formatStep, formatTick, formatValue, stepTicks, yAxisFor } from "@/lib/chart-axis";
 import { metricUnit } from "@/lib/metric-units";
+import { bandKey, countKey, overlayRows, valueKey, type OverlayRow } from "./overlay-rows";
 
 /** Twelve colours distinct on white and on the dark card; a run (or group) keeps its index's colour everywhere. */
 export const RUN_COLORS = [
@@ -51,6 +52,7 @@ export function OverlayChart({ title, series, bandLabel }: { title: string; seri
   const yLabel = (v: number) => (axis ? formatTick(v, axis.decimals) : formatValue(v));
   const unit = metricUnit(title);
   const withUnit = (v: number) => `${formatValue(v)}${unit ? ` ${unit.unit}` : ""}`;
+  const rows = overlayRows(series);
   return (
     <figure className="rounded border border-slate-200 bg-white p-3" data-testid="overlay-chart" data-key={title}>
       <figcaption className="mb-1 font-mono text-xs text-slate-600">
@@ -62,7 +64,7 @@ export function OverlayChart({ title, series, bandLabel }: { title: string; seri
         <p className="py-10 text-center text-xs text-slate-600">None of the selected runs recorded this metric.</p>
       ) : (
         <ResponsiveContainer width="100%" height={200}>
-          <ComposedChart margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
+          <ComposedChart data={rows} margin={{ top: 4, right: 12, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="var(--color-slate-100)" />
             <XAxis
               dataKey="step"
@@ -88,41 +90,43 @@ export function OverlayChart({ title, series, bandLabel }: { title: string; seri
               itemStyle={tooltipItemStyle}
               labelFormatter={(s) => `step ${formatStep(Number(s))}`}
               formatter={(v, _name, item) => {
-                const p = (item as { payload?: OverlayPoint }).payload;
-                if (!p?.band || p.n === undefined) return p?.n !== undefined ? `${withUnit(Number(v))} (1 run)` : withUnit(Number(v));
-                const [lo, hi] = p.band;
-                return `${withUnit(Number(v))} (${bandLabel}: ${formatValue(lo)} – ${formatValue(hi)}, ${p.n} runs)`;
+                const { payload: row, dataKey } = item as { payload?: OverlayRow; dataKey?: string };
+                const i = Number(String(dataKey).slice(1));
+                const band = row?.[bandKey(i)] as [number, number] | null | undefined;
+                const n = row?.[countKey(i)] as number | undefined;
+                if (n === undefined) return withUnit(Number(v));
+                if (!band) return `${withUnit(Number(v))} (1 run)`;
+                return `${withUnit(Number(v))} (${bandLabel}: ${formatValue(band[0])} – ${formatValue(band[1])}, ${n} runs)`;
               }}
             />
             {/* In the header's order (recharts sorts legend items by name unless told otherwise). */}
             <Legend wrapperStyle={{ fontSize: 11 }} itemSorter={(item) => series.findIndex((s) => s.label === item.value)} />
-            {series.map((s) =>
+            {series.map((s, i) =>
               s.points.some((p) => p.band) ? (
                 <Area
                   key={`${s.id}-band`}
-                  data={s.points}
-                  dataKey="band"
+                  dataKey={bandKey(i)}
                   name={`${s.label} band`}
                   stroke="none"
                   fill={s.color}
                   fillOpacity={0.15}
                   isAnimationActive={false}
-                  connectNulls={false}
+                  connectNulls
                   tooltipType="none"
                   legendType="none"
                 />
               ) : null,
             )}
-            {series.map((s) => (
+            {series.map((s, i) => (
               <Line
                 key={s.id}
-                data={s.points}
-                dataKey="value"
+                dataKey={valueKey(i)}
                 name={s.label}
                 stroke={s.color}
                 dot={false}
                 strokeWidth={1.5}
                 isAnimationActive={false}
+                connectNulls
               />
             ))}
           </ComposedChart>

@@ -95,7 +95,8 @@ test("pooling the seeds draws one mean curve per learning rate with its band, re
   await expect(page.getByTestId("overlay-chart").first().locator(".recharts-legend-item-text")).toHaveCount(2);
 
   // The tooltip names the spread and how many runs a point averages.
-  const surface = page.getByTestId("overlay-chart").first().locator(".recharts-surface").first();
+  const surface = page.getByTestId("overlay-chart").first().locator(".recharts-wrapper > svg.recharts-surface");
+  await surface.scrollIntoViewIfNeeded();
   const box = (await surface.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
   await expect(page.locator(".recharts-tooltip-wrapper").first()).toContainText(/min – max: .* 2 runs/);
