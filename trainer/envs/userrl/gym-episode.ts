@@ -76,6 +76,8 @@ export interface GymRules<TData, TState> {
   bareMessagesAct?: boolean;
   /** [finish] ends with reward 0, penalty-free (IntentionGym, TravelGym); the other gyms score it like any step. */
   finishUnpenalized?: boolean;
+  /** [finish] is read in any case (IntentionGym and TravelGym lower-case it); every other tag only in lower case. */
+  finishAnyCase?: boolean;
   /** The gym's normalize_rewards default in UserRL: true clips turn rewards to [0, 1]; Function, Search, Travel and Tau do not. */
   normalizeRewards: boolean;
   /** What [finish] is answered with (default "Episode finished."). */
@@ -116,6 +118,17 @@ export interface GymOptions {
 /** UserRL's tool response: the gym's feedback, then the step's reward as Python prints a float. */
 export function withReward(feedback: string, reward: number): string {
   return `${feedback}\nReward: ${pythonFloatRepr(reward)}`;
+}
+
+/**
+ * A leading tag written in other case (`[Action] x`, `[FINISH]`): UserRL's gyms test `startswith("[action]")`, so
+ * they answer it as a move of no known form (PersuadeGym argues it whole); only IntentionGym and TravelGym lower-case
+ * [finish]. Returns the tag as written, or null when the message does not open with such a tag.
+ */
+function tagInOtherCase(text: string, finishAnyCase: boolean): string | null {
+  const m = /^\s*\[(action|search|answer|finish)\]/i.exec(text.replace(/<think>[\s\S]*?<\/think>/gi, ""));
+  if (!m || m[1] === m[1].toLowerCase() || (finishAnyCase && m[1].toLowerCase() === "finish")) return null;
+  return m[1];
 }
 
 const FORMAT_NAMES: Record<GymActionKind, string> = {
@@ -172,7 +185,13 @@ export function createGymEpisode<TData, TState>(
     async step(rawText: string, turn: number, toolCalls?: readonly StructuredToolCall[]): Promise<StepResult> {
       // UserRL's protocol is text; an interact_with_env call sent as data means what it means written out.
       const policyText = textWithToolCalls(rawText, toolCalls);
-      const parsed = interactWithEnv(policyText, rules.bareMessagesAct) ?? parsePolicyAction(policyText);
+      const viaTool = interactWithEnv(policyText, rules.bareMessagesAct);
+      const otherCase = viaTool ? null : tagInOtherCase(policyText, rules.finishAnyCase === true);
+      if (otherCase && !rules.bareMessagesAct)
+        return formatFeedback(turn, "unsupported_action", `Tags are lower case: write [${otherCase.toLowerCase()}], not [${otherCase}].`);
+      const parsed = otherCase
+        ? { ok: true as const, action: { kind: "message" as const, text: policyText.trim() } }
+        : (viaTool ?? parsePolicyAction(policyText));
       if (!parsed.ok) {
         const obs = formatErrorObservation(parsed.error, turn, formatHint(rules.kinds));
         return finish({ observations: [obs], turnReward: shaped(0, turn), done: false }, turn);

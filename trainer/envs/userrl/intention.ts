@@ -54,6 +54,7 @@ export const intentionRules: GymRules<IntentionTask, IntentionState> = {
   kinds: ["action"],
   stepPenalty: "once",
   finishUnpenalized: true,
+    finishAnyCase: true,
   normalizeRewards: true,
   // One question per detail, most important first, then [finish].
   solution: (t) => [
