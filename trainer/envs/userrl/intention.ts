@@ -54,7 +54,6 @@ export const intentionRules: GymRules<IntentionTask, IntentionState> = {
   kinds: ["action"],
   stepPenalty: "once",
   finishUnpenalized: true,
-    finishAnyCase: true,
   normalizeRewards: true,
   // One question per detail, most important first, then [finish].
   solution: (t) => [

@@ -439,7 +439,8 @@ export function travelRules(opts: TravelOptions): GymRules<TravelTask, TravelSta
     // TravelGym subtracts its step penalty once per turn (its other gyms: penalty × step count).
     stepPenalty: "once",
     finishUnpenalized: true,
-    finishAnyCase: true,
+    // TravelGym tests its tags as written, but lower-cases the message before testing [finish].
+    lowerCaseTags: "except-finish",
     normalizeRewards: false,
     // Per aspect: search it with its arguments, ask about each preference, recommend the best option.
     solution: (t) =>
