@@ -377,7 +377,8 @@ function recommend(content: string, state: TravelState, task: TravelTask, opts: 
   let reward = 0;
   const found = { best: false, correct: false, wrong: false };
   for (const id of content.split(",").map((s) => s.trim())) {
-    if (!OPTION_ID.test(id)) return refuse(`'${id}' is not an option ID. An ID is a letter F, H, R, A or C and a number, e.g. H1, F12, C4.`);
+    if (!OPTION_ID.test(id))
+      return refuse(`'${id}' is not an option ID. An ID is a letter F, H, R, A or C and a number, e.g. H1, F12, C4.`);
     const initial = id[0];
     if (opts.oneChoicePerAspect && state.chosenInitials.includes(initial)) {
       return refuse(
