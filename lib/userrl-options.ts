@@ -39,9 +39,15 @@ export const TravelConfigSchema = UserRlConfigSchema.extend({
   wrongChoicePenalty: z.number().min(0).max(1).default(0),
   /** Every N-th search fails with a backend error on purpose (TravelGym's search_failure_interval). */
   searchFailureInterval: z.number().int().min(1).max(1_000_000).default(5),
-  /** After N − 1 off-target questions in a row the user volunteers a preference (TravelGym's elicitation_interval). */
+  /** After N off-target questions in a row the user volunteers a preference on the next one (TravelGym's elicitation_interval). */
   elicitationInterval: z.number().int().min(1).max(1_000_000).default(3),
-  /** One recommendation per aspect, final; the episode ends when every aspect has one. */
+  /**
+   * What the user does on that next off-target question. false (UserRL's training as it runs): apologises that it
+   * cannot answer right now and reveals nothing — TravelGym's volunteering branch reads a reply it never assigned, so
+   * its own error fallback answers every time. true: volunteers a random remaining preference (TravelGym's design).
+   */
+  volunteerPreferences: z.boolean().default(false),
+  /** One recommendation per aspect, final (a second one for an aspect is refused and earns nothing). */
   oneChoicePerAspect: z.boolean().default(true),
 }).strict();
 export type TravelOptions = z.infer<typeof TravelConfigSchema>;

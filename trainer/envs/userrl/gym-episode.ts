@@ -76,6 +76,12 @@ export interface GymRules<TData, TState> {
   bareMessagesAct?: boolean;
   /** [finish] ends with reward 0, penalty-free (IntentionGym, TravelGym); the other gyms score it like any step. */
   finishUnpenalized?: boolean;
+  /**
+   * Tags read only in lower case, as the gym's UserRL code tests them (`startswith("[action]")`): "all" (TauGym), or
+   * all but [finish], which it lower-cases first (TravelGym). A tag in other case is then a move of no known form.
+   * Unset: any case (the gyms whose UserRL code would play such a message on as a question or an argument anyway).
+   */
+  lowerCaseTags?: "all" | "except-finish";
   /** The gym's normalize_rewards default in UserRL: true clips turn rewards to [0, 1]; Function, Search, Travel and Tau do not. */
   normalizeRewards: boolean;
   /** What [finish] is answered with (default "Episode finished."). */
@@ -116,6 +122,13 @@ export interface GymOptions {
 /** UserRL's tool response: the gym's feedback, then the step's reward as Python prints a float. */
 export function withReward(feedback: string, reward: number): string {
   return `${feedback}\nReward: ${pythonFloatRepr(reward)}`;
+}
+
+/** The leading tag of a message when written in a case `lowerCaseTags` refuses (`[Action] x`, `[FINISH]`), else null. */
+function tagInOtherCase(text: string, lowerCaseTags: GymRules<unknown, unknown>["lowerCaseTags"]): string | null {
+  const m = /^\s*\[(action|search|answer|finish)\]/i.exec(text.replace(/<think>[\s\S]*?<\/think>/gi, ""));
+  if (!lowerCaseTags || !m || m[1] === m[1].toLowerCase()) return null;
+  return lowerCaseTags === "except-finish" && m[1].toLowerCase() === "finish" ? null : m[1];
 }
 
 const FORMAT_NAMES: Record<GymActionKind, string> = {
@@ -172,7 +185,11 @@ export function createGymEpisode<TData, TState>(
     async step(rawText: string, turn: number, toolCalls?: readonly StructuredToolCall[]): Promise<StepResult> {
       // UserRL's protocol is text; an interact_with_env call sent as data means what it means written out.
       const policyText = textWithToolCalls(rawText, toolCalls);
-      const parsed = interactWithEnv(policyText, rules.bareMessagesAct) ?? parsePolicyAction(policyText);
+      const viaTool = interactWithEnv(policyText, rules.bareMessagesAct);
+      const otherCase = viaTool ? null : tagInOtherCase(policyText, rules.lowerCaseTags);
+      if (otherCase)
+        return formatFeedback(turn, "unsupported_action", `Tags are lower case: write [${otherCase.toLowerCase()}], not [${otherCase}].`);
+      const parsed = viaTool ?? parsePolicyAction(policyText);
       if (!parsed.ok) {
         const obs = formatErrorObservation(parsed.error, turn, formatHint(rules.kinds));
         return finish({ observations: [obs], turnReward: shaped(0, turn), done: false }, turn);

@@ -4,8 +4,10 @@
  *   { scenario, dimensions: [aspect…], wanted_num, initial_description,
  *     <aspect>: { preferences: [[aspect, subcategory, preference, implicit_elicitation, …]…],
  *                 correct_ids, best_id, arguments, options: { correct: [..], wrong: [..], noise: [..] } } }.
- * As the loader does, each option list is shuffled, the wrong ones cut to 10 and the noise ones to 5, the options
- * mixed and shuffled again, and their `type` and `reason` fields (the answer key) removed; the shuffles use the
+ * As the loader does, each option list is shuffled, the options mixed and shuffled again, and their `type` and
+ * `reason` fields (the answer key) removed. Every option is kept: UserRL's training builds TravelGym in "single" mode,
+ * whose get_task_by_id calls load_tasks() without the config, so its cut of wrong options to 10 and noise to 5 (the
+ * config's wrong_choice_number / noise_choice_number, applied only in "random" mode) never happens there. The shuffles use the
  * project's seeded PRNG keyed by the scenario ID (TravelGym: numpy seeded once with 42), so the options a task shows
  * are the same on every load. Keywords for the offline judge come from each preference's subcategory.
  */
@@ -16,10 +18,6 @@ import { TRAVEL_ASPECTS } from "./travel-aspects";
 
 type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** TravelGym's loader limits (its config's wrong_choice_number and noise_choice_number). */
-const WRONG_SHOWN = 10;
-const NOISE_SHOWN = 5;
 
 export function isTravelGymFile(raw: unknown): boolean {
   return isRecord(raw) && Object.values(raw).some((s) => isRecord(s) && "initial_description" in s && "dimensions" in s);
@@ -58,8 +56,8 @@ function aspectTask(id: string, aspect: string, d: Raw, file: string, random: ()
   });
   const options = isRecord(d.options) ? d.options : {};
   const correct = shuffled(optionList(options.correct, file, id, where("options.correct")), random);
-  const wrong = shuffled(optionList(options.wrong, file, id, where("options.wrong")), random).slice(0, WRONG_SHOWN);
-  const noise = shuffled(optionList(options.noise, file, id, where("options.noise")), random).slice(0, NOISE_SHOWN);
+  const wrong = shuffled(optionList(options.wrong, file, id, where("options.wrong")), random);
+  const noise = shuffled(optionList(options.noise, file, id, where("options.noise")), random);
   const shown = shuffled([...correct, ...wrong, ...noise], random).map(({ type: _type, reason: _reason, ...rest }) => rest);
   return {
     name: aspect,

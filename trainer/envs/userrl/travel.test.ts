@@ -40,27 +40,35 @@ test("Travel offline: the gold play (search, ask each preference, recommend the 
   }
 });
 
-test("Travel recommendations: best 1, meets-preferences 0.8, wrong 0; one per aspect; malformed IDs refused; the score is the mean over aspects", async () => {
+test("Travel recommendations as TravelGym scores them: best 1, meets-preferences 0.8, wrong 0; several ids summed; one per aspect; the episode runs on until every best option is chosen", async () => {
   const [flight, hotel] = sfTask.data.aspects;
   const correctFlight = flight.correctIds.find((id) => id !== flight.bestId)!;
-  const wrongHotel = hotel.options.map((o) => o.id).find((id) => !hotel.correctIds.includes(id))!;
   const played = await playGym(env, sfTask, [
     `[answer] ${correctFlight}`,
     `[answer] ${flight.bestId}`, // a second flight: refused, nothing earned
-    "[answer] H1, H2", // several at once: refused
     "[answer] hotel one", // not an ID
-    `[answer] ${wrongHotel}`,
+    `[answer] R1, ${hotel.bestId}`, // several at once: each counts (R1 wrong, the hotel's best 1)
+    `[answer] A1, H1`, // A1 is recorded (wrong), then H1 is refused: the turn earns 0
+    "[finish]",
   ]);
-  assert.deepEqual(played.turnRewards, [0.8, 0, 0, 0, 0]);
-  assert.match(played.steps[1].observations[0].content, /already recommended an option starting with 'F'/);
-  assert.match(played.steps[2].observations[0].content, /one option at a time/);
-  assert.match(played.steps[3].observations[0].content, /not an option ID/);
-  // Every aspect has its one recommendation: the episode is over.
-  assert.equal(played.end, "env_terminal");
-  assert.equal(played.evaluation.reward, 0.4); // (0.8 + 0) / 2
+  assert.deepEqual(played.turnRewards, [0.8, 0, 0, 1, 0, 0]);
+  const texts = played.steps.map((s) => s.observations[0].content);
+  assert.match(texts[1], /already recommended an option starting with 'F'/);
+  assert.match(texts[2], /not an option ID/);
+  assert.match(texts[3], /include the best option, and a wrong one/);
+  assert.match(texts[4], /already recommended an option starting with 'H'/);
+  // Every aspect has a recommendation, but the flight's best is still open: TravelGym's step_async plays on.
+  assert.equal(played.end, "agent_finished");
+  assert.equal(played.evaluation.reward, 0.9); // (0.8 + 1) / 2
   assert.equal(played.evaluation.components.correct_choices, 1);
-  assert.equal(played.evaluation.components.wrong_choices, 1);
-  assert.deepEqual(played.evaluation.finalState, { chosen: { flight: correctFlight, hotel: wrongHotel } });
+  assert.equal(played.evaluation.components.best_choices, 1);
+  assert.equal(played.evaluation.components.wrong_choices, 2);
+  const { chosen } = played.evaluation.finalState as { chosen: Record<string, string> };
+  assert.deepEqual([chosen.flight, chosen.hotel], [correctFlight, hotel.bestId]);
+  // Two best options in one answer earn 2 and end the episode.
+  const both = await playGym(env, sfTask, [`[answer] ${flight.bestId}, ${hotel.bestId}`]);
+  assert.deepEqual(both.turnRewards, [2]);
+  assert.equal(both.end, "env_terminal");
 });
 
 test("Travel searches: aligned once per aspect, repeats and misses earn nothing, every 5th search fails on purpose", async () => {
@@ -86,28 +94,37 @@ test("Travel searches: aligned once per aspect, repeats and misses earn nothing,
   assert.equal(played.evaluation.reward, 0);
 });
 
-test("Travel questions: vague and already-answered questions get stock replies; after two off-target questions the user volunteers a preference", async () => {
+test("Travel questions: vague and already-answered questions get stock replies; after three off-target questions the next gets an apology, or with volunteerPreferences a volunteered preference", async () => {
   const [flight] = sfTask.data.aspects;
   const layover = flight.preferences[0];
-  const played = await playGym(env, sfTask, [
+  const script = [
     `[action] Tell me about the ${layover.keywords[0]} you want on the flight.`, // type 2
     `[action] Again: what about the ${layover.keywords[0]}?`, // type 3: already revealed
     "[action] Do you have any preferences for the hotel?", // type 4: vague
-    "[action] Lovely weather in New York today.", // third off-target in a row: the user speaks up
-  ]);
-  assert.deepEqual(played.turnRewards, [0.8, 0, 0, 0]);
-  const [reveal, revealed, vague, volunteered] = played.steps.map((s) => s.observations[0]);
+    "[action] Lovely weather in New York today.", // third off-target in a row
+    "[action] Did you sleep well?", // the fourth: the user speaks up
+  ];
+  const played = await playGym(env, sfTask, script);
+  assert.deepEqual(played.turnRewards, [0.8, 0, 0, 0, 0]);
+  const [reveal, revealed, vague, , fourth] = played.steps.map((s) => s.observations[0]);
   assert.equal(reveal.content, layover.implicitElicitation);
   assert.match(revealed.content, /no particular preference there/);
   assert.equal(revealed.source, "environment");
   assert.match(vague.content, /too general/);
+  // UserRL's training: TravelGym's volunteering fails and its fallback apologises; nothing is revealed.
+  assert.match(fourth.content, /can't really answer that right now/);
+  assert.equal(played.evaluation.components.preferences_volunteered, 0);
+
+  const volunteering = createUserRlEnvironment("travel", { ...FEEDBACK_ONLY, volunteerPreferences: true });
+  const designed = await playGym(volunteering, sfTask, script);
+  const volunteered = designed.steps[4].observations[0];
   const others = sfTask.data.aspects.flatMap((a) => a.preferences).filter((p) => p !== layover);
   assert.ok(
     others.some((p) => p.implicitElicitation === volunteered.content),
     volunteered.content,
   );
-  assert.equal(played.evaluation.components.preferences_asked, 1);
-  assert.equal(played.evaluation.components.preferences_volunteered, 1);
+  assert.equal(designed.evaluation.components.preferences_asked, 1);
+  assert.equal(designed.evaluation.components.preferences_volunteered, 1);
 });
 
 test("Travel with LLM judges and user: the judge's type and preference decide the reward; unreadable twice leaves the episode unscored", async () => {
@@ -137,7 +154,7 @@ test("Travel with LLM judges and user: the judge's type and preference decide th
   assert.match(played.evaluation.reasoning, /question judge's reply could not be read twice/);
 });
 
-test("TravelGym's data file imports as its loader reads it: wrong options cut to 10, noise to 5, answer key removed, the same order every load", async () => {
+test("TravelGym's data file imports as UserRL's training loads it: every option kept (no cut in single mode), answer key removed, the same order every load", async () => {
   const tasks = await env.loadTasks!(FIXTURE);
   assert.deepEqual(
     tasks.map((t) => t.id),
@@ -149,7 +166,7 @@ test("TravelGym's data file imports as its loader reads it: wrong options cut to
     ["flight", "hotel"],
   );
   const flight = sf.data.aspects[0];
-  assert.equal(flight.options.length, 2 + 10 + 5);
+  assert.equal(flight.options.length, 2 + 12 + 6);
   assert.ok(flight.options.every((o) => !("type" in o) && !("reason" in o)));
   assert.ok(["F1", "F2"].every((id) => flight.options.some((o) => o.id === id)));
   assert.equal(flight.bestId, "F1");

@@ -8,13 +8,16 @@
  *   backend error on purpose;
  * - a judge sorts each question: a concrete one about a preference the user holds (type 2, `preferenceCorrectReward`,
  *   the user lets the preference show indirectly), a concrete one about a preference they do not have (3), a vague
- *   one (4), or ordinary talk (1); after `elicitationInterval` − 1 off-target questions in a row the user volunteers a
- *   random remaining preference;
+ *   one (4), or ordinary talk (1); after `elicitationInterval` off-target questions in a row the next one gets an
+ *   apology and nothing more, as UserRL's training runs it (TravelGym's volunteering branch fails on a reply it never
+ *   assigned); `volunteerPreferences` makes the user volunteer a random remaining preference there instead (its design);
  * - a recommendation earns `choiceBestReward` for the aspect's best option (the cheapest that meets every
- *   preference), `choiceCorrectReward` for another that meets them, nothing otherwise; with one choice per aspect a
- *   second recommendation for an aspect is refused and the aspect's unrevealed preferences are dropped;
- * - the episode ends when every aspect's best option was recommended, or (one choice per aspect) every aspect has a
- *   recommendation, on [finish], or at the turn limit.
+ *   preference), `choiceCorrectReward` for another that meets them, nothing otherwise; several ids in one answer
+ *   earn the sum; with one choice per aspect a second recommendation for an aspect is refused and the aspect's
+ *   unrevealed preferences are dropped;
+ * - the episode ends when every aspect's best option was recommended (not when every aspect merely has a
+ *   recommendation: only TravelGym's synchronous step ends there, UserRL's training calls step_async), on [finish], or
+ *   at the turn limit.
  * The episode's reward is UserRL's TravelGym evaluation score: the mean over the task's aspects of the best choice
  * reward recommended for it. Turn rewards (search, preference, choice) feed turn-level credit, as in UserRL's training.
  *
@@ -79,6 +82,7 @@ const VAGUE = /\b(prefer|preference|preferences|any|like|want|need|wish)\b/i;
 const NOT_HELD =
   "Good question, but I have no particular preference there (or I have told you already). Ask me about some other specific detail.";
 const TOO_VAGUE = "That is too general for me to answer. Ask about one specific detail of what I want, and I can tell you more precisely.";
+const APOLOGY = "Sorry, I can't really answer that right now. Could you try again?";
 const BACKEND_DOWN = "The search backend is having trouble right now. Please try again later.";
 
 function preferencesOf(task: TravelTask): Preference[] {
@@ -200,12 +204,12 @@ function userMessages(mode: ReplyMode, state: TravelState, utterance: string, pr
 // ---- reading replies ----------------------------------------------------------------------------------------------
 
 function readSearchVerdict(task: TravelTask) {
-  return (text: string): { aligned: boolean; aspect: TravelAspect | null } | null => {
+  return (text: string): { aligned: boolean; aspect: TravelAspect | null; unrelated?: boolean } | null => {
     const v = firstJsonObject(text);
     const judgement = String(v?.alignment_judgement ?? "")
       .trim()
       .toLowerCase();
-    if (judgement === "false" || judgement === "n/a") return { aligned: false, aspect: null };
+    if (judgement === "false" || judgement === "n/a") return { aligned: false, aspect: null, unrelated: judgement === "n/a" };
     if (judgement !== "true") return null;
     const aspect = readAspect(String(v?.alignment_aspect ?? ""));
     return aspect && task.aspects.some((a) => a.name === aspect) ? { aligned: true, aspect } : null;
@@ -250,7 +254,14 @@ async function search(request: string, state: TravelState, task: TravelTask, io:
     offline: () => JSON.stringify(offlineSearchVerdict(task, request)),
   });
   if (!judged.value) return unscored(state, "the search judge's reply could not be read twice", judged.callIds);
-  const { aligned, aspect } = judged.value;
+  const { aligned, aspect, unrelated } = judged.value;
+  if (unrelated)
+    return tell(
+      "The search request is not about any of the searches this trip needs. Refine it: one request at a time, aligned " +
+        "with the user's needs, with exactly the right arguments.",
+      0,
+      judged.callIds,
+    );
   if (!aligned || !aspect) {
     return tell(
       "The search request does not match what the user needs, or its arguments are not accurate. Refine it: one request " +
@@ -291,7 +302,8 @@ function reveal(state: TravelState, id: string, how: "asked" | "volunteered"): P
   return p;
 }
 
-const NOTES: Record<UtteranceType["type"], string> = {
+const NOTES: Record<UtteranceType["type"] | "apology", string> = {
+  apology: "Off target for several turns; I could not answer.",
   1: "Not a concrete question about a preference: answer naturally.",
   2: "A concrete question about a preference I hold: let it show indirectly.",
   3: "A concrete question about a preference I do not have: answer neutrally.",
@@ -324,9 +336,11 @@ async function converse(utterance: string, state: TravelState, task: TravelTask,
     state.offTarget = 0;
     preference = state.remaining.find((p) => p.id === judgement.preferenceId);
     mode = "reveal";
-  } else if (state.offTarget >= opts.elicitationInterval - 1 && state.remaining.length > 0) {
+  } else if (state.offTarget >= opts.elicitationInterval && state.remaining.length > 0) {
     // TravelGym checks this before the canned replies of types 3 and 4: a long detour makes the user speak up.
     state.offTarget = 0;
+    // As UserRL's training runs TravelGym: its volunteering fails every time and its fallback apology answers.
+    if (!opts.volunteerPreferences) return say(APOLOGY, "environment", NOTES.apology, []);
     preference = state.remaining[Math.floor(state.random() * state.remaining.length)];
     mode = "volunteer";
     how = "volunteered";
@@ -343,49 +357,70 @@ async function converse(utterance: string, state: TravelState, task: TravelTask,
   return say(reply.value, "user_simulator", note, reply.callIds);
 }
 
-const VERDICT_TEXT: Record<Verdict, string> = {
+/** What a recommendation turn found, as TravelGym sums it up (a best option outranks a correct one). */
+type Finding = "best" | "best+wrong" | "correct" | "correct+wrong" | "none";
+const FINDING_TEXT: Record<Finding, string> = {
   best: "That is the best option.",
+  "best+wrong": "Your recommendations include the best option, and a wrong one.",
   correct: "That option meets the preferences, but it is not the best one.",
-  wrong: "That option is neither the best nor one that meets the preferences.",
+  "correct+wrong": "Your recommendations include an option that meets the preferences, and a wrong one.",
+  none: "That option is neither the best nor one that meets the preferences.",
 };
 
+/**
+ * `[answer] <id>[, <id>…]` as TravelGym's evaluation takes it: each id in turn earns its reward and is recorded; an id
+ * of the wrong form, or (one choice per aspect) of an aspect already recommended for, stops the turn there with reward
+ * 0, the ids before it staying recorded. The turn's reward is the sum, floored at 0 (two best options earn 2).
+ */
 function recommend(content: string, state: TravelState, task: TravelTask, opts: TravelOptions): GymTurnOutcome {
   const refuse = (feedback: string): GymTurnOutcome => ({ feedback, source: "environment", turnReward: 0 });
-  const ids = content.split(",").map((s) => s.trim());
-  if (ids.length > 1) return refuse("You recommended several options. Recommend one option at a time.");
-  const id = ids[0];
-  if (!OPTION_ID.test(id)) return refuse(`'${id}' is not an option ID. An ID is a letter F, H, R, A or C and a number, e.g. H1, F12, C4.`);
-  const initial = id[0];
-  if (opts.oneChoicePerAspect && state.chosenInitials.includes(initial)) {
-    return refuse(
-      `You already recommended an option starting with '${initial}'. One recommendation per travel aspect: work on the other aspects now.`,
-    );
+  let reward = 0;
+  const found = { best: false, correct: false, wrong: false };
+  for (const id of content.split(",").map((s) => s.trim())) {
+    if (!OPTION_ID.test(id))
+      return refuse(`'${id}' is not an option ID. An ID is a letter F, H, R, A or C and a number, e.g. H1, F12, C4.`);
+    const initial = id[0];
+    if (opts.oneChoicePerAspect && state.chosenInitials.includes(initial)) {
+      return refuse(
+        `You already recommended an option starting with '${initial}'. One recommendation per travel aspect: work on the other aspects now.`,
+      );
+    }
+    let verdict: Verdict;
+    let earned: number;
+    if (state.remainingBest.includes(id)) {
+      verdict = "best";
+      earned = opts.choiceBestReward;
+      state.remainingBest = state.remainingBest.filter((x) => x !== id);
+      state.remainingCorrect = state.remainingCorrect.filter((x) => x !== id);
+    } else if (state.remainingCorrect.includes(id)) {
+      verdict = "correct";
+      earned = opts.choiceCorrectReward;
+      state.remainingCorrect = state.remainingCorrect.filter((x) => x !== id);
+    } else {
+      verdict = "wrong";
+      earned = -opts.wrongChoicePenalty;
+    }
+    found[verdict] = true;
+    reward += earned;
+    if (!state.chosenInitials.includes(initial)) state.chosenInitials.push(initial);
+    const aspect = aspectOfInitial(initial);
+    state.choices.push({ id, aspect, verdict, reward: Math.max(0, earned) });
+    // The aspect is settled: its unrevealed preferences can no longer be asked about.
+    if (opts.oneChoicePerAspect && aspect) state.remaining = state.remaining.filter((p) => p.aspect !== aspect);
   }
-  let verdict: Verdict;
-  let reward: number;
-  if (state.remainingBest.includes(id)) {
-    verdict = "best";
-    reward = opts.choiceBestReward;
-    state.remainingBest = state.remainingBest.filter((x) => x !== id);
-    state.remainingCorrect = state.remainingCorrect.filter((x) => x !== id);
-  } else if (state.remainingCorrect.includes(id)) {
-    verdict = "correct";
-    reward = opts.choiceCorrectReward;
-    state.remainingCorrect = state.remainingCorrect.filter((x) => x !== id);
-  } else {
-    verdict = "wrong";
-    reward = -opts.wrongChoicePenalty;
-  }
-  reward = Math.min(1, Math.max(0, reward));
-  if (!state.chosenInitials.includes(initial)) state.chosenInitials.push(initial);
-  const aspect = aspectOfInitial(initial);
-  state.choices.push({ id, aspect, verdict, reward });
-  // The aspect is settled: its unrevealed preferences can no longer be asked about.
-  if (opts.oneChoicePerAspect && aspect) state.remaining = state.remaining.filter((p) => p.aspect !== aspect);
+  const finding: Finding = found.best
+    ? found.wrong
+      ? "best+wrong"
+      : "best"
+    : found.correct
+      ? found.wrong
+        ? "correct+wrong"
+        : "correct"
+      : "none";
   const next = opts.oneChoicePerAspect
     ? "Your choice is recorded; do not recommend for this aspect again. Continue with the other travel aspects."
     : "Your choice is recorded; do not recommend it again. Continue.";
-  return { feedback: `${VERDICT_TEXT[verdict]} ${next}`, source: "environment", turnReward: reward };
+  return { feedback: `${FINDING_TEXT[finding]} ${next}`, source: "environment", turnReward: Math.max(0, reward) };
 }
 
 /** Per aspect, the best choice reward recommended for it (UserRL's TravelGym evaluation score averages these). */
@@ -405,6 +440,8 @@ export function travelRules(opts: TravelOptions): GymRules<TravelTask, TravelSta
     // TravelGym subtracts its step penalty once per turn (its other gyms: penalty × step count).
     stepPenalty: "once",
     finishUnpenalized: true,
+    // TravelGym tests its tags as written, but lower-cases the message before testing [finish].
+    lowerCaseTags: "except-finish",
     normalizeRewards: false,
     // Per aspect: search it with its arguments, ask about each preference, recommend the best option.
     solution: (t) =>
@@ -446,9 +483,10 @@ export function travelRules(opts: TravelOptions): GymRules<TravelTask, TravelSta
           : kind === "action"
             ? await converse(content, state, task, io, opts)
             : recommend(content, state, task, opts);
+      // TravelGym's step_async (what UserRL's training calls) ends the episode only when every best option was
+      // recommended; its synchronous step also ends it once every aspect has a recommendation, step_async does not.
       if (out.done) return out;
-      const allChosen = opts.oneChoicePerAspect && state.chosenInitials.length === task.aspects.length;
-      return state.remainingBest.length === 0 || allChosen ? { ...out, done: true, endReason: "env_terminal" } : out;
+      return state.remainingBest.length === 0 ? { ...out, done: true, endReason: "env_terminal" } : out;
     },
     evaluate: (s, t) => {
       const perAspect = aspectScores(s, t);

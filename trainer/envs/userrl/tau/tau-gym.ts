@@ -124,6 +124,8 @@ export function tauRules(deps: TauGymDeps): GymRules<TauGymTask, TauState> {
   };
   return {
     kinds: ["action", "answer", "search"],
+    // TauGym tests its tags as written: "[Action] hi" is an invalid action format there.
+    lowerCaseTags: "all",
     // TauGym takes no step penalty and never normalises; a penalty set here is taken like the others' (× step count).
     stepPenalty: "per-step",
     normalizeRewards: false,
