@@ -89,6 +89,8 @@ export function OverlayChart({ title, series, bandLabel }: { title: string; seri
               labelStyle={tooltipLabelStyle}
               itemStyle={tooltipItemStyle}
               labelFormatter={(s) => `step ${formatStep(Number(s))}`}
+              // In the legend's order (recharts would sort by name).
+              itemSorter={(item) => Number(String(item.dataKey).slice(1))}
               formatter={(v, _name, item) => {
                 const { payload: row, dataKey } = item as { payload?: OverlayRow; dataKey?: string };
                 const i = Number(String(dataKey).slice(1));
