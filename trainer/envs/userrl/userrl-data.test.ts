@@ -107,6 +107,15 @@ test("PersuadeGym's statements import from UserRL's persuasion parquet files (42
     assert.equal(all.length, 420);
     assert.equal(new Set(all.map((t) => t.id)).size, 420);
   }
+  // Travel's rows name scenarios only: the refusal says which JSON file holds them.
+  await assert.rejects(
+    createUserRlEnvironment("travel", FEEDBACK_ONLY).loadTasks!(path.join(SAMPLES, "travel22_multiturn_onechoice_test.parquet")),
+    (e: unknown) =>
+      e instanceof DatasetError &&
+      /101 here, e\.g\. apartment:2-86\|rental_car:2-60\) name scenarios .* import TravelGym's travelgym_data_22\.json instead/.test(
+        e.message,
+      ),
+  );
   // Another gym's rows, or a gym whose rows lack its records, are refused by name.
   await assert.rejects(
     createUserRlEnvironment("turtle", FEEDBACK_ONLY).loadTasks!(path.join(SAMPLES, "persuasion_multiturn_test.parquet")),

@@ -20,6 +20,7 @@ export function isParquetFile(file: string): boolean {
 
 /** The gym records of a UserRL parquet file, as its gym's own loader reads them from JSON. */
 export async function readUserRlParquet(gym: GymName, path: string, bytes: Buffer): Promise<Record<string, unknown>[]> {
+  if (gym === "travel") throw new DatasetError(path, null, await travelParquetRefusal(path, bytes));
   const envName = PARQUET_GYMS[gym];
   if (!envName) {
     throw new DatasetError(
@@ -45,4 +46,27 @@ export async function readUserRlParquet(gym: GymName, path: string, bytes: Buffe
     const { env_name: _env, ...fields } = record;
     return fields;
   });
+}
+
+type TravelRow = { reward_model?: { id?: unknown } };
+
+/**
+ * TravelGym's parquet rows name a scenario (`apartment:2-86|rental_car:2-60`) with its best option ids and the user's
+ * opening message, nothing more: the options and preferences a gym plays on are only in TravelGym's
+ * `travelgym_data_<N>.json`, which its preprocessing read them from (and which is empty in UserRL's snapshot).
+ */
+async function travelParquetRefusal(path: string, bytes: Buffer): Promise<string> {
+  let rows: TravelRow[] = [];
+  try {
+    rows = (await parquetReadObjects({ file: new Uint8Array(bytes).buffer })) as TravelRow[];
+  } catch {
+    // unreadable: the refusal below says what to import instead either way
+  }
+  const n = /travel(\d+)_multiturn/i.exec(path)?.[1];
+  const example = rows.find((r) => typeof r.reward_model?.id === "string")?.reward_model?.id;
+  return (
+    `UserRL's Travel parquet rows${rows.length ? ` (${rows.length} here${example ? `, e.g. ${String(example)}` : ""})` : ""} ` +
+    `name scenarios with their best option ids and opening message, not the options and preferences a scenario is ` +
+    `played on: import TravelGym's ${n ? `travelgym_data_${n}.json` : "travelgym_data_<N>.json"} instead`
+  );
 }
