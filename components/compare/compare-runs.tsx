@@ -47,7 +47,7 @@ export function CompareRuns() {
   const curves = (key: string): OverlaySeries[] =>
     groups
       ? groups.map((g, i) => ({
-          id: g.label,
+          id: `${i}:${g.label}`, // a string "1" and a number 1 show alike
           label: `${g.label} (${g.runIds.length === 1 ? "1 run" : `${g.runIds.length} runs`})`,
           color: colorAt(i),
           points: aggregateRuns(

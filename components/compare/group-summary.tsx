@@ -43,7 +43,7 @@ export function GroupSummary({
           </thead>
           <tbody>
             {groups.map((g, i) => (
-              <tr key={g.label} className="border-t border-slate-100" data-testid="group-row">
+              <tr key={i} className="border-t border-slate-100" data-testid="group-row">
                 <td className="px-2 py-1">
                   <span className="mr-1 inline-block h-2.5 w-2.5 rounded-full" style={{ background: color(i) }} />
                   <span className="font-mono">{g.label}</span>
