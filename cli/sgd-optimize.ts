@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { LlmClient } from "../trainer/llm";
-import { loadSgdCorpus } from "../trainer/envs/sgd/sgd-format";
+import { loadSgdCorpus, type SgdCorpus } from "../trainer/envs/sgd/sgd-format";
 import { tasksFromCorpus } from "../trainer/envs/sgd/sgd-task";
 import { saveUserPromptArtifact, searchUserPrompt, type CandidateScore } from "../trainer/envs/sgd/user-prompt-search";
 import { CliError, EXIT } from "./exit-codes";
@@ -26,18 +26,26 @@ const line = (s: CandidateScore) =>
   `${s.instruction.padEnd(8)} fewShot ${s.fewShot}  realism ${s.realism.realism.toFixed(3)} (length ${s.realism.length.toFixed(3)}, ` +
   `mentions ${s.realism.slotMentions.toFixed(3)}, acts ${s.realism.acts.toFixed(3)})  word overlap ${s.similarity.toFixed(3)}`;
 
-export async function optimizeUserPrompt(opts: OptimizeUserOptions, out: (l: string) => void): Promise<string> {
-  const corpus = await loadSgdCorpus(opts.data);
-  const tasks = new Map(tasksFromCorpus(corpus, opts.data).map((t) => [t.data.dialogueId, t.data]));
+/**
+ * The held-out dialogues and the few-shot pool: the last `devDialogues` usable dialogues (those a task is made of)
+ * are the dev set; few-shot examples come only from the others. agent_gym evaluates on its dev split's first
+ * dialogues and draws demonstrations from its train split instead (docs/environments/sgd.md, agent-gym-user-opt-parity.test.ts).
+ */
+export function devSplit(corpus: SgdCorpus, data: string, devDialogues: number) {
+  const tasks = new Map(tasksFromCorpus(corpus, data).map((t) => [t.data.dialogueId, t.data]));
   const usable = corpus.dialogues.filter((d) => tasks.has(d.dialogueId));
-  if (usable.length < opts.devDialogues + 2)
+  if (usable.length < devDialogues + 2)
     throw new CliError(
       EXIT.BAD_CONFIG,
-      `${opts.data} has ${usable.length} usable dialogues; --dev-dialogues ${opts.devDialogues} needs at least ${opts.devDialogues + 2}.`,
+      `${data} has ${usable.length} usable dialogues; --dev-dialogues ${devDialogues} needs at least ${devDialogues + 2}.`,
     );
-  // The last dialogues are the dev set; few-shot examples come only from the others.
-  const dev = usable.slice(-opts.devDialogues).map((dialogue) => ({ dialogue, task: tasks.get(dialogue.dialogueId)! }));
-  const pool = usable.slice(0, -opts.devDialogues);
+  const dev = usable.slice(-devDialogues).map((dialogue) => ({ dialogue, task: tasks.get(dialogue.dialogueId)! }));
+  return { dev, pool: usable.slice(0, -devDialogues) };
+}
+
+export async function optimizeUserPrompt(opts: OptimizeUserOptions, out: (l: string) => void): Promise<string> {
+  const corpus = await loadSgdCorpus(opts.data);
+  const { dev, pool } = devSplit(corpus, opts.data, opts.devDialogues);
   const llm = new LlmClient({ endpoints: { user_simulator: { baseUrl: opts.baseUrl, model: opts.model, apiKeyEnv: opts.apiKeyEnv } } });
   out(
     `Scoring user prompts on ${opts.devDialogues} held-out dialogues (up to ${opts.devTurns} user turns), ${pool.length} dialogues for examples:`,

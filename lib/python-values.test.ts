@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { pythonFloat, pythonJsonLoads, pythonStrip } from "./python-values";
+import { pythonFloat, pythonJsonLoads, pythonSplit, pythonStrip } from "./python-values";
 
 type Plain = unknown;
 const cases = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../tests/fixtures/parity/python-values.json"), "utf8")) as {
@@ -46,4 +46,11 @@ test("json.loads accepts NaN and ±Infinity outside strings, and fails where Pyt
     if (want.error) assert.equal(got, null, JSON.stringify(input));
     else assert.deepEqual(got?.value, revive(want.value), JSON.stringify(input));
   }
+});
+
+test("pythonSplit splits as str.split() does: Python's whitespace, not JavaScript's", () => {
+  assert.deepEqual(pythonSplit("  a\tb\nc  "), ["a", "b", "c"]);
+  assert.deepEqual(pythonSplit("a\x1fb\x85c\u3000d"), ["a", "b", "c", "d"], "U+001F and NEL split in Python");
+  assert.deepEqual(pythonSplit("a\u200bb \ufeffc"), ["a\u200bb", "\ufeffc"], "zero-width space and BOM do not");
+  assert.deepEqual(pythonSplit("   "), []);
 });

@@ -16,6 +16,12 @@ export function pythonStrip(s: string): string {
   return s.replace(LEADING, "").replace(TRAILING, "");
 }
 
+/** `str.split()` with no separator: runs of `str.isspace()` characters split, empty strings dropped. */
+export function pythonSplit(s: string): string[] {
+  return s.split(SPACE_RUN).filter(Boolean);
+}
+const SPACE_RUN = new RegExp(`[${PY_SPACE}]+`);
+
 /** str.lstrip(chars) for a set of single characters. */
 export function pythonLstrip(s: string, chars: string): string {
   let i = 0;

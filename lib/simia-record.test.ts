@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ConversationMessage, LlmCallRecord } from "./conversation";
-import { toSimiaRecord } from "./simia-record";
+import { simiaTimestamp, toSimiaRecord } from "./simia-record";
 
 const call = (over: Partial<LlmCallRecord>): LlmCallRecord => ({
   id: "c",
@@ -67,7 +67,7 @@ test("a trajectory exports in Simia-RL's record shape", () => {
     ["human", "assistant", "human", "assistant", "human"],
   );
   assert.deepEqual(rec.gpt_call_history[0], {
-    timestamp: "2025-01-01T00:00:00.000Z",
+    timestamp: "2025-01-01T00:00:00",
     prompt: "simulate the user",
     response: "Hi",
     metadata: {
@@ -82,7 +82,7 @@ test("a trajectory exports in Simia-RL's record shape", () => {
   assert.deepEqual(rec.gpt_call_history[1].metadata, { step: 2, type: "final_evaluation" }, "the judge's step: every agent message");
   assert.equal(rec.gpt_call_history[1].prompt, "system: judge\n\nuser: score");
   assert.equal(rec.gpt_call_history[1].temperature, null);
-  assert.equal(rec.timestamp, "2025-01-01T00:00:05.000Z");
+  assert.equal(rec.timestamp, "2025-01-01T00:00:05", "Python's utcnow().isoformat(): no zone, no zero fraction");
   assert.doesNotThrow(() => JSON.parse(JSON.stringify(rec)));
   assert.deepEqual(rec.reference_conversations, []);
   assert.equal(rec.config, null);
@@ -160,4 +160,11 @@ test("unscored and failed episodes keep null reward and map limits to max_steps"
   assert.equal(failed.reward, null);
   assert.equal(failed.termination_reason, "error");
   assert.deepEqual(failed.conversation_history, []);
+});
+
+test("times are written as Python's datetime.utcnow().isoformat() writes them", () => {
+  assert.equal(simiaTimestamp("2025-03-04T05:06:07.250Z"), "2025-03-04T05:06:07.250000");
+  assert.equal(simiaTimestamp("2025-03-04T05:06:07.001Z"), "2025-03-04T05:06:07.001000");
+  assert.equal(simiaTimestamp("2025-03-04T05:06:07.000Z"), "2025-03-04T05:06:07", "a zero fraction is left out");
+  assert.equal(simiaTimestamp("2025-03-04T07:06:07.5+02:00"), "2025-03-04T05:06:07.500000", "in UTC");
 });

@@ -7,7 +7,9 @@
  * "human" there, an empty agent message stays), each GPT call that returned a reply is
  * `{timestamp, prompt, response, metadata: {step, type, agent_message?}, deployment, temperature, max_tokens}` with
  * type "environment_response" or "final_evaluation", step counting agent messages from 1, and the response as Simia
- * keeps it (after `</think>`, stripped) — a judge reply that did not parse included. Pure: no I/O.
+ * keeps it (after `</think>`, stripped) — a judge reply that did not parse included — and times as Python's
+ * `utcnow().isoformat()` writes them (checked against the files Simia's trainer writes: cli/simia-layout.test.ts).
+ * Pure: no I/O.
  *
  * Kept on purpose: `termination_reason` is the reason Simia puts in its step info ("gpt_decision", "max_steps");
  * Simia's own file always says "unknown", because it saves the record before setting the reason.
@@ -59,6 +61,7 @@ export interface SimiaConversationTurn {
 }
 
 export interface SimiaGptCall {
+  /** Python's isoformat (naive UTC, microseconds): simiaTimestamp. */
   timestamp: string;
   prompt: string;
   response: string | null;
@@ -85,6 +88,18 @@ export interface SimiaRecord {
   conversation_history: SimiaConversationTurn[];
   gpt_call_history: SimiaGptCall[];
   config: SimiaConfig | null;
+}
+
+/**
+ * A time as Simia writes it, Python's `datetime.utcnow().isoformat()`: naive UTC with microseconds, the fraction left
+ * out when it is zero (`2025-03-04T05:06:07.250000`, `2025-03-04T05:06:07`).
+ */
+export function simiaTimestamp(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const whole = d.toISOString().slice(0, 19);
+  const ms = d.getUTCMilliseconds();
+  return ms ? `${whole}.${String(ms * 1000).padStart(6, "0")}` : whole;
 }
 
 /** Simia-RL names: "gpt_decision" when the simulator ended the dialogue, "max_steps" at the step limit. */
@@ -142,7 +157,7 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
       const step = judge ? agentMessages.length : c.turn === null ? null : c.turn + 1;
       const answered = judge ? undefined : agentMessages.find((m) => m.turn === c.turn);
       return {
-        timestamp: c.startedAt,
+        timestamp: simiaTimestamp(c.startedAt),
         prompt: promptText(c.request.messages),
         response: simiaReplyText(c.response?.text ?? ""),
         metadata: {
@@ -160,7 +175,7 @@ export function toSimiaRecord(input: SimiaExportInput): SimiaRecord {
     env_id: input.envId ?? null,
     sample_index: input.sampleIndex ?? null,
     episode_count: input.episodeCount ?? null,
-    timestamp: input.timestamp ?? latest ?? new Date(0).toISOString(),
+    timestamp: simiaTimestamp(input.timestamp ?? latest ?? new Date(0).toISOString()),
     reward: input.evaluation?.reward ?? null,
     reasoning: input.evaluation?.reasoning ?? "",
     num_steps: agentMessages.length,

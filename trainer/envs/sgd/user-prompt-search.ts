@@ -20,6 +20,7 @@ import { selectFewShotDialogues } from "./few-shot";
 import { buildUserSystemPrompt, USER_INSTRUCTIONS, type UserInstructionId } from "./user-prompt";
 import { scoreUserRealism, type RealismScore, type UserTurnSample } from "./user-realism";
 import { STOP_TOKEN } from "./offline-user";
+import { pythonSplit } from "../../../lib/python-values";
 
 export interface Candidate {
   instruction: UserInstructionId;
@@ -48,11 +49,18 @@ export function candidateGrid(fewShots: readonly number[] = [0, 1, 2, 3]): Candi
   );
 }
 
-const words = (t: string) => new Set(t.toLowerCase().match(/[a-z0-9']+/g) ?? []);
-function jaccard(a: string, b: string): number {
-  const [x, y] = [words(a), words(b)];
+/**
+ * agent_gym's metric (`compute_user_simulation_similarity`): Jaccard similarity of the two messages' sets of words,
+ * a word being what Python's `lower().split()` gives (punctuation stays on its word: "Francisco." is not
+ * "francisco"); 0 when either message is empty. Checked against agent_gym's own function on 185 pairs
+ * (agent-gym-user-opt-parity.test.ts).
+ */
+export function wordOverlap(simulated: string, real: string): number {
+  if (!simulated || !real) return 0;
+  const [x, y] = [new Set(pythonSplit(simulated.toLowerCase())), new Set(pythonSplit(real.toLowerCase()))];
+  if (y.size === 0) return 0;
   const union = new Set([...x, ...y]).size;
-  return union === 0 ? 1 : [...x].filter((w) => y.has(w)).length / union;
+  return union === 0 ? 0 : [...x].filter((w) => y.has(w)).length / union;
 }
 
 /** Every slot value a dialogue's user turns or calls contain (what realism counts as mentions). */
@@ -116,7 +124,7 @@ export async function scoreCandidate(
     const reply = await llm.chat({ role: "user_simulator", turn: i, messages: messagesFor(example, candidate, pool), offline: () => "" });
     const text = reply.text.replace(STOP_TOKEN, "").trim();
     simulated.push({ text, knownValues: example.real.knownValues });
-    similarity += jaccard(text, example.real.text);
+    similarity += wordOverlap(text, example.real.text);
   }
   const realism = scoreUserRealism(
     simulated,
