@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { aggregateRuns, allButSeed, finalValues, groupRuns, sampleStd, spread } from "./run-groups";
+import { ALL_IN_ONE, aggregateRuns, allButSeed, finalValues, groupRuns, sampleStd, spread, stepGrid } from "./run-groups";
 
 const close = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-12, `${what}: ${a} vs ${b}`);
 
@@ -67,19 +67,60 @@ test("a group's curve averages the runs that logged each step and counts them; a
   assert.equal(curve[2].band, null, "a step only one run reached has no band");
 });
 
-test("past maxBuckets distinct steps, runs are averaged per equal step bucket, at the mean step of their points", () => {
+test("past maxBuckets steps, runs are averaged per equal step bucket, each point at its bucket's centre", () => {
   const a = Array.from({ length: 100 }, (_, step) => ({ step, value: 1 }));
-  const b = Array.from({ length: 50 }, (_, i) => ({ step: 2 * i + 1, value: 3 }));
-  const curve = aggregateRuns([a, b], "minmax", 10);
+  const b = Array.from({ length: 100 }, (_, step) => ({ step, value: 3 }));
+  const grid = stepGrid([a, b], 10)!;
+  assert.deepEqual(grid, { exact: false, first: 0, width: 10 });
+  const curve = aggregateRuns([a, b], "minmax", grid);
   assert.equal(curve.length, 10);
   assert.ok(curve.every((p) => p.n === 2 && p.mean === 2));
   assert.deepEqual(curve[0].band, [1, 3]);
-  // bucket 0 holds steps 0–9: a's mean step 4.5, b's (1+3+…+9)/5 = 5, so x = 4.75
-  close(curve[0].step, 4.75, "bucket x");
+  assert.equal(curve[0].step, 4.5, "bucket 0 holds steps 0–9");
   // non-finite values never reach a mean
   assert.deepEqual(aggregateRuns([[{ step: 0, value: Number.NaN }], [{ step: 0, value: 2 }]], "std"), [
     { step: 0, mean: 2, band: null, n: 1 },
   ]);
+});
+
+test("runs logged on different grids meet in buckets as wide as the coarsest spacing, not alternating one run and two", () => {
+  const every = Array.from({ length: 20 }, (_, step) => ({ step, value: 0 }));
+  const everyOther = Array.from({ length: 10 }, (_, i) => ({ step: 2 * i + 1, value: 10 }));
+  const grid = stepGrid([every, everyOther])!;
+  assert.equal(grid.width, 2);
+  const curve = aggregateRuns([every, everyOther], "std", grid);
+  assert.equal(curve.length, 10);
+  assert.ok(
+    curve.every((p) => p.n === 2 && p.mean === 5),
+    JSON.stringify(curve.slice(0, 3)),
+  );
+  assert.deepEqual(
+    curve.slice(0, 2).map((p) => p.step),
+    [0.5, 2.5],
+  );
+  // Runs of one grid but different lengths keep their exact steps.
+  const short = [0, 1, 2].map((step) => ({ step, value: 1 }));
+  assert.deepEqual(stepGrid([every, short]), { exact: true, first: 0, width: 1 });
+});
+
+test("two groups share their x positions (one grid over every run drawn), so a tooltip compares them", () => {
+  const g1 = [Array.from({ length: 50 }, (_, i) => ({ step: 3 * i, value: 1 }))];
+  const g2 = [Array.from({ length: 40 }, (_, i) => ({ step: 4 * i + 1, value: 2 }))];
+  const grid = stepGrid([...g1, ...g2], 30)!;
+  const xs1 = aggregateRuns(g1, "std", grid).map((p) => p.step);
+  const xs2 = aggregateRuns(g2, "std", grid).map((p) => p.step);
+  assert.ok(xs1.length > 10);
+  assert.deepEqual(
+    xs1.filter((x) => !xs2.includes(x)),
+    [],
+    "every x of the first group is one of the second's",
+  );
+});
+
+test("N seeds of one config (nothing else differs) pool into one group", () => {
+  const seedsOnly = [{ path: "seed", values: ["1", "2", "3"] }];
+  assert.deepEqual(allButSeed(seedsOnly), []);
+  assert.deepEqual(groupRuns(["a", "b", "c"], seedsOnly, [ALL_IN_ONE]), [{ label: "all runs", runIds: ["a", "b", "c"] }]);
 });
 
 test("the final figure is each run's last value, averaged over the group with its band", () => {
@@ -95,7 +136,21 @@ test("the final figure is each run's last value, averaged over the group with it
     "std",
   )!;
   assert.equal(fin.n, 2);
+  assert.deepEqual(fin.steps, [4, 9], "the runs' last values were logged at different steps");
   close(fin.mean, 0.5, "mean of last values");
   close(fin.band![1] - 0.5, sampleStd([0.6, 0.4]), "std of last values");
   assert.equal(finalValues([[], []], "std"), null);
+  // A run whose last value is not finite counts its last finite one.
+  assert.equal(
+    finalValues(
+      [
+        [
+          { step: 0, value: 2 },
+          { step: 1, value: Number.NaN },
+        ],
+      ],
+      "std",
+    )!.mean,
+    2,
+  );
 });

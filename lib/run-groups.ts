@@ -3,10 +3,10 @@
  * but the seed) become one curve, the mean across them, with a band for their spread. This is how RL results are
  * judged: one seed's curve says little, the spread across seeds says whether a change is real.
  *
- * Alignment: each run's points stay on its own steps. Where the runs' steps together number at most `maxBuckets`,
- * a group point is one step and averages the runs that logged it; past that, the step range is cut into equal
- * buckets, each run contributes the mean of its points in a bucket, and the bucket's x is the mean of those points'
- * steps. A run that stopped early simply stops contributing: each point says how many runs (`n`) it averages.
+ * Alignment (stepGrid): where every run logged the same steps, a group point is one step; otherwise the step range
+ * is cut into equal buckets (no narrower than the coarsest run's spacing, so runs on different grids meet), each run
+ * contributes the mean of its points in a bucket, and the point sits at the bucket's centre, the same for every
+ * group. A run that stopped early simply stops contributing: each point says how many runs (`n`) it averages.
  *
  * Spread: "std" is the sample standard deviation (n − 1, as W&B, numpy's ddof=1 and pandas' default), "sem" that
  * divided by √n, "minmax" the lowest and highest run. A point averaging one run has no band.
@@ -61,7 +61,7 @@ export function groupRuns(runIds: string[], rows: DiffRow[], paths: string[]): R
   runIds.forEach((id, i) => {
     const parts = used.map((row) => `${row.path}=${shown(row.values[i] ?? null)}`);
     const key = JSON.stringify(used.map((row) => row.values[i] ?? null));
-    const group = groups.get(key) ?? { label: parts.join(" · ") || "all runs", runIds: [] };
+    const group = groups.get(key) ?? { label: parts.join(" · ") || "all runs", runIds: [] }; // "*" uses no path: one group
     group.runIds.push(id);
     groups.set(key, group);
   });
@@ -92,43 +92,88 @@ export function spread(values: number[], kind: BandKind): [number, number] | nul
   return [m - half, m + half];
 }
 
-/** The group's curve: per step (or bucket), the mean over the runs that have a value there and its band. */
-export function aggregateRuns(series: Point[][], kind: BandKind, maxBuckets = 300): GroupPoint[] {
-  const steps = [...new Set(series.flatMap((s) => s.map((p) => p.step)))].sort((a, b) => a - b);
-  if (steps.length === 0) return [];
-  const exact = steps.length <= maxBuckets;
-  const first = steps[0];
-  const width = exact ? 1 : Math.ceil((steps[steps.length - 1] - first + 1) / maxBuckets);
-  const bucketOf = (step: number) => (exact ? step : Math.floor((step - first) / width));
+/**
+ * Where the group points sit, decided once over every run drawn on a chart (all groups), so that groups share their
+ * x positions and a tooltip compares them: the exact steps when every run logged the same steps (at most
+ * `maxBuckets`), otherwise equal buckets at least as wide as the coarsest run's own spacing (runs logged every other
+ * step, or thinned by the server to different grids, would else alternate between one run and two), each at its
+ * bucket's centre.
+ */
+export interface StepGrid {
+  exact: boolean;
+  first: number;
+  width: number;
+}
 
-  // bucket → per run: [sum of values, sum of steps, count]
-  const buckets = new Map<number, Map<number, [number, number, number]>>();
+function medianGap(steps: number[]): number {
+  if (steps.length < 2) return 1;
+  const gaps = steps
+    .slice(1)
+    .map((s, i) => s - steps[i])
+    .sort((a, b) => a - b);
+  return gaps[Math.floor(gaps.length / 2)];
+}
+
+export function stepGrid(series: Point[][], maxBuckets = 300): StepGrid | null {
+  const perRun = series.filter((s) => s.length > 0).map((s) => [...new Set(s.map((p) => p.step))].sort((a, b) => a - b));
+  if (perRun.length === 0) return null;
+  const first = Math.min(...perRun.map((s) => s[0]));
+  const last = Math.max(...perRun.map((s) => s[s.length - 1]));
+  const same = perRun.every((s) => s.length === perRun[0].length && s.every((step, i) => step === perRun[0][i]));
+  if (same && perRun[0].length <= maxBuckets) return { exact: true, first, width: 1 };
+  const width = Math.max(1, Math.ceil((last - first + 1) / maxBuckets), ...perRun.map(medianGap));
+  return { exact: width === 1, first, width };
+}
+
+/** The group's curve: per step (or bucket of `grid`), the mean over the runs that have a value there and its band. */
+export function aggregateRuns(series: Point[][], kind: BandKind, grid: StepGrid | null = stepGrid(series)): GroupPoint[] {
+  if (!grid) return [];
+  const { exact, first, width } = grid;
+  const bucketOf = (step: number) => (exact ? step : Math.floor((step - first) / width));
+  const xOf = (b: number) => (exact ? b : first + b * width + (width - 1) / 2);
+
+  // bucket → per run: [sum of values, count]
+  const buckets = new Map<number, Map<number, [number, number]>>();
   series.forEach((points, run) => {
     for (const p of points) {
       if (!Number.isFinite(p.value)) continue;
       const b = bucketOf(p.step);
-      const perRun = buckets.get(b) ?? new Map<number, [number, number, number]>();
-      const acc = perRun.get(run) ?? [0, 0, 0];
-      perRun.set(run, [acc[0] + p.value, acc[1] + p.step, acc[2] + 1]);
+      const perRun = buckets.get(b) ?? new Map<number, [number, number]>();
+      const acc = perRun.get(run) ?? [0, 0];
+      perRun.set(run, [acc[0] + p.value, acc[1] + 1]);
       buckets.set(b, perRun);
     }
   });
   return [...buckets.entries()]
     .sort(([a], [b]) => a - b)
     .map(([b, perRun]) => {
-      const runs = [...perRun.values()];
-      const values = runs.map(([sum, , count]) => sum / count);
-      const step = exact ? b : mean(runs.map(([, stepSum, count]) => stepSum / count));
-      return { step, mean: mean(values), band: spread(values, kind), n: values.length };
+      const values = [...perRun.values()].map(([sum, count]) => sum / count);
+      return { step: xOf(b), mean: mean(values), band: spread(values, kind), n: values.length };
     });
 }
 
-/**
- * The figure a paper reports: each run's last logged value, then their mean and band across the group's runs
- * ("0.62 ± 0.04 over 3 seeds"). Runs with no value are not counted.
- */
-export function finalValues(series: Point[][], kind: BandKind): { mean: number; band: [number, number] | null; n: number } | null {
-  const lasts = series.filter((s) => s.length > 0).map((s) => s.reduce((a, b) => (b.step >= a.step ? b : a)).value);
-  if (lasts.length === 0) return null;
-  return { mean: mean(lasts), band: spread(lasts, kind), n: lasts.length };
+export interface FinalFigure {
+  mean: number;
+  band: [number, number] | null;
+  n: number;
+  /** The steps the runs' last values were logged at (lowest, highest): apart when a run stopped early. */
+  steps: [number, number];
 }
+
+/**
+ * The figure a paper reports: each run's last finite value (give raw, unsmoothed points: a smoothed last value lags),
+ * then their mean and band across the group's runs ("0.62 ± 0.04 over 3 seeds"). Runs with no value are not counted.
+ */
+export function finalValues(series: Point[][], kind: BandKind): FinalFigure | null {
+  const lasts = series
+    .map((s) => s.filter((p) => Number.isFinite(p.value)))
+    .filter((s) => s.length > 0)
+    .map((s) => s.reduce((a, b) => (b.step >= a.step ? b : a)));
+  if (lasts.length === 0) return null;
+  const values = lasts.map((p) => p.value);
+  const steps = lasts.map((p) => p.step);
+  return { mean: mean(values), band: spread(values, kind), n: values.length, steps: [Math.min(...steps), Math.max(...steps)] };
+}
+
+/** `group=*`: every run in one group (N seeds of one config, where nothing but the seed differs). */
+export const ALL_IN_ONE = "*";

@@ -51,7 +51,8 @@ export function parseCompareQuery(params: ParamsLike): CompareQuery {
     runs: list(params.get("runs"), MAX_RUNS),
     keys: keys === null ? null : list(keys, 20),
     smooth: Number.isFinite(smooth) ? Math.min(0.99, Math.max(0, smooth)) : 0,
-    group: list(params.get("group"), 10),
+    // Generous: "Pool seeds" writes every differing setting, and a dropped one would merge runs it should split.
+    group: list(params.get("group"), 200),
     band: band && BAND_KINDS.includes(band) ? band : "std",
   };
 }

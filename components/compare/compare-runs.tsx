@@ -3,7 +3,7 @@
  * Compare runs: pick runs, overlay their curves for chosen metric keys (runs.metricSeries, downsampled per run),
  * optionally grouped by config settings into mean ± spread curves (lib/run-groups, W&B's "Group by"), and list the
  * config settings that differ between them. A run keeps one colour in every chart and legend of the page (by its
- * place in the URL); grouped, a group keeps its own.
+ * place in the URL; dashed past the twelfth); grouped, a group keeps its own, and evaluations stay per run.
  */
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
@@ -12,11 +12,11 @@ import { useQueries, useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
 import { QueryState } from "@/components/trajectories/badges";
 import { MAX_RUNS, chooseKeys, parseCompareQuery, toCompareQuery, type CompareQuery } from "./compare-query";
-import { OverlayChart, colorAt, type OverlaySeries } from "./overlay-chart";
+import { OverlayChart, SeriesDot, seriesStyle, type OverlaySeries } from "./overlay-chart";
 import { GroupControls } from "./group-controls";
 import { GroupSummary } from "./group-summary";
 import { smoothSeries } from "@/lib/smoothing";
-import { BAND_LABELS, aggregateRuns, groupRuns, type RunGroup } from "@/lib/run-groups";
+import { BAND_LABELS, aggregateRuns, groupRuns, stepGrid, type RunGroup } from "@/lib/run-groups";
 import { SmoothingSlider } from "@/components/charts/smoothing-slider";
 import { EvaluationOverlay } from "@/components/evaluations/evaluation-overlay";
 
@@ -40,22 +40,28 @@ export function CompareRuns() {
     })),
   });
   const label = (id: string) => compare.data?.runs.find((r) => r.id === id)?.name ?? id;
-  const pointsOf = (id: string, key: string): Points => smoothPoints(series[runIds.indexOf(id)]?.data?.[key] ?? [], smooth);
+  const rawPointsOf = (id: string, key: string): Points => series[runIds.indexOf(id)]?.data?.[key] ?? [];
+  const pointsOf = (id: string, key: string): Points => smoothPoints(rawPointsOf(id, key), smooth);
   const groups: RunGroup[] | null = compare.data && query.group.length ? groupRuns(runIds, compare.data.configDiff, query.group) : null;
   const groupIndexOf = (id: string) => groups?.findIndex((g) => g.runIds.includes(id)) ?? -1;
-  const colorOf = (id: string) => colorAt(groups ? groupIndexOf(id) : runIds.indexOf(id));
-  const curves = (key: string): OverlaySeries[] =>
-    groups
-      ? groups.map((g, i) => ({
-          id: `${i}:${g.label}`, // a string "1" and a number 1 show alike
-          label: `${g.label} (${g.runIds.length === 1 ? "1 run" : `${g.runIds.length} runs`})`,
-          color: colorAt(i),
-          points: aggregateRuns(
-            g.runIds.map((id) => pointsOf(id, key)),
-            band,
-          ).map((p) => ({ step: p.step, value: p.mean, band: p.band, n: p.n })),
-        }))
-      : runIds.map((id) => ({ id, label: label(id), color: colorOf(id), points: pointsOf(id, key) }));
+  /** The run's own style (evaluations are drawn per run, grouped or not); the header follows the curves. */
+  const runStyle = (id: string) => seriesStyle(runIds.indexOf(id));
+  const headerStyle = (id: string) => (groups ? seriesStyle(groupIndexOf(id)) : runStyle(id));
+  const curves = (key: string): OverlaySeries[] => {
+    if (!groups) return runIds.map((id) => ({ id, label: label(id), ...runStyle(id), points: pointsOf(id, key) }));
+    // One grid for every group, so their points share x positions and a tooltip compares them.
+    const grid = stepGrid(runIds.map((id) => pointsOf(id, key)));
+    return groups.map((g, i) => ({
+      id: `${i}:${g.label}`, // a string "1" and a number 1 show alike
+      label: `${g.label} (${g.runIds.length === 1 ? "1 run" : `${g.runIds.length} runs`})`,
+      ...seriesStyle(i),
+      points: aggregateRuns(
+        g.runIds.map((id) => pointsOf(id, key)),
+        band,
+        grid,
+      ).map((p) => ({ step: p.step, value: p.mean, band: p.band, n: p.n })),
+    }));
+  };
 
   return (
     <section className="space-y-5">
@@ -68,7 +74,7 @@ export function CompareRuns() {
           <div className="flex flex-wrap gap-3 text-sm">
             {compare.data.runs.map((r) => (
               <Link key={r.id} href={`/runs/${r.id}`} className="flex items-center gap-1 hover:underline">
-                <span className="inline-block h-2.5 w-2.5 rounded-full" style={{ background: colorOf(r.id) }} />
+                <SeriesDot {...headerStyle(r.id)} />
                 {r.name}{" "}
                 <span className="text-xs text-slate-500">
                   ({r.status}, {r.step}/{r.totalSteps})
@@ -110,8 +116,8 @@ export function CompareRuns() {
               <OverlayChart key={key} title={key} series={curves(key)} bandLabel={groups ? BAND_LABELS[band] : undefined} />
             ))}
           </div>
-          {groups && <GroupSummary groups={groups} keys={keys} band={band} color={colorAt} runName={label} pointsOf={pointsOf} />}
-          <EvaluationOverlay runIds={runIds} label={label} color={colorOf} />
+          {groups && <GroupSummary groups={groups} keys={keys} band={band} style={seriesStyle} runName={label} pointsOf={rawPointsOf} />}
+          <EvaluationOverlay runIds={runIds} label={label} style={runStyle} />
           <ConfigDiff runs={compare.data.runs} rows={compare.data.configDiff} same={compare.data.sameConfigCount} />
         </>
       )}

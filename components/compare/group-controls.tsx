@@ -4,7 +4,7 @@
  * settings that differ between them are offered), or pool the seeds in one click; choose the band drawn around each
  * group's mean. Everything lands in the URL (`group`, `band`).
  */
-import { BAND_KINDS, BAND_LABELS, allButSeed, type BandKind, type DiffRow } from "@/lib/run-groups";
+import { ALL_IN_ONE, BAND_KINDS, BAND_LABELS, allButSeed, type BandKind, type DiffRow } from "@/lib/run-groups";
 
 export function GroupControls({
   rows,
@@ -17,12 +17,13 @@ export function GroupControls({
   band: BandKind;
   onChange: (group: string[], band: BandKind) => void;
 }) {
+  // Nothing but the seed differs: the runs are N seeds of one config, one group ("*").
   const pooled = allButSeed(rows);
+  const pool = pooled.length ? pooled : [ALL_IN_ONE];
+  const described = group.includes(ALL_IN_ONE) ? "into one (seeds pooled)" : `by ${group.join(", ")}`;
   return (
     <details className="rounded border border-slate-200 bg-white p-2 text-sm" open={group.length > 0} data-testid="group-controls">
-      <summary className="cursor-pointer text-slate-600">
-        Group runs {group.length > 0 ? `by ${group.join(", ")}` : "(each run its own curve)"}
-      </summary>
+      <summary className="cursor-pointer text-slate-600">Group runs {group.length > 0 ? described : "(each run its own curve)"}</summary>
       {rows.length === 0 ? (
         <p className="mt-2 text-slate-500">The selected runs share every setting: there is nothing to group them by.</p>
       ) : (
@@ -30,9 +31,8 @@ export function GroupControls({
           <div className="flex flex-wrap items-center gap-2">
             <button
               type="button"
-              className="rounded border border-slate-300 px-2 py-0.5 hover:bg-slate-50 disabled:opacity-50"
-              disabled={pooled.length === 0}
-              onClick={() => onChange(pooled, band)}
+              className="rounded border border-slate-300 px-2 py-0.5 hover:bg-slate-50"
+              onClick={() => onChange(pool, band)}
               title="Runs that differ only in their seed become one curve: the mean over the seeds, with its spread."
             >
               Pool seeds
@@ -70,7 +70,10 @@ export function GroupControls({
                   <input
                     type="checkbox"
                     checked={group.includes(row.path)}
-                    onChange={(e) => onChange(e.target.checked ? [...group, row.path] : group.filter((p) => p !== row.path), band)}
+                    onChange={(e) => {
+                      const others = group.filter((p) => p !== row.path && p !== ALL_IN_ONE);
+                      onChange(e.target.checked ? [...others, row.path] : others, band);
+                    }}
                   />
                   {row.path}
                 </label>

@@ -4,7 +4,8 @@
  * value, averaged over the group, with the chosen spread ("0.62 ± 0.04 (3 runs)").
  */
 import { BAND_LABELS, finalValues, type BandKind, type RunGroup } from "@/lib/run-groups";
-import { formatValue } from "@/lib/chart-axis";
+import { formatStep, formatValue } from "@/lib/chart-axis";
+import { SeriesDot, type SeriesStyle } from "./overlay-chart";
 
 type Points = { step: number; value: number }[];
 
@@ -12,15 +13,16 @@ export function GroupSummary({
   groups,
   keys,
   band,
-  color,
+  style,
   runName,
   pointsOf,
 }: {
   groups: RunGroup[];
   keys: string[];
   band: BandKind;
-  color: (groupIndex: number) => string;
+  style: (groupIndex: number) => SeriesStyle;
   runName: (id: string) => string;
+  /** Raw points: a smoothed last value lags behind the run's. */
   pointsOf: (runId: string, key: string) => Points;
 }) {
   return (
@@ -45,11 +47,13 @@ export function GroupSummary({
             {groups.map((g, i) => (
               <tr key={i} className="border-t border-slate-100" data-testid="group-row">
                 <td className="px-2 py-1">
-                  <span className="mr-1 inline-block h-2.5 w-2.5 rounded-full" style={{ background: color(i) }} />
-                  <span className="font-mono">{g.label}</span>
+                  <span className="flex items-center gap-1">
+                    <SeriesDot {...style(i)} />
+                    <span className="font-mono">{g.label}</span>
+                  </span>
                 </td>
-                <td className="px-2 py-1" title={g.runIds.map(runName).join("\n")}>
-                  {g.runIds.length}
+                <td className="px-2 py-1">
+                  {g.runIds.length}: <span className="text-slate-600">{g.runIds.map(runName).join(", ")}</span>
                 </td>
                 {keys.map((k) => (
                   <td key={k} className="px-2 py-1 tabular-nums">
@@ -73,12 +77,18 @@ export function GroupSummary({
 
 function FinalCell({ figure, band }: { figure: ReturnType<typeof finalValues>; band: BandKind }) {
   if (!figure) return <span className="text-slate-400">not recorded</span>;
-  const { mean, band: b, n } = figure;
+  const { mean, band: b, n, steps } = figure;
   const spread = !b ? "" : band === "minmax" ? ` [${formatValue(b[0])} – ${formatValue(b[1])}]` : ` ± ${formatValue(b[1] - mean)}`;
+  // Runs that stopped at different steps are averaged all the same: say so.
+  const where = steps[0] === steps[1] ? "" : `, last at steps ${formatStep(steps[0])}–${formatStep(steps[1])}`;
   return (
     <>
       {formatValue(mean)}
-      {spread} <span className="text-slate-500">({n === 1 ? "1 run" : `${n} runs`})</span>
+      {spread}{" "}
+      <span className="text-slate-500">
+        ({n === 1 ? "1 run" : `${n} runs`}
+        {where})
+      </span>
     </>
   );
 }

@@ -26,7 +26,27 @@ export const RUN_COLORS = [
   "#0d9488",
 ];
 
-export const colorAt = (index: number) => RUN_COLORS[index % RUN_COLORS.length];
+export interface SeriesStyle {
+  color: string;
+  /** Past the palette's twelve colours a series is dashed, so runs i and i + 12 still differ. */
+  dashed: boolean;
+}
+
+export const seriesStyle = (index: number): SeriesStyle => ({
+  color: RUN_COLORS[index % RUN_COLORS.length],
+  dashed: Math.floor(index / RUN_COLORS.length) % 2 === 1,
+});
+
+/** A series' mark beside its name: filled, or a ring for a dashed series. */
+export function SeriesDot({ color, dashed }: SeriesStyle) {
+  return (
+    <span
+      aria-hidden
+      className="inline-block h-2.5 w-2.5 shrink-0 rounded-full"
+      style={dashed ? { border: `2px dashed ${color}` } : { background: color }}
+    />
+  );
+}
 
 export interface OverlayPoint {
   step: number;
@@ -37,10 +57,9 @@ export interface OverlayPoint {
   n?: number;
 }
 
-export interface OverlaySeries {
+export interface OverlaySeries extends SeriesStyle {
   id: string;
   label: string;
-  color: string;
   points: OverlayPoint[];
 }
 
@@ -102,7 +121,7 @@ export function OverlayChart({ title, series, bandLabel }: { title: string; seri
               }}
             />
             {/* In the header's order (recharts sorts legend items by name unless told otherwise). */}
-            <Legend wrapperStyle={{ fontSize: 11 }} itemSorter={(item) => series.findIndex((s) => s.label === item.value)} />
+            <Legend wrapperStyle={{ fontSize: 11 }} itemSorter={(item) => Number(String(item.dataKey).slice(1))} />
             {series.map((s, i) =>
               s.points.some((p) => p.band) ? (
                 <Area
@@ -113,7 +132,8 @@ export function OverlayChart({ title, series, bandLabel }: { title: string; seri
                   fill={s.color}
                   fillOpacity={0.15}
                   isAnimationActive={false}
-                  connectNulls
+                  // No band across a point averaging one run (null); groups share x positions, so no other gaps.
+                  connectNulls={false}
                   tooltipType="none"
                   legendType="none"
                 />
@@ -125,6 +145,7 @@ export function OverlayChart({ title, series, bandLabel }: { title: string; seri
                 dataKey={valueKey(i)}
                 name={s.label}
                 stroke={s.color}
+                strokeDasharray={s.dashed ? "5 3" : undefined}
                 dot={false}
                 strokeWidth={1.5}
                 isAnimationActive={false}

@@ -5,18 +5,18 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/components/providers/trpc-provider";
-import { OverlayChart } from "@/components/compare/overlay-chart";
+import { OverlayChart, SeriesDot, type SeriesStyle } from "@/components/compare/overlay-chart";
 import { Score, usd } from "./scores";
 
 export function EvaluationOverlay({
   runIds,
   label,
-  color,
+  style,
 }: {
   runIds: string[];
   label: (id: string) => string;
   /** The run's colour on the rest of the page, so an evaluation is the same colour in every legend. */
-  color: (id: string) => string;
+  style: (id: string) => SeriesStyle;
 }) {
   const trpc = useTRPC();
   const overlay = useQuery({ ...trpc.evaluations.compare.queryOptions({ runIds }), enabled: runIds.length > 0 });
@@ -30,7 +30,7 @@ export function EvaluationOverlay({
         series={data.runs.map((r) => ({
           id: r.runId,
           label: label(r.runId),
-          color: color(r.runId),
+          ...style(r.runId),
           points: r.passHat.map((value, i) => ({ step: i + 1, value })),
         }))}
       />
@@ -41,8 +41,10 @@ export function EvaluationOverlay({
               <th className="px-2 py-1">task</th>
               {data.runs.map((r) => (
                 <th key={r.runId} className="max-w-48 truncate px-2 py-1" title={r.policy}>
-                  <span className="mr-1 inline-block h-2.5 w-2.5 rounded-full" style={{ background: color(r.runId) }} />
-                  {label(r.runId)}
+                  <span className="flex items-center gap-1">
+                    <SeriesDot {...style(r.runId)} />
+                    {label(r.runId)}
+                  </span>
                 </th>
               ))}
             </tr>

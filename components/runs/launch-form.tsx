@@ -14,7 +14,7 @@ import { ConfigLoader } from "./config-loader";
 import { SlurmScriptPreview } from "./slurm-script-preview";
 import { describeBudget } from "@/lib/run-budget";
 import { PolicySourcePicker } from "@/components/evaluations/policy-source-picker";
-import { RUN_NOTES_MAX_CHARS } from "@/lib/run-notes";
+import { RUN_NOTES_MAX_CHARS, runNotesSchema } from "@/lib/run-notes";
 
 const SECTION_TITLES: Record<string, string> = {
   "": "Run",
@@ -57,6 +57,9 @@ export function LaunchForm({
   const [loads, setLoads] = useState(0);
   const [submitted, setSubmitted] = useState(false);
   const [notes, setNotes] = useState("");
+  // Checked here as the server checks it, so a refusal sits beside the box rather than in the foot's error.
+  const notesCheck = runNotesSchema.safeParse(notes);
+  const notesError = notesCheck.success ? null : (notesCheck.error.issues[0]?.message ?? "not accepted");
   // Opened by the reader, or by a refusal of one of its fields (onSubmit); never closed by the form.
   const advancedRef = useRef<HTMLDetailsElement>(null);
   const validation = validateConfigInput(value);
@@ -149,6 +152,10 @@ export function LaunchForm({
           if (first) show(first, controlId(first));
           return;
         }
+        if (notesError) {
+          document.getElementById("launch-notes")?.focus();
+          return;
+        }
         if (!blocked) onLaunch(value as RunConfigInput, notes);
       }}
     >
@@ -222,12 +229,19 @@ export function LaunchForm({
         </label>
         <textarea
           id="launch-notes"
-          className="mt-1 block w-full rounded border border-slate-300 px-2 py-1"
+          className={`mt-1 block w-full rounded border px-2 py-1 ${notesError ? "border-red-400" : "border-slate-300"}`}
           rows={2}
           maxLength={RUN_NOTES_MAX_CHARS}
           value={notes}
+          aria-invalid={Boolean(notesError)}
+          aria-describedby={notesError ? "error-notes" : undefined}
           onChange={(e) => setNotes(e.target.value)}
         />
+        {notesError && (
+          <p id="error-notes" className="mt-1 text-xs text-red-700" role="alert">
+            Notes: {notesError}
+          </p>
+        )}
       </div>
       {validation.ok && (
         <p className="rounded border border-slate-200 bg-white p-3 text-sm text-slate-700" data-testid="budget">

@@ -114,4 +114,13 @@ test("pooling the seeds draws one mean curve per learning rate with its band, re
   await expect(page).not.toHaveURL(/group=/);
   await expect(page.getByTestId("overlay-chart").first().locator(".recharts-legend-item-text")).toHaveCount(4);
   await expect(page.getByTestId("group-summary")).toHaveCount(0);
+
+  // Two seeds of one config (nothing else differs): "Pool seeds" makes them one group, and the URL says so.
+  await page.goto(`/compare?runs=${ids[0]},${ids[1]}&keys=reward/mean`);
+  await page.getByTestId("group-controls").locator("summary").click();
+  await page.getByRole("button", { name: "Pool seeds" }).click();
+  await expect(page).toHaveURL(/group=\*/);
+  await expect(page.getByTestId("overlay-chart").first().locator(".recharts-legend-item-text")).toHaveText(["all runs (2 runs)"]);
+  await expect(page.getByTestId("group-row")).toContainText(["0.5 ± 0.141 (2 runs)"]);
+  await expect(page.getByTestId("group-row")).toContainText([`2: ${tag} lr=0.01 seed=1, ${tag} lr=0.01 seed=2`]);
 });

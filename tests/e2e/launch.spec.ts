@@ -52,7 +52,14 @@ test("launch a run from the form: it appears, trains on the worker, and can be c
   await expect(preflight).toHaveAttribute("data-verdict", "ok", { timeout: 30_000 });
   await expect(preflight).toContainText(/fits with \d+ tokens to spare/);
   // Notes written at launch go with the run (beside its config) and show on its page.
+  // A note the server would refuse is refused beside its box, before anything is sent.
+  await page.getByLabel(/^Notes/).fill(`key sk-${"x1".repeat(12)}`);
+  await page.getByRole("button", { name: "Launch run" }).click();
+  await expect(page.locator("#error-notes")).toContainText(/API key/);
+  await expect(page.getByLabel(/^Notes/)).toBeFocused();
+  await expect(page).toHaveURL(/\/runs\/new/);
   await page.getByLabel(/^Notes/).fill("Launched by the e2e test: two steps.");
+  await expect(page.locator("#error-notes")).toHaveCount(0);
   await page.getByRole("button", { name: "Launch run" }).click();
 
   await expect(page.getByTestId("run-name")).toHaveText("e2e guess-number");

@@ -62,6 +62,7 @@ static int compute_mode = GEMM_COMPUTE_FP32;
 static int bf16_all_sgemm = 0;
 
 int gemm_set_compute(int mode) {
+  if (mode != GEMM_COMPUTE_FP32 && mode != GEMM_COMPUTE_BF16 && mode != GEMM_COMPUTE_BF16_SGEMM) return 0;
   if (mode == GEMM_COMPUTE_BF16 && !gemm_bf16_available()) return 0;
   compute_mode = mode == GEMM_COMPUTE_FP32 ? GEMM_COMPUTE_FP32 : GEMM_COMPUTE_BF16;
   bf16_all_sgemm = mode == GEMM_COMPUTE_BF16_SGEMM;

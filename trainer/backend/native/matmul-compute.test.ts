@@ -103,6 +103,28 @@ test(
   },
 );
 
+test('an older build that throws on "bf16-sgemm" is left in fp32, not in the bf16 that failed its check', { skip: skipBf16 }, () => {
+  let mode: NativeCompute = "fp32";
+  const older: BlasAddon = {
+    ...addon!,
+    setCompute: (m) => {
+      if (m === "bf16-sgemm") throw new TypeError('setCompute expects "fp32" or "bf16"');
+      mode = m;
+      return true;
+    },
+    compute: () => mode,
+    computeLibrary: () => "oneDNN (broken stand-in)",
+    gemm: (...args: Parameters<BlasAddon["gemm"]>) => {
+      addon!.gemm(...args);
+      if (mode !== "fp32") args[12][args[13]] += 0.5;
+    },
+  };
+  const report = selectMatmulCompute("bf16", older);
+  assert.equal(report.compute, "fp32");
+  assert.equal(mode, "fp32");
+  assert.match(report.reason, /disagreed with a float64 reference .*; fp32 kept/);
+});
+
 test("bf16 without the native addon falls back to fp32 and says what is missing", () => {
   const report = selectMatmulCompute("bf16", null);
   assert.equal(report.compute, "fp32");

@@ -8,7 +8,7 @@
  * missing or disagrees (on a CPU without AVX-512 oneDNN 2.6 was off by 7.6e-4), bf16 runs every product as sgemm on
  * rounded operands: the numbers bf16 promises, without its speed.
  */
-import { loadBlasAddon, type BlasAddon } from "./addon";
+import { loadBlasAddon, type BlasAddon, type NativeCompute } from "./addon";
 
 export type MatmulCompute = "fp32" | "bf16";
 
@@ -101,6 +101,15 @@ export function worstRelativeError(addon: BlasAddon, compute: MatmulCompute): nu
 /** Bound for the check: fp32 accumulation error is a few ulp (2^-24) per term; 1e-4 leaves room, a wrong kernel is ~1. */
 export const PRODUCT_TOLERANCE = 1e-4;
 
+/** setCompute, false where an older build throws on a mode it does not know ("bf16-sgemm" is newer than "bf16"). */
+function trySetCompute(addon: BlasAddon, mode: NativeCompute): boolean {
+  try {
+    return addon.setCompute?.(mode) ?? false;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Sets the addon's matmul compute to `requested` when it is available and passes the float64 check; otherwise fp32
  * (itself checked), with the reason. Never throws for a missing addon or library.
@@ -123,7 +132,7 @@ export function selectMatmulCompute(requested: MatmulCompute, addon: BlasAddon |
       }
       onednn = `${library} disagreed with a float64 reference (relative error ${error.toExponential(1)})`;
     } else onednn = `oneDNN unavailable: ${library}`;
-    if (addon.setCompute("bf16-sgemm")) {
+    if (trySetCompute(addon, "bf16-sgemm")) {
       const error = worstRelativeError(addon, "bf16");
       if (error <= PRODUCT_TOLERANCE) {
         return {
