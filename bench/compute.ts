@@ -49,8 +49,8 @@ for (const [label, k, n] of [
   products.push({ name: `${label} dx`, ta: false, tb: true, M: R, N: k, K: n });
   products.push({ name: `${label} dW`, ta: true, tb: false, M: k, N: n, K: R });
 }
-/** How often each product runs per step (24 layers; q,o, k,v and gate,up come in pairs). */
-const perStep = (p: Product) => (p.name.startsWith("logits") ? 1 : 48);
+/** How often each product runs per step: the head once; per layer (24) q,o, k,v and gate,up come in pairs, down alone. */
+const perStep = (p: Product) => (p.name.startsWith("logits") ? 1 : p.name.startsWith("down") ? 24 : 48);
 
 function cpuFlags(): Set<string> {
   const text = readFileSync("/proc/cpuinfo", "utf8");

@@ -6,13 +6,21 @@
 #include <string.h>
 
 #include "fused.h"
+#include "gemm.h"
+#include "skinny.h"
 
-/* y[B, N] = x[B, K] @ w[K, N] (+ bias), row-major. */
+/* y[B, N] = x[B, K] @ w[K, N] + beta y, row-major: a batch of up to 8 on the few-row kernel (skinny.h says why). */
+static void product(const float *x, const float *w, int64_t B, int64_t K, int64_t N, float beta, float *y) {
+  if (skinny_gemm(x, w, B, K, N, 0, beta, gemm_threads(), y)) return;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B, (int)N, (int)K, 1.0f, x, (int)K, w, (int)N, beta, y,
+              (int)N);
+}
+
+/* y[B, N] = x[B, K] @ w[K, N] (+ bias). */
 static void linear(const float *x, const float *w, const float *bias, int64_t B, int64_t K, int64_t N, float *y) {
   if (bias)
     for (int64_t b = 0; b < B; b++) memcpy(y + b * N, bias, (size_t)N * sizeof(float));
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B, (int)N, (int)K, 1.0f, x, (int)K, w, (int)N,
-              bias ? 1.0f : 0.0f, y, (int)N);
+  product(x, w, B, K, N, bias ? 1.0f : 0.0f, y);
 }
 
 /* attn[b, h] = softmax over visible cached keys of (q . k) * scale, applied to the cached values. */
@@ -80,14 +88,12 @@ int decode_layer(const decode_dims *d, const decode_weights *w, const float *h, 
 
   /* residuals: out = h + attn @ wo, then out += swiglu(hn @ wg, hn @ wu) @ wd */
   memcpy(out, h, (size_t)(B * D) * sizeof(float));
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B, (int)D, (int)qw, 1.0f, attn, (int)qw, w->wo, (int)D, 1.0f,
-              out, (int)D);
+  product(attn, w->wo, B, qw, D, 1.0f, out);
   rmsnorm_fwd(out, w->ln2, B, D, d->eps, xn);
   linear(xn, w->wg, NULL, B, D, d->mlp, gate);
   linear(xn, w->wu, NULL, B, D, d->mlp, up);
   swiglu_fwd(gate, up, B * d->mlp, gate);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B, (int)D, (int)d->mlp, 1.0f, gate, (int)d->mlp, w->wd, (int)D,
-              1.0f, out, (int)D);
+  product(gate, w->wd, B, d->mlp, D, 1.0f, out);
   free(buf);
   return 1;
 }

@@ -34,6 +34,7 @@
 #include "bf16.h"
 #include "decode.h"
 #include "fused.h"
+#include "skinny.h"
 
 #define MAX_ARGS 64
 
@@ -437,6 +438,21 @@ static napi_value js_bf16_gather(napi_env env, napi_callback_info info) {
   return boolean(env, bf16_gather_rows(table, rows, D, ids, n, out));
 }
 
+/* skinnyGemm(M, K, N, transW, beta, threads, x, w, y): the few-row product decoding uses (skinny.h); false for M > 8. */
+static napi_value js_skinny_gemm(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "skinnyGemm", 12)) return NULL;
+  const int64_t M = next_int(&c), K = next_int(&c), N = next_int(&c);
+  const int transW = next_int(&c) != 0;
+  const float beta = (float)next_num(&c);
+  const int threads = (int)next_int(&c);
+  const float *x = F32(&c, SIZE(M, K));
+  const float *w = F32(&c, SIZE(K, N));
+  float *y = F32(&c, SIZE(M, N));
+  if (!c.ok) return NULL;
+  return boolean(env, skinny_gemm(x, w, M, K, N, transW, beta, threads, y));
+}
+
 napi_status fused_register(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"rmsnormFwd", NULL, js_rmsnorm_fwd, NULL, NULL, NULL, napi_default, NULL},
@@ -459,6 +475,7 @@ napi_status fused_register(napi_env env, napi_value exports) {
       {"bf16Decode", NULL, js_bf16_decode, NULL, NULL, NULL, napi_default, NULL},
       {"bf16MatMul", NULL, js_bf16_matmul, NULL, NULL, NULL, napi_default, NULL},
       {"bf16Gather", NULL, js_bf16_gather, NULL, NULL, NULL, napi_default, NULL},
+      {"skinnyGemm", NULL, js_skinny_gemm, NULL, NULL, NULL, napi_default, NULL},
   };
   return napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
 }

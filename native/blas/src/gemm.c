@@ -17,6 +17,7 @@
 
 #include "gemm_bf16.h"
 #include "parallel.h"
+#include "skinny.h"
 
 typedef struct {
   int ta, tb, M, N, K;
@@ -92,6 +93,14 @@ static int64_t now_ns(void) {
  */
 #define BF16_THIN_DIM 256
 
+/*
+ * One product of at most SKINNY_MAX_ROWS rows (sampling's head, x·Eᵀ over the vocabulary, and any few-row product) on
+ * the few-row kernel, which reads the other operand once instead of packing it (skinny.h). 0: not such a product.
+ */
+static int few_rows(int batch, int ta, int M, const float *A, const float *B, int tb, int N, int K, float *out) {
+  return batch == 1 && !ta && skinny_gemm(A, B, M, K, N, tb, 0.0f, gemm_threads(), out);
+}
+
 static float *rounded;
 static size_t rounded_len;
 
@@ -128,10 +137,12 @@ static int bf16_thin_via_sgemm(int batch, int ta, int tb, int M, int N, int K, c
   float *a = rounded, *b = rounded + countA * sizeA;
   round_matrices(A, countA, sizeA, strideA, a);
   round_matrices(B, countB, sizeB, strideB, b);
-  batch_t all = {ta, tb, M, N, K, a, b, strideA == 0 ? 0 : (size_t)sizeA, strideB == 0 ? 0 : (size_t)sizeB, out};
-  const long work = (long)M * N * K;
-  const int split = batch >= 2 && work < SMALL_GEMM_FLOPS && work * batch >= MIN_SPLIT_FLOPS;
-  parallel_for(batch, split ? gemm_threads() : 1, run_range, &all);
+  if (!few_rows(batch, ta, M, a, b, tb, N, K, out)) {
+    batch_t all = {ta, tb, M, N, K, a, b, strideA == 0 ? 0 : (size_t)sizeA, strideB == 0 ? 0 : (size_t)sizeB, out};
+    const long work = (long)M * N * K;
+    const int split = batch >= 2 && work < SMALL_GEMM_FLOPS && work * batch >= MIN_SPLIT_FLOPS;
+    parallel_for(batch, split ? gemm_threads() : 1, run_range, &all);
+  }
   thin_calls++;
   thin_ns += now_ns() - t0;
   return 1;
@@ -149,10 +160,12 @@ void gemm_batched(int batch, int ta, int tb, int M, int N, int K, const float *A
       return;
   }
   const int64_t t0 = now_ns();
-  batch_t all = {ta, tb, M, N, K, A, B, strideA, strideB, out};
   const long work = (long)M * N * K;
-  const int split = batch >= 2 && work < SMALL_GEMM_FLOPS && work * batch >= MIN_SPLIT_FLOPS;
-  parallel_for(batch, split ? gemm_threads() : 1, run_range, &all);
+  if (!few_rows(batch, ta, M, A, B, tb, N, K, out)) {
+    batch_t all = {ta, tb, M, N, K, A, B, strideA, strideB, out};
+    const int split = batch >= 2 && work < SMALL_GEMM_FLOPS && work * batch >= MIN_SPLIT_FLOPS;
+    parallel_for(batch, split ? gemm_threads() : 1, run_range, &all);
+  }
   fp32_calls++;
   fp32_ns += now_ns() - t0;
   fp32_flops += 2.0 * batch * work;

@@ -9,6 +9,7 @@
 
 #include "bf16.h"
 #include "fused.h"
+#include "skinny.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define ISA_MULTI 1
@@ -59,7 +60,10 @@
   XV(bf16_matmul, (const float *x, const uint16_t *w, int64_t M, int64_t K, int64_t N, int transW, float *y),              \
      (x, w, M, K, N, transW, y))                                                                                           \
   X(int, bf16_gather_rows, (const uint16_t *table, int64_t rows, int64_t D, const int32_t *ids, int64_t n, float *out),    \
-    (table, rows, D, ids, n, out))
+    (table, rows, D, ids, n, out))                                                                                        \
+  X(int, skinny_gemm,                                                                                                      \
+    (const float *x, const float *w, int64_t M, int64_t K, int64_t N, int transW, float beta, int threads, float *y),     \
+    (x, w, M, K, N, transW, beta, threads, y))
 
 /* Prototypes of each copy. */
 #define DECLARE(suffix)                                                     \

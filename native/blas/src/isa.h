@@ -1,5 +1,5 @@
 /*
- * Instruction-set dispatch for the project's own kernels (fused.c, bf16.c). Each is compiled three times — baseline
+ * Instruction-set dispatch for the project's own kernels (fused.c, bf16.c, skinny.c). Each is compiled three times — baseline
  * x86-64 (SSE2), AVX2 + FMA (x86-64-v3) and AVX-512 (x86-64-v4, 512-bit vectors preferred) — with the public names
  * suffixed (isa_rename.h), and the unsuffixed names (isa.c) call the copy chosen at load: the widest the CPU has,
  * or the one ROLLOUT_LAB_ISA names (baseline | avx2 | avx512; a path the CPU lacks falls back to the widest it has).

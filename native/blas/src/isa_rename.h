@@ -25,3 +25,4 @@
 #define bf16_decode ISA_NAME(bf16_decode)
 #define bf16_matmul ISA_NAME(bf16_matmul)
 #define bf16_gather_rows ISA_NAME(bf16_gather_rows)
+#define skinny_gemm ISA_NAME(skinny_gemm)

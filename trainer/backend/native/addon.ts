@@ -160,6 +160,12 @@ export interface BlasAddon {
   bf16MatMul(M: number, K: number, N: number, transW: number, ...bufs: Buf[]): void;
   /** false: an id outside the table's rows. */
   bf16Gather(rows: number, D: number, n: number, ...bufs: Buf[]): boolean;
+  /**
+   * y [M, N] = x [M, K] @ W + beta y, W [K, N] (or x @ Wᵀ, W [N, K], transW 1), for M ≤ 8: the few-row kernel decoding
+   * runs on (native/blas/src/skinny.h), columns shared over `threads`. false (nothing written) for M outside 1..8.
+   * Absent from builds before it.
+   */
+  skinnyGemm?(M: number, K: number, N: number, transW: number, beta: number, threads: number, ...bufs: Buf[]): boolean;
 }
 
 export type IsaPath = "baseline" | "avx2" | "avx512";

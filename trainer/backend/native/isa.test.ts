@@ -38,6 +38,8 @@ interface KernelRun {
   /** The same outputs in float64, or null where only path agreement is checked. */
   reference: (() => number[][]) | null;
   tolerance: number;
+  /** relError's floor for outputs that can sit near zero (default 1e-3). */
+  floor?: number;
 }
 
 const R = 7,
@@ -57,6 +59,11 @@ const p = values(n, 6),
   grad = values(n, 9, -0.1, 0.1);
 const hp = { lr: 1e-3, b1: 0.9, b2: 0.999, eps: 1e-8, wd: 0.01, bc1: 0.1, bc2: 0.002, clip: 0.5 };
 const bfIn = values(n, 10, -1000, 1000);
+const SK_K = 300,
+  SK_N = 37;
+const skX = values(8 * SK_K, 14),
+  skW = values(SK_K * SK_N, 15),
+  skY = values(8 * SK_N, 16);
 
 const KERNELS: KernelRun[] = [
   {
@@ -150,6 +157,43 @@ const KERNELS: KernelRun[] = [
     tolerance: 0,
   },
   {
+    // every row count the few-row kernel specialises; K past its 256-row block and N, K off multiples of 8
+    name: "few-row products (x·W and x·Wᵀ, beta 0 and 1)",
+    run: (a) => {
+      const outs: Float32Array[] = [];
+      for (let M = 1; M <= 8; M++) {
+        for (const transW of [0, 1]) {
+          const y0 = new Float32Array(M * SK_N).fill(NaN),
+            y1 = skY.slice(0, M * SK_N);
+          assert.equal(a.skinnyGemm!(M, SK_K, SK_N, transW, 0, 1, skX, 0, skW, 0, y0, 0), true);
+          assert.equal(a.skinnyGemm!(M, SK_K, SK_N, transW, 1, 1, skX, 0, skW, 0, y1, 0), true);
+          outs.push(y0, y1);
+        }
+      }
+      return outs;
+    },
+    reference: () => {
+      const outs: number[][] = [];
+      for (let M = 1; M <= 8; M++) {
+        for (const transW of [0, 1]) {
+          const xw: number[] = [];
+          for (let r = 0; r < M; r++)
+            for (let c = 0; c < SK_N; c++) {
+              let sum = 0;
+              for (let k = 0; k < SK_K; k++) sum += skX[r * SK_K + k] * (transW ? skW[c * SK_K + k] : skW[k * SK_N + c]);
+              xw.push(sum);
+            }
+          outs.push(xw, xw.map((v, i) => v + skY[i]));
+        }
+      }
+      return outs;
+    },
+    // sums of 300 products of values in [-1, 1]: errors measured against |want| + 1, as fp32 rounds the partial sums
+    // (a few 1e-6 here); a lost or doubled term would be off by ~1
+    tolerance: 3e-5,
+    floor: 1,
+  },
+  {
     name: "attention forward",
     run: (a) => {
       const [B, T, H, KV, hd] = [2, 9, 4, 2, 16];
@@ -181,12 +225,12 @@ for (const path of PATHS) {
         const got = runOn(path, kernel);
         const base = runOn("baseline", kernel);
         got.forEach((out, i) => {
-          const agree = relError(out, base[i]);
+          const agree = relError(out, base[i], kernel.floor);
           assert.ok(agree <= Math.max(kernel.tolerance, 1e-6), `${kernel.name} output ${i}: ${path} vs baseline ${agree}`);
         });
         if (kernel.reference) {
           kernel.reference().forEach((want, i) => {
-            const err = relError(got[i], want);
+            const err = relError(got[i], want, kernel.floor);
             assert.ok(err <= Math.max(kernel.tolerance, 1e-7), `${kernel.name} output ${i}: ${path} vs float64 ${err}`);
           });
         }

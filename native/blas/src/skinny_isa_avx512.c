@@ -1,0 +1,7 @@
+/* skinny.c for avx512: see isa.h. Empty where GCC's target pragmas are not available. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC target("arch=x86-64-v4,prefer-vector-width=512")
+#define ISA_SUFFIX _avx512
+#include "isa_rename.h"
+#include "skinny.c"
+#endif
