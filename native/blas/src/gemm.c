@@ -98,7 +98,16 @@ static int64_t now_ns(void) {
  * the few-row kernel, which reads the other operand once instead of packing it (skinny.h). 0: not such a product.
  */
 static int few_rows(int batch, int ta, int M, const float *A, const float *B, int tb, int N, int K, float *out) {
-  return batch == 1 && !ta && skinny_gemm(A, B, M, K, N, tb, 0.0f, gemm_threads(), out);
+  return batch == 1 && !ta && few_row_kernel_enabled() && skinny_gemm(A, B, M, K, N, tb, 0.0f, gemm_threads(), out);
+}
+
+int few_row_kernel_enabled(void) {
+  static int enabled = -1; /* read once: the kernels run on one thread at a time */
+  if (enabled < 0) {
+    const char *v = getenv("ROLLOUT_LAB_FEW_ROW_GEMM");
+    enabled = !(v && strcmp(v, "0") == 0);
+  }
+  return enabled;
 }
 
 static float *rounded;

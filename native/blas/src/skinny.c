@@ -28,6 +28,10 @@ static inline float hsum(v8 v) {
 }
 
 #define KC 256
+/* W [N, K]: rows ahead fetched past the caches' usual path (prefetchnta) so the stream does not push x out of L1. */
+#ifndef NT_AHEAD
+#define NT_AHEAD 2
+#endif
 
 typedef struct {
   const float *x, *w;
@@ -74,6 +78,7 @@ static inline __attribute__((always_inline)) void nt_rows(const skinny_t *s, con
     v8 acc[SKINNY_MAX_ROWS];
     for (int r = 0; r < M; r++) acc[r] = splat(0.0f);
     for (int64_t k = 0; k < body; k += 8) {
+      if ((k & 15) == 0) __builtin_prefetch(wn + NT_AHEAD * K + k, 0, 0);
       const v8 wv = load8(wn + k);
       for (int r = 0; r < M; r++) acc[r] += load8(s->x + r * K + k) * wv;
     }
