@@ -10,8 +10,10 @@
  * lanes x 2), AVX-512 fp32 64, AVX512_BF16 128 (vdpbf16ps: 2 products per fp32 lane), AMX bf16 1,024 per core (one
  * TMUL tile op per cycle as Intel documents it). Nominal GHz is /proc/cpuinfo's, which a VM reports as its base.
  * Then the own kernels (native/blas/src/fused.c) per instruction-set path the CPU has (ROLLOUT_LAB_ISA's choices):
- * milliseconds per call at a 0.5B step's sizes, median of the rounds.
- * Flags: --rounds N (default 3), --rows N (default 2048).
+ * milliseconds per call at a 0.5B step's sizes, median of the rounds; and sampling's few-row products, OpenBLAS
+ * against the few-row kernel (fewRowTimes). A VM's /proc/cpuinfo reports its base clock: where the cores boost above
+ * it, achieved GFLOP/s can pass the printed peak.
+ * Flags: --rounds N (default 3), --rows N (default 2048), --few-rows (only the few-row products).
  */
 import os from "node:os";
 import { readFileSync } from "node:fs";
@@ -87,10 +89,11 @@ function timeProduct(p: Product): number {
 }
 
 const loadBefore = os.loadavg();
+const FEW_ROWS_ONLY = args.includes("--few-rows");
 const paths: MatmulCompute[] = ["fp32", "bf16"];
 const seconds: Record<string, Record<string, number[]>> = { fp32: {}, bf16: {} };
 const notes: Record<string, string> = {};
-for (let round = 0; round < ROUNDS; round++) {
+for (let round = 0; round < (FEW_ROWS_ONLY ? 0 : ROUNDS); round++) {
   for (const compute of round % 2 ? [...paths].reverse() : paths) {
     const report = selectMatmulCompute(compute, addon);
     notes[compute] = report.reason;
@@ -174,6 +177,69 @@ function ownKernelTimes(): Record<string, Record<string, number>> | string {
   );
 }
 
+/**
+ * Sampling's products, one row per sequence, at batch 1 and 8: OpenBLAS sgemm against the few-row kernel
+ * (native/blas/src/skinny.c), through the addon's gemm, in ms per call (median of the rounds) and the weight's GB/s.
+ * A decode step of the 0.5B shape runs each layer's q, k, v, o, gate, up, down once and the head once.
+ */
+function fewRowTimes(): Record<string, unknown> | string {
+  if (!addon!.setFewRowGemm) return "addon built without the few-row kernel";
+  selectMatmulCompute("fp32", addon!);
+  const shapes: [string, number, number, boolean, number][] = [
+    ["q,o x·W [896, 896]", 896, 896, false, 48],
+    ["k,v x·W [896, 128]", 896, 128, false, 48],
+    ["gate,up x·W [896, 4864]", 896, 4864, false, 48],
+    ["down x·W [4864, 896]", 4864, 896, false, 24],
+    ["head x·Eᵀ [151936, 896]", 896, 151936, true, 1],
+  ];
+  const before = addon!.setFewRowGemm(true);
+  const out: Record<string, unknown> = {};
+  for (const M of [1, 8]) {
+    const rows: Record<string, unknown>[] = [];
+    const perStepMs = { openblas: 0, fewRow: 0 };
+    for (const [name, K, N, transposed, count] of shapes) {
+      const x = values(M * K),
+        w = values(K * N),
+        y = new Float32Array(M * N);
+      const call = () => addon!.gemm(1, 0, transposed ? 1 : 0, M, N, K, x, 0, 0, w, 0, 0, y, 0);
+      const ms = { openblas: [] as number[], fewRow: [] as number[] };
+      for (let round = 0; round < Math.max(ROUNDS, 3); round++) {
+        for (const side of round % 2 ? (["fewRow", "openblas"] as const) : (["openblas", "fewRow"] as const)) {
+          addon!.setFewRowGemm(side === "fewRow");
+          call();
+          const t = process.hrtime.bigint();
+          call();
+          ms[side].push(Number(process.hrtime.bigint() - t) / 1e6);
+        }
+      }
+      const o = median(ms.openblas),
+        f = median(ms.fewRow);
+      perStepMs.openblas += count * o;
+      perStepMs.fewRow += count * f;
+      const gbps = (t: number) => +((K * N * 4) / (t / 1e3) / 1e9).toFixed(1);
+      rows.push({
+        product: name,
+        "openblas ms": +o.toFixed(3),
+        "few-row ms": +f.toFixed(3),
+        "few-row weight GB/s": gbps(f),
+        speedup: +(o / f).toFixed(2),
+      });
+    }
+    out[`batch ${M}`] = {
+      products: rows,
+      decodeStepMs: { openblas: +perStepMs.openblas.toFixed(1), fewRow: +perStepMs.fewRow.toFixed(1) },
+    };
+  }
+  addon!.setFewRowGemm(before);
+  return out;
+}
+
+if (FEW_ROWS_ONLY) {
+  const fewRowProducts = fewRowTimes();
+  console.log(JSON.stringify({ conditions: { loadBefore, loadAfter: os.loadavg(), cores }, fewRowProducts }, null, 1));
+  process.exit(0);
+}
+
 console.log(
   JSON.stringify(
     {
@@ -190,6 +256,7 @@ console.log(
       stepProducts: { gflop: Math.round(stepGflop), ...summary },
       products: table,
       ownKernelsPerIsa: ownKernelTimes(),
+      fewRowProducts: fewRowTimes(),
     },
     null,
     1,

@@ -192,6 +192,20 @@ static napi_value js_bf16_thin(napi_env env, napi_callback_info info) {
   return r;
 }
 
+/* setFewRowGemm(on): products of up to 8 rows on the few-row kernel (true) or OpenBLAS; returns the previous setting. */
+static napi_value js_set_few_row_gemm(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], r;
+  bool on = true;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || napi_get_value_bool(env, argv[0], &on) != napi_ok) {
+    napi_throw_type_error(env, "BLAS_ARG", "setFewRowGemm expects true or false");
+    return NULL;
+  }
+  CHECK(env, napi_get_boolean(env, few_row_kernel_set(on), &r));
+  return r;
+}
+
 static int get_dims(napi_env env, napi_value v, int64_t *out, uint32_t *count, const char *name) {
   bool is_arr = false;
   char msg[96];
@@ -462,6 +476,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"computeLibrary", NULL, js_compute_library, NULL, NULL, NULL, napi_default, NULL},
       {"gemmRoundedB", NULL, js_gemm_rounded_b, NULL, NULL, NULL, napi_default, NULL},
       {"bf16Thin", NULL, js_bf16_thin, NULL, NULL, NULL, napi_default, NULL},
+      {"setFewRowGemm", NULL, js_set_few_row_gemm, NULL, NULL, NULL, napi_default, NULL},
       {"gemmStats", NULL, js_gemm_stats, NULL, NULL, NULL, napi_default, NULL},
       {"isa", NULL, js_isa, NULL, NULL, NULL, napi_default, NULL},
       {"isaSupported", NULL, js_isa_supported, NULL, NULL, NULL, napi_default, NULL},

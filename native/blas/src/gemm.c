@@ -101,13 +101,20 @@ static int few_rows(int batch, int ta, int M, const float *A, const float *B, in
   return batch == 1 && !ta && few_row_kernel_enabled() && skinny_gemm(A, B, M, K, N, tb, 0.0f, gemm_threads(), out);
 }
 
+static int few_row_enabled = -1; /* -1: ROLLOUT_LAB_FEW_ROW_GEMM not read yet (kernels run one at a time) */
+
 int few_row_kernel_enabled(void) {
-  static int enabled = -1; /* read once: the kernels run on one thread at a time */
-  if (enabled < 0) {
+  if (few_row_enabled < 0) {
     const char *v = getenv("ROLLOUT_LAB_FEW_ROW_GEMM");
-    enabled = !(v && strcmp(v, "0") == 0);
+    few_row_enabled = !(v && strcmp(v, "0") == 0);
   }
-  return enabled;
+  return few_row_enabled;
+}
+
+int few_row_kernel_set(int on) {
+  const int before = few_row_kernel_enabled();
+  few_row_enabled = on != 0;
+  return before;
 }
 
 static float *rounded;

@@ -33,8 +33,13 @@ int gemm_bf16_is_thin(int M, int N, int K);
 /* Calls and time of the products since the last reset, fp32 in total and bf16 per geometry, as JSON (0: buf too short). */
 int gemm_stats(char *buf, size_t len, int reset);
 
-/* 0 when ROLLOUT_LAB_FEW_ROW_GEMM=0 asks for few-row products on OpenBLAS too (skinny.h; for comparing the two). */
+/*
+ * 0 when few-row products go to OpenBLAS like the rest: ROLLOUT_LAB_FEW_ROW_GEMM=0 at load, or few_row_kernel_set(0)
+ * (bench:compute compares the two). Otherwise products of up to SKINNY_MAX_ROWS rows run on skinny.c.
+ */
 int few_row_kernel_enabled(void);
+/* Returns the previous setting. */
+int few_row_kernel_set(int on);
 
 int gemm_threads(void);
 void gemm_set_threads(int n);

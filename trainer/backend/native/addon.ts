@@ -166,6 +166,8 @@ export interface BlasAddon {
    * Absent from builds before it.
    */
   skinnyGemm?(M: number, K: number, N: number, transW: number, beta: number, threads: number, ...bufs: Buf[]): boolean;
+  /** Few-row products on that kernel (true, the default unless ROLLOUT_LAB_FEW_ROW_GEMM=0) or OpenBLAS; returns the previous. */
+  setFewRowGemm?(on: boolean): boolean;
 }
 
 export type IsaPath = "baseline" | "avx2" | "avx512";

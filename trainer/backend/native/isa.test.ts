@@ -183,7 +183,10 @@ const KERNELS: KernelRun[] = [
               for (let k = 0; k < SK_K; k++) sum += skX[r * SK_K + k] * (transW ? skW[c * SK_K + k] : skW[k * SK_N + c]);
               xw.push(sum);
             }
-          outs.push(xw, xw.map((v, i) => v + skY[i]));
+          outs.push(
+            xw,
+            xw.map((v, i) => v + skY[i]),
+          );
         }
       }
       return outs;

@@ -77,3 +77,22 @@ test("the addon's gemm runs a one-matrix product of a few rows on the kernel: xÂ
     }
   }
 });
+
+test("setFewRowGemm(false) sends few-row products back to OpenBLAS, which gives the same product", { skip: gemmSkip }, () => {
+  const [M, K, N] = [4, 64, 300];
+  const x = values(M * K, 21),
+    w = values(K * N, 22);
+  const kernel = new Float32Array(M * N),
+    openblas = new Float32Array(M * N);
+  addon!.gemm(1, 0, 0, M, N, K, x, 0, 0, w, 0, 0, kernel, 0);
+  assert.equal(addon!.setFewRowGemm!(false), true, "on by default");
+  try {
+    assert.equal(addon!.setFewRowGemm!(false), false, "returns the setting it replaces");
+    addon!.gemm(1, 0, 0, M, N, K, x, 0, 0, w, 0, 0, openblas, 0);
+  } finally {
+    addon!.setFewRowGemm!(true);
+  }
+  const want = reference(x, w, M, K, N, false);
+  assert.ok(maxRelError(openblas, want) < 1e-5, "OpenBLAS route");
+  assert.ok(maxRelError(kernel, want) < 1e-5, "few-row route");
+});
