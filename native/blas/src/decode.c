@@ -11,7 +11,7 @@
 
 /* y[B, N] = x[B, K] @ w[K, N] + beta y, row-major: a batch of up to 8 on the few-row kernel (skinny.h says why). */
 static void product(const float *x, const float *w, int64_t B, int64_t K, int64_t N, float beta, float *y) {
-  if (few_row_kernel_enabled() && skinny_gemm(x, w, B, K, N, 0, beta, gemm_threads(), y)) return;
+  if (few_row_kernel_enabled() && skinny_gemm(x, w, B, K, N, 0, 0, beta, gemm_threads(), y)) return;
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B, (int)N, (int)K, 1.0f, x, (int)K, w, (int)N, beta, y,
               (int)N);
 }

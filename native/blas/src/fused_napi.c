@@ -438,19 +438,19 @@ static napi_value js_bf16_gather(napi_env env, napi_callback_info info) {
   return boolean(env, bf16_gather_rows(table, rows, D, ids, n, out));
 }
 
-/* skinnyGemm(M, K, N, transW, beta, threads, x, w, y): the few-row product decoding uses (skinny.h); false for M > 8. */
+/* skinnyGemm(M, K, N, transW, roundW, beta, threads, x, w, y): the few-row product (skinny.h); false for M > 8. */
 static napi_value js_skinny_gemm(napi_env env, napi_callback_info info) {
   cursor_t c;
-  if (!open_cursor(&c, env, info, "skinnyGemm", 12)) return NULL;
+  if (!open_cursor(&c, env, info, "skinnyGemm", 13)) return NULL;
   const int64_t M = next_int(&c), K = next_int(&c), N = next_int(&c);
-  const int transW = next_int(&c) != 0;
+  const int transW = next_int(&c) != 0, roundW = next_int(&c) != 0;
   const float beta = (float)next_num(&c);
   const int threads = (int)next_int(&c);
   const float *x = F32(&c, SIZE(M, K));
   const float *w = F32(&c, SIZE(K, N));
   float *y = F32(&c, SIZE(M, N));
   if (!c.ok) return NULL;
-  return boolean(env, skinny_gemm(x, w, M, K, N, transW, beta, threads, y));
+  return boolean(env, skinny_gemm(x, w, M, K, N, transW, roundW, beta, threads, y));
 }
 
 napi_status fused_register(napi_env env, napi_value exports) {

@@ -97,8 +97,11 @@ static int64_t now_ns(void) {
  * One product of at most SKINNY_MAX_ROWS rows (sampling's head, x·Eᵀ over the vocabulary, and any few-row product) on
  * the few-row kernel, which reads the other operand once instead of packing it (skinny.h). 0: not such a product.
  */
+static int is_few_rows(int batch, int ta, int M) {
+  return batch == 1 && !ta && M >= 1 && M <= SKINNY_MAX_ROWS && few_row_kernel_enabled();
+}
 static int few_rows(int batch, int ta, int M, const float *A, const float *B, int tb, int N, int K, float *out) {
-  return batch == 1 && !ta && few_row_kernel_enabled() && skinny_gemm(A, B, M, K, N, tb, 0.0f, gemm_threads(), out);
+  return is_few_rows(batch, ta, M) && skinny_gemm(A, B, M, K, N, tb, 0, 0.0f, gemm_threads(), out);
 }
 
 static int few_row_enabled = -1; /* -1: ROLLOUT_LAB_FEW_ROW_GEMM not read yet (kernels run one at a time) */
@@ -140,7 +143,10 @@ static int64_t thin_calls, thin_ns;
 
 static int bf16_thin_via_sgemm(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
                                size_t strideB, float *out) {
-  const int64_t countA = strideA == 0 ? 1 : batch, countB = strideB == 0 ? 1 : batch;
+  /* A few rows (sampling's head): only x is rounded here; the kernel rounds W in registers as it reads it, rather
+     than this rounding all of W (the 136M-value embedding) into a copy at every token. */
+  const int few = is_few_rows(batch, ta, M);
+  const int64_t countA = strideA == 0 ? 1 : batch, countB = few ? 0 : strideB == 0 ? 1 : batch;
   const int64_t sizeA = (int64_t)M * K, sizeB = (int64_t)K * N;
   const size_t need = (size_t)(countA * sizeA + countB * sizeB);
   if (need > rounded_len) {
@@ -153,7 +159,9 @@ static int bf16_thin_via_sgemm(int batch, int ta, int tb, int M, int N, int K, c
   float *a = rounded, *b = rounded + countA * sizeA;
   round_matrices(A, countA, sizeA, strideA, a);
   round_matrices(B, countB, sizeB, strideB, b);
-  if (!few_rows(batch, ta, M, a, b, tb, N, K, out)) {
+  if (few) {
+    skinny_gemm(a, B, M, K, N, tb, 1, 0.0f, gemm_threads(), out); /* cannot refuse: is_few_rows checked M */
+  } else {
     batch_t all = {ta, tb, M, N, K, a, b, strideA == 0 ? 0 : (size_t)sizeA, strideB == 0 ? 0 : (size_t)sizeB, out};
     const long work = (long)M * N * K;
     const int split = batch >= 2 && work < SMALL_GEMM_FLOPS && work * batch >= MIN_SPLIT_FLOPS;

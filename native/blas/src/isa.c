@@ -62,8 +62,9 @@
   X(int, bf16_gather_rows, (const uint16_t *table, int64_t rows, int64_t D, const int32_t *ids, int64_t n, float *out),    \
     (table, rows, D, ids, n, out))                                                                                        \
   X(int, skinny_gemm,                                                                                                      \
-    (const float *x, const float *w, int64_t M, int64_t K, int64_t N, int transW, float beta, int threads, float *y),     \
-    (x, w, M, K, N, transW, beta, threads, y))
+    (const float *x, const float *w, int64_t M, int64_t K, int64_t N, int transW, int roundW, float beta, int threads,    \
+     float *y),                                                                                                            \
+    (x, w, M, K, N, transW, roundW, beta, threads, y))
 
 /* Prototypes of each copy. */
 #define DECLARE(suffix)                                                     \

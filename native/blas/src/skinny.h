@@ -12,8 +12,11 @@
 
 #define SKINNY_MAX_ROWS 8
 
-/* Returns 0 (nothing written) when M is outside [1, SKINNY_MAX_ROWS]. */
-int skinny_gemm(const float *x, const float *w, int64_t M, int64_t K, int64_t N, int transW, float beta, int threads,
-                float *y);
+/*
+ * roundW: W's values are rounded to bf16 (ties to even) in registers as they are read, for bf16 compute without a
+ * rounded copy of W; x must then come rounded already. Returns 0 (nothing written) when M is outside [1, SKINNY_MAX_ROWS].
+ */
+int skinny_gemm(const float *x, const float *w, int64_t M, int64_t K, int64_t N, int transW, int roundW, float beta,
+                int threads, float *y);
 
 #endif

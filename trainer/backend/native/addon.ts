@@ -162,10 +162,10 @@ export interface BlasAddon {
   bf16Gather(rows: number, D: number, n: number, ...bufs: Buf[]): boolean;
   /**
    * y [M, N] = x [M, K] @ W + beta y, W [K, N] (or x @ Wᵀ, W [N, K], transW 1), for M ≤ 8: the few-row kernel decoding
-   * runs on (native/blas/src/skinny.h), columns shared over `threads`. false (nothing written) for M outside 1..8.
-   * Absent from builds before it.
+   * runs on (native/blas/src/skinny.h), columns shared over `threads`; roundW 1 rounds W's values to bf16 as they are
+   * read (bf16 compute). false (nothing written) for M outside 1..8. Absent from builds before it.
    */
-  skinnyGemm?(M: number, K: number, N: number, transW: number, beta: number, threads: number, ...bufs: Buf[]): boolean;
+  skinnyGemm?(M: number, K: number, N: number, transW: number, roundW: number, beta: number, threads: number, ...bufs: Buf[]): boolean;
   /** Few-row products on that kernel (true, the default unless ROLLOUT_LAB_FEW_ROW_GEMM=0) or OpenBLAS; returns the previous. */
   setFewRowGemm?(on: boolean): boolean;
 }

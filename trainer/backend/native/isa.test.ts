@@ -165,8 +165,8 @@ const KERNELS: KernelRun[] = [
         for (const transW of [0, 1]) {
           const y0 = new Float32Array(M * SK_N).fill(NaN),
             y1 = skY.slice(0, M * SK_N);
-          assert.equal(a.skinnyGemm!(M, SK_K, SK_N, transW, 0, 1, skX, 0, skW, 0, y0, 0), true);
-          assert.equal(a.skinnyGemm!(M, SK_K, SK_N, transW, 1, 1, skX, 0, skW, 0, y1, 0), true);
+          assert.equal(a.skinnyGemm!(M, SK_K, SK_N, transW, 0, 0, 1, skX, 0, skW, 0, y0, 0), true);
+          assert.equal(a.skinnyGemm!(M, SK_K, SK_N, transW, 0, 1, 1, skX, 0, skW, 0, y1, 0), true);
           outs.push(y0, y1);
         }
       }

@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadBlasAddon } from "./addon";
+import { roundToBf16 } from "./matmul-compute";
 
 const { addon, reason } = loadBlasAddon();
 const skip = addon?.skinnyGemm ? false : `native addon without the few-row kernel (${reason ?? "rebuild: node native/build.mjs"})`;
@@ -43,8 +44,8 @@ test("a product large enough to share out over two threads gives the same bits a
   for (const transW of [0, 1]) {
     const one = new Float32Array(M * N),
       two = new Float32Array(M * N);
-    assert.equal(addon!.skinnyGemm!(M, K, N, transW, 0, 1, x, 0, w, 0, one, 0), true);
-    assert.equal(addon!.skinnyGemm!(M, K, N, transW, 0, 2, x, 0, w, 0, two, 0), true);
+    assert.equal(addon!.skinnyGemm!(M, K, N, transW, 0, 0, 1, x, 0, w, 0, one, 0), true);
+    assert.equal(addon!.skinnyGemm!(M, K, N, transW, 0, 0, 2, x, 0, w, 0, two, 0), true);
     assert.deepEqual(two, one, `transW ${transW}`);
     // 1,024 products per sum: fp32's rounding of the partial sums reaches ~1e-5 of |want| + 1
     assert.ok(maxRelError(one, reference(x, w, M, K, N, transW === 1)) < 1e-4);
@@ -55,7 +56,7 @@ test("more than 8 rows (or none) is refused and nothing is written", { skip }, (
   const [K, N] = [16, 8];
   for (const M of [0, 9]) {
     const y = new Float32Array(Math.max(M, 1) * N).fill(7);
-    assert.equal(addon!.skinnyGemm!(M, K, N, 0, 0, 1, values(Math.max(M, 1) * K, 3), 0, values(K * N, 4), 0, y, 0), false);
+    assert.equal(addon!.skinnyGemm!(M, K, N, 0, 0, 0, 1, values(Math.max(M, 1) * K, 3), 0, values(K * N, 4), 0, y, 0), false);
     assert.ok(y.every((v) => v === 7));
   }
 });
@@ -71,7 +72,7 @@ test("the addon's gemm runs a one-matrix product of a few rows on the kernel: xÂ
       const viaGemm = new Float32Array(M * N),
         direct = new Float32Array(M * N);
       addon!.gemm(1, 0, tb, M, N, K, x, 0, 0, w, 0, 0, viaGemm, 0);
-      addon!.skinnyGemm!(M, K, N, tb, 0, addon!.threads(), x, 0, w, 0, direct, 0);
+      addon!.skinnyGemm!(M, K, N, tb, 0, 0, addon!.threads(), x, 0, w, 0, direct, 0);
       assert.deepEqual(viaGemm, direct, `M ${M}, tb ${tb}`);
       assert.ok(maxRelError(viaGemm, reference(x, w, M, K, N, tb === 1)) < 1e-5, `M ${M}, tb ${tb} vs float64`);
     }
@@ -95,4 +96,39 @@ test("setFewRowGemm(false) sends few-row products back to OpenBLAS, which gives 
   const want = reference(x, w, M, K, N, false);
   assert.ok(maxRelError(openblas, want) < 1e-5, "OpenBLAS route");
   assert.ok(maxRelError(kernel, want) < 1e-5, "few-row route");
+});
+
+test("rounding W in registers (bf16 compute) gives the bits of multiplying a rounded copy, NaN kept", { skip }, () => {
+  const [M, K, N] = [5, 300, 37]; // K past the 256-row block, N and K off multiples of 8
+  for (const transW of [0, 1]) {
+    const x = Float32Array.from(values(M * K, 31), roundToBf16),
+      w = values(K * N, 32);
+    w[7] = NaN;
+    const rounded = Float32Array.from(w, roundToBf16);
+    const inRegisters = new Float32Array(M * N),
+      fromCopy = new Float32Array(M * N);
+    assert.equal(addon!.skinnyGemm!(M, K, N, transW, 1, 0, 1, x, 0, w, 0, inRegisters, 0), true);
+    assert.equal(addon!.skinnyGemm!(M, K, N, transW, 0, 0, 1, x, 0, rounded, 0, fromCopy, 0), true);
+    assert.deepEqual(inRegisters, fromCopy, `transW ${transW}`);
+    assert.ok(inRegisters.some(Number.isNaN) && inRegisters.some(Number.isFinite));
+  }
+});
+
+test("under bf16 compute a few-row product is the float64 product of the bf16-rounded operands", { skip: gemmSkip }, () => {
+  const [M, K, N] = [3, 200, 1001];
+  const x = values(M * K, 41);
+  for (const tb of [0, 1]) {
+    const w = values(K * N, 42 + tb);
+    const y = new Float32Array(M * N);
+    assert.equal(addon!.setCompute!("bf16-sgemm"), true);
+    try {
+      addon!.gemm(1, 0, tb, M, N, K, x, 0, 0, w, 0, 0, y, 0);
+    } finally {
+      addon!.setCompute!("fp32"); // this file's other products are fp32
+    }
+    const want = reference(Float32Array.from(x, roundToBf16), Float32Array.from(w, roundToBf16), M, K, N, tb === 1);
+    assert.ok(maxRelError(y, want) < 1e-5, `tb ${tb}`);
+    // and not the fp32 product: the rounding happened
+    assert.ok(maxRelError(y, reference(x, w, M, K, N, tb === 1)) > 1e-4, `tb ${tb}: operands were not rounded`);
+  }
 });
