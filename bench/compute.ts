@@ -3,8 +3,10 @@
  *
  * The shapes are every product of one training step of a Qwen2.5-0.5B-shaped decoder (d 896, 14 query / 2 kv heads
  * of 64, MLP 4864, vocabulary 151,936) over R = 8 x 256 tokens: y = x W, dx = dy Wᵀ and dW = xᵀ dy per projection.
- * Each path runs them through the addon's gemm (what TF.js's BatchMatMul calls): fp32 = OpenBLAS sgemm, bf16 =
- * oneDNN bf16 matmul with fp32 accumulation, operand rounding included (it is part of every bf16 call).
+ * Each path runs them through the addon's gemm (what TF.js's BatchMatMul calls): fp32 on OpenBLAS's sgemm, fp32 on
+ * oneDNN's matmul (the fp32 library the trainer picks on a CPU with wider vectors than OpenBLAS's kernels:
+ * trainer/backend/native/fp32-library.ts), bf16 = oneDNN bf16 matmul with fp32 accumulation, operand rounding
+ * included (it is part of every bf16 call; its thin products run on the fp32 library the trainer would pick).
  *
  * Peak = cores x nominal GHz x flops per cycle of the widest unit the path can use: AVX2 fp32 32 (2 FMA pipes x 8
  * lanes x 2), AVX-512 fp32 64, AVX512_BF16 128 (vdpbf16ps: 2 products per fp32 lane), AMX bf16 1,024 per core (one
@@ -18,7 +20,8 @@
 import os from "node:os";
 import { readFileSync } from "node:fs";
 import { loadBlasAddon } from "../trainer/backend/native/addon";
-import { selectMatmulCompute, type MatmulCompute } from "../trainer/backend/native/matmul-compute";
+import { selectMatmulCompute } from "../trainer/backend/native/matmul-compute";
+import { selectFp32Library } from "../trainer/backend/native/fp32-library";
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
@@ -90,18 +93,31 @@ function timeProduct(p: Product): number {
 
 const loadBefore = os.loadavg();
 const FEW_ROWS_ONLY = args.includes("--few-rows");
-const paths: MatmulCompute[] = ["fp32", "bf16"];
-const seconds: Record<string, Record<string, number[]>> = { fp32: {}, bf16: {} };
+type ProductPath = "fp32 OpenBLAS" | "fp32 oneDNN" | "bf16";
+const paths: ProductPath[] = ["fp32 OpenBLAS", "fp32 oneDNN", "bf16"];
+/** Sets the addon up for a path; the sentence saying what multiplies, and whether the path is available here. */
+function selectPath(path: ProductPath): { ok: boolean; reason: string } {
+  if (path === "bf16") {
+    const fp32 = selectFp32Library(addon!);
+    const report = selectMatmulCompute("bf16", addon!);
+    return { ok: report.compute === "bf16", reason: `${report.reason}; thin ones: ${fp32.reason}` };
+  }
+  selectMatmulCompute("fp32", addon!);
+  const library = selectFp32Library(addon!, path === "fp32 oneDNN" ? "onednn" : "openblas");
+  return { ok: library.library === (path === "fp32 oneDNN" ? "onednn" : "openblas"), reason: library.reason };
+}
+const seconds: Record<string, Record<string, number[]>> = Object.fromEntries(paths.map((p) => [p, {}]));
 const notes: Record<string, string> = {};
 for (let round = 0; round < (FEW_ROWS_ONLY ? 0 : ROUNDS); round++) {
-  for (const compute of round % 2 ? [...paths].reverse() : paths) {
-    const report = selectMatmulCompute(compute, addon);
-    notes[compute] = report.reason;
-    if (report.compute !== compute) continue;
-    for (const p of products) (seconds[compute][p.name] ??= []).push(timeProduct(p));
+  for (const path of round % 2 ? [...paths].reverse() : paths) {
+    const report = selectPath(path);
+    notes[path] = report.reason;
+    if (!report.ok) continue;
+    for (const p of products) (seconds[path][p.name] ??= []).push(timeProduct(p));
   }
 }
 selectMatmulCompute("fp32", addon);
+selectFp32Library(addon);
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const table = products.map((p) => {
@@ -113,7 +129,7 @@ const table = products.map((p) => {
   }
   return row;
 });
-const stepSeconds = (c: MatmulCompute) =>
+const stepSeconds = (c: ProductPath) =>
   seconds[c][products[0].name] ? products.reduce((sum, p) => sum + perStep(p) * median(seconds[c][p.name]), 0) : null;
 const stepGflop = products.reduce((sum, p) => sum + (perStep(p) * 2 * p.M * p.N * p.K) / 1e9, 0);
 const summary = Object.fromEntries(

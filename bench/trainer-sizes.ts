@@ -160,7 +160,8 @@ async function profileOneStep(run: () => Promise<unknown>) {
   };
 }
 
-interface Bf16Shape {
+interface OneDnnShape {
+  type: "fp32" | "bf16";
   batch: number;
   M: number;
   N: number;
@@ -173,37 +174,45 @@ interface Bf16Shape {
 }
 
 /**
- * The addon's own timers for the step's matrix products (wall ms inside the kernel): fp32 in total, bf16 split into
- * rounding the operands and oneDNN, with each geometry's GFLOP/s, largest first.
+ * The addon's own timers for the step's matrix products (wall ms inside the kernel): fp32 in total (how many of them
+ * ran on oneDNN), bf16 split into rounding the operands and oneDNN, with each oneDNN geometry's GFLOP/s, largest
+ * first.
  */
 function productTimes(json: string | undefined) {
   if (!json || json === "null") return null;
   const s = JSON.parse(json) as {
-    fp32: { calls: number; ms: number; gflop: number };
-    bf16: { primitivesCreated: number; shapes: Bf16Shape[] };
+    fp32: { calls: number; ms: number; gflop: number; onednnCalls: number };
+    onednn: { primitivesCreated: number; shapes: OneDnnShape[] };
   };
-  const shapes = s.bf16.shapes
-    .map((g) => {
-      const gflop = (2 * g.batch * g.M * g.N * g.K * g.calls) / 1e9;
-      return {
-        shape: `${g.batch}x[${g.M},${g.K}]x[${g.K},${g.N}]${g.ta ? " ta" : ""}${g.tb ? " tb" : ""}`,
-        calls: g.calls,
-        encodeMs: Math.round(g.encodeMs),
-        execMs: Math.round(g.execMs),
-        execGflops: Math.round(gflop / (g.execMs / 1000)),
-      };
-    })
-    .sort((a, b) => b.encodeMs + b.execMs - (a.encodeMs + a.execMs));
+  const all = s.onednn.shapes.map((g) => {
+    const gflop = (2 * g.batch * g.M * g.N * g.K * g.calls) / 1e9;
+    return {
+      type: g.type,
+      shape: `${g.batch}x[${g.M},${g.K}]x[${g.K},${g.N}]${g.ta ? " ta" : ""}${g.tb ? " tb" : ""}`,
+      calls: g.calls,
+      encodeMs: Math.round(g.encodeMs),
+      execMs: Math.round(g.execMs),
+      execGflops: Math.round(gflop / (g.execMs / 1000)),
+    };
+  });
+  all.sort((a, b) => b.encodeMs + b.execMs - (a.encodeMs + a.execMs));
+  const shapes = all.filter((g) => g.type === "bf16");
   const sum = (f: (g: (typeof shapes)[number]) => number) => shapes.reduce((t, g) => t + f(g), 0);
   return {
-    fp32: { calls: s.fp32.calls, ms: Math.round(s.fp32.ms), gflops: s.fp32.ms ? Math.round(s.fp32.gflop / (s.fp32.ms / 1000)) : 0 },
+    fp32: {
+      calls: s.fp32.calls,
+      onOneDnn: s.fp32.onednnCalls,
+      ms: Math.round(s.fp32.ms),
+      gflops: s.fp32.ms ? Math.round(s.fp32.gflop / (s.fp32.ms / 1000)) : 0,
+    },
     bf16: {
       calls: sum((g) => g.calls),
       encodeMs: sum((g) => g.encodeMs),
       execMs: sum((g) => g.execMs),
-      primitivesCreated: s.bf16.primitivesCreated,
+      primitivesCreated: s.onednn.primitivesCreated,
     },
     bf16Shapes: shapes.slice(0, 20),
+    fp32OneDnnShapes: all.filter((g) => g.type === "fp32").slice(0, 20),
   };
 }
 

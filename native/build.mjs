@@ -74,7 +74,7 @@ if (!nodeDir) skip("Node headers (include/node/node_api.h) not found and they ar
 const nodeGyp = findNodeGyp();
 if (!nodeGyp) skip("node-gyp not found");
 
-/** oneDNN's C header and library, for the bf16 matmul (native/blas/src/gemm_bf16.c); optional. */
+/** oneDNN's C header and library, for the bf16 matmul (native/blas/src/gemm_onednn.c); optional. */
 function findDnnl() {
   if (process.env.ROLLOUT_LAB_NO_DNNL === "1") return false;
   const arch = multiarch();

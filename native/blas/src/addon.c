@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "gemm.h"
-#include "gemm_bf16.h"
+#include "gemm_onednn.h"
 #include "isa.h"
 #include "layout.h"
 
@@ -379,6 +379,32 @@ static napi_value js_set_compute(napi_env env, napi_callback_info info) {
   return r;
 }
 
+/* setFp32Library("openblas" | "onednn"): which library multiplies large fp32 products (gemm.c, "fp32 library");
+   false when oneDNN is missing from this build. */
+static napi_value js_set_fp32_library(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], r;
+  char name[16] = {0};
+  size_t len = 0;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || napi_get_value_string_utf8(env, argv[0], name, sizeof name, &len) != napi_ok ||
+      (strcmp(name, "openblas") != 0 && strcmp(name, "onednn") != 0)) {
+    napi_throw_type_error(env, "BLAS_ARG", "setFp32Library expects \"openblas\" or \"onednn\"");
+    return NULL;
+  }
+  const int ok = gemm_set_fp32_library(strcmp(name, "onednn") == 0 ? GEMM_FP32_ONEDNN : GEMM_FP32_OPENBLAS);
+  CHECK(env, napi_get_boolean(env, ok, &r));
+  return r;
+}
+
+static napi_value js_fp32_library(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value r;
+  CHECK(env, napi_create_string_utf8(env, gemm_fp32_library() == GEMM_FP32_ONEDNN ? "onednn" : "openblas",
+                                     NAPI_AUTO_LENGTH, &r));
+  return r;
+}
+
 static napi_value js_compute(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value r;
@@ -390,7 +416,7 @@ static napi_value js_compute(napi_env env, napi_callback_info info) {
 static napi_value js_compute_library(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value r;
-  CHECK(env, napi_create_string_utf8(env, gemm_bf16_library(), NAPI_AUTO_LENGTH, &r));
+  CHECK(env, napi_create_string_utf8(env, gemm_onednn_library(), NAPI_AUTO_LENGTH, &r));
   return r;
 }
 
@@ -473,6 +499,8 @@ static napi_value init(napi_env env, napi_value exports) {
       {"config", NULL, js_config, NULL, NULL, NULL, napi_default, NULL},
       {"setCompute", NULL, js_set_compute, NULL, NULL, NULL, napi_default, NULL},
       {"compute", NULL, js_compute, NULL, NULL, NULL, napi_default, NULL},
+      {"setFp32Library", NULL, js_set_fp32_library, NULL, NULL, NULL, napi_default, NULL},
+      {"fp32Library", NULL, js_fp32_library, NULL, NULL, NULL, napi_default, NULL},
       {"computeLibrary", NULL, js_compute_library, NULL, NULL, NULL, napi_default, NULL},
       {"gemmRoundedB", NULL, js_gemm_rounded_b, NULL, NULL, NULL, napi_default, NULL},
       {"bf16Thin", NULL, js_bf16_thin, NULL, NULL, NULL, napi_default, NULL},

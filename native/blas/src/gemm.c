@@ -1,5 +1,5 @@
 /*
- * Batched GEMM on OpenBLAS. A 2-D matMul of the reference model ([2048,128]x[128,512]) is one cblas_sgemm that
+ * Batched GEMM on OpenBLAS (or, for large fp32 products where it is faster, oneDNN: "fp32 library" below). A 2-D matMul of the reference model ([2048,128]x[128,512]) is one cblas_sgemm that
  * OpenBLAS threads itself. Attention's many small products (64 x [128,32]x[32,128]) are too small for OpenBLAS to
  * thread well, so for those a single call is made per matrix on one BLAS thread and the batch is shared out over
  * our own worker threads instead (parallel.c).
@@ -15,7 +15,7 @@
 
 #include <cblas.h>
 
-#include "gemm_bf16.h"
+#include "gemm_onednn.h"
 #include "parallel.h"
 #include "skinny.h"
 
@@ -58,13 +58,46 @@ const char *gemm_config(void) { return openblas_get_config(); }
    batches of [1,32]x[32,T] products where a thread start costs more than the arithmetic. */
 #define MIN_SPLIT_FLOPS (1L << 22)
 
+/*
+ * fp32 library: which library multiplies the fp32 products of at least SMALL_GEMM_FLOPS per matrix (smaller ones,
+ * attention's batches and decoding, stay on OpenBLAS and skinny.c). OpenBLAS unless gemm_set_fp32_library chose
+ * oneDNN: on a CPU with wider vectors than OpenBLAS's chosen kernels (Zen 5 with AVX-512 under
+ * OPENBLAS_CORETYPE=Haswell) oneDNN was 1.6-2x faster. The trainer measures both at load and keeps the faster
+ * (trainer/backend/native/fp32-library.ts).
+ */
+static int fp32_library = GEMM_FP32_OPENBLAS;
+static int64_t onednn_f32_calls;
+
+int gemm_set_fp32_library(int library) {
+  if (library != GEMM_FP32_OPENBLAS && library != GEMM_FP32_ONEDNN) return 0;
+  if (library == GEMM_FP32_ONEDNN && !gemm_onednn_available()) return 0;
+  fp32_library = library;
+  return 1;
+}
+
+int gemm_fp32_library(void) { return fp32_library; }
+
+/* fp32 products (not few-row ones) on the chosen library; OpenBLAS whenever oneDNN cannot take them. */
+static void fp32_products(int batch, int ta, int tb, int M, int N, int K, const float *A, size_t strideA, const float *B,
+                          size_t strideB, float *out) {
+  const long work = (long)M * N * K;
+  if (fp32_library == GEMM_FP32_ONEDNN && work >= SMALL_GEMM_FLOPS &&
+      gemm_onednn_f32_batched(batch, ta, tb, M, N, K, A, strideA, B, strideB, out)) {
+    onednn_f32_calls++;
+    return;
+  }
+  batch_t all = {ta, tb, M, N, K, A, B, strideA, strideB, out};
+  const int split = batch >= 2 && work < SMALL_GEMM_FLOPS && work * batch >= MIN_SPLIT_FLOPS;
+  parallel_for(batch, split ? gemm_threads() : 1, run_range, &all);
+}
+
 static int compute_mode = GEMM_COMPUTE_FP32;
 /* bf16 compute with every product on sgemm over rounded operands (GEMM_COMPUTE_BF16_SGEMM): see gemm.h. */
 static int bf16_all_sgemm = 0;
 
 int gemm_set_compute(int mode) {
   if (mode != GEMM_COMPUTE_FP32 && mode != GEMM_COMPUTE_BF16 && mode != GEMM_COMPUTE_BF16_SGEMM) return 0;
-  if (mode == GEMM_COMPUTE_BF16 && !gemm_bf16_available()) return 0;
+  if (mode == GEMM_COMPUTE_BF16 && !gemm_onednn_available()) return 0;
   compute_mode = mode == GEMM_COMPUTE_FP32 ? GEMM_COMPUTE_FP32 : GEMM_COMPUTE_BF16;
   bf16_all_sgemm = mode == GEMM_COMPUTE_BF16_SGEMM;
   return 1;
@@ -73,7 +106,7 @@ int gemm_set_compute(int mode) {
 int gemm_compute(void) { return compute_mode; }
 int gemm_bf16_all_sgemm(void) { return compute_mode == GEMM_COMPUTE_BF16 && bf16_all_sgemm; }
 
-/* fp32 products since the last gemm_stats reset (the bf16 ones are counted per geometry in gemm_bf16.c). */
+/* fp32 products since the last gemm_stats reset (the bf16 ones are counted per geometry in gemm_onednn.c). */
 static int64_t fp32_calls, fp32_ns;
 static double fp32_flops;
 
@@ -162,10 +195,7 @@ static int bf16_thin_via_sgemm(int batch, int ta, int tb, int M, int N, int K, c
   if (few) {
     skinny_gemm(a, B, M, K, N, tb, 1, 0.0f, gemm_threads(), out); /* cannot refuse: is_few_rows checked M */
   } else {
-    batch_t all = {ta, tb, M, N, K, a, b, strideA == 0 ? 0 : (size_t)sizeA, strideB == 0 ? 0 : (size_t)sizeB, out};
-    const long work = (long)M * N * K;
-    const int split = batch >= 2 && work < SMALL_GEMM_FLOPS && work * batch >= MIN_SPLIT_FLOPS;
-    parallel_for(batch, split ? gemm_threads() : 1, run_range, &all);
+    fp32_products(batch, ta, tb, M, N, K, a, strideA == 0 ? 0 : (size_t)sizeA, b, strideB == 0 ? 0 : (size_t)sizeB, out);
   }
   thin_calls++;
   thin_ns += now_ns() - t0;
@@ -185,11 +215,7 @@ void gemm_batched(int batch, int ta, int tb, int M, int N, int K, const float *A
   }
   const int64_t t0 = now_ns();
   const long work = (long)M * N * K;
-  if (!few_rows(batch, ta, M, A, B, tb, N, K, out)) {
-    batch_t all = {ta, tb, M, N, K, A, B, strideA, strideB, out};
-    const int split = batch >= 2 && work < SMALL_GEMM_FLOPS && work * batch >= MIN_SPLIT_FLOPS;
-    parallel_for(batch, split ? gemm_threads() : 1, run_range, &all);
-  }
+  if (!few_rows(batch, ta, M, A, B, tb, N, K, out)) fp32_products(batch, ta, tb, M, N, K, A, strideA, B, strideB, out);
   fp32_calls++;
   fp32_ns += now_ns() - t0;
   fp32_flops += 2.0 * batch * work;
@@ -197,15 +223,15 @@ void gemm_batched(int batch, int ta, int tb, int M, int N, int K, const float *A
 
 int gemm_stats(char *buf, size_t len, int reset) {
   int at = snprintf(buf, len,
-                    "{\"fp32\":{\"calls\":%lld,\"ms\":%.2f,\"gflop\":%.3f},\"bf16ThinViaSgemm\":{\"calls\":%lld,\"ms\":%.2f},"
-                    "\"bf16\":",
-                    (long long)fp32_calls, fp32_ns / 1e6, fp32_flops / 1e9, (long long)thin_calls, thin_ns / 1e6);
+                    "{\"fp32\":{\"calls\":%lld,\"ms\":%.2f,\"gflop\":%.3f,\"onednnCalls\":%lld},"
+                    "\"bf16ThinViaSgemm\":{\"calls\":%lld,\"ms\":%.2f},\"onednn\":",
+                    (long long)fp32_calls, fp32_ns / 1e6, fp32_flops / 1e9, (long long)onednn_f32_calls, (long long)thin_calls, thin_ns / 1e6);
   if (at < 0 || (size_t)at >= len) return 0;
-  if (!gemm_bf16_stats(buf + at, len - (size_t)at, reset)) return 0;
+  if (!gemm_onednn_stats(buf + at, len - (size_t)at, reset)) return 0;
   const size_t used = strlen(buf);
   if (used + 2 > len) return 0;
   buf[used] = '}';
   buf[used + 1] = 0;
-  if (reset) fp32_calls = fp32_ns = thin_calls = thin_ns = 0, fp32_flops = 0;
+  if (reset) fp32_calls = fp32_ns = thin_calls = thin_ns = onednn_f32_calls = 0, fp32_flops = 0;
   return 1;
 }

@@ -13,8 +13,8 @@ void gemm_batched(int batch, int ta, int tb, int M, int N, int K, const float *A
                   size_t strideB, float *out);
 
 /*
- * What gemm_batched computes in: fp32 (OpenBLAS sgemm) or bf16 inputs with fp32 accumulation (oneDNN, see
- * gemm_bf16.c). gemm_set_compute returns 0 and keeps fp32 when bf16 is not available in this build.
+ * What gemm_batched computes in: fp32 (OpenBLAS or oneDNN, gemm_set_fp32_library) or bf16 inputs with fp32 accumulation (oneDNN, see
+ * gemm_onednn.c). gemm_set_compute returns 0 and keeps fp32 when bf16 is not available in this build.
  * GEMM_COMPUTE_BF16_SGEMM is bf16 compute with every product run as sgemm on operands rounded to bf16: the same
  * numbers as oneDNN's (a product of two bf16 values is exact in fp32), for a CPU where oneDNN's bf16 is missing or
  * fails the float64 check (on CPUs without AVX-512, oneDNN 2.6 gave 7.6e-4 relative error); it needs no oneDNN and
@@ -29,6 +29,15 @@ int gemm_compute(void);
 int gemm_bf16_all_sgemm(void);
 /* 1 when bf16 compute runs this product as sgemm on rounded operands rather than on oneDNN (gemm.c says why). */
 int gemm_bf16_is_thin(int M, int N, int K);
+
+/*
+ * Which library multiplies fp32 products of at least 2^22 multiply-adds per matrix: OpenBLAS (the default) or oneDNN
+ * (gemm.c says when that is faster). gemm_set_fp32_library returns 0 and changes nothing when oneDNN is missing.
+ */
+#define GEMM_FP32_OPENBLAS 0
+#define GEMM_FP32_ONEDNN 1
+int gemm_set_fp32_library(int library);
+int gemm_fp32_library(void);
 
 /* Calls and time of the products since the last reset, fp32 in total and bf16 per geometry, as JSON (0: buf too short). */
 int gemm_stats(char *buf, size_t len, int reset);

@@ -83,8 +83,15 @@ export interface BlasAddon {
   /** "oneDNN 2.6.3", or why bf16 compute is not available. */
   computeLibrary?(): string;
   /**
-   * Where the products' time went since the last reset, as JSON: fp32 calls / ms / GFLOP in total, and per bf16
-   * geometry the calls and ms spent rounding operands and in oneDNN (bench:trainer --profile prints it).
+   * Which library multiplies fp32 products of at least 2^22 multiply-adds per matrix (native/blas/src/gemm.c, "fp32
+   * library"); false, nothing changed, when oneDNN is missing from this build. fp32-library.ts chooses at load.
+   */
+  setFp32Library?(library: Fp32Library): boolean;
+  fp32Library?(): Fp32Library;
+  /**
+   * Where the products' time went since the last reset, as JSON: fp32 calls / ms / GFLOP in total (and how many ran
+   * on oneDNN), and per oneDNN geometry (fp32 or bf16) the calls and ms spent rounding operands and in oneDNN
+   * (bench:trainer --profile prints it).
    */
   gemmStats?(reset: boolean): string;
   /**
@@ -171,6 +178,8 @@ export interface BlasAddon {
 }
 
 export type IsaPath = "baseline" | "avx2" | "avx512";
+
+export type Fp32Library = "openblas" | "onednn";
 
 /** A buffer argument is two arguments: the typed array and an element offset into it. */
 type Buf = Float32Array | Int32Array | number;

@@ -10,6 +10,7 @@ import { makeExp, makeGather, makeSum, makeTranspose, makeWasmCast, makeWasmIden
 import { registerFusedKernels, unregisterFusedKernels } from "./fused-kernels";
 import { makeCpuAdd, makeCpuMultiply, makeCpuSub } from "./cpu-elementwise";
 import { PRODUCT_TOLERANCE, worstRelativeError } from "./matmul-compute";
+import { selectFp32Library, type Fp32LibraryReport } from "./fp32-library";
 
 export { nativeThreadCount } from "./addon";
 export { planBatchMatMul } from "./batch-matmul";
@@ -47,6 +48,13 @@ const FACTORIES: Record<string, Record<string, Factory>> = {
 
 /** Largest block glibc serves from the heap on the cpu backend: above a 0.5B model's largest buffer (544 MB). */
 const HEAP_BUFFER_BYTES = 2 ** 31 - 1;
+
+/** The fp32 library chosen once per process (fp32-library.ts), before the fp32 product is checked. */
+let fp32Choice: Fp32LibraryReport | null = null;
+function chosenFp32Library(addon: BlasAddon): Fp32LibraryReport {
+  fp32Choice ??= selectFp32Library(addon);
+  return fp32Choice;
+}
 
 /** The fp32 product checked once per process (a few ms): the addon's BLAS is the same for every backend. */
 let fp32ProductError: number | null = null;
@@ -86,6 +94,7 @@ export async function tryEnableNativeKernels(backendName: string): Promise<Nativ
   }
   const { addon, reason } = loadBlasAddon();
   if (!addon) return { enabled: false, reason, kernels: [] };
+  const fp32 = chosenFp32Library(addon);
   const productError = checkedProductError(addon);
   if (productError > PRODUCT_TOLERANCE) {
     return {
@@ -124,7 +133,7 @@ export async function tryEnableNativeKernels(backendName: string): Promise<Nativ
       : "";
   return {
     enabled: true,
-    reason: `${reason}; ${originals.length} ${backendName} kernels replaced${fusedNote}${heapNote}`,
+    reason: `${reason}; ${fp32.reason}; ${originals.length} ${backendName} kernels replaced${fusedNote}${heapNote}`,
     kernels: [...originals.map((k) => k.kernelName), ...fused],
   };
 }

@@ -41,7 +41,8 @@ interface Geometry {
 /**
  * Shapes that exercise every transpose, a broadcast side and a K long enough for blocked accumulation. Under bf16
  * compute, products with a side under 256 run as sgemm on rounded operands (native/blas/src/gemm.c) and the others on
- * oneDNN: the last shape is there so that oneDNN is checked too.
+ * oneDNN: the 256-row shape is there so that oneDNN is checked too. In fp32, it and the last shape reach oneDNN when
+ * it is the fp32 library, the rest OpenBLAS.
  */
 const CHECKS: Geometry[] = [
   { batch: 1, ta: false, tb: false, M: 67, N: 45, K: 300, broadcastA: false, broadcastB: false },
@@ -49,6 +50,8 @@ const CHECKS: Geometry[] = [
   { batch: 3, ta: true, tb: false, M: 33, N: 29, K: 61, broadcastA: false, broadcastB: false },
   { batch: 2, ta: false, tb: true, M: 31, N: 40, K: 77, broadcastA: false, broadcastB: true },
   { batch: 2, ta: true, tb: true, M: 24, N: 19, K: 50, broadcastA: true, broadcastB: false },
+  // Large enough (2^22 multiply-adds) for oneDNN when it multiplies fp32 (fp32-library.ts): transposes, a broadcast.
+  { batch: 2, ta: true, tb: true, M: 150, N: 170, K: 180, broadcastA: false, broadcastB: true },
 ];
 
 /** Deterministic values in [-1, 1) (a check must fail the same way every time it fails). */
