@@ -46,6 +46,17 @@ export function preferredFp32Library(isaSupported: string | undefined, openBlasC
 
 const CHOICES = ["auto", "openblas", "onednn"] as const;
 
+/** The float64 check of fp32 products, whatever compute (fp32 or bf16) the addon is set to meanwhile. */
+function fp32ProductError(addon: BlasAddon): number {
+  const mode = addon.compute?.() ?? "fp32";
+  if (mode !== "fp32") addon.setCompute?.("fp32");
+  try {
+    return worstRelativeError(addon, "fp32");
+  } finally {
+    if (mode !== "fp32") addon.setCompute?.(mode);
+  }
+}
+
 /**
  * Sets the addon's fp32 library by the rule (or ROLLOUT_LAB_FP32_GEMM) and returns what it chose and why. oneDNN is
  * used only when this build has it and it agrees with a float64 product on this machine.
@@ -75,7 +86,7 @@ export function selectFp32Library(addon: BlasAddon, asked = process.env.ROLLOUT_
       reason: `fp32 products on OpenBLAS: oneDNN is not in this build (${addon.computeLibrary?.() ?? "missing"}), though ${want.reason}${note}`,
     };
   }
-  const error = worstRelativeError(addon, "fp32");
+  const error = fp32ProductError(addon);
   if (!(error <= PRODUCT_TOLERANCE)) {
     addon.setFp32Library("openblas");
     return {
