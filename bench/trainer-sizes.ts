@@ -16,7 +16,7 @@
  * Measured as the reference-shape bench is (bench/trainer.ts): for each size, rounds alternate our side and PyTorch's
  * (bench/pytorch-sizes.py, the same shape and work), the order reversed each round so drift favours neither; each
  * side of a round is a fresh process (its peak RSS is its own; a crash — the wasm heap's 4 GiB — is a row, not the
- * end of the benchmark) that warms up with one step and times `--steps` more. Both sides run AdamW with weight decay
+ * end of the benchmark) that warms up with two steps and times `--steps` more. Both sides run AdamW with weight decay
  * 0.01 and grad-norm clip 1; PyTorch runs one intra-op thread (on 2 cores that split was the fastest: 2.65 s vs
  * 3.5-3.7 s at 25M) under the tuned allocator of bench/pytorch.ts for every figure, speed and RSS alike; Debian's
  * torch multiplies in the same OpenBLAS as ours, on OpenBLAS's own threads (OPENBLAS_NUM_THREADS, the core count by
@@ -115,6 +115,8 @@ const r4 = (x: number) => Number(x.toFixed(4));
 const loadAverage = () => os.loadavg().map((x) => Number(x.toFixed(2)));
 const SAMPLE_BATCHES = [1, 8];
 const SAMPLE_TOKENS = 32;
+/** Untimed steps before the timed ones, on both sides (why: at the first use). */
+const WARM_UP_STEPS = 2;
 
 /** What one side prints for one round. */
 interface SideRound {
@@ -216,7 +218,7 @@ function productTimes(json: string | undefined) {
   };
 }
 
-/** One (size, backend) round, in this process: a warm-up step, `steps` timed steps, then sampling (or a profile). */
+/** One (size, backend) round, in this process: two warm-up steps, `steps` timed steps, then sampling (or a profile). */
 async function child(sizeName: string, backendName: string, steps: number, profile = false): Promise<void> {
   const spec = SIZES[sizeName];
   const backend = await selectBackend({ ROLLOUT_LAB_BACKEND: backendName });
@@ -245,7 +247,10 @@ async function child(sizeName: string, backendName: string, steps: number, profi
     if (reference) tf.tidy(() => tokenLogProbs(reference, referenceBatch).logp.dataSync());
     return stepper.step([{ weight: 1, loss: () => ({ loss: maskedNll(model, demos), metrics: {} }) }]);
   };
-  await run(); // warm-up: optimizer moments allocated
+  // Two warm-up steps on both sides: the first allocates the optimizer moments, and PyTorch's next step still
+  // faulted in 4 s of fresh pages (its system time; 17 s against a steady 6.6-7.1 s under bf16 autocast on 0.5B),
+  // which with 2 timed steps made every round's median half warm-up.
+  for (let i = 0; i < WARM_UP_STEPS; i++) await run();
   if (profile) {
     console.log(JSON.stringify(await profileOneStep(run)));
     return;
