@@ -89,39 +89,103 @@ export function testSlurmConf(o: { dir: string; host: string; ctldPort: number; 
   ].join("\n");
 }
 
+/** The last lines of the cluster's daemon logs, for an error to show. */
+export function clusterLogTail(dir: string, lines = 8): string {
+  return ["munge/munged.log", "slurmctld.log", "slurmd.log"]
+    .map((f) => path.join(dir, f))
+    .filter(existsSync)
+    .map((f) => `${f}:\n${readFileSync(f, "utf8").split("\n").slice(-lines).join("\n")}`)
+    .join("\n");
+}
+
 async function waitFor(what: string, check: () => boolean, timeoutMs: number, dir: string): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > end) {
-      const logs = ["munge/munged.log", "slurmctld.log", "slurmd.log"]
-        .map((f) => path.join(dir, f))
-        .filter(existsSync)
-        .map((f) => `${f}:\n${readFileSync(f, "utf8").split("\n").slice(-8).join("\n")}`);
-      throw new Error(`The test Slurm did not come up: ${what} within ${timeoutMs / 1000} s.\n${logs.join("\n")}`);
-    }
+    if (Date.now() > end) throw new Error(`The test Slurm did not come up: ${what} within ${timeoutMs / 1000} s.\n${clusterLogTail(dir)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
 
+/** Whether process `pid` belongs to the cluster in `dir`: its command line names the folder, or it holds a file in it. */
+function holdsFolder(pid: string, dir: string): boolean {
+  try {
+    if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(dir + "/")) return true;
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(dir + "/");
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    // the process ended meanwhile, or is not ours to read
+    return false;
+  }
+}
+
+interface LiveProcess {
+  pid: number;
+  cmd: string;
+  session: number;
+}
+
+/** A running process (not a zombie: those are gone for good, their parent only has to reap them); null if none. */
+function liveProcess(pid: number): LiveProcess | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // After the command's closing parenthesis: state, ppid, process group, session.
+    const [state, , , session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (state === "Z") return null;
+    return { pid, cmd: readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim(), session: Number(session) };
+  } catch {
+    return null;
+  }
+}
+
 /**
- * slurmstepd processes of this cluster that outlived its slurmd (they keep its log open): ended, so no job step of
- * the test cluster is left on the machine. Other clusters' steps never hold this folder's files.
+ * Live processes of the cluster in `dir`: those that name or hold its folder (the daemons, slurmstepd, job scripts),
+ * and every process of a job step's session (what the job started: `sleep` holds nothing of the folder). This
+ * process's own session, where the daemons were started, is not swept.
  */
-function killStepDaemons(dir: string): void {
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("slurmstepd")) continue;
-      const ours = readdirSync(`/proc/${pid}/fd`).some((fd) => {
-        try {
-          return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(dir + "/");
-        } catch {
-          return false;
-        }
-      });
-      if (ours) process.kill(Number(pid), "SIGKILL");
-    } catch {
-      // the process ended meanwhile, or is not ours to read
+export function clusterProcesses(dir: string): LiveProcess[] {
+  const pids = readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number)
+    .filter((p) => p !== process.pid);
+  const own = liveProcess(process.pid)?.session;
+  const isLive = (p: LiveProcess | null): p is LiveProcess => p !== null;
+  const holders = pids
+    .filter((p) => holdsFolder(String(p), dir))
+    .map(liveProcess)
+    .filter(isLive);
+  const jobSessions = new Set(holders.map((h) => h.session).filter((session) => session !== own));
+  const sessionMates = jobSessions.size
+    ? pids
+        .filter((p) => !holders.some((h) => h.pid === p))
+        .map(liveProcess)
+        .filter(isLive)
+        .filter((p) => jobSessions.has(p.session))
+    : [];
+  return [...holders, ...sessionMates];
+}
+
+/**
+ * Whatever of the cluster outlived its daemons: slurmstepd processes (they keep its log open) and the jobs' own
+ * processes, which a step daemon stopped mid-cancel (a loaded machine) leaves orphaned. Killed and waited for, so no
+ * job of the test cluster is left on the machine; other clusters' processes never hold this folder nor share a session
+ * with what does.
+ */
+async function killLeftovers(dir: string): Promise<void> {
+  const end = Date.now() + 10_000;
+  for (let left = clusterProcesses(dir); left.length > 0 && Date.now() < end; left = clusterProcesses(dir)) {
+    for (const { pid } of left) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // ended meanwhile
+      }
     }
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -136,7 +200,11 @@ export async function startTestSlurm(): Promise<TestSlurm> {
   const mungeSocket = path.join(mungeDir, "munge.socket");
   const host = os.hostname().split(".")[0];
   const conf = path.join(dir, "slurm.conf");
-  writeFileSync(conf, testSlurmConf({ dir, host, ctldPort: await freePort(), slurmdPort: await freePort(), mungeSocket }));
+  const ctldPort = await freePort();
+  // Two ports asked one after the other can come back equal (each was free once its probe closed).
+  let slurmdPort = await freePort();
+  while (slurmdPort === ctldPort) slurmdPort = await freePort();
+  writeFileSync(conf, testSlurmConf({ dir, host, ctldPort, slurmdPort, mungeSocket }));
   const env = { ...process.env, SLURM_CONF: conf };
   const children: ChildProcess[] = [];
   const stop = async () => {
@@ -155,8 +223,8 @@ export async function startTestSlurm(): Promise<TestSlurm> {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }
-    killStepDaemons(dir);
-    rmSync(dir, { recursive: true, force: true });
+    await killLeftovers(dir);
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     process.removeListener("exit", killAll);
   };
   // A test process that exits without calling stop() (an uncaught error) still takes its daemons with it.
