@@ -124,6 +124,8 @@ interface SideRound {
   stepCpuSeconds: number[];
   /** The kernel's share of the CPU time (page faults on fresh buffers, mostly): absent from older rounds. */
   stepSystemSeconds?: number[];
+  /** Minor page faults per timed step: what most of the system time is (fresh pages the kernel had to zero). */
+  stepPageFaults?: number[];
   peakRssMiB: number;
   /** tokens/s by "batch<N>"; absent for rows that do not sample (LoRA, 8-bit moments, recomputation, KL). */
   sampledTokensPerSecond?: Record<string, number> | null;
@@ -258,11 +260,14 @@ async function child(sizeName: string, backendName: string, steps: number, profi
   const stepSeconds: number[] = [];
   const stepCpuSeconds: number[] = [];
   const stepSystemSeconds: number[] = [];
+  const stepPageFaults: number[] = [];
   for (let i = 0; i < steps; i++) {
     const w0 = performance.now();
     const c0 = process.cpuUsage();
+    const faults0 = process.resourceUsage().minorPageFault;
     await run();
     const c = process.cpuUsage(c0);
+    stepPageFaults.push(process.resourceUsage().minorPageFault - faults0);
     stepSeconds.push(r4((performance.now() - w0) / 1000));
     stepCpuSeconds.push(r4((c.user + c.system) / 1e6));
     stepSystemSeconds.push(r4(c.system / 1e6));
@@ -287,6 +292,7 @@ async function child(sizeName: string, backendName: string, steps: number, profi
     stepSeconds,
     stepCpuSeconds,
     stepSystemSeconds,
+    stepPageFaults,
     optimizerStateBits: opt.stateBits,
     peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     sampledTokensPerSecond,

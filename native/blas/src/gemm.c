@@ -88,6 +88,18 @@ static void fp32_products(int batch, int ta, int tb, int M, int N, int K, const 
   }
   batch_t all = {ta, tb, M, N, K, A, B, strideA, strideB, out};
   const int split = batch >= 2 && work < SMALL_GEMM_FLOPS && work * batch >= MIN_SPLIT_FLOPS;
+  if (!split && fp32_library == GEMM_FP32_ONEDNN && work * batch < SMALL_GEMM_FLOPS) {
+    /*
+     * A small product left to OpenBLAS while oneDNN carries the large ones runs on one thread. OpenBLAS's workers,
+     * once woken, spin (sched_yield) for ~2^28 cycles waiting for more: the 0.5B LoRA step's 144 rank-16 products of
+     * the k/v adapters ([508,16]x[16,128], ~1M multiply-adds, tens of microseconds) kept one spinning through the whole
+     * step, against oneDNN's threads for the cores: 1.4 s of system time a step, 10% of its CPU time.
+     */
+    openblas_set_num_threads(1);
+    run_range(&all, 0, batch);
+    openblas_set_num_threads(gemm_threads());
+    return;
+  }
   parallel_for(batch, split ? gemm_threads() : 1, run_range, &all);
 }
 
