@@ -14,7 +14,7 @@
  * contain that text (Playwright's own filter), with the fixtures trained as for the whole suite.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { buildIsCurrent, buildWebApp } from "./build-fingerprint";
@@ -25,6 +25,7 @@ import { applyMigrations } from "../db/migrate";
 import pg from "pg";
 import { missingChromium, provideTestPostgres, unreachablePostgres } from "./test-services";
 import { provideTestSlurm } from "./test-slurm";
+import { type FailedTest, formatFailures, playwrightFailures, type PlaywrightReportSuite, tapFailures } from "./test-failures";
 
 interface SuiteResult {
   name: string;
@@ -35,8 +36,12 @@ interface SuiteResult {
   seconds: number;
   /** Tests that failed and then passed on a retry: counted as passed, but named so nobody mistakes them for green. */
   flaky?: string[];
+  /** Each failed test with its message, read from the runner's report (printed again at the end of the log). */
+  failures?: FailedTest[];
 }
 const results: SuiteResult[] = [];
+/** The failed tests of the last run, one block each (.ci/run prints it above its closing count); empty when none failed. */
+const FAILURES_FILE = "test-results/failures.txt";
 function readOnlyFlag(argv: string[]): Set<string> | null {
   const eq = argv.find((a) => a.startsWith("--only="));
   if (eq) return new Set(eq.slice("--only=".length).split(","));
@@ -95,18 +100,13 @@ function findTests(dirs: string[], suffix: string): string[] {
   return out.sort();
 }
 
-interface PlaywrightSuite {
-  title: string;
-  specs?: { title: string; tests: { status: string }[] }[];
-  suites?: PlaywrightSuite[];
-}
 interface PlaywrightReport {
   stats: { expected: number; unexpected: number; flaky: number };
-  suites: PlaywrightSuite[];
+  suites: PlaywrightReportSuite[];
 }
 
 /** Titles of the tests Playwright marked "flaky" (failed, then passed on a retry). */
-function flakyTitles(suites: PlaywrightSuite[], prefix = ""): string[] {
+function flakyTitles(suites: PlaywrightReportSuite[], prefix = ""): string[] {
   return suites.flatMap((s) => {
     const here = prefix ? `${prefix} › ${s.title}` : s.title;
     const specs = (s.specs ?? []).filter((spec) => spec.tests.some((t) => t.status === "flaky")).map((spec) => `${here} › ${spec.title}`);
@@ -114,7 +114,9 @@ function flakyTitles(suites: PlaywrightSuite[], prefix = ""): string[] {
   });
 }
 
-function timed(name: string, kind: SuiteResult["kind"], fn: () => { passed: number; failed: number; flaky?: string[] }) {
+type Outcome = Pick<SuiteResult, "passed" | "failed" | "flaky" | "failures">;
+
+function timed(name: string, kind: SuiteResult["kind"], fn: () => Outcome) {
   const start = Date.now();
   console.log(`\n━━ ${name} ━━`);
   const r = fn();
@@ -136,7 +138,7 @@ const LONG_FILES = ["tests/integration/slurm.test.ts"];
 const LONG_FILE_TIMEOUT_MS = 900_000;
 
 /** One node:test process over `files`, counted from a TAP copy of its output (the spec reporter stays on the console). */
-function runNodeTests(tap: string, files: string[], concurrency: number, timeoutMs: number): { passed: number; failed: number } {
+function runNodeTests(tap: string, files: string[], concurrency: number, timeoutMs: number): Outcome {
   rmSync(tap, { force: true });
   const code = run(process.execPath, [
     "--import",
@@ -155,7 +157,10 @@ function runNodeTests(tap: string, files: string[], concurrency: number, timeout
   const text = existsSync(tap) ? readFileSync(tap, "utf8") : "";
   const passed = Number(text.match(/^# pass (\d+)/m)?.[1] ?? 0);
   const failed = Number(text.match(/^# fail (\d+)/m)?.[1] ?? 0) + Number(text.match(/^# cancelled (\d+)/m)?.[1] ?? 0);
-  return { passed, failed: failed || (code !== 0 ? 1 : 0) };
+  const failures = tapFailures(text);
+  if (code !== 0 && failures.length === 0)
+    failures.push({ title: `node --test ${files.length} files`, error: `exited with ${code}: see the log above` });
+  return { passed, failed: failed || (code !== 0 ? 1 : 0), failures };
 }
 
 function nodeTests(name: string, files: string[], concurrency: number) {
@@ -164,11 +169,17 @@ function nodeTests(name: string, files: string[], concurrency: number) {
     mkdirSync("test-results", { recursive: true });
     const long = files.filter((f) => LONG_FILES.includes(f.split(path.sep).join("/")));
     const rest = files.filter((f) => !long.includes(f));
-    const first = rest.length ? runNodeTests(`test-results/${name}.tap`, rest, concurrency, TEST_TIMEOUT_MS) : { passed: 0, failed: 0 };
+    const first: Outcome = rest.length
+      ? runNodeTests(`test-results/${name}.tap`, rest, concurrency, TEST_TIMEOUT_MS)
+      : { passed: 0, failed: 0 };
     if (long.length === 0) return first;
     console.log(`\n${name}: ${long.join(", ")} alone (bounded at ${LONG_FILE_TIMEOUT_MS / 60_000} min)`);
     const second = runNodeTests(`test-results/${name}-long.tap`, long, 1, LONG_FILE_TIMEOUT_MS);
-    return { passed: first.passed + second.passed, failed: first.failed + second.failed };
+    return {
+      passed: first.passed + second.passed,
+      failed: first.failed + second.failed,
+      failures: [...(first.failures ?? []), ...(second.failures ?? [])],
+    };
   });
 }
 
@@ -210,10 +221,16 @@ if (want("e2e") && !noChromium) {
         ROLLOUT_LAB_DATA_DIR: e2eDataDir,
       });
       const report = "test-results/e2e-results.json";
-      if (!existsSync(report)) return { passed: 0, failed: 1 };
+      if (!existsSync(report))
+        return { passed: 0, failed: 1, failures: [{ title: "Playwright", error: `no report (${report}): see the log above` }] };
       const json = JSON.parse(readFileSync(report, "utf8")) as PlaywrightReport;
       const { stats } = json;
-      return { passed: stats.expected + stats.flaky, failed: stats.unexpected || (code !== 0 ? 1 : 0), flaky: flakyTitles(json.suites) };
+      return {
+        passed: stats.expected + stats.flaky,
+        failed: stats.unexpected || (code !== 0 ? 1 : 0),
+        flaky: flakyTitles(json.suites),
+        failures: playwrightFailures(json.suites),
+      };
     });
   } finally {
     await dropDatabase(e2eDb.name);
@@ -232,6 +249,14 @@ for (const r of results.filter((x) => x.kind === "tests")) {
   for (const title of r.flaky ?? []) console.log(`  flaky: ${title}`);
 }
 for (const line of notRun) console.log(line);
+// What failed, last: a log read from its end shows each failed test and its message, not only a count.
+const failureLines = [
+  ...checks.filter((c) => c.failed).map((c) => `✖ ${c.name}: the check failed (its output is above)`),
+  ...results.flatMap((r) => formatFailures(r.name, r.failures ?? [])),
+];
+if (failureLines.length) console.log(`\n━━ failed ━━\n${failureLines.join("\n")}`);
+mkdirSync("test-results", { recursive: true });
+writeFileSync(FAILURES_FILE, failureLines.length ? `${failureLines.join("\n")}\n` : "");
 await postgres?.stop();
 await slurm?.stop();
 // The closing line counts tests, each once; a failed check counts as one failure so it can never read as green.
