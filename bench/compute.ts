@@ -8,13 +8,14 @@
  * trainer/backend/native/fp32-library.ts), bf16 = oneDNN bf16 matmul with fp32 accumulation, operand rounding
  * included (it is part of every bf16 call; its thin products run on the fp32 library the trainer would pick).
  *
- * Peak = cores x nominal GHz x flops per cycle of the widest unit the path can use: AVX2 fp32 32 (2 FMA pipes x 8
- * lanes x 2), AVX-512 fp32 64, AVX512_BF16 128 (vdpbf16ps: 2 products per fp32 lane), AMX bf16 1,024 per core (one
- * TMUL tile op per cycle as Intel documents it). Nominal GHz is /proc/cpuinfo's, which a VM reports as its base.
+ * Peak = measured, on every core at once: independent chains of the unit's one instruction (256- or 512-bit FMA,
+ * vdpbf16ps) timed in native/blas/src/peak.c, best of three. A peak worked out from /proc/cpuinfo's clock is not
+ * used: a VM reports its base clock there (2.1 GHz on the Zen 5 of docs/benchmarks.md, whose cores ran at 3.3-3.6),
+ * which put achieved GFLOP/s above the "peak". AMX, which has no such loop here, is printed from the nominal clock
+ * (1,024 flops per cycle per core, one TMUL tile op per cycle as Intel documents it) and says so.
  * Then the own kernels (native/blas/src/fused.c) per instruction-set path the CPU has (ROLLOUT_LAB_ISA's choices):
  * milliseconds per call at a 0.5B step's sizes, median of the rounds; and sampling's few-row products, OpenBLAS
- * against the few-row kernel (fewRowTimes). A VM's /proc/cpuinfo reports its base clock: where the cores boost above
- * it, achieved GFLOP/s can pass the printed peak.
+ * against the few-row kernel (fewRowTimes).
  * Flags: --rounds N (default 3), --rows N (default 2048), --few-rows (only the few-row products).
  */
 import os from "node:os";
@@ -68,11 +69,17 @@ function nominalGhz(): number {
 const flags = cpuFlags();
 const cores = os.cpus().length;
 const ghz = nominalGhz();
-const peak = (flopsPerCycle: number) => Math.round(cores * ghz * flopsPerCycle);
-const peaks: Record<string, number> = { "avx2 fp32": peak(32) };
-if (flags.has("avx512f")) peaks["avx512 fp32"] = peak(64);
-if (flags.has("avx512_bf16")) peaks["avx512_bf16"] = peak(128);
-if (flags.has("amx_bf16")) peaks["amx bf16"] = peak(1024);
+/** The unit's measured GFLOP/s on every core (best of three ~0.1 s tries: a neighbour's burst only lowers a try). */
+function measuredPeak(unit: string): number | null {
+  const tries = [0, 1, 2].map(() => addon!.peakGflops?.(unit, cores, 100_000_000) ?? null);
+  return tries.includes(null) ? null : Math.round(Math.max(...(tries as number[])));
+}
+const peaks: Record<string, number | string> = {};
+for (const unit of ["avx2 fp32", "avx512 fp32", "avx512_bf16"]) {
+  const measured = measuredPeak(unit);
+  if (measured !== null) peaks[unit] = measured;
+}
+if (flags.has("amx_bf16")) peaks["amx bf16"] = `${Math.round(cores * ghz * 1024)} (nominal clock, not measured)`;
 
 function values(n: number): Float32Array {
   const v = new Float32Array(n);

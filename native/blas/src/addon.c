@@ -15,6 +15,8 @@
  *   compute() -> "fp32" | "bf16" | "bf16-sgemm", computeLibrary() -> string (the bf16 library, or why there is none)
  *   isa() -> "baseline" | "avx2" | "avx512"   the instruction set the own kernels run on (isa.h)
  *   isaSupported() -> the widest this CPU has;  setIsa(name) -> boolean (false: the CPU lacks it, nothing changed)
+ *   peakGflops(unit, threads, iterations) -> number | null   the measured peak of "avx2 fp32" | "avx512 fp32" |
+ *     "avx512_bf16" on `threads` threads (peak.h); null where the CPU lacks the unit
  *   keepLargeBuffersInHeap(bytes) -> boolean   glibc malloc: blocks below `bytes` come from the heap and freed memory
  *     stays there (mmap and trim thresholds); false where the C library has no such setting
  * plus the fused decoder kernels listed in fused_napi.c.
@@ -32,6 +34,7 @@
 #include "gemm_onednn.h"
 #include "isa.h"
 #include "layout.h"
+#include "peak.h"
 
 /* fused_napi.c: the fused decoder kernels' exports. */
 napi_status fused_register(napi_env env, napi_value exports);
@@ -189,6 +192,25 @@ static napi_value js_bf16_thin(napi_env env, napi_callback_info info) {
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   for (size_t i = 0; i < 3 && i < argc; i++) napi_get_value_int32(env, argv[i], &d[i]);
   CHECK(env, napi_get_boolean(env, gemm_bf16_is_thin(d[0], d[1], d[2]), &r));
+  return r;
+}
+
+/* peakGflops(unit, threads, iterations): see peak.h; null when the unit is missing or an argument is out of range. */
+static napi_value js_peak_gflops(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], r;
+  char unit[32] = "";
+  int32_t threads = 1;
+  int64_t iterations = 0;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 3 || napi_get_value_string_utf8(env, argv[0], unit, sizeof unit, NULL) != napi_ok ||
+      napi_get_value_int32(env, argv[1], &threads) != napi_ok || napi_get_value_int64(env, argv[2], &iterations) != napi_ok) {
+    napi_throw_type_error(env, "BLAS_ARG", "peakGflops(unit: string, threads: number, iterations: number)");
+    return NULL;
+  }
+  const double gflops = peak_gflops(unit, threads, iterations);
+  if (gflops < 0) CHECK(env, napi_get_null(env, &r));
+  else CHECK(env, napi_create_double(env, gflops, &r));
   return r;
 }
 
@@ -504,6 +526,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"computeLibrary", NULL, js_compute_library, NULL, NULL, NULL, napi_default, NULL},
       {"gemmRoundedB", NULL, js_gemm_rounded_b, NULL, NULL, NULL, napi_default, NULL},
       {"bf16Thin", NULL, js_bf16_thin, NULL, NULL, NULL, napi_default, NULL},
+      {"peakGflops", NULL, js_peak_gflops, NULL, NULL, NULL, napi_default, NULL},
       {"setFewRowGemm", NULL, js_set_few_row_gemm, NULL, NULL, NULL, napi_default, NULL},
       {"gemmStats", NULL, js_gemm_stats, NULL, NULL, NULL, napi_default, NULL},
       {"isa", NULL, js_isa, NULL, NULL, NULL, napi_default, NULL},

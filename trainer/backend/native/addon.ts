@@ -116,6 +116,11 @@ export interface BlasAddon {
   ): boolean;
   /** Whether bf16 compute runs an [M,K]x[K,N] product as sgemm on rounded operands (native/blas/src/gemm.c). */
   bf16Thin?(M: number, N: number, K: number): boolean;
+  /**
+   * The measured peak GFLOP/s of one vector unit ("avx2 fp32", "avx512 fp32", "avx512_bf16") on `threads` threads,
+   * each issuing `iterations` x 12 independent instructions; null where the CPU lacks it (native/blas/src/peak.h).
+   */
+  peakGflops?(unit: string, threads: number, iterations: number): number | null;
   /** Instruction set of the own kernels (native/blas/src/isa.h): in use, the widest the CPU has, and a switch. */
   isa?(): IsaPath;
   isaSupported?(): IsaPath;

@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { ADDON_PATH, loadBlasAddon, type BlasAddon, type IsaPath } from "./addon";
 import { roundToBf16 } from "./matmul-compute";
 
@@ -260,4 +261,23 @@ test("ROLLOUT_LAB_ISA selects the path it names at load; one the CPU lacks falls
 
 test("an unknown path name is refused with the names that exist", { skip: skipAll }, () => {
   assert.throws(() => addon!.setIsa!("avx1024" as IsaPath), /baseline.*avx2.*avx512/);
+});
+
+test("the measured peak: every unit the CPU has gives a figure, one it lacks or an unknown name gives null", { skip: skipAll }, () => {
+  const has = {
+    "avx2 fp32": ORDER(widest) >= ORDER("avx2"),
+    "avx512 fp32": ORDER(widest) >= ORDER("avx512"),
+  };
+  for (const [unit, present] of Object.entries(has)) {
+    const gflops = addon!.peakGflops!(unit, 1, 1_000_000);
+    if (present) assert.ok(gflops !== null && Number.isFinite(gflops) && gflops > 0, `${unit}: ${gflops}`);
+    else assert.equal(gflops, null, unit);
+  }
+  // bf16 dot products exist only with avx512_bf16 (/proc/cpuinfo's flag): the figure follows the CPU, not the path.
+  const bf16 = addon!.peakGflops!("avx512_bf16", 1, 1_000_000);
+  const cpuHasBf16 = /^flags\s*:.*\bavx512_bf16\b/m.test(readFileSync("/proc/cpuinfo", "utf8"));
+  assert.equal(bf16 !== null, cpuHasBf16 && has["avx512 fp32"]);
+  assert.equal(addon!.peakGflops!("amx bf16", 1, 1_000_000), null);
+  assert.equal(addon!.peakGflops!("avx2 fp32", 0, 1_000_000), null, "zero threads");
+  assert.throws(() => addon!.peakGflops!(1 as unknown as string, 1, 1), /peakGflops\(unit: string/);
 });
