@@ -11,7 +11,7 @@
       "cflags": ["-O3", "-std=c11", "-fopenmp-simd", "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wextra"],
       "defines": ["NAPI_VERSION=8"],
       "conditions": [
-        ["have_dnnl==1", { "defines": ["ROLLOUT_LAB_HAVE_DNNL"], "libraries": ["-ldnnl"] }]
+        ["have_dnnl==1", { "defines": ["ROLLOUT_LAB_HAVE_DNNL"], "libraries": ["-ldnnl", "-lgomp"] }]
       ]
     }
   ]

@@ -175,3 +175,62 @@ test(
     }
   },
 );
+
+test(
+  "under bf16 a large product is split by columns over the cores: every transpose, an uneven last part and the columns at each part's edge are exact to float64, and it counts as one product",
+  { skip: skipBf16 },
+  () => {
+    if (!oneDnnRoute()) return; // oneDNN failed its check on this CPU: every product is sgemm, nothing is split
+    assert.equal(selectMatmulCompute("bf16", addon).compute, "bf16");
+    const threadsBefore = addon!.threads();
+    addon!.setThreads(2);
+    try {
+      // No side under 256 (a thin product is not oneDNN's), M*N*K = 2^28.1 (over the split threshold); N = 1000
+      // splits into 512 + 488 columns.
+      const M = 272;
+      const N = 1000;
+      const K = 1056;
+      for (const [ta, tb] of [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 1],
+      ]) {
+        const a = Float32Array.from({ length: M * K }, (_, i) => Math.sin(i * 0.37 + ta));
+        const b = Float32Array.from({ length: K * N }, (_, i) => Math.cos(i * 0.11 + tb));
+        const out = new Float32Array(M * N).fill(Number.NaN);
+        addon!.gemmStats!(true);
+        addon!.gemm(1, ta, tb, M, N, K, a, 0, 0, b, 0, 0, out, 0);
+        const stats = JSON.parse(addon!.gemmStats!(true)) as {
+          onednn: { shapes: { type: string; N: number; calls: number; columnParts: number }[] };
+        };
+        assert.deepEqual(
+          stats.onednn.shapes.map((s) => [s.type, s.N, s.calls, s.columnParts]),
+          [["bf16", N, 1, 2]],
+          `ta ${ta} tb ${tb}: one product of the full width, in 2 parts`,
+        );
+        assert.equal(out.filter((v) => Number.isNaN(v)).length, 0, "every output written");
+        const at = (m: number, k: number) => (ta ? a[k * M + m] : a[m * K + k]);
+        const bt = (k: number, n: number) => (tb ? b[n * K + k] : b[k * N + n]);
+        let worst = 0;
+        const columns = [0, 1, 63, 64, 511, 512, 513, 700, 998, 999];
+        for (let m = 0; m < M; m += 17) {
+          for (const n of columns) {
+            let sum = 0;
+            let scale = 0;
+            for (let k = 0; k < K; k++) {
+              const p = roundToBf16(at(m, k)) * roundToBf16(bt(k, n));
+              sum += p;
+              scale += Math.abs(p);
+            }
+            worst = Math.max(worst, Math.abs(out[m * N + n] - sum) / scale);
+          }
+        }
+        assert.ok(worst < PRODUCT_TOLERANCE, `ta ${ta} tb ${tb}: ${worst}`);
+      }
+    } finally {
+      addon!.setThreads(threadsBefore);
+      selectMatmulCompute("fp32", addon);
+    }
+  },
+);
