@@ -213,6 +213,18 @@ function keepOneDnnThreadsFromSpinning(): void {
   process.env.OMP_WAIT_POLICY ??= "passive";
 }
 
+/**
+ * OpenBLAS's worker threads, once woken for a product, spin on sched_yield for 2^28 cycles (~0.1 s) waiting for
+ * the next before they sleep. Between this trainer's products the cores are wanted by oneDNN's threads, the fused
+ * kernels' and V8's, so the spinning only burns CPU time, most of it as system time in sched_yield: on a Zen 4 host
+ * the 0.5B bf16 step spent 2.3 s of its 13.5 s CPU there (perf: sched_yield from OpenBLAS's worker and from the main
+ * thread waiting on it), and 2^4 cycles (OpenBLAS's minimum) took it to 11.0 s with the wall time 7.1 -> 6.3 s.
+ * OpenBLAS reads the variable when it loads, with the addon; a value the user set is kept.
+ */
+function keepOpenBlasThreadsFromSpinning(): void {
+  process.env.OPENBLAS_THREAD_TIMEOUT ??= "4";
+}
+
 /** The addon, or null with one sentence saying why not (and what to run to get it). */
 export function loadBlasAddon(file: string = ADDON_PATH): { addon: BlasAddon | null; reason: string } {
   if (cached && file === ADDON_PATH) return cached;
@@ -225,6 +237,7 @@ export function loadBlasAddon(file: string = ADDON_PATH): { addon: BlasAddon | n
   } else {
     try {
       keepOneDnnThreadsFromSpinning();
+      keepOpenBlasThreadsFromSpinning();
       const addon = createRequire(import.meta.url)(file) as BlasAddon;
       if (typeof addon.gemm !== "function") throw new Error("it exports no gemm()");
       const isa = addon.isa ? `, own kernels ${addon.isa()}${isaNote(addon)}` : "";
