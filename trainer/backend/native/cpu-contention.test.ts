@@ -1,4 +1,6 @@
 /**
+ * Threads that take cores from the compute threads without doing the step's work.
+ *
  * After a threaded OpenBLAS product, its worker threads must go to sleep rather than spin: between the trainer's
  * products the cores belong to oneDNN, the fused kernels and V8, and a spinning worker burned 2.3 s of a 13.5 s
  * 0.5B bf16 step (addon.ts, keepOpenBlasThreadsFromSpinning). Each case runs in a fresh process because OpenBLAS
@@ -57,5 +59,32 @@ test(
     const spinning = idleCpuAfterProduct({ ...envWithoutTimeout, OPENBLAS_THREAD_TIMEOUT: "28" });
     assert.equal(spinning.timeout, "28");
     assert.ok(spinning.idleCpuMs > 40, `only ${spinning.idleCpuMs.toFixed(1)} ms of CPU: the worker did not spin`);
+  },
+);
+
+/** The cpu backend's native-kernel report line, enabled in a fresh process (V8's flags are process-wide). */
+function cpuBackendReport(env: NodeJS.ProcessEnv): string {
+  const script = `
+import * as tf from "@tensorflow/tfjs";
+import { tryEnableNativeKernels } from "./trainer/backend/native/index.ts";
+await tf.setBackend("cpu");
+console.log(JSON.stringify((await tryEnableNativeKernels("cpu")).reason));
+`;
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: new URL("../../..", import.meta.url).pathname,
+    env,
+    encoding: "utf8",
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+}
+
+test(
+  "on the cpu backend V8 marks its heap on the main thread, unless ROLLOUT_LAB_CONCURRENT_MARKING=1",
+  { skip: !built ? "native addon not built (node native/build.mjs)" : false },
+  () => {
+    const { ROLLOUT_LAB_CONCURRENT_MARKING: _keep, ...env } = process.env;
+    assert.match(cpuBackendReport(env), /V8 marks its heap on the main thread/);
+    assert.doesNotMatch(cpuBackendReport({ ...env, ROLLOUT_LAB_CONCURRENT_MARKING: "1" }), /marks its heap/);
   },
 );
