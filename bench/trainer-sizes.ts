@@ -46,6 +46,7 @@ import { GuardedStepper } from "../trainer/update/step";
 import { maskedNll } from "../trainer/update/sft";
 import { padBatch, tokenLogProbs } from "../trainer/policy/logprobs";
 import { findTorchPython, PYTORCH_ALLOCATOR_ENV } from "./pytorch";
+import { useHeapMarkingFor } from "../trainer/backend/heap-marking";
 import { loadBlasAddon } from "../trainer/backend/native/addon";
 import { kernelTimesByName, kernelTimesByShape, type KernelTime } from "./kernel-times";
 
@@ -235,6 +236,7 @@ async function child(sizeName: string, backendName: string, steps: number, profi
   model.recomputeActivations = spec.recompute === true;
   const reference = spec.reference ? model.frozenCopy({ bf16: spec.reference === "bf16" }) : null;
   if (spec.reference === "bf16" && !reference?.hasBf16Weights) throw new Error("bf16 weights need the native kernels");
+  useHeapMarkingFor(countParameters(spec.config), backend.backend); // as the trainer does (trainer/loop/real/real-deps.ts)
   const initSeconds = (performance.now() - t0) / 1000;
   // PyTorch's AdamW defaults: weight decay 0.01 (bench/pytorch-sizes.py passes the same explicitly).
   const opt = new AdamW(model.trainableVariables(), { lr: 1e-4, weightDecay: 0.01, maxGradNorm: 1, stateBits: spec.stateBits ?? 32 });

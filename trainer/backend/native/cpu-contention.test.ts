@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import os from "node:os";
 import { loadBlasAddon } from "./addon";
+import { heapMarkingFor, MAIN_THREAD_MARKING_MIN_PARAMETERS } from "../heap-marking";
 
 const built = loadBlasAddon().addon !== null;
 const cores = os.availableParallelism();
@@ -62,13 +63,19 @@ test(
   },
 );
 
-/** The cpu backend's native-kernel report line, enabled in a fresh process (V8's flags are process-wide). */
-function cpuBackendReport(env: NodeJS.ProcessEnv): string {
+/**
+ * Helper-thread marking tasks V8 starts while a child allocates 1.6 GB of typed arrays, after it chose the heap
+ * marking for a policy of `parameters` on the cpu backend (V8 traces each task it starts).
+ */
+function concurrentMarkingTasks(parameters: number, env: NodeJS.ProcessEnv): { tasks: number; note: string } {
   const script = `
-import * as tf from "@tensorflow/tfjs";
-import { tryEnableNativeKernels } from "./trainer/backend/native/index.ts";
-await tf.setBackend("cpu");
-console.log(JSON.stringify((await tryEnableNativeKernels("cpu")).reason));
+import v8 from "node:v8";
+import { useHeapMarkingFor } from "./trainer/backend/heap-marking.ts";
+const note = useHeapMarkingFor(${parameters}, "cpu");
+v8.setFlagsFromString("--trace-concurrent-marking");
+const kept = [];
+for (let i = 0; i < 400; i++) { const a = new Float32Array(1e6); a[0] = i; if (i % 50 === 0) kept.push(a); }
+console.error(JSON.stringify(note));
 `;
   const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
     cwd: new URL("../../..", import.meta.url).pathname,
@@ -76,15 +83,27 @@ console.log(JSON.stringify((await tryEnableNativeKernels("cpu")).reason));
     encoding: "utf8",
   });
   assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+  return {
+    tasks: (r.stdout.match(/Starting major concurrent marking task/g) ?? []).length,
+    note: JSON.parse(r.stderr.trim().split("\n").at(-1)!),
+  };
 }
 
-test(
-  "on the cpu backend V8 marks its heap on the main thread, unless ROLLOUT_LAB_CONCURRENT_MARKING=1",
-  { skip: !built ? "native addon not built (node native/build.mjs)" : false },
-  () => {
-    const { ROLLOUT_LAB_CONCURRENT_MARKING: _keep, ...env } = process.env;
-    assert.match(cpuBackendReport(env), /V8 marks its heap on the main thread/);
-    assert.doesNotMatch(cpuBackendReport({ ...env, ROLLOUT_LAB_CONCURRENT_MARKING: "1" }), /marks its heap/);
-  },
-);
+test("heap marking: main thread for a policy of 10M+ parameters on the cpu backend, V8's default otherwise", () => {
+  assert.equal(heapMarkingFor(MAIN_THREAD_MARKING_MIN_PARAMETERS, "cpu", {}), "main-thread");
+  assert.equal(heapMarkingFor(494_032_768, "cpu", {}), "main-thread");
+  assert.equal(heapMarkingFor(MAIN_THREAD_MARKING_MIN_PARAMETERS - 1, "cpu", {}), "concurrent");
+  assert.equal(heapMarkingFor(494_032_768, "wasm", {}), "concurrent");
+  assert.equal(heapMarkingFor(494_032_768, "cpu", { ROLLOUT_LAB_CONCURRENT_MARKING: "1" }), "concurrent");
+});
+
+test("a large policy on the cpu backend: V8 starts no helper-thread marking; a small one keeps it", () => {
+  const { ROLLOUT_LAB_CONCURRENT_MARKING: _keep, ...env } = process.env;
+  const large = concurrentMarkingTasks(494_032_768, env);
+  assert.equal(large.tasks, 0, "helper-thread marking tasks after switching to the main thread");
+  assert.match(large.note, /marks its heap on the main thread/);
+  const small = concurrentMarkingTasks(1_115_264, env);
+  assert.ok(small.tasks > 0, "V8's default marks on helper threads (else this test could not tell the two apart)");
+  assert.equal(small.note, "");
+  assert.ok(concurrentMarkingTasks(494_032_768, { ...env, ROLLOUT_LAB_CONCURRENT_MARKING: "1" }).tasks > 0);
+});

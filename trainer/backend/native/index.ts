@@ -4,7 +4,6 @@
  * runs everywhere and only runs faster where `native/build.mjs` could build the addon.
  */
 import * as tf from "@tensorflow/tfjs";
-import v8 from "node:v8";
 import { loadBlasAddon, type BlasAddon } from "./addon";
 import { makeCpuBatchMatMul, makeWasmBatchMatMul } from "./batch-matmul";
 import { makeExp, makeGather, makeSum, makeTranspose, makeWasmCast, makeWasmIdentity } from "./layout-kernels";
@@ -46,22 +45,6 @@ const FACTORIES: Record<string, Record<string, Factory>> = {
     Sum: makeSum,
   },
 };
-
-/**
- * V8 marks its heap concurrently, on helper threads, by default. On the cpu backend every tensor is a typed array
- * whose memory V8 counts as external, and a training step allocates gigabytes of them: each 64 MB starts a major
- * GC (74 a 0.5B step), and the helper threads' marking then competes with the compute threads for the cores, which
- * stalls a product split over both. Marked on the main thread instead (incrementally, between kernels), the 0.5B bf16
- * step took 9.2-10.2 s CPU and 5.3-5.8 s wall against 10.8-11.3 s and 6.3-6.5 s; fp32 17.3-17.6 s CPU and 9.2-9.4 s
- * wall against 19.4-19.6 s and 10.2-10.3 s, batch-8 sampling 41 -> 48 tokens/s (Zen 4, 4 Dec).
- * ROLLOUT_LAB_CONCURRENT_MARKING=1 keeps V8's default. The flag is read each time marking starts, so setting it now
- * (after V8 started) takes effect from the next GC.
- */
-function markHeapOnMainThread(): string {
-  if (process.env.ROLLOUT_LAB_CONCURRENT_MARKING === "1") return "";
-  v8.setFlagsFromString("--no-concurrent-marking");
-  return "; V8 marks its heap on the main thread";
-}
 
 /** Largest block glibc serves from the heap on the cpu backend: above a 0.5B model's largest buffer (544 MB). */
 const HEAP_BUFFER_BYTES = 2 ** 31 - 1;
@@ -143,7 +126,6 @@ export async function tryEnableNativeKernels(backendName: string): Promise<Nativ
     backendName === "cpu" && addon.keepLargeBuffersInHeap?.(HEAP_BUFFER_BYTES) === true
       ? "; buffers under 2 GiB reused from the heap, not mapped afresh each step"
       : "";
-  const markingNote = backendName === "cpu" ? markHeapOnMainThread() : "";
   const fusedNote = fused.length
     ? `, ${fused.length} fused decoder kernels added`
     : backendName === "wasm" || backendName === "cpu"
@@ -151,7 +133,7 @@ export async function tryEnableNativeKernels(backendName: string): Promise<Nativ
       : "";
   return {
     enabled: true,
-    reason: `${reason}; ${fp32.reason}; ${originals.length} ${backendName} kernels replaced${fusedNote}${heapNote}${markingNote}`,
+    reason: `${reason}; ${fp32.reason}; ${originals.length} ${backendName} kernels replaced${fusedNote}${heapNote}`,
     kernels: [...originals.map((k) => k.kernelName), ...fused],
   };
 }

@@ -15,12 +15,14 @@ import { estimateStepMemory, stepMemoryInputOf, stepMemoryLimitBytes, stepMemory
 import { selectBackendOnce, type BackendReport } from "../../backend/select";
 import { placeRun } from "../../backend/placement";
 import { selectMatmulCompute } from "../../backend/native/matmul-compute";
+import { useHeapMarkingFor } from "../../backend/heap-marking";
 import { getEnvironment } from "../../envs/registry";
 import type { Task } from "../../envs/types";
 import { POLICY_LOSS_METRIC_KEYS } from "../../grpo/index";
 import { LlmClient } from "../../llm/client";
 import { runLlmConfig } from "../../llm/run-llm-config";
 import { AdamW } from "../../policy/optimizer";
+import { countParameters } from "../../policy/config";
 import { Rng } from "../../policy/rng";
 import { GrpoUpdater, type ScoredTrajectory, type TokenUpdateStats } from "../../update/grpo-update";
 import { roundTokenValue, type PolicyTokenUpdate } from "../../../lib/policy-tokens";
@@ -68,6 +70,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
   const trainTasks = train.length ? train : tasks;
 
   const { model, chat } = await loadPolicy(config);
+  const marking = useHeapMarkingFor(countParameters(model.config), backend.backend);
   const compute = selectMatmulCompute(config.policy.compute);
   // The web app could estimate this only for built-in sizes; a checkpoint folder is checked now that it is loaded.
   const memory = stepMemoryProblem(
@@ -192,7 +195,8 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       rmSync(location, { recursive: true, force: true });
     },
   };
-  // The run page shows the backend's reason: say when 8-bit moments or bf16 weights were asked for but could not be had.
+  // The run page shows the backend's reason: say when 8-bit moments or bf16 weights were asked for but could not be
+  // had, what compute the products run in, and where V8 marks its heap.
   const fallbacks = [
     config.policy.optimizerState === "8bit" && optimizer.stateBits !== 8
       ? "AdamW's moments stay fp32: 8-bit needs the native kernels."
@@ -201,6 +205,7 @@ export async function createRealDeps(config: RunConfig, checkpointDir: string): 
       ? "Frozen weights stay fp32: bf16 needs the native kernels."
       : "",
     config.policy.compute === "bf16" ? `Compute: ${compute.reason}.` : "",
+    marking,
   ].filter(Boolean);
   return {
     deps,
