@@ -34,7 +34,12 @@ let markingOnMainThread = false;
 
 /** Applies heapMarkingFor's choice to this process; returns a sentence for the run page, or "" when V8's default stays. */
 export function useHeapMarkingFor(parameters: number, backend: string, env: Record<string, string | undefined> = process.env): string {
-  if (heapMarkingFor(parameters, backend, env) !== "main-thread") return "";
+  if (heapMarkingFor(parameters, backend, env) !== "main-thread") {
+    // a worker process trains one run after another, and the switch is never undone: say so on a small run's page too
+    return markingOnMainThread
+      ? "V8 marks its heap on the main thread (switched by an earlier run's 10M+ parameter policy in this worker)."
+      : "";
+  }
   if (!markingOnMainThread) {
     v8.setFlagsFromString("--expose-gc");
     const collectAll = vm.runInNewContext("gc") as () => void;

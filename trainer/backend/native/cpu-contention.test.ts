@@ -67,15 +67,16 @@ test(
  * Helper-thread marking tasks V8 starts while a child allocates 1.6 GB of typed arrays, after it chose the heap
  * marking for a policy of `parameters` on the cpu backend (V8 traces each task it starts).
  */
-function concurrentMarkingTasks(parameters: number, env: NodeJS.ProcessEnv): { tasks: number; note: string } {
+function concurrentMarkingTasks(parameters: number, env: NodeJS.ProcessEnv): { tasks: number; note: string; laterSmallRun: string } {
   const script = `
 import v8 from "node:v8";
 import { useHeapMarkingFor } from "./trainer/backend/heap-marking.ts";
 const note = useHeapMarkingFor(${parameters}, "cpu");
+const laterSmallRun = useHeapMarkingFor(1_115_264, "cpu");
 v8.setFlagsFromString("--trace-concurrent-marking");
 const kept = [];
 for (let i = 0; i < 400; i++) { const a = new Float32Array(1e6); a[0] = i; if (i % 50 === 0) kept.push(a); }
-console.error(JSON.stringify(note));
+console.error(JSON.stringify({ note, laterSmallRun }));
 `;
   const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
     cwd: new URL("../../..", import.meta.url).pathname,
@@ -85,7 +86,7 @@ console.error(JSON.stringify(note));
   assert.equal(r.status, 0, r.stderr);
   return {
     tasks: (r.stdout.match(/Starting major concurrent marking task/g) ?? []).length,
-    note: JSON.parse(r.stderr.trim().split("\n").at(-1)!),
+    ...(JSON.parse(r.stderr.trim().split("\n").at(-1)!) as { note: string; laterSmallRun: string }),
   };
 }
 
@@ -102,8 +103,10 @@ test("a large policy on the cpu backend: V8 starts no helper-thread marking; a s
   const large = concurrentMarkingTasks(494_032_768, env);
   assert.equal(large.tasks, 0, "helper-thread marking tasks after switching to the main thread");
   assert.match(large.note, /marks its heap on the main thread/);
+  assert.match(large.laterSmallRun, /earlier run/, "a later small run in the same worker is told the switch stays");
   const small = concurrentMarkingTasks(1_115_264, env);
   assert.ok(small.tasks > 0, "V8's default marks on helper threads (else this test could not tell the two apart)");
   assert.equal(small.note, "");
+  assert.equal(small.laterSmallRun, "");
   assert.ok(concurrentMarkingTasks(494_032_768, { ...env, ROLLOUT_LAB_CONCURRENT_MARKING: "1" }).tasks > 0);
 });
