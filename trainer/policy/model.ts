@@ -6,6 +6,7 @@
 import * as tf from "@tensorflow/tfjs";
 import { assertWindowCoversContext, headDim, validateModelConfig, type ModelConfig } from "./config";
 import { paramSpecs, type ParamSpec } from "./params";
+import { TiedEmbedding } from "./tied-embedding";
 import { applyRope, isFrozen, lookupRows, mm, mmFrozen, mmTransposed, rmsNorm, ropeTables, rotateHalfMatrix } from "./ops";
 import { Rng } from "./rng";
 import { LoraAdapters, type LoraConfig } from "./lora";
@@ -230,7 +231,10 @@ export class DecoderLM {
     if (offsets && offsets.length !== B) throw new Error(`positionOffsets has ${offsets.length} rows for a batch of ${B}`);
     for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) pos[b * T + t] = Math.max(0, past + t - (offsets?.[b] ?? 0));
     const packedEmbedding = this.bf16.get("model.embed_tokens.weight");
-    let h = packedEmbedding ? packedEmbedding.rows(ids) : lookupRows(this.p("model.embed_tokens.weight") as tf.Tensor2D, ids);
+    const table = packedEmbedding ? null : (this.p("model.embed_tokens.weight") as tf.Tensor2D);
+    // a trainable tied table read at both ends shares one gradient buffer between them (tied-embedding.ts)
+    const tiedTable = table && c.tieEmbeddings && !opts.head && !isFrozen(table) ? new TiedEmbedding(table, ids) : null;
+    let h = table ? (tiedTable ? tiedTable.rows : lookupRows(table, ids)) : (packedEmbedding as Bf16Matrix).rows(ids);
     const newCache: KvCache | undefined = opts.returnCache || opts.cache ? { k: [], v: [], length: past + T, fused } : undefined;
     const posT = tf.tensor1d(pos, "int32");
     const build = (pos: tf.Tensor1D, keyMask: tf.Tensor2D | undefined) => {
@@ -250,12 +254,12 @@ export class DecoderLM {
         : h;
     const hf = this.norm(last, "model.norm.weight", fused);
     const given = opts.head;
-    const logits = given ? (isFrozen(given) ? mmFrozen(hf, { w: given }) : mm(hf, given)) : this.headLogits(hf);
+    const logits = given ? (isFrozen(given) ? mmFrozen(hf, { w: given }) : mm(hf, given)) : this.headLogits(hf, tiedTable);
     return { logits, cache: newCache };
   }
 
   /** hf [rows, hidden] times the output projection, read in whatever form it is stored. */
-  headLogits(hf: tf.Tensor2D): tf.Tensor2D {
+  headLogits(hf: tf.Tensor2D, tiedTable: TiedEmbedding | null = null): tf.Tensor2D {
     const name = this.config.tieEmbeddings ? "model.embed_tokens.weight" : "lm_head.weight";
     const tied = this.config.tieEmbeddings;
     const packed = this.bf16.get(name);
@@ -263,6 +267,7 @@ export class DecoderLM {
     const w = this.p(name) as tf.Tensor2D;
     // A frozen tied head needs neither the embedding's transpose nor its gradient.
     if (isFrozen(w)) return mmFrozen(hf, tied ? { wT: w } : { w });
+    if (tied && tiedTable) return tiedTable.head(hf);
     return tied ? mmTransposed(hf, w) : mm(hf, w);
   }
 

@@ -16,7 +16,7 @@ import { fusedOpsAvailable } from "./fused";
 const transposesInPlace = (): boolean => fusedOpsAvailable();
 
 /** a @ bᵀ (transposeB) or aᵀ @ b (transposeA), in place where the kernels allow, else through an explicit copy. */
-const matMulT = (a: tf.Tensor2D, b: tf.Tensor2D, transposeA: boolean, transposeB: boolean): tf.Tensor2D =>
+export const matMulT = (a: tf.Tensor2D, b: tf.Tensor2D, transposeA: boolean, transposeB: boolean): tf.Tensor2D =>
   transposesInPlace()
     ? tf.matMul(a, b, transposeA, transposeB)
     : tf.matMul(transposeA ? tf.transpose(a) : a, transposeB ? tf.transpose(b) : b);

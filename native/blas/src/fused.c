@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf16.h"
 #include "gemm.h"
 #include "parallel.h"
 
@@ -341,6 +342,33 @@ static void adamw_inplace_range(void *ctx, int64_t first, int64_t last) {
 void adamw_step_inplace(float *p, float *m, float *v, const float *g, int64_t n, const adamw_params *hp) {
   adamw_inplace_job job = {p, m, v, g, adamw_consts_of(hp)};
   parallel_for(n, n >= ADAMW_THREADED_MIN ? gemm_threads() : 1, adamw_inplace_range, &job);
+}
+
+/*
+ * The in-place step that also refreshes the weights' bf16 copy (policy.compute "bf16"): each block of new weights is
+ * rounded while it is still in L1, instead of a separate pass re-reading all of them before the next forward.
+ */
+typedef struct {
+  adamw_inplace_job step;
+  uint16_t *p16;
+} adamw_inplace_bf16_job;
+
+/* Values per block: 16 KB of weights, a small part of L1 beside the moments' lines in flight. */
+#define ADAMW_BF16_BLOCK 4096
+
+static void adamw_inplace_bf16_range(void *ctx, int64_t first, int64_t last) {
+  const adamw_inplace_bf16_job *j = (const adamw_inplace_bf16_job *)ctx;
+  for (int64_t b = first; b < last; b += ADAMW_BF16_BLOCK) {
+    const int64_t e = b + ADAMW_BF16_BLOCK < last ? b + ADAMW_BF16_BLOCK : last;
+    adamw_inplace_range((void *)&j->step, b, e);
+    bf16_encode(j->step.p + b, e - b, j->p16 + b);
+  }
+}
+
+void adamw_step_inplace_bf16(float *p, float *m, float *v, const float *g, int64_t n, const adamw_params *hp,
+                             uint16_t *p16) {
+  adamw_inplace_bf16_job job = {{p, m, v, g, adamw_consts_of(hp)}, p16};
+  parallel_for(n, n >= ADAMW_THREADED_MIN ? gemm_threads() : 1, adamw_inplace_bf16_range, &job);
 }
 
 static inline float m_decode(int8_t c, float scale) {

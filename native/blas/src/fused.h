@@ -55,6 +55,9 @@ void adamw_step(const float *p, const float *m, const float *v, const float *g, 
                 float *p2, float *m2, float *v2);
 /* The same step overwriting p, m and v (four distinct buffers; the caller checks nothing else shares them). */
 void adamw_step_inplace(float *p, float *m, float *v, const float *g, int64_t n, const adamw_params *hp);
+/* adamw_step_inplace that also writes the new p rounded to bf16 (bf16_encode's rounding) into p16. */
+void adamw_step_inplace_bf16(float *p, float *m, float *v, const float *g, int64_t n, const adamw_params *hp,
+                             uint16_t *p16);
 
 /*
  * The same step with 8-bit moments, blockwise (Dettmers et al. 2022, 8-bit optimizers): each block of ADAMW8_BLOCK

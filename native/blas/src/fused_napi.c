@@ -14,6 +14,7 @@
  *   logprobBwd(N, V, logits, target, dout, dlogits)
  *   adamw(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, m, v, g, p2, m2, v2)
  *   adamwInPlace(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, m, v, g)   overwrites p, m, v
+ *   adamwInPlaceBf16(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, m, v, g, p16)   and writes p's bf16 copy to p16
  *   adamw8(n, lr, b1, b2, eps, wd, bc1, bc2, clip, p, g, mq, ms, vq, vs, p2, mq2, ms2, vq2, vs2)
  *   adamw8Decode(n, mq, ms, vq, vs, m, v)          adamw8Encode(n, m, v, mq, ms, vq, vs)
  *     8-bit moments: mq / vq are n bytes packed into Int32Arrays of ceil(n / 4), ms / vs ceil(n / 256) scales
@@ -283,6 +284,8 @@ static napi_value js_adamw(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+#define HALVES(n) (((n) + 1) / 2)
+
 /* Whether two n-float ranges share memory (one heap on wasm: tensors there are slices of it). */
 static int overlap(const float *a, const float *b, int64_t n) { return a < b + n && b < a + n; }
 
@@ -299,6 +302,24 @@ static napi_value js_adamw_inplace(napi_env env, napi_callback_info info) {
     return NULL;
   }
   if (c.ok) adamw_step_inplace(p, m, v, g, n, &hp);
+  return NULL;
+}
+
+/* adamwInPlace that also rewrites p's bf16 copy (packed two to an element, as bf16Encode writes it). */
+static napi_value js_adamw_inplace_bf16(napi_env env, napi_callback_info info) {
+  cursor_t c;
+  if (!open_cursor(&c, env, info, "adamwInPlaceBf16", 19)) return NULL;
+  const int64_t n = next_int(&c);
+  const adamw_params hp = next_adamw_params(&c);
+  float *p = F32(&c, n), *m = F32(&c, n), *v = F32(&c, n);
+  const float *g = F32(&c, n);
+  uint16_t *p16 = (uint16_t *)next_buf(&c, HALVES(n), 0);
+  if (c.ok && (overlap(p, m, n) || overlap(p, v, n) || overlap(m, v, n) || overlap(g, p, n) || overlap(g, m, n) ||
+               overlap(g, v, n))) {
+    napi_throw_range_error(env, "FUSED_ARG", "adamwInPlaceBf16: p, m, v and g must be distinct buffers");
+    return NULL;
+  }
+  if (c.ok) adamw_step_inplace_bf16(p, m, v, g, n, &hp, p16);
   return NULL;
 }
 
@@ -391,8 +412,6 @@ static napi_value js_decode_layer(napi_env env, napi_callback_info info) {
   return boolean(env, decode_layer(&d, &w, h, cacheK, cacheV, mask, cs, sn, positions, out));
 }
 
-#define HALVES(n) (((n) + 1) / 2)
-
 static napi_value js_bf16_encode(napi_env env, napi_callback_info info) {
   cursor_t c;
   if (!open_cursor(&c, env, info, "bf16Encode", 5)) return NULL;
@@ -472,6 +491,7 @@ napi_status fused_register(napi_env env, napi_value exports) {
       {"adamw8Encode", NULL, js_adamw8_encode, NULL, NULL, NULL, napi_default, NULL},
       {"decodeLayer", NULL, js_decode_layer, NULL, NULL, NULL, napi_default, NULL},
       {"bf16Encode", NULL, js_bf16_encode, NULL, NULL, NULL, napi_default, NULL},
+      {"adamwInPlaceBf16", NULL, js_adamw_inplace_bf16, NULL, NULL, NULL, napi_default, NULL},
       {"bf16Decode", NULL, js_bf16_decode, NULL, NULL, NULL, napi_default, NULL},
       {"bf16MatMul", NULL, js_bf16_matmul, NULL, NULL, NULL, napi_default, NULL},
       {"bf16Gather", NULL, js_bf16_gather, NULL, NULL, NULL, napi_default, NULL},

@@ -46,6 +46,9 @@
      (p, m, v, g, n, hp, p2, m2, v2))                                                                                      \
   XV(adamw_step_inplace, (float *p, float *m, float *v, const float *g, int64_t n, const adamw_params *hp),                \
      (p, m, v, g, n, hp))                                                                                                  \
+  XV(adamw_step_inplace_bf16,                                                                                              \
+     (float *p, float *m, float *v, const float *g, int64_t n, const adamw_params *hp, uint16_t *p16),                    \
+     (p, m, v, g, n, hp, p16))                                                                                             \
   XV(adamw8_step,                                                                                                          \
      (const float *p, const float *g, int64_t n, const adamw_params *hp, const int8_t *mq, const float *ms,                 \
       const uint8_t *vq, const float *vs, float *p2, int8_t *mq2, float *ms2, uint8_t *vq2, float *vs2),                   \

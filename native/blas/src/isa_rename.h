@@ -17,6 +17,7 @@
 #define logprob_bwd ISA_NAME(logprob_bwd)
 #define adamw_step ISA_NAME(adamw_step)
 #define adamw_step_inplace ISA_NAME(adamw_step_inplace)
+#define adamw_step_inplace_bf16 ISA_NAME(adamw_step_inplace_bf16)
 #define adamw8_step ISA_NAME(adamw8_step)
 #define adamw8_decode ISA_NAME(adamw8_decode)
 #define adamw8_encode ISA_NAME(adamw8_encode)

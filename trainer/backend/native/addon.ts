@@ -144,6 +144,8 @@ export interface BlasAddon {
   adamw: AdamwCall;
   /** Overwrites p, m and v (buffers p, m, v, g); throws when any two share memory. Absent from older builds. */
   adamwInPlace?: AdamwCall;
+  /** adamwInPlace that also writes p rounded to bf16 into a packed copy (buffers p, m, v, g, p16). */
+  adamwInPlaceBf16?: AdamwCall;
   /** 8-bit moments: mq / vq are n bytes packed in Int32Arrays of ceil(n/4); ms / vs one scale per 256 values. */
   adamw8: AdamwCall;
   adamw8Decode(n: number, ...bufs: Buf[]): void;

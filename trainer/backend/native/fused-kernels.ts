@@ -8,7 +8,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import type { BlasAddon } from "./addon";
-import { weightsWrittenInPlace } from "./bf16-weight-cache";
+import { weightCopyOf, weightsWrittenInPlace } from "./bf16-weight-cache";
 import { kernelMemory, type Buffer4, type KernelMemory } from "./kernel-memory";
 
 export const FUSED = {
@@ -590,7 +590,12 @@ export function nativeAdamWInPlace(
   if ([p, m, v].some((t) => backend.refCount!(t.dataId) !== 1)) return false;
   const at = tensors.map((t) => mem.at(t));
   if (at.some(([buf]) => !(buf instanceof Float32Array))) return false;
-  addon.adamwInPlace(p.size, hp.lr, hp.b1, hp.b2, hp.eps, hp.wd, hp.bc1, hp.bc2, hp.clip, ...at.flat());
-  weightsWrittenInPlace(); // bf16 copies of the weights are stale now
+  const [pBuf, pOff] = at[0] as [Float32Array, number];
+  // under bf16 compute the weight's bf16 copy is rewritten in the same pass (bf16-weight-cache.ts)
+  const rewrite = addon.adamwInPlaceBf16;
+  const copy = rewrite && pOff === 0 && pBuf.length === p.size ? weightCopyOf(pBuf) : null;
+  if (rewrite && copy) rewrite(p.size, hp.lr, hp.b1, hp.b2, hp.eps, hp.wd, hp.bc1, hp.bc2, hp.clip, ...at.flat(), copy, 0);
+  else addon.adamwInPlace(p.size, hp.lr, hp.b1, hp.b2, hp.eps, hp.wd, hp.bc1, hp.bc2, hp.clip, ...at.flat());
+  weightsWrittenInPlace(pBuf, copy !== null);
   return true;
 }

@@ -60,6 +60,25 @@ const p = values(n, 6),
   grad = values(n, 9, -0.1, 0.1);
 const hp = { lr: 1e-3, b1: 0.9, b2: 0.999, eps: 1e-8, wd: 0.01, bc1: 0.1, bc2: 0.002, clip: 0.5 };
 const bfIn = values(n, 10, -1000, 1000);
+const nBig = 300_001;
+const bigP = values(nBig, 11),
+  bigM = values(nBig, 12, -0.01, 0.01),
+  bigV = values(nBig, 13, 0, 1e-4),
+  bigG = values(nBig, 14, -0.1, 0.1);
+
+/** AdamW's step in float64: new p, m, v. */
+function adamwReference(p: Float32Array, m: Float32Array, v: Float32Array, grad: Float32Array): number[][] {
+  const out: number[][] = [[], [], []];
+  for (let i = 0; i < p.length; i++) {
+    const gi = grad[i] * hp.clip;
+    const mi = hp.b1 * m[i] + (1 - hp.b1) * gi;
+    const vi = hp.b2 * v[i] + (1 - hp.b2) * gi * gi;
+    out[0].push(p[i] - hp.lr * (mi / hp.bc1 / (Math.sqrt(vi / hp.bc2) + hp.eps) + hp.wd * p[i]));
+    out[1].push(mi);
+    out[2].push(vi);
+  }
+  return out;
+}
 const SK_K = 300,
   SK_N = 37;
 const skX = values(8 * SK_K, 14),
@@ -125,18 +144,23 @@ const KERNELS: KernelRun[] = [
       a.adamw(n, hp.lr, hp.b1, hp.b2, hp.eps, hp.wd, hp.bc1, hp.bc2, hp.clip, p, 0, m, 0, v, 0, grad, 0, p2, 0, m2, 0, v2, 0);
       return [p2, m2, v2];
     },
-    reference: () => {
-      const out: number[][] = [[], [], []];
-      for (let i = 0; i < n; i++) {
-        const gi = grad[i] * hp.clip;
-        const mi = hp.b1 * m[i] + (1 - hp.b1) * gi;
-        const vi = hp.b2 * v[i] + (1 - hp.b2) * gi * gi;
-        out[0].push(p[i] - hp.lr * (mi / hp.bc1 / (Math.sqrt(vi / hp.bc2) + hp.eps) + hp.wd * p[i]));
-        out[1].push(mi);
-        out[2].push(vi);
-      }
-      return out;
+    reference: () => adamwReference(p, m, v, grad),
+    tolerance: 1e-5,
+  },
+  {
+    // past one 4,096-value block and the two-thread threshold, odd length: the copy is rounded block by block
+    name: "AdamW in place with the weights' bf16 copy",
+    run: (a) => {
+      const [p2, m2, v2] = [bigP.slice(), bigM.slice(), bigV.slice()];
+      const packed = new Int32Array(Math.ceil(nBig / 2)).fill(-1);
+      assert.ok(a.adamwInPlaceBf16, "the addon has adamwInPlaceBf16");
+      a.adamwInPlaceBf16(nBig, hp.lr, hp.b1, hp.b2, hp.eps, hp.wd, hp.bc1, hp.bc2, hp.clip, p2, 0, m2, 0, v2, 0, bigG, 0, packed, 0);
+      const copy = new Float32Array(nBig);
+      a.bf16Decode(nBig, packed, 0, copy, 0);
+      for (let i = 0; i < nBig; i++) assert.equal(copy[i], roundToBf16(p2[i]), `copy of weight ${i}: the new weight rounded`);
+      return [p2, m2, v2];
     },
+    reference: () => adamwReference(bigP, bigM, bigV, bigG),
     tolerance: 1e-5,
   },
   {
