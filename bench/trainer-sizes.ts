@@ -264,6 +264,9 @@ async function child(sizeName: string, backendName: string, steps: number, profi
   const stepSystemSeconds: number[] = [];
   const stepPageFaults: number[] = [];
   for (let i = 0; i < steps; i++) {
+    // ROLLOUT_LAB_BENCH_MARKS=1: each timed step's start on CLOCK_MONOTONIC (process.hrtime's clock), to cut a
+    // `perf record -k CLOCK_MONOTONIC` profile of the child down to its steady steps (`perf report --time a,b`)
+    if (process.env.ROLLOUT_LAB_BENCH_MARKS === "1") console.error(`step ${i} starts at ${Number(process.hrtime.bigint()) / 1e9}`);
     const w0 = performance.now();
     const c0 = process.cpuUsage();
     const faults0 = process.resourceUsage().minorPageFault;
