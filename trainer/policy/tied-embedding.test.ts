@@ -59,7 +59,14 @@ test("the tied table's one shared gradient buffer holds what the two separate gr
   const h = headOnly.grads[table.name].dataSync();
   assert.notEqual(a[5 * D], h[5 * D], "row 5 holds the lookup's gradient too");
   assert.ok(Math.abs(a[100 * D] - h[100 * D]) < 1e-6, "a row never looked up holds the head's gradient alone");
-  tf.dispose([shared.value, separate.value, headOnly.value, ...Object.values(shared.grads), ...Object.values(separate.grads), ...Object.values(headOnly.grads)]);
+  tf.dispose([
+    shared.value,
+    separate.value,
+    headOnly.value,
+    ...Object.values(shared.grads),
+    ...Object.values(separate.grads),
+    ...Object.values(headOnly.grads),
+  ]);
   tf.dispose([table, mix, target, copy]);
 });
 
@@ -99,7 +106,10 @@ test("a tied decoder trains as before: its embedding gradient matches finite dif
     };
     const numeric = (at(h) - at(-h)) / (2 * h);
     emb.assign(tf.tensor(base, emb.shape));
-    assert.ok(Math.abs(numeric - g[idx]) < 2e-2 * Math.max(1, Math.abs(numeric)), `index ${idx}: ${g[idx]} vs finite difference ${numeric}`);
+    assert.ok(
+      Math.abs(numeric - g[idx]) < 2e-2 * Math.max(1, Math.abs(numeric)),
+      `index ${idx}: ${g[idx]} vs finite difference ${numeric}`,
+    );
   }
   tf.dispose([value, ...Object.values(grads)]);
   m.dispose();
