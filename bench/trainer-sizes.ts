@@ -22,7 +22,9 @@
  * torch multiplies in the same OpenBLAS as ours, on OpenBLAS's own threads (OPENBLAS_NUM_THREADS, the core count by
  * default, on both sides). Reported per side: min and median of wall and CPU (user + sys, every thread) time per
  * step over all rounds, peak RSS, KV-cache sampling tokens/s at batch 1 and 8; ratios of medians and of minima, the
- * per-round ratios, and the load average before and after every process.
+ * per-round ratios, and the load average before and after every process; per row of ours, the product floor: the
+ * step's matrix products in GFLOP (trainer/policy/step-flops.ts) at one core's measured peak for that arithmetic,
+ * beside our and PyTorch's CPU medians (the lowest CPU ratio any implementation could reach here).
  * Flags: --sizes 1M,25M (subset), --backends cpu (subset), --rounds N (default 3), --steps N (timed steps per side
  * per round, default 3), --compute bf16 (ours with policy.compute "bf16", PyTorch under
  * torch.autocast("cpu", dtype=torch.bfloat16) — both multiply bf16 operands with fp32 accumulation and keep fp32
@@ -49,6 +51,7 @@ import { findTorchPython, PYTORCH_ALLOCATOR_ENV } from "./pytorch";
 import { useHeapMarkingFor } from "../trainer/backend/heap-marking";
 import { loadBlasAddon } from "../trainer/backend/native/addon";
 import { kernelTimesByName, kernelTimesByShape, type KernelTime } from "./kernel-times";
+import { stepProductFlops } from "../trainer/policy/step-flops";
 
 interface SizeSpec {
   config: ModelConfig;
@@ -399,6 +402,53 @@ function versus(ours: SideRound[], theirs: SideRound[]) {
   };
 }
 
+/**
+ * One core's measured peak for the step's arithmetic (best of three ~0.1 s tries: a neighbour only lowers a try):
+ * vdpbf16ps under --compute bf16, else the wider fp32 FMA the CPU has. null without the addon or the instruction.
+ */
+function perCorePeak(bf16: boolean): { unit: string; gflops: number } | null {
+  const addon = loadBlasAddon().addon;
+  if (!addon?.peakGflops) return null;
+  let best: { unit: string; gflops: number } | null = null;
+  for (const unit of bf16 ? ["avx512_bf16"] : ["avx2 fp32", "avx512 fp32"]) {
+    const tries = [0, 1, 2].map(() => addon.peakGflops!(unit, 1, 100_000_000));
+    if (tries.includes(null)) continue;
+    const gflops = Math.max(...(tries as number[]));
+    if (!best || gflops > best.gflops) best = { unit, gflops: Math.round(gflops) };
+  }
+  return best;
+}
+
+/**
+ * The step's matrix products (trainer/policy/step-flops.ts) at one core's peak: CPU time no implementation of this
+ * arithmetic in this precision goes below here; over our median, how near our step runs to it; over PyTorch's
+ * median, the lowest CPU ratio reachable against it (a goal under it cannot be met on this CPU).
+ */
+function productFloor(
+  spec: SizeSpec,
+  peak: { unit: string; gflops: number } | null,
+  oursCpuMedian: number,
+  pytorchCpuMedian: number | null,
+) {
+  const { gflop } = stepProductFlops({
+    config: spec.config,
+    batch: spec.batch,
+    context: spec.context,
+    loraRank: spec.lora,
+    recompute: spec.recompute,
+    reference: spec.reference !== undefined,
+  });
+  const cpuSeconds = peak ? gflop / peak.gflops : null;
+  return {
+    gflop: Number(gflop.toFixed(1)),
+    peak: peak ? { unit: peak.unit, gflopsPerCore: peak.gflops } : "not measured (no native addon or no such instruction)",
+    cpuSeconds: cpuSeconds === null ? null : r4(cpuSeconds),
+    // how near our step runs to it (1 = nothing but products, at the peak)
+    vsOursCpuMedian: cpuSeconds === null ? null : ratio(cpuSeconds, oursCpuMedian),
+    vsPytorchCpuMedian: cpuSeconds !== null && pytorchCpuMedian ? ratio(cpuSeconds, pytorchCpuMedian) : null,
+  };
+}
+
 function parent(): void {
   const arg = (flag: string) => {
     const i = process.argv.indexOf(flag);
@@ -417,6 +467,7 @@ function parent(): void {
   const blasThreads = process.env.OPENBLAS_NUM_THREADS ?? String(os.availableParallelism());
   const torchEnv = { ...process.env, ...PYTORCH_ALLOCATOR_ENV, OPENBLAS_NUM_THREADS: blasThreads, OMP_NUM_THREADS: "1" };
   const loadBefore = loadAverage();
+  const peak = perCorePeak(bf16);
   const rows: Record<string, unknown>[] = [];
   const profiles: Record<string, unknown>[] = [];
   for (const size of sizes) {
@@ -465,6 +516,10 @@ function parent(): void {
       if (good.length) {
         Object.assign(row, figures(good), { trainable: good[0].trainable ?? null, nativeKernels: good[0].nativeKernels ?? null });
         if (side !== "pytorch" && torchRounds.length) row.vsPytorch = versus(good, torchRounds);
+        if (side !== "pytorch") {
+          const torchCpu = torchRounds.length ? figures(torchRounds).stepCpuSeconds.median : null;
+          row.productFloor = productFloor(spec, peak, figures(good).stepCpuSeconds.median, torchCpu);
+        }
       }
       row.loadAverageDuring = { min: Math.min(...loads.map((l) => l[0])), max: Math.max(...loads.map((l) => l[0])) };
       rows.push(row);
