@@ -129,10 +129,17 @@ test("a click on a curve opens that step's trajectories; with hover synced, one 
   // The pointer only reaches what is on screen: the warm-up panel can push the charts below the fold.
   await chart.scrollIntoViewIfNeeded();
   const box = (await chart.boundingBox())!;
-  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
   // The shared hover line: the other charts draw their cursor at the same step too (recharts draws one only while
-  // a chart's tooltip is active).
-  await expect.poll(() => page.locator('[data-testid="metric-chart"] .recharts-tooltip-cursor').count()).toBeGreaterThan(1);
+  // a chart's tooltip is active). The other charts subscribe to the shared id in an effect after the checkbox's
+  // render, so a move that lands before that reaches only the hovered chart, as it would for a user; each poll moves
+  // the pointer again (a pixel either way) the way a hand keeps moving.
+  let nudge = 0;
+  await expect
+    .poll(async () => {
+      await page.mouse.move(box.x + box.width * 0.6 + (nudge++ % 2), box.y + box.height / 2);
+      return page.locator('[data-testid="metric-chart"] .recharts-tooltip-cursor').count();
+    })
+    .toBeGreaterThan(1);
   await page.mouse.click(box.x + box.width * 0.6, box.y + box.height / 2);
   await expect(page).toHaveURL(new RegExp(`/runs/${runId}/trajectories\\?stepMin=(\\d+)&stepMax=\\1`));
   await expect(page.getByTestId("trajectory-row").first()).toBeVisible();
