@@ -36,6 +36,14 @@ test("charts state their units, tick at round steps, and each shows its own tool
   await page.getByLabel("Sync hover").check();
   await expect(page).toHaveURL(/sync=1/);
   await reward.scrollIntoViewIfNeeded();
-  await page.mouse.move(box.x + box.width / 3, box.y + box.height / 2);
-  await expect.poll(visibleTooltips).toBeGreaterThan(1);
+  // Measured again after the scroll; and moved again on each poll: the other charts join the shared id in an effect
+  // after the checkbox's render, and a move that lands before that reaches only the hovered chart (runs.spec.ts).
+  const synced = (await reward.locator(".recharts-surface").first().boundingBox())!;
+  let nudge = 0;
+  await expect
+    .poll(async () => {
+      await page.mouse.move(synced.x + synced.width / 3 + (nudge++ % 2), synced.y + synced.height / 2);
+      return visibleTooltips();
+    })
+    .toBeGreaterThan(1);
 });
